@@ -1,0 +1,103 @@
+#pragma once
+// Compute cost of a chunk: FLOPs, HBM traffic and time.
+//
+// FLOPs per token and layer, forward (2 FLOPs per multiply-add):
+//   GEMMs      2 * params_per_layer (QKV, output projection, FFN)
+//   attention  causal: each of the s new tokens at position c+i attends to c+i+1
+//              keys; QK^T and AV cost 2 * 2 * head_dim * heads per key, so a
+//              segment costs 4 * hidden * (s*c + s*(s+1)/2).
+//   LM head    2 * hidden * vocab per token on the last stage.
+// Backward is 2x forward for GEMMs and 2.5x for attention (FlashAttention
+// recomputes the scores); recompute is one more forward.
+//
+// Two time models behind one interface:
+//   AnalyticComputeCost: roofline, max(gemm/(peak*gemm_eff) + attn/(peak*attn_eff),
+//                        traffic / HBM bandwidth).
+//   CalibratedComputeCost: per layer alpha1*((c+s)^2 - c^2) + alpha2*s + beta from
+//                        a Calibration (InfiniPipe's Eq. 1 form); FLOPs stay analytic.
+#include <cstdint>
+#include <memory>
+
+#include "models/chunk.h"
+#include "models/gpu_spec.h"
+#include "models/transformer_spec.h"
+#include "models/units.h"
+
+namespace eppsim {
+
+namespace proto {
+class ComputeFit;
+class Calibration;
+}  // namespace proto
+
+struct FlopCount {
+  double gemm = 0.0;
+  double attention = 0.0;
+  double total() const { return gemm + attention; }
+};
+
+struct ComputeCost {
+  FlopCount flops;
+  Bytes memory_traffic;  // weights read + activations read and written
+  Seconds time;
+};
+
+// FLOPs of one pass over the chunk (see the table above).
+FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work);
+// HBM bytes of one pass: every weight of the layers read once (twice for
+// backward: weights and weight gradients), plus activations in and out: per
+// token and layer the activations kept for backward (memory_model.h), the
+// embedding row read and written, the LM head's weights and fp32 logits; backward
+// moves each twice (read, and its gradient written). Recompute equals forward.
+Bytes chunk_memory_traffic(const TransformerSpec& model, Pass pass, const ChunkWork& work);
+
+class ComputeCostModel {
+ public:
+  virtual ~ComputeCostModel() = default;
+  virtual ComputeCost cost(Pass pass, const ChunkWork& work) const = 0;
+};
+
+struct AnalyticEfficiency {
+  double gemm = 0.75;
+  double attention = 0.55;
+};
+
+class AnalyticComputeCost final : public ComputeCostModel {
+ public:
+  // Throws InputError for efficiencies outside (0, 1] or a GPU without a positive
+  // peak and HBM bandwidth.
+  AnalyticComputeCost(TransformerSpec model, GpuSpec gpu, AnalyticEfficiency efficiency);
+  ComputeCost cost(Pass pass, const ChunkWork& work) const override;
+
+ private:
+  TransformerSpec model_;
+  GpuSpec gpu_;
+  AnalyticEfficiency efficiency_;
+};
+
+struct CalibratedFit {
+  double alpha1_s_per_token2 = 0.0;
+  double alpha2_s_per_token = 0.0;
+  double beta_s = 0.0;
+};
+
+class CalibratedComputeCost final : public ComputeCostModel {
+ public:
+  // Recompute uses the forward fit. A packed chunk sums the alpha terms over its
+  // segments and pays beta once per layer (nothing for a chunk without tokens).
+  // The LM head is charged analytically at the GPU's peak times gemm efficiency
+  // (the fits cover transformer layers only). Throws InputError for a non-finite
+  // fit or an efficiency outside (0, 1].
+  CalibratedComputeCost(TransformerSpec model, GpuSpec gpu, CalibratedFit forward, CalibratedFit backward,
+                        AnalyticEfficiency head_efficiency = {});
+  ComputeCost cost(Pass pass, const ChunkWork& work) const override;
+
+ private:
+  TransformerSpec model_;
+  GpuSpec gpu_;
+  CalibratedFit forward_;
+  CalibratedFit backward_;
+  AnalyticEfficiency head_efficiency_;
+};
+
+}  // namespace eppsim

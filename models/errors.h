@@ -1,0 +1,17 @@
+#pragma once
+// Error types shared by every layer. Library code throws; only main() turns
+// errors into exit codes (InputError -> 2, anything else -> 1).
+#include <stdexcept>
+#include <string>
+
+namespace eppsim {
+
+// Bad input from a user: a scenario, a file, a command-line value. The message
+// names the file, the field and the rule, e.g.
+// "scenario.textproto:12: cluster.nodes: must be > 0, got 0".
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+};
+
+}  // namespace eppsim

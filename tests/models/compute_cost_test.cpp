@@ -1,0 +1,206 @@
+#include "models/compute_cost.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "models/errors.h"
+#include "models/memory_model.h"
+
+namespace eppsim {
+namespace {
+
+const TransformerSpec& llama7b() { return *find_model_preset("llama2-7b"); }
+const GpuSpec& a100() { return *find_gpu_preset("A100-80GB"); }
+
+ChunkWork work_of(const std::vector<Segment>& segments, std::uint32_t layers, bool head = false) {
+  ChunkWork w;
+  w.segments = segments;
+  w.layer_count = layers;
+  w.includes_lm_head = head;
+  return w;
+}
+
+TEST(ChunkFlops, GemmFlopsAreSixTimesParamsTimesTokensForForwardPlusBackward) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{3000, 0}, {1000, 500}};
+  const ChunkWork w = work_of(segs, 32);
+  const double fwd = chunk_flops(m, Pass::Forward, w).gemm;
+  const double bwd = chunk_flops(m, Pass::Backward, w).gemm;
+  EXPECT_DOUBLE_EQ(fwd, 2.0 * m.params_per_layer() * 32 * 4000);
+  EXPECT_DOUBLE_EQ(fwd + bwd, 6.0 * m.params_per_layer() * 32 * 4000);
+}
+
+TEST(ChunkFlops, AttentionOfOneSegmentIsCausal) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{1024, 0}};
+  const double attn = chunk_flops(m, Pass::Forward, work_of(segs, 1)).attention;
+  EXPECT_DOUBLE_EQ(attn, 4.0 * 4096 * (1024.0 * 1025.0 / 2.0));
+}
+
+TEST(ChunkFlops, AttentionIsQuadraticInSegmentLength) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> one = {{8192, 0}};
+  const std::vector<Segment> two = {{16384, 0}};
+  const double a1 = chunk_flops(m, Pass::Forward, work_of(one, 4)).attention;
+  const double a2 = chunk_flops(m, Pass::Forward, work_of(two, 4)).attention;
+  EXPECT_NEAR(a2 / a1, 4.0, 0.001);
+}
+
+TEST(ChunkFlops, ContextAddsTheCrossTermExactly) {
+  const TransformerSpec& m = llama7b();
+  const std::uint64_t s = 4096, c = 12288;
+  const std::vector<Segment> with_context = {{s, c}};
+  const std::vector<Segment> without = {{s, 0}};
+  const FlopCount fc = chunk_flops(m, Pass::Forward, work_of(with_context, 1));
+  const FlopCount f0 = chunk_flops(m, Pass::Forward, work_of(without, 1));
+  EXPECT_DOUBLE_EQ(fc.attention - f0.attention, 4.0 * 4096 * s * c);
+  EXPECT_DOUBLE_EQ(fc.gemm, f0.gemm);  // context changes attention only
+}
+
+TEST(ChunkFlops, PackingTwoSequencesCostsLessAttentionThanOneOfBothLengths) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> packed = {{8192, 0}, {8192, 0}};
+  const std::vector<Segment> single = {{16384, 0}};
+  const FlopCount p = chunk_flops(m, Pass::Forward, work_of(packed, 32));
+  const FlopCount s = chunk_flops(m, Pass::Forward, work_of(single, 32));
+  EXPECT_LT(p.attention, s.attention);
+  EXPECT_NEAR(p.attention / s.attention, 0.5, 0.001);
+  EXPECT_DOUBLE_EQ(p.gemm, s.gemm);
+}
+
+TEST(ChunkFlops, BackwardAndRecomputeFactors) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{2048, 1024}, {512, 0}};
+  const ChunkWork w = work_of(segs, 8, /*head=*/true);
+  const FlopCount fwd = chunk_flops(m, Pass::Forward, w);
+  const FlopCount bwd = chunk_flops(m, Pass::Backward, w);
+  const FlopCount rec = chunk_flops(m, Pass::Recompute, w);
+  EXPECT_DOUBLE_EQ(bwd.gemm, 2.0 * fwd.gemm);
+  EXPECT_DOUBLE_EQ(bwd.attention, 2.5 * fwd.attention);
+  EXPECT_DOUBLE_EQ(rec.gemm, fwd.gemm);
+  EXPECT_DOUBLE_EQ(rec.attention, fwd.attention);
+  EXPECT_DOUBLE_EQ(fwd.total(), fwd.gemm + fwd.attention);
+}
+
+TEST(ChunkFlops, LmHeadAddsVocabularyProjection) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{1000, 0}};
+  const double without = chunk_flops(m, Pass::Forward, work_of(segs, 2)).gemm;
+  const double with = chunk_flops(m, Pass::Forward, work_of(segs, 2, true)).gemm;
+  EXPECT_DOUBLE_EQ(with - without, 2.0 * 4096 * 32000 * 1000);
+}
+
+TEST(ChunkFlops, EmptyChunkIsFree) {
+  const FlopCount f = chunk_flops(llama7b(), Pass::Forward, ChunkWork{});
+  EXPECT_EQ(f.total(), 0.0);
+}
+
+TEST(ChunkMemoryTraffic, WeightsAndActivations) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{100, 0}};
+  const ChunkWork w = work_of(segs, 4);
+  const double expected = 2.0 * m.params_per_layer() * 4 + activation_bytes_per_token_layer(m) * 4 * 100;
+  EXPECT_EQ(chunk_memory_traffic(m, Pass::Forward, w), Bytes(static_cast<std::uint64_t>(expected)));
+  EXPECT_EQ(chunk_memory_traffic(m, Pass::Recompute, w), chunk_memory_traffic(m, Pass::Forward, w));
+  EXPECT_EQ(chunk_memory_traffic(m, Pass::Backward, w).count, 2 * chunk_memory_traffic(m, Pass::Forward, w).count);
+}
+
+TEST(AnalyticComputeCost, LargeChunkIsComputeBound) {
+  const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{0.75, 0.5});
+  const std::vector<Segment> segs = {{16384, 0}};
+  const ChunkWork w = work_of(segs, 32);
+  const ComputeCost c = model.cost(Pass::Forward, w);
+  const double compute_s = c.flops.gemm / (312e12 * 0.75) + c.flops.attention / (312e12 * 0.5);
+  const double memory_s = static_cast<double>(c.memory_traffic.count) / 2039e9;
+  EXPECT_GT(compute_s, memory_s);
+  EXPECT_DOUBLE_EQ(c.time.value, compute_s);
+}
+
+TEST(AnalyticComputeCost, TinyChunkIsMemoryBound) {
+  const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{});
+  const std::vector<Segment> segs = {{1, 0}};
+  const ComputeCost c = model.cost(Pass::Backward, work_of(segs, 32));
+  const double compute_s = c.flops.gemm / (312e12 * 0.75) + c.flops.attention / (312e12 * 0.55);
+  const double memory_s = static_cast<double>(c.memory_traffic.count) / 2039e9;
+  EXPECT_GT(memory_s, compute_s);
+  EXPECT_DOUBLE_EQ(c.time.value, memory_s);
+}
+
+TEST(AnalyticComputeCost, RejectsBadEfficiencyAndGpu) {
+  EXPECT_THROW(AnalyticComputeCost(llama7b(), a100(), AnalyticEfficiency{0.0, 0.5}), InputError);
+  EXPECT_THROW(AnalyticComputeCost(llama7b(), a100(), AnalyticEfficiency{0.5, 1.5}), InputError);
+  GpuSpec broken = a100();
+  broken.memory_bandwidth = BytesPerSecond(0.0);
+  EXPECT_THROW(AnalyticComputeCost(llama7b(), broken, AnalyticEfficiency{}), InputError);
+}
+
+constexpr CalibratedFit kForward{2e-12, 3e-7, 5e-4};
+constexpr CalibratedFit kBackward{5e-12, 6e-7, 9e-4};
+
+TEST(CalibratedComputeCost, SingleSegmentFollowsTheFitExactly) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  const double s = 4096, c = 8192;
+  const std::vector<Segment> segs = {{4096, 8192}};
+  const ChunkWork w = work_of(segs, 8);
+  const auto expected = [&](const CalibratedFit& f) {
+    return 8 * (f.alpha1_s_per_token2 * ((c + s) * (c + s) - c * c) + f.alpha2_s_per_token * s + f.beta_s);
+  };
+  EXPECT_DOUBLE_EQ(model.cost(Pass::Forward, w).time.value, expected(kForward));
+  EXPECT_DOUBLE_EQ(model.cost(Pass::Backward, w).time.value, expected(kBackward));
+  EXPECT_DOUBLE_EQ(model.cost(Pass::Recompute, w).time.value, expected(kForward));
+}
+
+TEST(CalibratedComputeCost, PackedSegmentsSumWithBetaOncePerLayer) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  const std::vector<Segment> segs = {{1000, 0}, {2000, 500}, {300, 0}};
+  const ChunkWork w = work_of(segs, 4);
+  double per_layer = kForward.beta_s;
+  for (const Segment& seg : segs) {
+    const double s = static_cast<double>(seg.tokens), c = static_cast<double>(seg.context_tokens);
+    per_layer += kForward.alpha1_s_per_token2 * ((c + s) * (c + s) - c * c) + kForward.alpha2_s_per_token * s;
+  }
+  EXPECT_NEAR(model.cost(Pass::Forward, w).time.value, 4 * per_layer, 1e-15);
+}
+
+TEST(CalibratedComputeCost, FlopsAndTrafficStayAnalytic) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  const std::vector<Segment> segs = {{4096, 0}};
+  const ChunkWork w = work_of(segs, 2, true);
+  const ComputeCost c = model.cost(Pass::Backward, w);
+  EXPECT_DOUBLE_EQ(c.flops.total(), chunk_flops(llama7b(), Pass::Backward, w).total());
+  EXPECT_EQ(c.memory_traffic, chunk_memory_traffic(llama7b(), Pass::Backward, w));
+}
+
+TEST(CalibratedComputeCost, LmHeadChargedAtPeakTimesGemmEfficiency) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward, AnalyticEfficiency{0.5, 0.5});
+  const std::vector<Segment> segs = {{1000, 0}};
+  const double head_fwd = 2.0 * 4096 * 32000 * 1000 / (312e12 * 0.5);
+  const double base_fwd = model.cost(Pass::Forward, work_of(segs, 3)).time.value;
+  const double base_bwd = model.cost(Pass::Backward, work_of(segs, 3)).time.value;
+  EXPECT_NEAR(model.cost(Pass::Forward, work_of(segs, 3, true)).time.value - base_fwd, head_fwd, 1e-12);
+  EXPECT_NEAR(model.cost(Pass::Backward, work_of(segs, 3, true)).time.value - base_bwd, 2 * head_fwd, 1e-12);
+}
+
+TEST(CalibratedComputeCost, EmptyChunkTakesNoTime) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  EXPECT_EQ(model.cost(Pass::Forward, work_of({}, 8)).time.value, 0.0);
+}
+
+TEST(CalibratedComputeCost, RejectsNonFiniteFits) {
+  const CalibratedFit bad{std::numeric_limits<double>::quiet_NaN(), 0, 0};
+  EXPECT_THROW(CalibratedComputeCost(llama7b(), a100(), bad, kBackward), InputError);
+  EXPECT_THROW(CalibratedComputeCost(llama7b(), a100(), kForward, bad), InputError);
+}
+
+TEST(ComputeCostModel, WorksThroughTheInterface) {
+  const std::vector<Segment> segs = {{2048, 0}};
+  const ChunkWork w = work_of(segs, 32);
+  const AnalyticComputeCost analytic(llama7b(), a100(), AnalyticEfficiency{});
+  const ComputeCostModel& model = analytic;
+  EXPECT_GT(model.cost(Pass::Backward, w).time, model.cost(Pass::Forward, w).time);
+}
+
+}  // namespace
+}  // namespace eppsim
