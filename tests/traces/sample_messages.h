@@ -1,0 +1,213 @@
+#pragma once
+// Small messages with content in every field kind, shared by the traces tests.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "traces/calibration.pb.h"
+#include "traces/report.pb.h"
+#include "traces/scenario.pb.h"
+#include "traces/schedule.pb.h"
+#include "traces/trace.pb.h"
+
+namespace eppsim::testing {
+
+// A fresh empty directory for one test.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "eppsim_traces_tests" /
+                              (std::string(info->test_suite_name()) + "." + info->name() + "." + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+inline proto::Calibration sample_calibration() {
+  proto::Calibration c;
+  c.set_gpu("A100-80GB");
+  c.set_model("llama2-7b");
+  c.mutable_forward()->set_alpha1_s_per_token2(1.25e-12);
+  c.mutable_forward()->set_alpha2_s_per_token(3.5e-7);
+  c.mutable_forward()->set_beta_s(2e-5);
+  c.mutable_backward()->set_alpha1_s_per_token2(2.5e-12);
+  c.mutable_backward()->set_alpha2_s_per_token(7e-7);
+  auto* fit = c.add_collectives();
+  fit->set_kind("all-reduce");
+  fit->set_group_size(8);
+  fit->set_crosses_nodes(true);
+  fit->set_latency_s(1.5e-5);
+  fit->set_bandwidth_bps(2.2e10);
+  return c;
+}
+
+inline proto::Scenario sample_scenario() {
+  proto::Scenario s;
+  s.set_name("sample \"quoted\" \xc3\xa9");
+  s.set_description("line one\nline two");
+  s.set_seed(42);
+  s.mutable_model()->set_preset("llama2-7b");
+  s.mutable_model()->set_ffn_kind(proto::GELU);
+  s.mutable_cluster()->set_nodes(2);
+  s.mutable_cluster()->set_gpus_per_node(8);
+  s.mutable_cluster()->mutable_gpu()->set_preset("A100-80GB");
+  s.mutable_cluster()->mutable_intra_node()->set_bandwidth("300GB/s");
+  s.mutable_cluster()->mutable_intra_node()->set_latency("2us");
+  s.mutable_cluster()->mutable_inter_node()->set_bandwidth("200Gbps");
+  s.mutable_cluster()->mutable_inter_node()->set_latency("5us");
+  s.mutable_workload()->mutable_lengths()->set_fixed(4096);
+  s.mutable_workload()->set_global_batch(64);
+  s.mutable_workload()->set_max_length(8192);
+  s.mutable_workload()->set_over_max_length(proto::DROP);
+  s.mutable_plan()->set_strategy("packed-1f1b");
+  s.mutable_plan()->set_memory_fraction(0.9);
+  s.mutable_plan()->mutable_packed_1f1b()->set_pipeline_stages(4);
+  s.mutable_plan()->mutable_packed_1f1b()->set_micro_batch_tokens(8192);
+  *s.mutable_cost_model()->mutable_calibration() = sample_calibration();
+  s.mutable_simulation()->set_engine("analytic");
+  return s;
+}
+
+inline proto::Schedule sample_schedule() {
+  proto::Schedule s;
+  s.set_scenario("sample");
+  s.set_strategy("packed-1f1b");
+  s.set_num_ranks(2);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    auto* p = s.add_placement();
+    p->set_node(0);
+    p->set_local_gpu(r);
+  }
+  auto* g = s.add_groups();
+  g->set_id(0);
+  g->set_name("dp");
+  g->add_ranks(0);
+  g->add_ranks(1);
+  s.add_stream_names("compute");
+  s.add_stream_names("comm");
+  auto* program = s.add_programs();
+  auto* op = program->add_ops();
+  op->set_stream(0);
+  auto* c = op->mutable_compute();
+  c->set_phase(proto::FORWARD);
+  c->set_stage(0);
+  c->set_chunk(3);
+  c->set_layer_count(16);
+  auto* seg = c->add_segments();
+  seg->set_tokens(1024);
+  seg->set_context_tokens(512);
+  c->set_flops(1.5e12);
+  c->set_memory_traffic_bytes(123456789);
+  c->set_estimated_duration_ns(-7);
+  op = program->add_ops();
+  op->set_stream(1);
+  op->add_deps(0);
+  op->mutable_send()->set_peer(1);
+  op->mutable_send()->set_size_bytes(1 << 20);
+  op->mutable_send()->set_tag(9);
+  op = program->add_ops();
+  op->set_stream(1);
+  op->mutable_collective()->set_kind(proto::ALL_REDUCE);
+  op->mutable_collective()->set_size_bytes(std::uint64_t{1} << 40);
+  op->mutable_collective()->set_algorithm(proto::RING);
+  op = program->add_ops();
+  op->mutable_memory()->set_allocate(true);
+  op->mutable_memory()->set_size_bytes(4096);
+  op->mutable_memory()->set_tag(proto::ACTIVATIONS);
+  s.add_programs()->add_ops()->mutable_recv()->set_peer(0);
+  s.mutable_summary()->set_sequences(12);
+  s.mutable_summary()->set_tokens(UINT64_C(18446744073709551615));
+  s.mutable_summary()->set_model_flops(6.02e23);
+  s.mutable_summary()->add_planned_peak_memory_bytes(1);
+  s.mutable_summary()->add_planned_peak_memory_bytes(2);
+  return s;
+}
+
+// Two ranks, two streams: forward and backward compute, a send, a receive, an
+// all-reduce, a memory op; and memory samples.
+inline proto::Trace sample_trace() {
+  proto::Trace t;
+  t.set_scenario("sample");
+  t.set_strategy("packed-1f1b");
+  t.set_engine("analytic");
+  t.set_num_ranks(2);
+  t.add_stream_names("compute");
+  t.add_stream_names("comm");
+  auto add = [&](std::uint32_t rank, std::uint32_t op, std::uint32_t stream, proto::OpKind kind, std::int64_t start,
+                 std::int64_t end) {
+    auto* e = t.add_events();
+    e->set_rank(rank);
+    e->set_op(op);
+    e->set_stream(stream);
+    e->set_kind(kind);
+    e->set_start_ns(start);
+    e->set_end_ns(end);
+    return e;
+  };
+  auto* e = add(0, 0, 0, proto::COMPUTE, 0, 1500);  // 1.5 us
+  e->set_phase(proto::FORWARD);
+  e->set_chunk(3);
+  e->set_stage(1);
+  e = add(0, 1, 1, proto::SEND, 1500, 2750);
+  e->set_peer(1);
+  e->set_size_bytes(1 << 20);
+  e = add(1, 0, 1, proto::RECV, 1000, 2750);
+  e->set_peer(0);
+  e->set_size_bytes(1 << 20);
+  e = add(1, 1, 0, proto::COMPUTE, 2750, 1'000'002'750);
+  e->set_phase(proto::BACKWARD);
+  e->set_chunk(3);
+  e->set_stage(2);
+  e = add(0, 2, 1, proto::COLLECTIVE, 3000, 4000);
+  e->set_collective(proto::ALL_REDUCE);
+  e->set_group(2);
+  e->set_size_bytes(UINT64_C(1) << 33);
+  e = add(1, 2, 0, proto::MEMORY, 5000, 5000);
+  e->set_size_bytes(4096);
+  auto sample = [&](std::uint32_t rank, std::int64_t time, std::uint64_t bytes) {
+    auto* m = t.add_memory();
+    m->set_rank(rank);
+    m->set_time_ns(time);
+    m->set_bytes(bytes);
+  };
+  sample(0, 0, 1000);
+  sample(0, 1500, 81'000'000'000);
+  sample(1, 5000, 4096);
+  t.set_step_time_ns(1'000'002'750);
+  t.set_memory_limit_bytes(UINT64_C(85899345920));
+  return t;
+}
+
+inline proto::Report sample_report() {
+  proto::Report r;
+  r.set_scenario("sample");
+  r.set_strategy("packed-1f1b");
+  r.set_engine("analytic");
+  r.set_ranks(2);
+  r.set_step_time_s(1.000002750);
+  r.set_tokens_per_s(123456.789);
+  r.set_mfu(0.4321);
+  r.add_peak_memory_bytes(81e9);
+  r.add_peak_memory_bytes(4096);
+  r.set_memory_limit_bytes(85899345920.0);
+  r.mutable_breakdown_s()->set_compute(0.5);
+  r.mutable_breakdown_s()->set_bubble(0.25);
+  r.set_eppsim_version("0.1.0");
+  r.set_tokens(1e6);
+  r.set_sequences(100);
+  r.set_seed(7);
+  for (std::uint32_t rank = 0; rank < 2; ++rank) {
+    auto* p = r.add_per_rank();
+    p->set_rank(rank);
+    p->set_node(rank / 8);
+    p->mutable_breakdown_s()->set_compute(0.5 + rank);
+    p->mutable_breakdown_s()->set_recompute(0.125);
+    p->mutable_breakdown_s()->set_communication(1e-9);
+    p->mutable_breakdown_s()->set_bubble(1.0 / 3.0);
+    p->set_peak_memory_bytes(rank == 0 ? 81e9 : 4096);
+  }
+  return r;
+}
+
+}  // namespace eppsim::testing

@@ -1,0 +1,468 @@
+#include "traces/scenario.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include "models/errors.h"
+#include "models/rng.h"
+#include "traces/proto_io.h"
+#include "tests/traces/sample_messages.h"
+
+namespace eppsim {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::fresh_dir;
+
+// Line numbers below refer to this text.
+constexpr std::string_view kBase = R"(name: "t"
+seed: 7
+model { preset: "llama2-7b" }
+cluster {
+  nodes: 2
+  gpus_per_node: 8
+  gpu { preset: "A100-80GB" }
+  intra_node { bandwidth: "300GB/s" latency: "2us" }
+  inter_node { bandwidth: "200Gbps" latency: "5us" }
+}
+workload {
+  lengths { fixed: 4096 }
+  global_batch: 32
+  max_length: 8192
+}
+plan {
+  zero_stage: 1
+  packed_1f1b { pipeline_stages: 4 micro_batch_tokens: 8192 }
+}
+)";
+
+std::string replaced(std::string_view text, std::string_view from, std::string_view to) {
+  std::string out(text);
+  const auto at = out.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) out.replace(at, from.size(), to);
+  return out;
+}
+
+// Writes `text` as DIR/s.textproto and loads it.
+class ScenarioFile : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = fresh_dir("scenario"); }
+
+  std::filesystem::path write(std::string_view text, const std::string& name = "s.textproto") {
+    const auto path = dir_ / name;
+    write_file_atomically(path, text);
+    return path;
+  }
+  ResolvedScenario load(std::string_view text, const std::vector<std::string>& overrides = {}) {
+    return load_scenario(write(text), overrides);
+  }
+  // The InputError message of loading `text`.
+  std::string error_of(std::string_view text, const std::vector<std::string>& overrides = {}) {
+    const auto path = write(text);
+    try {
+      load_scenario(path, overrides);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no InputError for:\n" << text;
+    return {};
+  }
+  std::string file() const { return (dir_ / "s.textproto").string(); }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ScenarioFile, ResolvesEveryField) {
+  const ResolvedScenario r = load(kBase);
+  EXPECT_EQ(r.source, file());
+  EXPECT_EQ(r.proto.name(), "t");
+  EXPECT_EQ(r.model.name, "llama2-7b");
+  EXPECT_EQ(r.model.layers, 32u);
+  EXPECT_EQ(r.cluster.nodes, 2u);
+  EXPECT_EQ(r.cluster.gpus_per_node, 8u);
+  EXPECT_EQ(r.cluster.gpu.name, "A100-80GB");
+  EXPECT_DOUBLE_EQ(r.cluster.intra_node.bandwidth.value, 300e9);
+  EXPECT_DOUBLE_EQ(r.cluster.intra_node.latency.value, 2e-6);
+  EXPECT_DOUBLE_EQ(r.cluster.inter_node.bandwidth.value, 25e9);
+  EXPECT_DOUBLE_EQ(r.cluster.inter_node.latency.value, 5e-6);
+  ASSERT_NE(r.lengths, nullptr);
+  Rng rng(1);
+  EXPECT_EQ(r.lengths->sample(rng), 4096u);
+  EXPECT_EQ(r.global_batch, 32u);
+  EXPECT_EQ(r.max_length, 8192u);
+  EXPECT_EQ(r.over_max_length, OverMaxLength::Truncate);
+  EXPECT_EQ(r.seed, 7u);
+  EXPECT_EQ(r.strategy, "packed-1f1b");  // the default
+  EXPECT_EQ(r.engine, "analytic");       // the default
+  EXPECT_EQ(r.memory_limit, Bytes(std::uint64_t{80} << 30));
+  ASSERT_NE(r.compute_cost, nullptr);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
+}
+
+TEST_F(ScenarioFile, RuleViolationsNameFileLineFieldAndValue) {
+  EXPECT_EQ(error_of(replaced(kBase, "nodes: 2", "nodes: 0")), file() + ":5: cluster.nodes: must be > 0, got 0");
+  EXPECT_EQ(error_of(replaced(kBase, "global_batch: 32", "global_batch: 0")),
+            file() + ":13: workload.global_batch: must be > 0, got 0");
+  EXPECT_THAT(error_of(replaced(kBase, "zero_stage: 1", "zero_stage: 4")),
+              HasSubstr(file() + ":17: plan.zero_stage: must be 0, 1, 2 or 3, got 4"));
+}
+
+TEST_F(ScenarioFile, MissingFieldsPointAtTheirParentOrTheFile) {
+  // No line for a field that is not written: the nearest written ancestor's.
+  EXPECT_EQ(error_of(replaced(kBase, "  max_length: 8192\n", "")),
+            file() + ":11: workload.max_length: must be > 0, got 0");
+  EXPECT_THAT(error_of(replaced(kBase, "  gpus_per_node: 8\n", "")), HasSubstr(":4: cluster.gpus_per_node: must be > 0"));
+  EXPECT_THAT(error_of(replaced(kBase, "  intra_node { bandwidth: \"300GB/s\" latency: \"2us\" }\n", "")),
+              HasSubstr(":4: cluster.intra_node.bandwidth: must be set"));
+  EXPECT_THAT(error_of(replaced(kBase, "latency: \"5us\" ", "")), HasSubstr(":9: cluster.inter_node.latency: must be set"));
+  EXPECT_THAT(error_of(replaced(kBase, "lengths { fixed: 4096 }", "")),
+              HasSubstr(":11: workload.lengths: set one of distribution"));
+  // Nothing written at all: no line.
+  EXPECT_THAT(error_of("name: \"empty\"\n"), HasSubstr(file() + ": model."));
+}
+
+TEST_F(ScenarioFile, UnknownFieldHasLineColumnAndName) {
+  const std::string error = error_of(replaced(kBase, "nodes: 2", "nodez: 2"));
+  EXPECT_THAT(error, HasSubstr(file() + ":5:3: "));
+  EXPECT_THAT(error, HasSubstr("\"nodez\""));
+}
+
+TEST_F(ScenarioFile, SyntaxErrorsAndDuplicatesAreErrors) {
+  EXPECT_THAT(error_of(replaced(kBase, "seed: 7", "seed: seven")), HasSubstr(file() + ":2:7: "));
+  EXPECT_THAT(error_of(replaced(kBase, "seed: 7", "seed: 7 seed: 8")), HasSubstr(file() + ":2:"));
+  EXPECT_THAT(error_of(std::string(kBase) + "plan {"), HasSubstr(file()));
+}
+
+TEST_F(ScenarioFile, BadUnitNamesFieldLineAndTheParsersWords) {
+  const std::string error = error_of(replaced(kBase, "\"300GB/s\"", "\"300 parsecs\""));
+  EXPECT_THAT(error, HasSubstr(file() + ":8: cluster.intra_node.bandwidth: "));
+  EXPECT_THAT(error, HasSubstr("300 parsecs"));
+  EXPECT_THAT(error_of(replaced(kBase, "\"5us\"", "\"5 fortnights\"")), HasSubstr(":9: cluster.inter_node.latency: "));
+  EXPECT_THAT(error_of(replaced(kBase, "\"300GB/s\"", "\"0GB/s\"")),
+              HasSubstr(":8: cluster.intra_node.bandwidth: must be > 0, got \"0GB/s\""));
+}
+
+TEST_F(ScenarioFile, UnknownModelPresetListsTheKnownOnes) {
+  const std::string error = error_of(replaced(kBase, "llama2-7b", "llama9-1b"));
+  EXPECT_THAT(error, HasSubstr(file() + ":3: model.preset: unknown preset \"llama9-1b\""));
+  EXPECT_THAT(error, HasSubstr("llama2-7b"));
+  EXPECT_THAT(error, HasSubstr("gpt-13b"));
+}
+
+TEST_F(ScenarioFile, ModelPresetFieldsCanBeOverridden) {
+  const ResolvedScenario r = load(replaced(kBase, "preset: \"llama2-7b\"", "preset: \"llama2-7b\" layers: 16"));
+  EXPECT_EQ(r.model.layers, 16u);
+  EXPECT_EQ(r.model.hidden_size, 4096u);
+}
+
+TEST_F(ScenarioFile, CustomModelNeedsEveryShapeField) {
+  const std::string custom =
+      "layers: 8 hidden_size: 1024 attention_heads: 16 kv_heads: 4 ffn_hidden_size: 4096 vocab_size: 50000 "
+      "ffn_kind: GELU";
+  const ResolvedScenario r = load(replaced(kBase, "preset: \"llama2-7b\"", custom));
+  EXPECT_EQ(r.model.layers, 8u);
+  EXPECT_EQ(r.model.kv_heads, 4u);
+  EXPECT_EQ(r.model.ffn_kind, FfnKind::Gelu);
+
+  EXPECT_THAT(error_of(replaced(kBase, "preset: \"llama2-7b\"", "layers: 8")),
+              HasSubstr(":3: model.hidden_size: must be > 0 when model.preset is not set"));
+  EXPECT_THAT(error_of(replaced(kBase, "preset: \"llama2-7b\"", replaced(custom, "hidden_size: 1024", "hidden_size: 1000"))),
+              HasSubstr(":3: model.hidden_size: must be divisible by model.attention_heads (16), got 1000"));
+  EXPECT_THAT(error_of(replaced(kBase, "preset: \"llama2-7b\"", replaced(custom, "kv_heads: 4", "kv_heads: 5"))),
+              HasSubstr(":3: model.kv_heads: must divide model.attention_heads (16), got 5"));
+}
+
+TEST_F(ScenarioFile, GpuPresetOrEveryField) {
+  EXPECT_THAT(error_of(replaced(kBase, "A100-80GB", "Z9000")),
+              HasSubstr(":7: cluster.gpu.preset: unknown preset \"Z9000\" (known: "));
+  EXPECT_THAT(error_of(replaced(kBase, "A100-80GB", "Z9000")), HasSubstr("H100-SXM"));
+  EXPECT_THAT(error_of(replaced(kBase, "gpu { preset: \"A100-80GB\" }", "gpu { peak_flops: \"100TFLOPS\" }")),
+              HasSubstr(":7: cluster.gpu.memory: must be set when cluster.gpu.preset is not"));
+
+  const ResolvedScenario custom = load(replaced(
+      kBase, "gpu { preset: \"A100-80GB\" }",
+      "gpu { peak_flops: \"100TFLOPS\" memory: \"16GiB\" memory_bandwidth: \"1TB/s\" nvlink_bandwidth: \"100GB/s\" }"));
+  EXPECT_DOUBLE_EQ(custom.cluster.gpu.peak_bf16.value, 100e12);
+  EXPECT_EQ(custom.memory_limit, Bytes(std::uint64_t{16} << 30));
+
+  // A preset with an override, and a memory fraction.
+  const ResolvedScenario overridden = load(replaced(replaced(kBase, "gpu { preset: \"A100-80GB\" }",
+                                                             "gpu { preset: \"A100-80GB\" memory: \"40GiB\" }"),
+                                                    "zero_stage: 1", "zero_stage: 1 memory_fraction: 0.5"));
+  EXPECT_EQ(overridden.cluster.gpu.name, "A100-80GB");
+  EXPECT_EQ(overridden.cluster.gpu.memory, Bytes(std::uint64_t{40} << 30));
+  EXPECT_EQ(overridden.memory_limit, Bytes(std::uint64_t{20} << 30));
+  EXPECT_THAT(error_of(replaced(kBase, "zero_stage: 1", "memory_fraction: 1.5")),
+              HasSubstr(":17: plan.memory_fraction: must be in (0, 1]"));
+  EXPECT_THAT(error_of(replaced(kBase, "\"A100-80GB\" }", "\"A100-80GB\" peak_flops: \"fast\" }")),
+              HasSubstr(":7: cluster.gpu.peak_flops: "));
+}
+
+TEST_F(ScenarioFile, PipelineStagesMustDivideTheGpusAndNotExceedLayers) {
+  EXPECT_EQ(error_of(replaced(kBase, "pipeline_stages: 4", "pipeline_stages: 5")),
+            file() +
+                ":18: plan.packed_1f1b.pipeline_stages: must divide the cluster's 16 GPUs (cluster.nodes 2 x "
+                "cluster.gpus_per_node 8), got 5");
+  EXPECT_THAT(error_of(replaced(replaced(kBase, "nodes: 2", "nodes: 8"), "pipeline_stages: 4", "pipeline_stages: 64")),
+              HasSubstr(":18: plan.packed_1f1b.pipeline_stages: must be <= the model's 32 layers, got 64"));
+  EXPECT_THAT(error_of(replaced(kBase, "pipeline_stages: 4 ", "")),
+              HasSubstr(":18: plan.packed_1f1b.pipeline_stages: must be > 0, got 0"));
+  EXPECT_THAT(error_of(replaced(kBase, "micro_batch_tokens: 8192", "")),
+              HasSubstr(":18: plan.packed_1f1b.micro_batch_tokens: must be > 0, got 0"));
+}
+
+TEST_F(ScenarioFile, StrategyAndEngine) {
+  EXPECT_THAT(error_of(replaced(kBase, "zero_stage: 1", "strategy: \"magic\"")),
+              HasSubstr(":17: plan.strategy: unknown strategy \"magic\" (known: packed-1f1b)"));
+  EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"analytic\" }\n").engine, "analytic");
+  EXPECT_THAT(error_of(std::string(kBase) + "simulation { engine: \"flow\" }\n"),
+              HasSubstr(":20: simulation.engine: engine \"flow\" is not available in this build (available: analytic)"));
+  EXPECT_THAT(error_of(std::string(kBase) + "simulation { engine: \"warp\" }\n"),
+              HasSubstr("simulation.engine: unknown engine \"warp\" (available: analytic)"));
+}
+
+TEST_F(ScenarioFile, LengthSources) {
+  // Missing file: resolved against the scenario's directory.
+  const std::string missing = error_of(replaced(kBase, "fixed: 4096", "file: \"nope.txt\""));
+  EXPECT_THAT(missing, HasSubstr(":12: workload.lengths.file: no such file "));
+  EXPECT_THAT(missing, HasSubstr((dir_ / "nope.txt").string()));
+
+  // A JSONL file beside the scenario, with its own key.
+  write("{\"tokens\": 100, \"id\": \"a\"}\n{\"tokens\": 300, \"id\": \"b\"}\n", "lengths.jsonl");
+  const ResolvedScenario jsonl = load(replaced(kBase, "fixed: 4096", "file: \"lengths.jsonl\" jsonl_field: \"tokens\""));
+  Rng rng(3);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 50; ++i) seen.insert(jsonl.lengths->sample(rng));
+  EXPECT_EQ(seen, (std::set<std::uint64_t>{100, 300}));
+
+  // A JSONL file without the key: the loader's error, under the field.
+  EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "file: \"lengths.jsonl\"")),
+              HasSubstr(":12: workload.lengths.file: "));
+
+  // One length per line, in a subdirectory.
+  write("# lengths\n10\n\n20\n", "data/lengths.txt");
+  const ResolvedScenario text = load(replaced(kBase, "fixed: 4096", "file: \"data/lengths.txt\""));
+  std::set<std::uint64_t> text_seen;
+  for (int i = 0; i < 50; ++i) text_seen.insert(text.lengths->sample(rng));
+  EXPECT_EQ(text_seen, (std::set<std::uint64_t>{10, 20}));
+
+  EXPECT_EQ(load(replaced(kBase, "fixed: 4096", "distribution: \"wikipedia\"")).lengths->name(), "wikipedia");
+  EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "distribution: \"twitter\"")),
+              HasSubstr(":12: workload.lengths.distribution: "));
+  EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "fixed: 0")), HasSubstr(":12: workload.lengths.fixed: must be > 0"));
+  EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "fixed: 4096 jsonl_field: \"n\"")),
+              HasSubstr(":12: workload.lengths.jsonl_field: only applies to a file source"));
+  EXPECT_EQ(load(replaced(kBase, "max_length: 8192", "max_length: 8192 over_max_length: DROP")).over_max_length,
+            OverMaxLength::Drop);
+}
+
+TEST_F(ScenarioFile, CostModel) {
+  const std::string calibrated = std::string(kBase) +
+                                 "cost_model {\n  calibration {\n    forward { alpha1_s_per_token2: 1e-12 beta_s: 1e-5 }\n"
+                                 "    backward { alpha2_s_per_token: 2e-7 }\n  }\n}\n";
+  const ResolvedScenario r = load(calibrated);
+  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.compute_cost.get()), nullptr);
+  EXPECT_THAT(error_of(replaced(calibrated, "beta_s: 1e-5", "beta_s: -1")),
+              HasSubstr(":22: cost_model.calibration.forward.beta_s: must be finite and >= 0, got -1"));
+  EXPECT_THAT(error_of(replaced(calibrated, "backward { alpha2_s_per_token: 2e-7 }", "backward { }")),
+              HasSubstr(":23: cost_model.calibration.backward: needs at least one positive coefficient"));
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model { gemm_efficiency: 1.5 }\n"),
+              HasSubstr(":20: cost_model.gemm_efficiency: must be in (0, 1] (0 means the default 0.75), got 1.5"));
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
+                load(std::string(kBase) + "cost_model { attention_efficiency: 0.4 }\n").compute_cost.get()),
+            nullptr);
+}
+
+TEST_F(ScenarioFile, OverridesApplyBeforeValidationAndAreNamedInErrors) {
+  const ResolvedScenario r = load(kBase, {"cluster.nodes=4", "cluster.gpu.preset=H100-SXM", "seed=99"});
+  EXPECT_EQ(r.cluster.total_gpus(), 32u);
+  EXPECT_EQ(r.cluster.gpu.name, "H100-SXM");
+  EXPECT_EQ(r.seed, 99u);
+  EXPECT_EQ(r.proto.cluster().nodes(), 4u);
+
+  EXPECT_EQ(error_of(kBase, {"plan.packed_1f1b.pipeline_stages=5"}),
+            file() +
+                ": plan.packed_1f1b.pipeline_stages: must divide the cluster's 16 GPUs (cluster.nodes 2 x "
+                "cluster.gpus_per_node 8), got 5 (set by --set plan.packed_1f1b.pipeline_stages=5)");
+  EXPECT_THAT(error_of(kBase, {"cluster.intra_node={bandwidth: \"fast\" latency: \"1us\"}"}),
+              HasSubstr(": cluster.intra_node.bandwidth: "));
+  EXPECT_THAT(error_of(kBase, {"cluster.intra_node={bandwidth: \"fast\" latency: \"1us\"}"}),
+              HasSubstr("(set by --set cluster.intra_node={bandwidth: \"fast\" latency: \"1us\"})"));
+  EXPECT_THAT(error_of(kBase, {"plan.packed_1f1b.pipeline_stagez=4"}),
+              HasSubstr("--set plan.packed_1f1b.pipeline_stagez=4: plan.packed_1f1b has no field 'pipeline_stagez'"));
+}
+
+TEST(LoadScenario, MissingFileIsAnInputErrorNamingIt) {
+  const auto dir = fresh_dir("missing");
+  try {
+    load_scenario(dir / "absent.textproto");
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("absent.textproto"));
+  }
+}
+
+TEST(ResolveScenario, WithoutAFileThereAreNoLines) {
+  proto::Scenario s = parse_scenario_text(kBase, "mem");
+  s.mutable_cluster()->set_nodes(0);
+  try {
+    resolve_scenario(s, "mem", ".");
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "mem: cluster.nodes: must be > 0, got 0");
+  }
+  s.mutable_cluster()->set_nodes(1);
+  EXPECT_EQ(resolve_scenario(s, "mem", ".").cluster.total_gpus(), 8u);
+  EXPECT_THROW(parse_scenario_text("nonsense", "mem"), InputError);
+}
+
+// ---------------------------------------------------------------- overrides
+
+std::string override_error(proto::Scenario* s, std::string_view assignment) {
+  try {
+    apply_override(s, assignment);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError for " << assignment;
+  return {};
+}
+
+TEST(ApplyOverride, BareAndQuotedStrings) {
+  proto::Scenario s = testing::sample_scenario();
+  apply_override(&s, "cluster.gpu.preset=H100-SXM");
+  EXPECT_EQ(s.cluster().gpu().preset(), "H100-SXM");
+  apply_override(&s, "name=\"with spaces\"");
+  EXPECT_EQ(s.name(), "with spaces");
+  apply_override(&s, "description=a \"b\" \\ c");
+  EXPECT_EQ(s.description(), "a \"b\" \\ c");
+  apply_override(&s, "cluster.intra_node.bandwidth = 100GB/s ");
+  EXPECT_EQ(s.cluster().intra_node().bandwidth(), "100GB/s");
+  apply_override(&s, "model.preset=");
+  EXPECT_EQ(s.model().preset(), "");
+}
+
+TEST(ApplyOverride, NumbersBoolsEnumsReplaceTheOldValue) {
+  proto::Scenario s = testing::sample_scenario();
+  apply_override(&s, "plan.packed_1f1b.pipeline_stages=8");
+  EXPECT_EQ(s.plan().packed_1f1b().pipeline_stages(), 8u);
+  EXPECT_EQ(s.plan().packed_1f1b().micro_batch_tokens(), 8192u);  // siblings kept
+  apply_override(&s, "plan.packed_1f1b.pipeline_stages=0");
+  EXPECT_EQ(s.plan().packed_1f1b().pipeline_stages(), 0u);
+  apply_override(&s, "plan.memory_fraction=0.25");
+  EXPECT_EQ(s.plan().memory_fraction(), 0.25);
+  apply_override(&s, "plan.packed_1f1b.full_recompute=true");
+  EXPECT_TRUE(s.plan().packed_1f1b().full_recompute());
+  apply_override(&s, "workload.over_max_length=TRUNCATE");
+  EXPECT_EQ(s.workload().over_max_length(), proto::TRUNCATE);
+  apply_override(&s, "seed=18446744073709551615");
+  EXPECT_EQ(s.seed(), UINT64_C(18446744073709551615));
+}
+
+TEST(ApplyOverride, OneofMembersSwitchTheSource) {
+  proto::Scenario s = testing::sample_scenario();
+  apply_override(&s, "workload.lengths.distribution=wikipedia");
+  EXPECT_EQ(s.workload().lengths().source_case(), proto::LengthSource::kDistribution);
+  apply_override(&s, "workload.lengths.fixed=1024");
+  EXPECT_EQ(s.workload().lengths().source_case(), proto::LengthSource::kFixed);
+  EXPECT_EQ(s.workload().lengths().fixed(), 1024u);
+}
+
+TEST(ApplyOverride, MessagesAreReplacedWhole) {
+  proto::Scenario s = testing::sample_scenario();
+  apply_override(&s, "cluster.intra_node={bandwidth: \"100GB/s\"}");
+  EXPECT_EQ(s.cluster().intra_node().bandwidth(), "100GB/s");
+  EXPECT_EQ(s.cluster().intra_node().latency(), "");  // replaced, not merged
+  EXPECT_EQ(s.cluster().nodes(), 2u);
+}
+
+TEST(ApplyOverride, RepeatedFieldsAreSetWhole) {
+  proto::Scenario s = testing::sample_scenario();
+  apply_override(&s, "cost_model.calibration.collectives=[{kind: \"a\"}, {kind: \"b\"}]");
+  ASSERT_EQ(s.cost_model().calibration().collectives_size(), 2);
+  EXPECT_EQ(s.cost_model().calibration().collectives(1).kind(), "b");
+  apply_override(&s, "cost_model.calibration.collectives=[]");
+  EXPECT_EQ(s.cost_model().calibration().collectives_size(), 0);
+  EXPECT_THAT(override_error(&s, "cost_model.calibration.collectives.kind=x"),
+              HasSubstr("cost_model.calibration.collectives is a repeated CollectiveFit field"));
+}
+
+TEST(ApplyOverride, UnknownComponentsListTheValidFields) {
+  proto::Scenario s = testing::sample_scenario();
+  EXPECT_EQ(override_error(&s, "plan.packed_1f1b.pipeline_stagez=4"),
+            "--set plan.packed_1f1b.pipeline_stagez=4: plan.packed_1f1b has no field 'pipeline_stagez' (fields: "
+            "pipeline_stages, micro_batch_tokens, full_recompute)");
+  EXPECT_THAT(override_error(&s, "clutser.nodes=4"),
+              HasSubstr("--set clutser.nodes=4: the scenario has no field 'clutser' (fields: name, description, seed, "
+                        "model, cluster,"));
+  EXPECT_THAT(override_error(&s, "cluster.nodes.count=4"), HasSubstr("cluster.nodes is a uint32 field and has no field 'count'"));
+  EXPECT_THAT(override_error(&s, "cluster..nodes=4"), HasSubstr("cluster has no field ''"));
+}
+
+TEST(ApplyOverride, TypeErrorsNameTheFieldAndLeaveTheScenarioAlone) {
+  proto::Scenario s = testing::sample_scenario();
+  const proto::Scenario before = s;
+  const std::string number = override_error(&s, "cluster.nodes=abc");
+  EXPECT_THAT(number, HasSubstr("--set cluster.nodes=abc: cluster.nodes (uint32): "));
+  EXPECT_THAT(number, HasSubstr("abc"));
+  EXPECT_THAT(override_error(&s, "cluster.nodes=-1"), HasSubstr("cluster.nodes (uint32)"));
+  EXPECT_THAT(override_error(&s, "workload.over_max_length=drop"), HasSubstr("(values: OVER_MAX_LENGTH_UNSPECIFIED, TRUNCATE, DROP)"));
+  EXPECT_THAT(override_error(&s, "cluster.intra_node=fast"), HasSubstr("cluster.intra_node (LinkSpec)"));
+  EXPECT_THAT(override_error(&s, "cluster.nodes=1 } seed: 5 #"), HasSubstr("must be a single uint32 value"));
+  EXPECT_THAT(override_error(&s, "cluster.nodes"), HasSubstr("expected FIELD=VALUE"));
+  EXPECT_THAT(override_error(&s, "=4"), HasSubstr("FIELD before '=' is empty"));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(s, before));
+}
+
+// ---------------------------------------------------------------- shipped scenarios
+
+TEST(EmbeddedQuickstart, IsTheShippedFileAndResolves) {
+  EXPECT_EQ(embedded_quickstart_text(), read_file(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto"));
+  const ResolvedScenario r = load_embedded_quickstart();
+  EXPECT_EQ(r.source, "<embedded quickstart>");
+  EXPECT_EQ(r.model.name, "llama2-7b");
+  EXPECT_EQ(r.cluster.total_gpus(), 16u);
+  EXPECT_EQ(r.cluster.gpu.name, "A100-80GB");
+  EXPECT_EQ(r.strategy, "packed-1f1b");
+  EXPECT_EQ(r.engine, "analytic");
+  EXPECT_EQ(r.memory_limit, Bytes(std::uint64_t{80} << 30));
+  EXPECT_EQ(r.lengths->name(), "wikipedia");
+}
+
+TEST(EmbeddedQuickstart, TakesOverridesAndNamesItselfInErrors) {
+  EXPECT_EQ(load_embedded_quickstart({"cluster.nodes=4"}).cluster.total_gpus(), 32u);
+  try {
+    load_embedded_quickstart({"workload.global_batch=0"});
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("<embedded quickstart>: workload.global_batch: must be > 0, got 0 (set by --set"));
+  }
+}
+
+TEST(ShippedScenarios, EveryTopLevelScenarioResolves) {
+  const std::filesystem::path dir = EPPSIM_SOURCE_DIR "/scenarios";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    // NAME.expected.textproto files hold a scenario's expected results, not a scenario.
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".textproto" || name.ends_with(".expected.textproto")) continue;
+    SCOPED_TRACE(entry.path().string());
+    ++count;
+    const ResolvedScenario r = load_scenario(entry.path());
+    EXPECT_GT(r.cluster.total_gpus(), 0u);
+    EXPECT_NE(r.compute_cost, nullptr);
+    EXPECT_NE(r.lengths, nullptr);
+  }
+  EXPECT_GE(count, 1);
+}
+
+}  // namespace
+}  // namespace eppsim

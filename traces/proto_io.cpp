@@ -1,0 +1,270 @@
+#include "traces/proto_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "models/errors.h"
+#include "traces/text_parse.h"
+
+namespace eppsim {
+namespace {
+
+std::string errno_text(int error) { return std::system_category().message(error); }
+
+// Closes a file descriptor on scope exit unless released.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  // Closes now and reports the error of close() (0 on success).
+  int close_now() {
+    const int result = ::close(fd_);
+    fd_ = -1;
+    return result == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+// Every field unknown to this build, anywhere in the message tree, as a
+// dotted path; empty when there is none.
+std::string find_unknown_field(const google::protobuf::Message& message, const std::string& prefix) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  if (!reflection->GetUnknownFields(message).empty())
+    return prefix.empty() ? std::string("(top level)") : prefix;
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    const std::string path = prefix.empty() ? field->name() : prefix + "." + field->name();
+    if (field->is_repeated()) {
+      const int size = reflection->FieldSize(message, field);
+      for (int i = 0; i < size; ++i) {
+        std::string found =
+            find_unknown_field(reflection->GetRepeatedMessage(message, field, i), fmt::format("{}[{}]", path, i));
+        if (!found.empty()) return found;
+      }
+    } else {
+      std::string found = find_unknown_field(reflection->GetMessage(message, field), path);
+      if (!found.empty()) return found;
+    }
+  }
+  return {};
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+}  // namespace
+
+ProtoFormat proto_format_for(const std::filesystem::path& path) {
+  const std::string extension = lowercase(path.extension().string());
+  if (extension == ".pb" || extension == ".bin") return ProtoFormat::Binary;
+  if (extension == ".textproto" || extension == ".txtpb" || extension == ".pbtxt" || extension == ".txt")
+    return ProtoFormat::Text;
+  if (extension == ".json") return ProtoFormat::Json;
+  throw InputError(fmt::format("{}: unknown file extension '{}' (binary: .pb, .bin; text: .textproto, .txtpb, "
+                               ".pbtxt, .txt; JSON: .json)",
+                               path.string(), extension));
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+  const std::filesystem::path parent = path.parent_path();
+  if (!parent.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(parent, error);
+    if (error) throw std::runtime_error(fmt::format("{}: cannot create directory {}: {}", path.string(),
+                                                    parent.string(), error.message()));
+  }
+
+  // "<path>.tmp-<pid>-<n>" beside the target, so the rename stays on one file
+  // system; O_EXCL so that two writers never share a temporary.
+  static std::atomic<unsigned> counter{0};
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    temp = fmt::format("{}.tmp-{}-{}", path.string(), ::getpid(), counter.fetch_add(1));
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) {
+      throw std::runtime_error(fmt::format("{}: cannot create temporary file {}: {}", path.string(), temp,
+                                           errno_text(errno)));
+    }
+  }
+  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot create a temporary file beside it", path.string()));
+
+  FileDescriptor file(fd);
+  auto fail = [&](std::string_view what, int error) {
+    file.close_now();
+    ::unlink(temp.c_str());
+    throw std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, errno_text(error)));
+  };
+  const char* data = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t written = ::write(file.get(), data, std::min<std::size_t>(left, std::size_t{1} << 30));
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed", errno);
+    }
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  if (const int error = file.close_now(); error != 0) {
+    ::unlink(temp.c_str());
+    throw std::runtime_error(fmt::format("{}: close failed: {}", path.string(), errno_text(error)));
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp.c_str());
+    throw std::runtime_error(fmt::format("{}: cannot rename {} over it: {}", path.string(), temp, errno_text(error)));
+  }
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+  std::string contents;
+  char buffer[1 << 16];
+  for (;;) {
+    const std::size_t got = std::fread(buffer, 1, sizeof buffer, file.get());
+    contents.append(buffer, got);
+    if (got < sizeof buffer) {
+      if (std::ferror(file.get()))
+        throw InputError(fmt::format("{}: cannot read: {}", path.string(), errno_text(errno)));
+      break;
+    }
+  }
+  return contents;
+}
+
+std::string to_json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
+  if (!status.ok())
+    throw std::runtime_error(fmt::format("cannot print {} as JSON: {}", message.GetTypeName(), status.ToString()));
+  // protobuf indents by one space per level; we promise two. JSON strings hold
+  // no raw line breaks, so every line's leading spaces are indentation.
+  std::string indented;
+  indented.reserve(json.size() + json.size() / 4);
+  std::size_t begin = 0;
+  while (begin < json.size()) {
+    std::size_t end = json.find('\n', begin);
+    end = end == std::string::npos ? json.size() : end + 1;
+    const std::size_t text = json.find_first_not_of(' ', begin);
+    const std::size_t depth = (text == std::string::npos || text > end ? end : text) - begin;
+    indented.append(2 * depth, ' ');
+    indented.append(json, begin + depth, end - begin - depth);
+    begin = end;
+  }
+  return indented;
+}
+
+void from_json(std::string_view json, google::protobuf::Message* message, std::string_view source) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  message->Clear();
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), message, options);
+  if (!status.ok()) {
+    // protobuf may append the offending text and a caret on further lines.
+    std::string_view reason(status.message().data(), status.message().size());
+    reason = reason.substr(0, reason.find('\n'));
+    throw InputError(fmt::format("{}: not a valid JSON {} message: {}", source, message->GetTypeName(), reason));
+  }
+}
+
+std::string to_text(const google::protobuf::Message& message) {
+  std::string text;
+  if (!google::protobuf::TextFormat::PrintToString(message, &text))
+    throw std::runtime_error(fmt::format("cannot print {} as text", message.GetTypeName()));
+  return text;
+}
+
+void from_text(std::string_view text, google::protobuf::Message* message, std::string_view source) {
+  parse_text_strict(text, message, source);
+}
+
+std::string to_binary(const google::protobuf::Message& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream output(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&output);
+    coded.SetSerializationDeterministic(true);
+    if (!message.SerializeToCodedStream(&coded))
+      throw std::runtime_error(fmt::format("cannot serialize {}", message.GetTypeName()));
+  }
+  return bytes;
+}
+
+void from_binary(std::string_view bytes, google::protobuf::Message* message, std::string_view source) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InputError(fmt::format("{}: {} bytes is too large for a binary message (at most 2 GiB)", source,
+                                 bytes.size()));
+  if (!message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw InputError(fmt::format("{}: not a valid binary {} message", source, message->GetTypeName()));
+  if (const std::string unknown = find_unknown_field(*message, ""); !unknown.empty()) {
+    throw InputError(fmt::format("{}: binary {} message has fields unknown to this build in {} (written by a "
+                                 "newer eppsim, or a different message type?)",
+                                 source, message->GetTypeName(), unknown));
+  }
+}
+
+void write_message(const google::protobuf::Message& message, const std::filesystem::path& path,
+                   ProtoFormat format) {
+  switch (format) {
+    case ProtoFormat::Binary: write_file_atomically(path, to_binary(message)); return;
+    case ProtoFormat::Text: write_file_atomically(path, to_text(message)); return;
+    case ProtoFormat::Json: write_file_atomically(path, to_json(message)); return;
+  }
+  throw std::logic_error("write_message: bad ProtoFormat");
+}
+
+void write_message(const google::protobuf::Message& message, const std::filesystem::path& path) {
+  write_message(message, path, proto_format_for(path));
+}
+
+void read_message(const std::filesystem::path& path, google::protobuf::Message* message, ProtoFormat format) {
+  const std::string contents = read_file(path);
+  switch (format) {
+    case ProtoFormat::Binary: from_binary(contents, message, path.string()); return;
+    case ProtoFormat::Text: from_text(contents, message, path.string()); return;
+    case ProtoFormat::Json: from_json(contents, message, path.string()); return;
+  }
+  throw std::logic_error("read_message: bad ProtoFormat");
+}
+
+void read_message(const std::filesystem::path& path, google::protobuf::Message* message) {
+  read_message(path, message, proto_format_for(path));
+}
+
+}  // namespace eppsim

@@ -1,0 +1,626 @@
+#include "traces/scenario.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+#include <google/protobuf/text_format.h>
+
+#include "models/errors.h"
+#include "models/gpu_spec.h"
+#include "models/units.h"
+#include "traces/proto_io.h"
+#include "traces/text_parse.h"
+
+namespace eppsim {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+constexpr std::string_view kDefaultStrategy = "packed-1f1b";
+constexpr std::string_view kDefaultEngine = "analytic";
+// Engines this build can run, and engines that exist in eppsim's design but
+// are not built yet (named so that the error can say so).
+constexpr std::string_view kAvailableEngines[] = {"analytic"};
+constexpr std::string_view kPlannedEngines[] = {"flow"};
+
+template <typename Range, typename Name>
+std::string join_names(const Range& range, Name name) {
+  std::string joined;
+  for (const auto& item : range) {
+    if (!joined.empty()) joined += ", ";
+    joined += name(item);
+  }
+  return joined;
+}
+
+std::string join(std::span<const std::string_view> names) {
+  return join_names(names, [](std::string_view n) { return std::string(n); });
+}
+
+std::vector<std::string_view> split_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', begin);
+    parts.push_back(path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin));
+    if (dot == std::string_view::npos) return parts;
+    begin = dot + 1;
+  }
+}
+
+std::string_view trim(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// `path` is `prefix` or lies below it ("a.b" covers "a.b" and "a.b.c", not "a.bc").
+bool covers(std::string_view prefix, std::string_view path) {
+  return path.starts_with(prefix) && (path.size() == prefix.size() || path[prefix.size()] == '.');
+}
+
+struct ParsedOverride {
+  std::string assignment;  // as given: "FIELD=VALUE"
+  std::string field;       // the dotted path, trimmed
+};
+
+// Where each field of a scenario came from, so that a broken rule can name the
+// file, the line, the field path and, for a value given by --set, the override.
+class FieldLocator {
+ public:
+  FieldLocator(std::string source, const ParseInfoTree* tree, std::vector<ParsedOverride> overrides)
+      : source_(std::move(source)), tree_(tree), overrides_(std::move(overrides)) {}
+
+  const std::string& source() const { return source_; }
+
+  // "file:LINE: path: rule" (LINE of the field, or of its nearest written
+  // ancestor), "file: path: rule" when no line is known, with the override
+  // named when --set gave the value.
+  [[noreturn]] void fail(std::string_view path, std::string_view rule) const {
+    for (auto it = overrides_.rbegin(); it != overrides_.rend(); ++it) {
+      if (covers(it->field, path))
+        throw InputError(fmt::format("{}: {}: {} (set by --set {})", source_, path, rule, it->assignment));
+    }
+    if (const int line = line_of(path); line > 0) throw InputError(fmt::format("{}:{}: {}: {}", source_, line, path, rule));
+    throw InputError(fmt::format("{}: {}: {}", source_, path, rule));
+  }
+
+ private:
+  // 1-based line of the deepest component of `path` that the parser saw; 0 if none.
+  int line_of(std::string_view path) const {
+    const ParseInfoTree* tree = tree_;
+    const Descriptor* descriptor = proto::Scenario::descriptor();
+    int line = 0;
+    for (std::string_view name : split_path(path)) {
+      if (tree == nullptr || descriptor == nullptr) break;
+      const FieldDescriptor* field = descriptor->FindFieldByName(std::string(name));
+      if (field == nullptr) break;
+      const int index = field->is_repeated() ? 0 : -1;
+      const auto location = tree->GetLocation(field, index);
+      if (location.line < 0) break;
+      line = location.line + 1;
+      if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
+      tree = tree->GetTreeForNested(field, index);
+      descriptor = field->message_type();
+    }
+    return line;
+  }
+
+  std::string source_;
+  const ParseInfoTree* tree_;
+  std::vector<ParsedOverride> overrides_;
+};
+
+// A double-quoted string literal, valid both in messages and in text format.
+std::string quote_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          out += fmt::format("\\{:03o}", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// Parses a unit string with `parse`, turning the unit parser's error into one
+// that names the field.
+template <typename Parse>
+auto parse_unit(const FieldLocator& where, std::string_view path, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const InputError& e) {
+    where.fail(path, e.what());
+  }
+}
+
+template <typename Quantity>
+void require_positive(const FieldLocator& where, std::string_view path, Quantity quantity, const std::string& text) {
+  if (!(quantity.value > 0.0)) where.fail(path, fmt::format("must be > 0, got {}", quote_string(text)));
+}
+
+// ---------------------------------------------------------------- model
+
+std::string preset_names(std::span<const TransformerSpec> presets) {
+  return join_names(presets, [](const TransformerSpec& s) { return s.name; });
+}
+
+TransformerSpec resolve_model(const proto::Model& m, const FieldLocator& where) {
+  TransformerSpec spec;
+  const bool has_preset = !m.preset().empty();
+  if (has_preset) {
+    const TransformerSpec* preset = find_model_preset(m.preset());
+    if (preset == nullptr)
+      where.fail("model.preset", fmt::format("unknown preset {} (known: {})", quote_string(m.preset()),
+                                             preset_names(model_presets())));
+    spec = *preset;
+  } else {
+    spec.name = "custom";
+    const std::pair<std::string_view, std::uint32_t> required[] = {
+        {"model.layers", m.layers()},
+        {"model.hidden_size", m.hidden_size()},
+        {"model.attention_heads", m.attention_heads()},
+        {"model.ffn_hidden_size", m.ffn_hidden_size()},
+        {"model.vocab_size", m.vocab_size()},
+    };
+    for (const auto& [path, value] : required) {
+      if (value == 0)
+        where.fail(path, fmt::format("must be > 0 when model.preset is not set (known presets: {}), got 0",
+                                     preset_names(model_presets())));
+    }
+    spec.kv_heads = m.attention_heads();  // multi-head attention unless kv_heads says otherwise
+  }
+  if (m.layers() != 0) spec.layers = m.layers();
+  if (m.hidden_size() != 0) spec.hidden_size = m.hidden_size();
+  if (m.attention_heads() != 0) spec.attention_heads = m.attention_heads();
+  if (m.kv_heads() != 0) spec.kv_heads = m.kv_heads();
+  if (m.ffn_hidden_size() != 0) spec.ffn_hidden_size = m.ffn_hidden_size();
+  if (m.vocab_size() != 0) spec.vocab_size = m.vocab_size();
+  switch (m.ffn_kind()) {
+    case proto::FFN_KIND_UNSPECIFIED: break;
+    case proto::SWIGLU: spec.ffn_kind = FfnKind::SwiGlu; break;
+    case proto::GELU: spec.ffn_kind = FfnKind::Gelu; break;
+    default: where.fail("model.ffn_kind", fmt::format("unknown value {} (known: SWIGLU, GELU)", static_cast<int>(m.ffn_kind())));
+  }
+  if (m.position_embeddings() != 0) spec.position_embeddings = m.position_embeddings();
+  if (m.tied_embeddings()) spec.tied_embeddings = true;
+  if (m.bytes_per_element() != 0) {
+    if (m.bytes_per_element() != 1 && m.bytes_per_element() != 2 && m.bytes_per_element() != 4)
+      where.fail("model.bytes_per_element", fmt::format("must be 1, 2 or 4 (0 means 2), got {}", m.bytes_per_element()));
+    spec.bytes_per_element = m.bytes_per_element();
+  }
+  if (spec.attention_heads == 0) where.fail("model.attention_heads", "must be > 0, got 0");
+  if (spec.kv_heads == 0) where.fail("model.kv_heads", "must be > 0, got 0");
+  if (spec.hidden_size % spec.attention_heads != 0)
+    where.fail("model.hidden_size", fmt::format("must be divisible by model.attention_heads ({}), got {}",
+                                                spec.attention_heads, spec.hidden_size));
+  if (spec.attention_heads % spec.kv_heads != 0)
+    where.fail("model.kv_heads", fmt::format("must divide model.attention_heads ({}), got {}", spec.attention_heads,
+                                             spec.kv_heads));
+  return spec;
+}
+
+// ---------------------------------------------------------------- cluster
+
+GpuSpec resolve_gpu(const proto::Gpu& g, const FieldLocator& where) {
+  GpuSpec gpu;
+  if (!g.preset().empty()) {
+    const GpuSpec* preset = find_gpu_preset(g.preset());
+    if (preset == nullptr) {
+      where.fail("cluster.gpu.preset",
+                 fmt::format("unknown preset {} (known: {})", quote_string(g.preset()),
+                             join_names(gpu_presets(), [](const GpuSpec& s) { return s.name; })));
+    }
+    gpu = *preset;
+  } else {
+    gpu.name = "custom";
+    const std::pair<std::string_view, const std::string*> required[] = {
+        {"cluster.gpu.peak_flops", &g.peak_flops()},
+        {"cluster.gpu.memory", &g.memory()},
+        {"cluster.gpu.memory_bandwidth", &g.memory_bandwidth()},
+        {"cluster.gpu.nvlink_bandwidth", &g.nvlink_bandwidth()},
+    };
+    for (const auto& [path, value] : required) {
+      if (value->empty())
+        where.fail(path, fmt::format("must be set when cluster.gpu.preset is not (known presets: {})",
+                                     join_names(gpu_presets(), [](const GpuSpec& s) { return s.name; })));
+    }
+  }
+  if (!g.peak_flops().empty()) {
+    gpu.peak_bf16 = parse_unit(where, "cluster.gpu.peak_flops", g.peak_flops(), parse_flops);
+    require_positive(where, "cluster.gpu.peak_flops", gpu.peak_bf16, g.peak_flops());
+  }
+  if (!g.memory().empty()) {
+    gpu.memory = parse_unit(where, "cluster.gpu.memory", g.memory(), parse_bytes);
+    if (gpu.memory.count == 0) where.fail("cluster.gpu.memory", fmt::format("must be > 0, got {}", quote_string(g.memory())));
+  }
+  if (!g.memory_bandwidth().empty()) {
+    gpu.memory_bandwidth = parse_unit(where, "cluster.gpu.memory_bandwidth", g.memory_bandwidth(), parse_bandwidth);
+    require_positive(where, "cluster.gpu.memory_bandwidth", gpu.memory_bandwidth, g.memory_bandwidth());
+  }
+  if (!g.nvlink_bandwidth().empty()) {
+    gpu.nvlink_bandwidth = parse_unit(where, "cluster.gpu.nvlink_bandwidth", g.nvlink_bandwidth(), parse_bandwidth);
+    require_positive(where, "cluster.gpu.nvlink_bandwidth", gpu.nvlink_bandwidth, g.nvlink_bandwidth());
+  }
+  return gpu;
+}
+
+LinkParams resolve_link(const proto::LinkSpec& link, std::string_view name, const FieldLocator& where) {
+  const std::string bandwidth_path = fmt::format("cluster.{}.bandwidth", name);
+  const std::string latency_path = fmt::format("cluster.{}.latency", name);
+  if (link.bandwidth().empty()) where.fail(bandwidth_path, "must be set, e.g. \"400Gbps\" or \"50GB/s\"");
+  if (link.latency().empty()) where.fail(latency_path, "must be set, e.g. \"1.5us\"");
+  LinkParams params;
+  params.bandwidth = parse_unit(where, bandwidth_path, link.bandwidth(), parse_bandwidth);
+  require_positive(where, bandwidth_path, params.bandwidth, link.bandwidth());
+  params.latency = parse_unit(where, latency_path, link.latency(), parse_seconds);
+  if (!(params.latency.value >= 0.0)) where.fail(latency_path, fmt::format("must be >= 0, got {}", quote_string(link.latency())));
+  return params;
+}
+
+ClusterSpec resolve_cluster(const proto::Cluster& c, const FieldLocator& where) {
+  ClusterSpec cluster;
+  if (c.nodes() == 0) where.fail("cluster.nodes", "must be > 0, got 0");
+  if (c.gpus_per_node() == 0) where.fail("cluster.gpus_per_node", "must be > 0, got 0");
+  const std::uint64_t total = std::uint64_t{c.nodes()} * c.gpus_per_node();
+  if (total > std::numeric_limits<std::uint32_t>::max())
+    where.fail("cluster.nodes", fmt::format("nodes x gpus_per_node must fit in 32 bits, got {}", total));
+  cluster.nodes = c.nodes();
+  cluster.gpus_per_node = c.gpus_per_node();
+  cluster.gpu = resolve_gpu(c.gpu(), where);
+  cluster.intra_node = resolve_link(c.intra_node(), "intra_node", where);
+  cluster.inter_node = resolve_link(c.inter_node(), "inter_node", where);
+  return cluster;
+}
+
+// ---------------------------------------------------------------- workload
+
+std::shared_ptr<const LengthDistribution> resolve_lengths(const proto::LengthSource& lengths,
+                                                          const std::filesystem::path& base_dir,
+                                                          const FieldLocator& where) {
+  if (!lengths.jsonl_field().empty() && lengths.source_case() != proto::LengthSource::kFile)
+    where.fail("workload.lengths.jsonl_field", "only applies to a file source (workload.lengths.file)");
+  switch (lengths.source_case()) {
+    case proto::LengthSource::kDistribution:
+      try {
+        return std::make_shared<QuantileDistribution>(embedded_distribution(lengths.distribution()));
+      } catch (const InputError& e) {
+        where.fail("workload.lengths.distribution", e.what());
+      }
+    case proto::LengthSource::kFile: {
+      if (lengths.file().empty()) where.fail("workload.lengths.file", "must not be empty");
+      std::filesystem::path file(lengths.file());
+      if (file.is_relative()) file = base_dir / file;
+      std::error_code error;
+      if (!std::filesystem::is_regular_file(file, error)) {
+        where.fail("workload.lengths.file", fmt::format("no such file {} (relative paths resolve against {})",
+                                                        file.string(), base_dir.string()));
+      }
+      std::vector<std::uint64_t> values;
+      try {
+        values = load_lengths_file(file, lengths.jsonl_field().empty() ? "length" : lengths.jsonl_field());
+      } catch (const InputError& e) {
+        where.fail("workload.lengths.file", e.what());
+      }
+      if (values.empty()) where.fail("workload.lengths.file", fmt::format("{} holds no lengths", file.string()));
+      return std::make_shared<EmpiricalListDistribution>(lengths.file(), std::move(values));
+    }
+    case proto::LengthSource::kFixed:
+      if (lengths.fixed() == 0) where.fail("workload.lengths.fixed", "must be > 0, got 0");
+      return std::make_shared<FixedLengthDistribution>(lengths.fixed());
+    case proto::LengthSource::SOURCE_NOT_SET: break;
+  }
+  where.fail("workload.lengths", "set one of distribution (e.g. \"wikipedia\"), file or fixed");
+}
+
+OverMaxLength resolve_over_max_length(proto::OverMaxLength value, const FieldLocator& where) {
+  switch (value) {
+    case proto::OVER_MAX_LENGTH_UNSPECIFIED:
+    case proto::TRUNCATE: return OverMaxLength::Truncate;
+    case proto::DROP: return OverMaxLength::Drop;
+    default: break;
+  }
+  where.fail("workload.over_max_length", fmt::format("unknown value {} (known: TRUNCATE, DROP)", static_cast<int>(value)));
+}
+
+// ---------------------------------------------------------------- plan
+
+void check_packed_1f1b(const proto::Scenario& scenario, const ResolvedScenario& resolved, const FieldLocator& where) {
+  const proto::Packed1F1BOptions& options = scenario.plan().packed_1f1b();
+  const std::uint32_t stages = options.pipeline_stages();
+  const std::uint32_t gpus = resolved.cluster.total_gpus();
+  if (stages == 0) where.fail("plan.packed_1f1b.pipeline_stages", "must be > 0, got 0");
+  if (gpus % stages != 0) {
+    where.fail("plan.packed_1f1b.pipeline_stages",
+               fmt::format("must divide the cluster's {} GPUs (cluster.nodes {} x cluster.gpus_per_node {}), got {}",
+                           gpus, resolved.cluster.nodes, resolved.cluster.gpus_per_node, stages));
+  }
+  if (stages > resolved.model.layers) {
+    where.fail("plan.packed_1f1b.pipeline_stages",
+               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (options.micro_batch_tokens() == 0) where.fail("plan.packed_1f1b.micro_batch_tokens", "must be > 0, got 0");
+}
+
+// The strategies a scenario may name, each with the rules of its options.
+// A new planner adds one line here.
+struct StrategyRules {
+  std::string_view name;
+  void (*check)(const proto::Scenario&, const ResolvedScenario&, const FieldLocator&);
+};
+constexpr StrategyRules kStrategies[] = {
+    {"packed-1f1b", check_packed_1f1b},
+};
+
+const StrategyRules& resolve_strategy(const std::string& strategy, const FieldLocator& where) {
+  for (const StrategyRules& rules : kStrategies) {
+    if (rules.name == strategy) return rules;
+  }
+  where.fail("plan.strategy", fmt::format("unknown strategy {} (known: {})", quote_string(strategy),
+                                          join_names(kStrategies, [](const StrategyRules& r) { return std::string(r.name); })));
+}
+
+// ---------------------------------------------------------------- cost model
+
+CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, const FieldLocator& where) {
+  const std::pair<std::string_view, double> coefficients[] = {
+      {"alpha1_s_per_token2", fit.alpha1_s_per_token2()},
+      {"alpha2_s_per_token", fit.alpha2_s_per_token()},
+      {"beta_s", fit.beta_s()},
+  };
+  bool any_positive = false;
+  for (const auto& [name, value] : coefficients) {
+    if (!(value >= 0.0) || !std::isfinite(value))
+      where.fail(fmt::format("{}.{}", path, name), fmt::format("must be finite and >= 0, got {}", value));
+    any_positive = any_positive || value > 0.0;
+  }
+  if (!any_positive)
+    where.fail(path, "needs at least one positive coefficient (alpha1_s_per_token2, alpha2_s_per_token, beta_s)");
+  return CalibratedFit{fit.alpha1_s_per_token2(), fit.alpha2_s_per_token(), fit.beta_s()};
+}
+
+double resolve_efficiency(double value, double fallback, std::string_view path, const FieldLocator& where) {
+  if (value == 0.0) return fallback;
+  if (!(value > 0.0 && value <= 1.0))
+    where.fail(path, fmt::format("must be in (0, 1] (0 means the default {}), got {}", fallback, value));
+  return value;
+}
+
+std::shared_ptr<const ComputeCostModel> resolve_cost_model(const proto::CostModel& cost, const ResolvedScenario& resolved,
+                                                           const FieldLocator& where) {
+  const AnalyticEfficiency defaults;
+  AnalyticEfficiency efficiency;
+  efficiency.gemm = resolve_efficiency(cost.gemm_efficiency(), defaults.gemm, "cost_model.gemm_efficiency", where);
+  efficiency.attention =
+      resolve_efficiency(cost.attention_efficiency(), defaults.attention, "cost_model.attention_efficiency", where);
+  if (cost.has_calibration()) {
+    const CalibratedFit forward = resolve_fit(cost.calibration().forward(), "cost_model.calibration.forward", where);
+    const CalibratedFit backward = resolve_fit(cost.calibration().backward(), "cost_model.calibration.backward", where);
+    return std::make_shared<CalibratedComputeCost>(resolved.model, resolved.cluster.gpu, forward, backward, efficiency);
+  }
+  return std::make_shared<AnalyticComputeCost>(resolved.model, resolved.cluster.gpu, efficiency);
+}
+
+std::string resolve_engine(const std::string& engine, const FieldLocator& where) {
+  const std::string name = engine.empty() ? std::string(kDefaultEngine) : engine;
+  for (std::string_view available : kAvailableEngines) {
+    if (available == name) return name;
+  }
+  for (std::string_view planned : kPlannedEngines) {
+    if (planned == name)
+      where.fail("simulation.engine", fmt::format("engine {} is not available in this build (available: {})",
+                                                  quote_string(name), join(kAvailableEngines)));
+  }
+  where.fail("simulation.engine", fmt::format("unknown engine {} (available: {})", quote_string(name), join(kAvailableEngines)));
+}
+
+// ---------------------------------------------------------------- resolution
+
+ResolvedScenario resolve(const proto::Scenario& scenario, const FieldLocator& where,
+                         const std::filesystem::path& base_dir) {
+  ResolvedScenario resolved;
+  resolved.proto = scenario;
+  resolved.source = where.source();
+  resolved.seed = scenario.seed();
+
+  resolved.model = resolve_model(scenario.model(), where);
+  resolved.cluster = resolve_cluster(scenario.cluster(), where);
+
+  const proto::Workload& workload = scenario.workload();
+  resolved.lengths = resolve_lengths(workload.lengths(), base_dir, where);
+  if (workload.global_batch() == 0) where.fail("workload.global_batch", "must be > 0, got 0");
+  resolved.global_batch = workload.global_batch();
+  if (workload.max_length() == 0) where.fail("workload.max_length", "must be > 0, got 0");
+  resolved.max_length = workload.max_length();
+  resolved.over_max_length = resolve_over_max_length(workload.over_max_length(), where);
+
+  const proto::Plan& plan = scenario.plan();
+  resolved.strategy = plan.strategy().empty() ? std::string(kDefaultStrategy) : plan.strategy();
+  const StrategyRules& strategy = resolve_strategy(resolved.strategy, where);
+  if (plan.zero_stage() > 3) where.fail("plan.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", plan.zero_stage()));
+  double fraction = plan.memory_fraction();
+  if (fraction == 0.0) fraction = 1.0;
+  if (!(fraction > 0.0 && fraction <= 1.0))
+    where.fail("plan.memory_fraction", fmt::format("must be in (0, 1] (0 means the default 1.0), got {}", fraction));
+  const Bytes memory = resolved.cluster.gpu.memory;
+  resolved.memory_limit =
+      fraction == 1.0 ? memory : Bytes(static_cast<std::uint64_t>(std::floor(static_cast<double>(memory.count) * fraction)));
+  strategy.check(scenario, resolved, where);
+
+  resolved.compute_cost = resolve_cost_model(scenario.cost_model(), resolved, where);
+  resolved.engine = resolve_engine(scenario.simulation().engine(), where);
+  return resolved;
+}
+
+// ---------------------------------------------------------------- overrides
+
+std::string field_names(const Descriptor* descriptor) {
+  std::string names;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    if (!names.empty()) names += ", ";
+    names += descriptor->field(i)->name();
+  }
+  return names;
+}
+
+std::string enum_names(const FieldDescriptor* field) {
+  std::string names;
+  const auto* type = field->enum_type();
+  for (int i = 0; i < type->value_count(); ++i) {
+    if (!names.empty()) names += ", ";
+    names += type->value(i)->name();
+  }
+  return names;
+}
+
+std::string type_name(const FieldDescriptor* field) {
+  if (field->is_map()) return "map";
+  std::string name = field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? field->message_type()->name()
+                     : field->cpp_type() == FieldDescriptor::CPPTYPE_ENUM  ? field->enum_type()->name()
+                                                                           : field->type_name();
+  return field->is_repeated() ? "repeated " + name : name;
+}
+
+bool is_quoted(std::string_view value) {
+  return value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front();
+}
+
+// True when `message` has nothing set except, at each level, the next field of
+// `path` (so a VALUE cannot smuggle in other fields with "} other { ...").
+bool only_path_is_set(const Message& message, std::span<const FieldDescriptor* const> path) {
+  std::vector<const FieldDescriptor*> set;
+  message.GetReflection()->ListFields(message, &set);
+  if (!message.GetReflection()->GetUnknownFields(message).empty()) return false;
+  for (const FieldDescriptor* field : set) {
+    if (field != path.front()) return false;
+  }
+  if (path.size() == 1 || set.empty()) return true;
+  return only_path_is_set(message.GetReflection()->GetMessage(message, path.front()), path.subspan(1));
+}
+
+ParsedOverride apply_override_impl(proto::Scenario* scenario, std::string_view assignment) {
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos)
+    throw InputError(fmt::format("--set {}: expected FIELD=VALUE, e.g. plan.packed_1f1b.pipeline_stages=4", assignment));
+  const std::string_view field_path = trim(assignment.substr(0, equals));
+  const std::string_view value = trim(assignment.substr(equals + 1));
+  if (field_path.empty()) throw InputError(fmt::format("--set {}: the FIELD before '=' is empty", assignment));
+
+  // Walk the descriptors first: nothing changes unless the whole override is good.
+  std::vector<const FieldDescriptor*> path;
+  const Descriptor* descriptor = proto::Scenario::descriptor();
+  std::string walked;
+  const std::vector<std::string_view> parts = split_path(field_path);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (descriptor == nullptr) {
+      const FieldDescriptor* parent = path.back();
+      throw InputError(fmt::format("--set {}: {} is a {} field and has no field '{}'", assignment, walked,
+                                   type_name(parent), parts[i]));
+    }
+    const FieldDescriptor* field = parts[i].empty() ? nullptr : descriptor->FindFieldByName(std::string(parts[i]));
+    if (field == nullptr) {
+      throw InputError(fmt::format("--set {}: {} has no field '{}' (fields: {})", assignment,
+                                   walked.empty() ? std::string("the scenario") : walked, parts[i],
+                                   field_names(descriptor)));
+    }
+    if (!walked.empty()) walked += '.';
+    walked += field->name();
+    path.push_back(field);
+    const bool last = i + 1 == parts.size();
+    if (!last && field->is_repeated()) {
+      throw InputError(fmt::format("--set {}: {} is a {} field; set it whole (--set {}=[...])", assignment, walked,
+                                   type_name(field), walked));
+    }
+    descriptor = field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ? field->message_type() : nullptr;
+  }
+  const FieldDescriptor* leaf = path.back();
+
+  // Text format for "a { b { leaf: VALUE } }"; a bare string gets its quotes.
+  std::string literal(value);
+  if (leaf->cpp_type() == FieldDescriptor::CPPTYPE_STRING && !leaf->is_repeated() && !is_quoted(value))
+    literal = quote_string(value);
+  if (leaf->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && value.empty()) literal = "{}";
+  std::string snippet;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) snippet += path[i]->name() + " { ";
+  snippet += fmt::format("{}: {}", leaf->name(), literal);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) snippet += " }";
+
+  proto::Scenario update;
+  if (const auto error = try_parse_text(snippet, &update)) {
+    std::string hint;
+    if (leaf->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) hint = fmt::format(" (values: {})", enum_names(leaf));
+    if (leaf->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !leaf->is_repeated())
+      hint = fmt::format(" (a message: VALUE is {{ field: value ... }})");
+    throw InputError(fmt::format("--set {}: {} ({}): {}{}", assignment, walked, type_name(leaf), error->message, hint));
+  }
+  if (!only_path_is_set(update, path))
+    throw InputError(fmt::format("--set {}: VALUE must be a single {} value for {}", assignment, type_name(leaf), walked));
+
+  // Replace, not merge: clear the leaf, then merge the update (which holds only it).
+  Message* target = scenario;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) target = target->GetReflection()->MutableMessage(target, path[i]);
+  target->GetReflection()->ClearField(target, leaf);
+  scenario->MergeFrom(update);
+  return ParsedOverride{std::string(assignment), walked};
+}
+
+ResolvedScenario load_text(std::string_view text, const std::string& source, const std::filesystem::path& base_dir,
+                           const std::vector<std::string>& overrides) {
+  proto::Scenario scenario;
+  ParseInfoTree locations;
+  parse_text_strict(text, &scenario, source, &locations);
+  std::vector<ParsedOverride> applied;
+  applied.reserve(overrides.size());
+  for (const std::string& assignment : overrides) applied.push_back(apply_override_impl(&scenario, assignment));
+  const FieldLocator where(source, &locations, std::move(applied));
+  return resolve(scenario, where, base_dir);
+}
+
+}  // namespace
+
+proto::Scenario parse_scenario_text(std::string_view text, std::string_view source) {
+  proto::Scenario scenario;
+  parse_text_strict(text, &scenario, source);
+  return scenario;
+}
+
+void apply_override(proto::Scenario* scenario, std::string_view assignment) { apply_override_impl(scenario, assignment); }
+
+ResolvedScenario resolve_scenario(const proto::Scenario& scenario, std::string_view source,
+                                  const std::filesystem::path& base_dir) {
+  const FieldLocator where(std::string(source), nullptr, {});
+  return resolve(scenario, where, base_dir);
+}
+
+ResolvedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  const std::string text = read_file(path);
+  std::filesystem::path base_dir = path.parent_path();
+  if (base_dir.empty()) base_dir = ".";
+  return load_text(text, path.string(), base_dir, overrides);
+}
+
+ResolvedScenario load_embedded_quickstart(const std::vector<std::string>& overrides) {
+  return load_text(embedded_quickstart_text(), "<embedded quickstart>", ".", overrides);
+}
+
+}  // namespace eppsim
