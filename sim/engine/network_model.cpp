@@ -1,0 +1,89 @@
+#include "sim/engine/network_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace eppsim {
+
+SimpleClusterNetwork::SimpleClusterNetwork(LinkParams intra_node, LinkParams inter_node,
+                                           std::vector<std::uint32_t> node_of_rank)
+    : intra_(intra_node), inter_(inter_node), node_of_rank_(std::move(node_of_rank)) {}
+
+Seconds SimpleClusterNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
+  if (src_rank == dst_rank) return Seconds(0.0);
+  const auto& link = node_of_rank_.at(src_rank) == node_of_rank_.at(dst_rank) ? intra_ : inter_;
+  return link.latency + transfer_time(size, link.bandwidth);
+}
+
+Seconds ring_collective_time(proto::CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link) {
+  if (n <= 1) return Seconds(0.0);
+  const double steps = n - 1;
+  const Seconds full = transfer_time(size, link.bandwidth);
+  switch (kind) {
+    case proto::ALL_REDUCE:
+      return link.latency * (2 * steps) + full * (2 * steps / n);
+    case proto::REDUCE_SCATTER:
+    case proto::ALL_TO_ALL:
+      return link.latency * steps + full * (steps / n);
+    case proto::ALL_GATHER:
+      return link.latency * steps + full * steps;
+    case proto::BROADCAST:
+      return link.latency * steps + full;
+    default:
+      throw std::invalid_argument(fmt::format("ring_collective_time: unsupported collective kind {}", static_cast<int>(kind)));
+  }
+}
+
+Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link) {
+  if (n <= 1) return Seconds(0.0);
+  return link.latency * (2.0 * std::ceil(std::log2(static_cast<double>(n)))) + transfer_time(size, link.bandwidth) * 2.0;
+}
+
+Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
+                                    LinkParams inter) {
+  const Seconds intra_phase = ring_collective_time(proto::REDUCE_SCATTER, gpus_per_node, size, intra);
+  const Bytes per_nic(size.count / std::max<std::uint32_t>(gpus_per_node, 1));
+  return intra_phase * 2.0 + ring_collective_time(proto::ALL_REDUCE, nodes, per_nic, inter);
+}
+
+Seconds SimpleClusterNetwork::collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+                                              std::span<const std::uint32_t> ranks, Bytes size) const {
+  const auto n = static_cast<std::uint32_t>(ranks.size());
+  if (n <= 1) return Seconds(0.0);
+  std::map<std::uint32_t, std::uint32_t> per_node;
+  for (auto r : ranks) ++per_node[node_of_rank_.at(r)];
+  const bool one_node = per_node.size() == 1;
+  const LinkParams& bottleneck = one_node ? intra_ : inter_;
+  // Hierarchical applies when every node holds the same number (> 1) of the group's ranks.
+  const std::uint32_t g = per_node.begin()->second;
+  const bool uniform = std::all_of(per_node.begin(), per_node.end(), [&](const auto& kv) { return kv.second == g; });
+  const bool hierarchical_applies = !one_node && uniform && g > 1 && kind == proto::ALL_REDUCE;
+
+  switch (algorithm) {
+    case proto::RING:
+    case proto::DIRECT:
+      return ring_collective_time(kind, n, size, bottleneck);
+    case proto::TREE:
+      if (kind == proto::ALL_REDUCE) return tree_allreduce_time(n, size, bottleneck);
+      return ring_collective_time(kind, n, size, bottleneck);
+    case proto::HIERARCHICAL:
+      if (hierarchical_applies) {
+        return hierarchical_allreduce_time(g, static_cast<std::uint32_t>(per_node.size()), size, intra_, inter_);
+      }
+      return ring_collective_time(kind, n, size, bottleneck);
+    default: {
+      Seconds best = ring_collective_time(kind, n, size, bottleneck);
+      if (kind == proto::ALL_REDUCE) best = std::min(best, tree_allreduce_time(n, size, bottleneck));
+      if (hierarchical_applies) {
+        best = std::min(best, hierarchical_allreduce_time(g, static_cast<std::uint32_t>(per_node.size()), size, intra_, inter_));
+      }
+      return best;
+    }
+  }
+}
+
+}  // namespace eppsim

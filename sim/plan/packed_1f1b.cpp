@@ -1,0 +1,245 @@
+#include "sim/plan/packed_1f1b.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "models/chunk.h"
+#include "models/errors.h"
+#include "models/memory_model.h"
+#include "sim/plan/packing.h"
+#include "sim/plan/schedule_builder.h"
+
+namespace eppsim {
+
+std::vector<std::uint32_t> split_layers(std::uint32_t layers, std::uint32_t stages) {
+  std::vector<std::uint32_t> per_stage(stages, layers / stages);
+  for (std::uint32_t s = 0; s < layers % stages; ++s) ++per_stage[s];
+  return per_stage;
+}
+
+std::vector<bool> one_f_one_b_order(std::uint32_t stage, std::uint32_t stages, std::uint32_t micro_batches) {
+  const std::uint32_t warmup = std::min(stages - stage - 1, micro_batches);
+  std::vector<bool> order;
+  order.reserve(2 * micro_batches);
+  order.insert(order.end(), warmup, true);
+  for (std::uint32_t i = warmup; i < micro_batches; ++i) {
+    order.push_back(true);
+    order.push_back(false);
+  }
+  order.insert(order.end(), warmup, false);
+  return order;
+}
+
+namespace {
+
+struct StageShape {
+  std::uint32_t first_layer = 0;
+  std::uint32_t layer_count = 0;
+  bool first = false;
+  bool last = false;
+  double params = 0.0;
+};
+
+std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t stages) {
+  const auto layers = split_layers(model.layers, stages);
+  const double hidden = model.hidden_size;
+  const double input_embedding = (static_cast<double>(model.vocab_size) + static_cast<double>(model.position_embeddings)) * hidden;
+  // Output side: final norm and head; a tied head is a copy kept in sync on the last stage.
+  const double output_side = model.tied_embeddings ? static_cast<double>(model.vocab_size) * hidden + (model.embedding_params() - input_embedding)
+                                                   : model.embedding_params() - input_embedding;
+  std::vector<StageShape> shapes(stages);
+  std::uint32_t first_layer = 0;
+  for (std::uint32_t s = 0; s < stages; ++s) {
+    auto& shape = shapes[s];
+    shape.first_layer = first_layer;
+    shape.layer_count = layers[s];
+    shape.first = s == 0;
+    shape.last = s + 1 == stages;
+    shape.params = model.params_per_layer() * layers[s];
+    if (shape.first) shape.params += input_embedding;
+    if (shape.last) shape.params += output_side;
+    if (shape.first && shape.last && model.tied_embeddings) shape.params -= static_cast<double>(model.vocab_size) * hidden;
+    first_layer += layers[s];
+  }
+  return shapes;
+}
+
+proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const StageShape& shape, std::uint32_t stage,
+                              std::uint32_t chunk, std::span<const Segment> segments) {
+  const ChunkWork work{segments, shape.layer_count, shape.first, shape.last};
+  const ComputeCost cost = sc.compute_cost->cost(pass, work);
+  proto::ComputeOp op;
+  op.set_phase(pass == Pass::Forward ? proto::FORWARD : pass == Pass::Backward ? proto::BACKWARD : proto::RECOMPUTE);
+  op.set_stage(stage);
+  op.set_chunk(chunk);
+  op.set_first_layer(shape.first_layer);
+  op.set_layer_count(shape.layer_count);
+  for (const auto& seg : segments) {
+    auto* s = op.add_segments();
+    s->set_tokens(seg.tokens);
+    s->set_context_tokens(seg.context_tokens);
+  }
+  op.set_flops(cost.flops.total());
+  op.set_memory_traffic_bytes(cost.memory_traffic.count);
+  op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
+  op.set_includes_lm_head(shape.last);
+  return op;
+}
+
+}  // namespace
+
+proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const auto& options = sc.proto.plan().packed_1f1b();
+  const std::uint32_t stages = options.pipeline_stages();
+  const std::uint32_t num_ranks = sc.cluster.total_gpus();
+  const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
+  if (stages == 0 || num_ranks % stages != 0) {
+    throw InputError(fmt::format("{}: plan.packed_1f1b.pipeline_stages: must divide the {} GPUs, got {}", sc.source,
+                                 num_ranks, stages));
+  }
+  if (zero_stage > 2) {
+    throw InputError(fmt::format("{}: plan.zero_stage: packed-1f1b supports ZeRO stages 0 to 2 (Megatron's distributed "
+                                 "optimizer), got {}",
+                                 sc.source, zero_stage));
+  }
+  const std::uint32_t data_parallel = num_ranks / stages;
+  const auto& model = sc.model;
+  const auto shapes = stage_shapes(model, stages);
+  const bool full_recompute = options.full_recompute();
+
+  // 1. Sequences to replicas, balanced by the estimated cost of a whole-model forward.
+  std::vector<double> costs(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const std::array<Segment, 1> one{Segment{lengths[i], 0}};
+    costs[i] = sc.compute_cost->cost(Pass::Forward, ChunkWork{one, model.layers, false, false}).time.value;
+  }
+  const Bins replicas = longest_processing_time(costs, data_parallel);
+
+  // 2. Each replica's sequences packed into micro-batches.
+  std::vector<std::vector<std::vector<Segment>>> micro_batches(data_parallel);
+  std::uint32_t most_micro_batches = 0;
+  for (std::uint32_t d = 0; d < data_parallel; ++d) {
+    std::vector<std::uint64_t> sizes;
+    for (auto i : replicas[d]) sizes.push_back(lengths[i]);
+    for (const auto& bin : best_fit_decreasing(sizes, options.micro_batch_tokens())) {
+      std::vector<Segment> segments;
+      for (auto k : bin) segments.push_back(Segment{sizes[k], 0});
+      micro_batches[d].push_back(std::move(segments));
+    }
+    most_micro_batches = std::max(most_micro_batches, static_cast<std::uint32_t>(micro_batches[d].size()));
+  }
+
+  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  const auto compute = b.stream("compute");
+  const auto recv_prev = b.stream("recv_prev");
+  const auto send_next = b.stream("send_next");
+  const auto recv_next = b.stream("recv_next");
+  const auto send_prev = b.stream("send_prev");
+  const auto comm = b.stream("comm");
+  auto rank_of = [&](std::uint32_t stage, std::uint32_t replica) { return stage * data_parallel + replica; };
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.cluster.node_of(r), sc.cluster.local_gpu_of(r));
+  std::vector<std::uint32_t> dp_groups(stages);
+  for (std::uint32_t s = 0; s < stages; ++s) {
+    std::vector<std::uint32_t> ranks;
+    for (std::uint32_t d = 0; d < data_parallel; ++d) ranks.push_back(rank_of(s, d));
+    dp_groups[s] = b.add_group(fmt::format("data-parallel stage {}", s), std::move(ranks));
+  }
+
+  const std::uint64_t element_bytes = model.bytes_per_element;
+  double model_flops = 0.0;
+  std::uint64_t total_tokens = 0;
+  for (auto len : lengths) total_tokens += len;
+
+  for (std::uint32_t s = 0; s < stages; ++s) {
+    const auto& shape = shapes[s];
+    const ModelStateBytes states = model_state_bytes(shape.params, zero_stage, data_parallel);
+    for (std::uint32_t d = 0; d < data_parallel; ++d) {
+      const auto rank = rank_of(s, d);
+      const auto& mbs = micro_batches[d];
+      const auto m = static_cast<std::uint32_t>(mbs.size());
+      OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
+      std::uint32_t next_forward = 0;
+      std::uint32_t next_backward = 0;
+      for (bool forward : one_f_one_b_order(s, stages, m)) {
+        const std::uint32_t j = forward ? next_forward++ : next_backward++;
+        const auto& segments = mbs[j];
+        std::uint64_t tokens = 0;
+        for (const auto& seg : segments) tokens += seg.tokens;
+        const std::uint64_t boundary_bytes = tokens * model.hidden_size * element_bytes;
+        const std::uint64_t kept = stage_activation_bytes(model, tokens, shape.layer_count, shape.last, full_recompute).count;
+        std::vector<OpIndex> deps;
+        if (forward) {
+          if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d), boundary_bytes, 2 * j));
+          b.memory(rank, compute, {}, true, kept, proto::ACTIVATIONS);
+          auto op = make_compute(sc, Pass::Forward, shape, s, j, segments);
+          model_flops += op.flops();
+          last = b.compute(rank, compute, deps, std::move(op));
+          const std::array<OpIndex, 1> after{last};
+          if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d), boundary_bytes, 2 * j);
+        } else {
+          if (s + 1 < stages) deps.push_back(b.recv(rank, recv_next, {}, rank_of(s + 1, d), boundary_bytes, 2 * j + 1));
+          const std::uint64_t workspace = backward_workspace_bytes(model, tokens, full_recompute).count;
+          if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
+          if (full_recompute) b.compute(rank, compute, deps, make_compute(sc, Pass::Recompute, shape, s, j, segments));
+          auto op = make_compute(sc, Pass::Backward, shape, s, j, segments);
+          model_flops += op.flops();
+          last = b.compute(rank, compute, deps, std::move(op));
+          b.memory(rank, compute, {}, false, kept, proto::ACTIVATIONS);
+          if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
+          const std::array<OpIndex, 1> after{last};
+          if (s > 0) b.send(rank, send_prev, after, rank_of(s - 1, d), boundary_bytes, 2 * j + 1);
+        }
+      }
+
+      // Gradient synchronisation, optimizer step on this rank's shard, weight all-gather.
+      const auto gradient_bytes = static_cast<std::uint64_t>(shape.params) * element_bytes;
+      std::array<OpIndex, 1> after{last};
+      if (data_parallel > 1) {
+        const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
+        after[0] = b.collective(rank, comm, after, kind, dp_groups[s], gradient_bytes);
+      }
+      const double shard_params = zero_stage >= 1 ? shape.params / data_parallel : shape.params;
+      proto::ComputeOp optimizer;
+      optimizer.set_phase(proto::OPTIMIZER);
+      optimizer.set_stage(s);
+      optimizer.set_first_layer(shape.first_layer);
+      optimizer.set_layer_count(shape.layer_count);
+      // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
+      const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+      optimizer.set_flops(shard_params * 12.0);
+      optimizer.set_memory_traffic_bytes(traffic);
+      optimizer.set_estimated_duration_ns(
+          static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+      after[0] = b.compute(rank, compute, after, std::move(optimizer));
+      if (zero_stage >= 1 && data_parallel > 1) {
+        b.collective(rank, comm, after, proto::ALL_GATHER, dp_groups[s], gradient_bytes / data_parallel);
+      }
+    }
+  }
+
+  auto* summary = b.summary();
+  summary->set_sequences(lengths.size());
+  summary->set_tokens(total_tokens);
+  summary->set_micro_batches(most_micro_batches);
+  summary->set_model_flops(model_flops);
+  summary->set_memory_limit_bytes(sc.memory_limit.count);
+  summary->set_pipeline_stages(stages);
+  summary->set_data_parallel(data_parallel);
+  const auto peaks = sequential_peak_memory(b.schedule());
+  for (std::uint32_t r = 0; r < num_ranks; ++r) {
+    summary->add_planned_peak_memory_bytes(peaks[r]);
+    if (peaks[r] > sc.memory_limit.count) {
+      throw InputError(fmt::format(
+          "{}: packed-1f1b: rank {} (pipeline stage {}) needs {} but the memory limit is {}; lower "
+          "plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), raise "
+          "plan.zero_stage ({}) or set plan.packed_1f1b.full_recompute",
+          sc.source, r, r / data_parallel, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit),
+          options.micro_batch_tokens(), stages, zero_stage));
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace eppsim

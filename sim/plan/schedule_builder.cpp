@@ -1,0 +1,125 @@
+#include "sim/plan/schedule_builder.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace eppsim {
+
+ScheduleBuilder::ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy) {
+  schedule_.set_scenario(std::move(scenario));
+  schedule_.set_strategy(std::move(strategy));
+  schedule_.set_num_ranks(num_ranks);
+  for (std::uint32_t r = 0; r < num_ranks; ++r) {
+    schedule_.add_placement();
+    schedule_.add_programs();
+  }
+}
+
+void ScheduleBuilder::place(std::uint32_t rank, std::uint32_t node, std::uint32_t local_gpu) {
+  auto* p = schedule_.mutable_placement(static_cast<int>(rank));
+  p->set_node(node);
+  p->set_local_gpu(local_gpu);
+}
+
+std::uint32_t ScheduleBuilder::stream(std::string_view name) {
+  auto [it, inserted] = stream_ids_.try_emplace(std::string(name), schedule_.stream_names_size());
+  if (inserted) schedule_.add_stream_names(std::string(name));
+  return it->second;
+}
+
+std::uint32_t ScheduleBuilder::add_group(std::string name, std::vector<std::uint32_t> ranks) {
+  auto* g = schedule_.add_groups();
+  const auto id = static_cast<std::uint32_t>(schedule_.groups_size() - 1);
+  g->set_id(id);
+  g->set_name(std::move(name));
+  for (auto r : ranks) g->add_ranks(r);
+  return id;
+}
+
+proto::Op* ScheduleBuilder::append(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                                   OpIndex* index) {
+  if (rank >= num_ranks()) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} out of range", rank));
+  auto* program = schedule_.mutable_programs(static_cast<int>(rank));
+  *index = static_cast<OpIndex>(program->ops_size());
+  auto* op = program->add_ops();
+  op->set_stream(stream);
+  for (auto d : deps) {
+    if (d >= *index) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} op {} depends on later op {}", rank, *index, d));
+    op->add_deps(d);
+  }
+  return op;
+}
+
+OpIndex ScheduleBuilder::compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                                 proto::ComputeOp op) {
+  OpIndex index = 0;
+  *append(rank, stream, deps, &index)->mutable_compute() = std::move(op);
+  return index;
+}
+
+OpIndex ScheduleBuilder::send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                              std::uint32_t peer, std::uint64_t size_bytes, std::uint32_t tag) {
+  OpIndex index = 0;
+  auto* s = append(rank, stream, deps, &index)->mutable_send();
+  s->set_peer(peer);
+  s->set_size_bytes(size_bytes);
+  s->set_tag(tag);
+  return index;
+}
+
+OpIndex ScheduleBuilder::recv(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                              std::uint32_t peer, std::uint64_t size_bytes, std::uint32_t tag) {
+  OpIndex index = 0;
+  auto* r = append(rank, stream, deps, &index)->mutable_recv();
+  r->set_peer(peer);
+  r->set_size_bytes(size_bytes);
+  r->set_tag(tag);
+  return index;
+}
+
+OpIndex ScheduleBuilder::collective(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                                    proto::CollectiveKind kind, std::uint32_t group, std::uint64_t size_bytes,
+                                    proto::CollectiveAlgorithm algorithm) {
+  OpIndex index = 0;
+  auto* c = append(rank, stream, deps, &index)->mutable_collective();
+  c->set_kind(kind);
+  c->set_group(group);
+  c->set_size_bytes(size_bytes);
+  c->set_algorithm(algorithm);
+  return index;
+}
+
+OpIndex ScheduleBuilder::memory(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                                bool allocate, std::uint64_t size_bytes, proto::MemoryTag tag) {
+  OpIndex index = 0;
+  auto* m = append(rank, stream, deps, &index)->mutable_memory();
+  m->set_allocate(allocate);
+  m->set_size_bytes(size_bytes);
+  m->set_tag(tag);
+  return index;
+}
+
+std::vector<std::uint64_t> sequential_peak_memory(const proto::Schedule& schedule) {
+  std::vector<std::uint64_t> peaks;
+  peaks.reserve(static_cast<std::size_t>(schedule.programs_size()));
+  for (const auto& program : schedule.programs()) {
+    std::uint64_t in_use = 0;
+    std::uint64_t peak = 0;
+    for (const auto& op : program.ops()) {
+      if (!op.has_memory()) continue;
+      const auto& m = op.memory();
+      if (m.allocate()) {
+        in_use += m.size_bytes();
+        peak = std::max(peak, in_use);
+      } else {
+        in_use -= std::min(in_use, m.size_bytes());
+      }
+    }
+    peaks.push_back(peak);
+  }
+  return peaks;
+}
+
+}  // namespace eppsim

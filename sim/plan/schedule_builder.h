@@ -1,0 +1,54 @@
+#pragma once
+// Appends typed ops to per-rank programs and keeps the stream and group tables.
+// Planners use it so that every Schedule is built the same way.
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "traces/schedule.pb.h"
+
+namespace eppsim {
+
+// Index of an op in its rank's program.
+using OpIndex = std::uint32_t;
+
+class ScheduleBuilder {
+ public:
+  ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy);
+
+  void place(std::uint32_t rank, std::uint32_t node, std::uint32_t local_gpu);
+  std::uint32_t stream(std::string_view name);
+  std::uint32_t add_group(std::string name, std::vector<std::uint32_t> ranks);
+
+  OpIndex compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, proto::ComputeOp op);
+  OpIndex send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,
+               std::uint64_t size_bytes, std::uint32_t tag);
+  OpIndex recv(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,
+               std::uint64_t size_bytes, std::uint32_t tag);
+  OpIndex collective(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
+                     proto::CollectiveKind kind, std::uint32_t group, std::uint64_t size_bytes,
+                     proto::CollectiveAlgorithm algorithm = proto::ALGORITHM_AUTO);
+  OpIndex memory(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, bool allocate,
+                 std::uint64_t size_bytes, proto::MemoryTag tag);
+
+  std::uint32_t num_ranks() const { return static_cast<std::uint32_t>(schedule_.programs_size()); }
+  proto::ScheduleSummary* summary() { return schedule_.mutable_summary(); }
+  const proto::Schedule& schedule() const { return schedule_; }
+  proto::Schedule finish() { return std::move(schedule_); }
+
+ private:
+  proto::Op* append(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, OpIndex* index);
+
+  proto::Schedule schedule_;
+  std::unordered_map<std::string, std::uint32_t> stream_ids_;
+};
+
+// Largest bytes in use on each rank when its MEMORY ops run in program order
+// (the order of the stream that carries them): the planner's memory estimate.
+std::vector<std::uint64_t> sequential_peak_memory(const proto::Schedule& schedule);
+
+}  // namespace eppsim

@@ -1,0 +1,117 @@
+#include "sim/run.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
+#include "sim/plan/planner.h"
+#include "traces/chrome_trace.h"
+#include "traces/csv_export.h"
+#include "traces/proto_io.h"
+#include "traces/trace_report.h"
+
+namespace eppsim {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::uint32_t> node_of_ranks(const proto::Schedule& schedule, const ClusterSpec& cluster) {
+  std::vector<std::uint32_t> nodes(schedule.num_ranks());
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    nodes[r] = schedule.placement_size() > 0 ? schedule.placement(static_cast<int>(r)).node() : cluster.node_of(r);
+    if (nodes[r] >= cluster.nodes) {
+      throw InputError(fmt::format("schedule: rank {} is placed on node {}, but the cluster has {} nodes", r, nodes[r],
+                                   cluster.nodes));
+    }
+  }
+  return nodes;
+}
+
+}  // namespace
+
+PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto planner = make_planner(scenario.strategy);
+  const auto lengths = sample_batch(scenario);
+  PlannedBatch planned;
+  planned.schedule = planner->plan(scenario, lengths);
+  planned.plan_time_s = seconds_since(start);
+  return planned;
+}
+
+RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s) {
+  if (cluster.engine != "analytic") {
+    throw InputError(fmt::format("{}: simulation.engine: unknown engine '{}' (available: analytic)", cluster.source,
+                                 cluster.engine));
+  }
+  if (schedule.num_ranks() > cluster.cluster.total_gpus()) {
+    throw InputError(fmt::format("schedule has {} ranks but {} describes only {} GPUs", schedule.num_ranks(),
+                                 cluster.source, cluster.cluster.total_gpus()));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const SimpleClusterNetwork network(cluster.cluster.intra_node, cluster.cluster.inter_node,
+                                     node_of_ranks(schedule, cluster.cluster));
+  const ComputeTimer timer = cost_model_timer(*cluster.compute_cost, cluster.cluster.gpu);
+  RunResult result;
+  result.trace = run_analytic(schedule, network, timer);
+  RunContext context;
+  context.scenario = cluster.proto.name();
+  context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;
+  context.plan_time_s = plan_time_s;
+  context.wall_time_s = seconds_since(start);
+  context.seed = cluster.seed;
+  result.report = build_report(result.trace, schedule, context);
+  result.schedule = std::move(schedule);
+  return result;
+}
+
+RunResult run_scenario(const ResolvedScenario& scenario) {
+  auto planned = plan_scenario(scenario);
+  return simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
+}
+
+void write_run_directory(const RunResult& result, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  write_message(result.report, dir / "report.json");
+  write_message(result.trace, dir / "trace.pb");
+  write_message(result.schedule, dir / "schedule.pb");
+  write_chrome_trace(result.trace, dir / "trace.json");
+  write_ops_csv(result.trace, dir / "ops.csv");
+  write_memory_csv(result.trace, dir / "memory.csv");
+  write_ranks_csv(result.report, dir / "ranks.csv");
+}
+
+std::string human_summary(const proto::Report& r) {
+  const double step = r.step_time_s();
+  auto share = [&](double part) { return step > 0 ? 100.0 * part / step : 0.0; };
+  const auto& b = r.breakdown_s();
+  double peak = 0;
+  std::uint32_t peak_rank = 0;
+  for (int i = 0; i < r.peak_memory_bytes_size(); ++i) {
+    if (r.peak_memory_bytes(i) > peak) {
+      peak = r.peak_memory_bytes(i);
+      peak_rank = static_cast<std::uint32_t>(i);
+    }
+  }
+  std::string out;
+  out += fmt::format("eppsim {}: {} ({}, {} engine)\n", r.eppsim_version(), r.scenario(), r.strategy(), r.engine());
+  out += fmt::format("  ranks        {} ({} pipeline stages x {} data-parallel), {} micro-batches\n", r.ranks(),
+                     r.pipeline_stages(), r.data_parallel(), r.micro_batches());
+  out += fmt::format("  step time    {:.4f} s for {} sequences, {:.0f} tokens\n", step, r.sequences(), r.tokens());
+  out += fmt::format("  throughput   {:.0f} tokens/s, MFU {:.1f}%\n", r.tokens_per_s(), 100.0 * r.mfu());
+  out += fmt::format("  breakdown    compute {:.1f}%, recompute {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%\n",
+                     share(b.compute()), share(b.recompute()), share(b.communication()), share(b.bubble()));
+  out += fmt::format("  peak memory  {} on rank {} (limit {})\n", format_bytes(Bytes(static_cast<std::uint64_t>(peak))),
+                     peak_rank, format_bytes(Bytes(static_cast<std::uint64_t>(r.memory_limit_bytes()))));
+  out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", r.plan_time_s(), r.wall_time_s());
+  return out;
+}
+
+}  // namespace eppsim

@@ -1,0 +1,44 @@
+// Speed of the main flow: planning and simulating one packed-1f1b training step
+// of the quickstart model on growing clusters (Google Benchmark; run with
+// --benchmark_format=json --benchmark_out=FILE for JSON).
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "sim/engine/analytic_engine.h"
+#include "sim/run.h"
+
+namespace eppsim {
+namespace {
+
+// The quickstart on `nodes` nodes of 8 GPUs, 128 sequences per data-parallel replica.
+ResolvedScenario scaled_quickstart(std::uint32_t nodes) {
+  const std::uint32_t replicas = nodes * 8 / 4;
+  return load_embedded_quickstart({"cluster.nodes=" + std::to_string(nodes),
+                                   "workload.global_batch=" + std::to_string(128 * replicas)});
+}
+
+void BM_PlanPacked1F1B(benchmark::State& state) {
+  const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(plan_scenario(scenario).schedule.num_ranks());
+  state.counters["gpus"] = static_cast<double>(scenario.cluster.total_gpus());
+}
+
+void BM_SimulateAnalytic(benchmark::State& state) {
+  const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
+  const auto planned = plan_scenario(scenario);
+  std::size_t ops = 0;
+  for (const auto& program : planned.schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
+  for (auto _ : state) benchmark::DoNotOptimize(simulate_schedule(planned.schedule, scenario, 0.0).report.step_time_s());
+  state.counters["gpus"] = static_cast<double>(scenario.cluster.total_gpus());
+  state.counters["ops"] = static_cast<double>(ops);
+  state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_PlanPacked1F1B)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateAnalytic)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace eppsim
+
+BENCHMARK_MAIN();

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# End-to-end checks of the eppsim command: outputs, exit codes and messages.
+# usage: cli_test.sh EPPSIM_BINARY SOURCE_DIR
+set -uo pipefail
+eppsim=$(realpath "$1")
+src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+check() {  # check NAME EXPECTED_STATUS EXPECTED_STDERR_SUBSTRING -- COMMAND...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL $name: exit $got, expected $want"; cat "$work/err"; failures=$((failures + 1)); return
+  fi
+  if [ -n "$pattern" ] && ! grep -qF -- "$pattern" "$work/err"; then
+    echo "FAIL $name: stderr lacks '$pattern'"; cat "$work/err"; failures=$((failures + 1)); return
+  fi
+  passes=$((passes + 1))
+}
+
+# The bare command runs the embedded quickstart into ./eppsim-out.
+(cd "$work" && "$eppsim" >"$work/bare.out" 2>"$work/bare.err")
+status=$?
+if [ $status -ne 0 ]; then echo "FAIL bare eppsim: exit $status"; cat "$work/bare.err"; failures=$((failures + 1)); fi
+for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+  if [ ! -s "$work/eppsim-out/$f" ]; then echo "FAIL bare eppsim: eppsim-out/$f missing"; failures=$((failures + 1)); fi
+done
+grep -q "step time" "$work/bare.out" || { echo "FAIL bare eppsim: no summary on stdout"; failures=$((failures + 1)); }
+
+# run on the shipped file gives the same report as the embedded copy (but timings).
+check "run quickstart" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
+strip_timing() { grep -v -E '"(plan_time_s|wall_time_s)"' "$1"; }
+if ! diff <(strip_timing "$work/eppsim-out/report.json") <(strip_timing "$work/run/report.json") >/dev/null; then
+  echo "FAIL embedded and shipped quickstart differ"; failures=$((failures + 1))
+fi
+# Same inputs and seed, same outputs byte for byte.
+check "run again" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/again"
+for f in trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+  cmp -s "$work/run/$f" "$work/again/$f" || { echo "FAIL $f differs between identical runs"; failures=$((failures + 1)); }
+done
+
+# plan, then sim the written schedule: the same step time.
+check "plan" 0 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto" -o "$work/schedule.pb"
+check "sim" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/quickstart.textproto" -o "$work/sim"
+step() { grep -o '"step_time_s": [0-9.e+-]*' "$1"; }
+[ "$(step "$work/run/report.json")" = "$(step "$work/sim/report.json")" ] || {
+  echo "FAIL plan+sim step time differs from run"; failures=$((failures + 1)); }
+check "export chrome" 0 "" -- "$eppsim" export chrome "$work/run/trace.pb" -o "$work/exported.json"
+cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrome differs from run's trace.json"; failures=$((failures + 1)); }
+
+# Overrides and help.
+check "set override" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/set" \
+  --set plan.packed_1f1b.pipeline_stages=8 --set workload.global_batch=64
+grep -q '"pipeline_stages": 8' "$work/set/report.json" || { echo "FAIL --set not applied"; failures=$((failures + 1)); }
+for cmd in run plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
+check "--help" 0 "" -- "$eppsim" --help
+check "presets" 0 "" -- "$eppsim" presets
+
+# Bad input: exit 2 with a message naming the file, the field and the rule.
+printf 'name: "x"\ncluster { nodez: 2 }\n' >"$work/unknown.textproto"
+check "unknown field" 2 "unknown.textproto:2" -- "$eppsim" run "$work/unknown.textproto" -o "$work/x"
+sed 's/bandwidth: "200Gbps"/bandwidth: "200 parsecs"/' "$src/scenarios/quickstart.textproto" >"$work/badunit.textproto"
+check "bad unit" 2 "cluster.inter_node.bandwidth" -- "$eppsim" run "$work/badunit.textproto" -o "$work/x"
+check "missing file" 2 "nope.textproto" -- "$eppsim" run "$work/nope.textproto"
+check "unknown command" 2 "unknown command" -- "$eppsim" frobnicate
+check "unknown strategy" 2 "unknown strategy" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --strategy nope
+check "bad override" 2 "pipeline_stagez" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --set plan.packed_1f1b.pipeline_stagez=2
+check "does not fit" 2 "memory limit" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --set plan.packed_1f1b.micro_batch_tokens=65536 --set workload.max_length=65536
+check "missing option" 2 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto"
+[ ! -e "$work/x" ] || { echo "FAIL a failed run left $work/x behind"; failures=$((failures + 1)); }
+
+# The timeline plot draws a PNG from a run directory.
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  check "timeline plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/timeline.py" "$work/run"
+  [ -s "$work/run/timeline.png" ] || { echo "FAIL timeline.png missing"; failures=$((failures + 1)); }
+else
+  echo "FAIL python3-matplotlib is not installed (scripts/install-deps.sh installs it)"; failures=$((failures + 1))
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]

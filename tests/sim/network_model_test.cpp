@@ -1,0 +1,60 @@
+#include "sim/engine/network_model.h"
+
+#include <gtest/gtest.h>
+
+namespace eppsim {
+namespace {
+
+const LinkParams kNvlink{BytesPerSecond(300e9), Seconds(2e-6)};
+const LinkParams kNic{BytesPerSecond(25e9), Seconds(5e-6)};
+
+TEST(RingCollective, TextbookClosedForms) {
+  const Bytes size(1 << 30);
+  const double t = static_cast<double>(size.count) / kNic.bandwidth.value;
+  EXPECT_NEAR(ring_collective_time(proto::ALL_REDUCE, 8, size, kNic).value, 14 * 5e-6 + 2.0 * 7 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(proto::REDUCE_SCATTER, 8, size, kNic).value, 7 * 5e-6 + 7.0 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(proto::ALL_GATHER, 8, size, kNic).value, 7 * 5e-6 + 7.0 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(proto::BROADCAST, 8, size, kNic).value, 7 * 5e-6 + t, 1e-12);
+  EXPECT_EQ(ring_collective_time(proto::ALL_REDUCE, 1, size, kNic).value, 0.0);
+}
+
+TEST(RingCollective, AllReduceIsReduceScatterPlusAllGatherOfTheShard) {
+  const Bytes size(64 << 20);
+  const auto rs = ring_collective_time(proto::REDUCE_SCATTER, 16, size, kNic);
+  const auto ag = ring_collective_time(proto::ALL_GATHER, 16, Bytes(size.count / 16), kNic);
+  EXPECT_NEAR(ring_collective_time(proto::ALL_REDUCE, 16, size, kNic).value, (rs + ag).value, 1e-12);
+}
+
+TEST(SimpleClusterNetwork, P2PUsesNvlinkInsideANodeAndTheNicAcross) {
+  const SimpleClusterNetwork net(kNvlink, kNic, {0, 0, 1, 1});
+  const Bytes size(1 << 20);
+  EXPECT_NEAR(net.p2p_time(0, 1, size).value, 2e-6 + (1 << 20) / 300e9, 1e-15);
+  EXPECT_NEAR(net.p2p_time(1, 2, size).value, 5e-6 + (1 << 20) / 25e9, 1e-15);
+  EXPECT_EQ(net.p2p_time(3, 3, size).value, 0.0);
+}
+
+TEST(SimpleClusterNetwork, AutoPicksHierarchicalForLargeCrossNodeAllReduce) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < 16; ++r) nodes.push_back(r / 8);
+  const SimpleClusterNetwork net(kNvlink, kNic, nodes);
+  std::vector<std::uint32_t> all(16);
+  for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
+  const Bytes size(1ull << 30);
+  const auto ring = net.collective_time(proto::ALL_REDUCE, proto::RING, all, size);
+  const auto hier = net.collective_time(proto::ALL_REDUCE, proto::HIERARCHICAL, all, size);
+  const auto best = net.collective_time(proto::ALL_REDUCE, proto::ALGORITHM_AUTO, all, size);
+  EXPECT_NEAR(hier.value, hierarchical_allreduce_time(8, 2, size, kNvlink, kNic).value, 1e-12);
+  EXPECT_LT(hier.value, ring.value);
+  EXPECT_EQ(best.value, std::min({ring.value, hier.value, tree_allreduce_time(16, size, kNic).value}));
+}
+
+TEST(SimpleClusterNetwork, GroupInsideOneNodeUsesNvlink) {
+  const SimpleClusterNetwork net(kNvlink, kNic, {0, 0, 0, 0});
+  const std::vector<std::uint32_t> group{0, 1, 2, 3};
+  const Bytes size(1 << 26);
+  EXPECT_NEAR(net.collective_time(proto::ALL_GATHER, proto::RING, group, size).value,
+              ring_collective_time(proto::ALL_GATHER, 4, size, kNvlink).value, 1e-15);
+}
+
+}  // namespace
+}  // namespace eppsim

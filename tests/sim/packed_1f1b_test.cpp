@@ -1,0 +1,104 @@
+#include "sim/plan/packed_1f1b.h"
+
+#include <algorithm>
+#include <map>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/errors.h"
+#include "test_scenarios.h"
+
+namespace eppsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SplitLayers, EvenWithRemainderFirst) {
+  EXPECT_EQ(split_layers(32, 4), (std::vector<std::uint32_t>{8, 8, 8, 8}));
+  EXPECT_EQ(split_layers(30, 4), (std::vector<std::uint32_t>{8, 8, 7, 7}));
+}
+
+TEST(OneFOneBOrder, WarmupSteadyCooldown) {
+  // Stage 0 of 4 with 6 micro-batches: 3 warm-up forwards, 3 pairs, 3 backwards.
+  EXPECT_EQ(one_f_one_b_order(0, 4, 6), (std::vector<bool>{1, 1, 1, 1, 0, 1, 0, 1, 0, 0, 0, 0}));
+  // The last stage alternates from the start.
+  EXPECT_EQ(one_f_one_b_order(3, 4, 3), (std::vector<bool>{1, 0, 1, 0, 1, 0}));
+  // Fewer micro-batches than stages: all forwards, then all backwards.
+  EXPECT_EQ(one_f_one_b_order(0, 4, 2), (std::vector<bool>{1, 1, 0, 0}));
+}
+
+int count_ops(const proto::RankProgram& program, proto::Op::KindCase kind) {
+  return static_cast<int>(std::count_if(program.ops().begin(), program.ops().end(),
+                                        [&](const proto::Op& op) { return op.kind_case() == kind; }));
+}
+
+TEST(Packed1F1B, ShapeOfTheSchedule) {
+  // 8 GPUs, 2 stages x 4 replicas, 32 sequences of 2048 tokens in 4096-token micro-batches.
+  const auto scenario = testing::fixed_length_scenario(1, 8, 2, 32, 2048, 4096);
+  const auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(32, 2048));
+  EXPECT_EQ(schedule.num_ranks(), 8u);
+  EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
+  EXPECT_EQ(schedule.summary().data_parallel(), 4u);
+  EXPECT_EQ(schedule.summary().micro_batches(), 4u);  // 8 sequences per replica, 2 per micro-batch
+  EXPECT_EQ(schedule.summary().tokens(), 32u * 2048u);
+  ASSERT_EQ(schedule.groups_size(), 2);
+  EXPECT_THAT(schedule.groups(0).ranks(), ::testing::ElementsAre(0, 1, 2, 3));
+  // Stage 0 (rank 0): 4 forwards + 4 backwards + optimizer; sends activations, receives gradients.
+  const auto& first = schedule.programs(0);
+  EXPECT_EQ(count_ops(first, proto::Op::kCompute), 9);
+  EXPECT_EQ(count_ops(first, proto::Op::kSend), 4);
+  EXPECT_EQ(count_ops(first, proto::Op::kRecv), 4);
+  EXPECT_EQ(count_ops(first, proto::Op::kCollective), 2);  // gradient all-reduce + weight all-gather (ZeRO-1)
+  // Every send has a matching receive with the same size and tag.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> sends, recvs;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
+      if (op.has_send()) sends[{r, op.send().peer(), op.send().tag()}] = op.send().size_bytes();
+      if (op.has_recv()) recvs[{op.recv().peer(), r, op.recv().tag()}] = op.recv().size_bytes();
+    }
+  }
+  EXPECT_EQ(sends, recvs);
+  // Activations crossing the stage boundary: tokens x hidden x 2 bytes.
+  EXPECT_EQ(sends.begin()->second, 4096u * 4096u * 2u);
+}
+
+TEST(Packed1F1B, ModelFlopsCountForwardAndBackwardOnce) {
+  const auto scenario = testing::fixed_length_scenario(1, 4, 4, 4, 1024, 1024);
+  const auto plain = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(4, 1024));
+  const auto recompute = testing::fixed_length_scenario(1, 4, 4, 4, 1024, 1024, "full_recompute: true");
+  const auto with_recompute = Packed1F1BPlanner().plan(recompute, std::vector<std::uint64_t>(4, 1024));
+  EXPECT_GT(plain.summary().model_flops(), 0.0);
+  EXPECT_DOUBLE_EQ(plain.summary().model_flops(), with_recompute.summary().model_flops());
+  // Recompute keeps fewer activations.
+  EXPECT_LT(with_recompute.summary().planned_peak_memory_bytes(0), plain.summary().planned_peak_memory_bytes(0));
+}
+
+TEST(Packed1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
+  // A 7B model on one GPU: 16 bytes per parameter alone exceed 80 GB.
+  const auto scenario = testing::fixed_length_scenario(1, 1, 1, 1, 1024, 1024);
+  try {
+    Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{1024});
+    FAIL() << "expected an out-of-memory plan error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 0 (pipeline stage 0) needs"));
+    EXPECT_THAT(e.what(), HasSubstr("memory limit"));
+  }
+}
+
+TEST(Packed1F1B, LongSequenceGetsItsOwnMicroBatch) {
+  const auto scenario = testing::fixed_length_scenario(1, 4, 4, 3, 1024, 2048);
+  const auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{6000, 1000, 1000});
+  EXPECT_EQ(schedule.summary().micro_batches(), 2u);
+}
+
+TEST(Packed1F1B, RejectsZero3) {
+  const auto base = testing::fixed_length_scenario(1, 4, 4, 4, 1024, 1024);
+  auto proto = base.proto;
+  proto.mutable_plan()->set_zero_stage(3);
+  const auto scenario = resolve_scenario(proto, "test.textproto", ".");
+  EXPECT_THROW(Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(4, 1024)), InputError);
+}
+
+}  // namespace
+}  // namespace eppsim

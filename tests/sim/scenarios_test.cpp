@@ -1,0 +1,105 @@
+// Every shipped scenario is a test: it must load, plan and simulate, satisfy
+// the report's invariants and, where scenarios/NAME.expected.textproto exists,
+// reproduce its expected headline values within their tolerances.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/descriptor.h>
+#include <gtest/gtest.h>
+
+#include "sim/run.h"
+#include "traces/proto_io.h"
+#include "traces/report.pb.h"
+
+namespace eppsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> shipped_scenarios() {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(EPPSIM_SOURCE_DIR) / "scenarios")) {
+    const auto name = entry.path().filename().string();
+    if (entry.is_regular_file() && entry.path().extension() == ".textproto" &&
+        name.find(".expected.") == std::string::npos) {
+      found.push_back(fs::relative(entry.path(), EPPSIM_SOURCE_DIR).string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+double report_field(const proto::Report& report, const std::string& field) {
+  const auto* descriptor = report.GetDescriptor()->FindFieldByName(field);
+  if (descriptor == nullptr || descriptor->is_repeated()) {
+    ADD_FAILURE() << "expected value names no numeric Report field: " << field;
+    return NAN;
+  }
+  const auto* reflection = report.GetReflection();
+  switch (descriptor->cpp_type()) {
+    case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE: return reflection->GetDouble(report, descriptor);
+    case google::protobuf::FieldDescriptor::CPPTYPE_UINT32: return reflection->GetUInt32(report, descriptor);
+    case google::protobuf::FieldDescriptor::CPPTYPE_UINT64: return static_cast<double>(reflection->GetUInt64(report, descriptor));
+    default:
+      ADD_FAILURE() << "Report field is not numeric: " << field;
+      return NAN;
+  }
+}
+
+class ShippedScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedScenario, RunsAndMeetsItsExpectations) {
+  const fs::path path = fs::path(EPPSIM_SOURCE_DIR) / GetParam();
+  const auto scenario = load_scenario(path);
+  const auto result = run_scenario(scenario);
+  const auto& report = result.report;
+
+  EXPECT_GT(report.step_time_s(), 0.0);
+  EXPECT_GT(report.mfu(), 0.0);
+  EXPECT_LT(report.mfu(), 1.0);
+  for (const auto& rank : report.per_rank()) {
+    const auto& b = rank.breakdown_s();
+    EXPECT_NEAR(b.compute() + b.recompute() + b.communication() + b.bubble(), report.step_time_s(), 1e-6)
+        << "rank " << rank.rank();
+    EXPECT_GE(b.bubble(), -1e-9);
+    EXPECT_LE(rank.peak_memory_bytes(), report.memory_limit_bytes());
+  }
+
+  auto expected_path = path;
+  expected_path.replace_extension(".expected.textproto");
+  if (!fs::exists(expected_path)) return;
+  proto::ExpectedReport expected;
+  read_message(expected_path, &expected);
+  ASSERT_GT(expected.values_size(), 0) << expected_path;
+  for (const auto& value : expected.values()) {
+    const double actual = report_field(report, value.field());
+    EXPECT_NEAR(actual, value.value(), value.relative_tolerance() * std::abs(value.value()))
+        << GetParam() << ": " << value.field();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenarios, ShippedScenario, ::testing::ValuesIn(shipped_scenarios()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+TEST(Quickstart, SameSeedSameTraceBytes) {
+  const auto scenario = load_embedded_quickstart();
+  const auto first = run_scenario(scenario);
+  const auto second = run_scenario(scenario);
+  EXPECT_EQ(first.trace.SerializeAsString(), second.trace.SerializeAsString());
+  EXPECT_EQ(first.schedule.SerializeAsString(), second.schedule.SerializeAsString());
+}
+
+TEST(Quickstart, ADifferentSeedDrawsADifferentBatch) {
+  const auto a = load_embedded_quickstart();
+  const auto b = load_embedded_quickstart({"seed=2"});
+  EXPECT_NE(run_scenario(a).report.tokens(), run_scenario(b).report.tokens());
+}
+
+}  // namespace
+}  // namespace eppsim
