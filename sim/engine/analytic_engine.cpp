@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -142,6 +141,7 @@ class Engine {
     ranks_ = schedule_.num_ranks();
     state_.resize(ranks_);
     pending_.resize(ranks_);
+    successor_offsets_.resize(ranks_);
     successors_.resize(ranks_);
     start_.resize(ranks_);
     end_.resize(ranks_);
@@ -154,23 +154,30 @@ class Engine {
       total_ops_ += n;
       state_[r].assign(n, Status::Pending);
       pending_[r].assign(n, 0);
-      successors_[r].assign(n, {});
       start_[r].assign(n, 0.0);
       end_[r].assign(n, 0.0);
-      std::vector<std::int64_t> last_on_stream(static_cast<std::size_t>(schedule_.stream_names_size()), -1);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        const auto& o = ops[static_cast<int>(i)];
-        auto& last = last_on_stream[o.stream()];
-        if (last >= 0) {
-          successors_[r][static_cast<std::size_t>(last)].push_back(i);
-          ++pending_[r][i];
+      // Successors in compressed rows: an op's stream successor and the ops that
+      // depend on it. First count, then fill.
+      auto& offsets = successor_offsets_[r];
+      offsets.assign(n + 1, 0);
+      auto for_each_edge = [&](auto&& edge) {
+        std::vector<std::int64_t> last_on_stream(static_cast<std::size_t>(schedule_.stream_names_size()), -1);
+        for (std::uint32_t i = 0; i < n; ++i) {
+          const auto& o = ops[static_cast<int>(i)];
+          auto& last = last_on_stream[o.stream()];
+          if (last >= 0) edge(static_cast<std::uint32_t>(last), i);
+          last = i;
+          for (auto d : o.deps()) edge(d, i);
         }
-        last = i;
-        for (auto d : o.deps()) {
-          successors_[r][d].push_back(i);
-          ++pending_[r][i];
-        }
-      }
+      };
+      for_each_edge([&](std::uint32_t from, std::uint32_t to) {
+        ++offsets[from + 1];
+        ++pending_[r][to];
+      });
+      for (std::size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+      successors_[r].resize(offsets[n]);
+      std::vector<std::uint32_t> fill(offsets.begin(), offsets.end() - 1);
+      for_each_edge([&](std::uint32_t from, std::uint32_t to) { successors_[r][fill[from]++] = to; });
     }
     group_ranks_.resize(static_cast<std::size_t>(schedule_.groups_size()));
     for (const auto& g : schedule_.groups()) group_ranks_[g.id()].assign(g.ranks().begin(), g.ranks().end());
@@ -210,7 +217,9 @@ class Engine {
     state_[ref.rank][ref.op] = Status::Done;
     end_[ref.rank][ref.op] = now;
     ++done_;
-    for (auto s : successors_[ref.rank][ref.op]) {
+    const auto& offsets = successor_offsets_[ref.rank];
+    for (auto k = offsets[ref.op]; k < offsets[ref.op + 1]; ++k) {
+      const auto s = successors_[ref.rank][k];
       if (--pending_[ref.rank][s] == 0) start({ref.rank, s}, now);
     }
   }
@@ -232,14 +241,16 @@ class Engine {
 
   void post_p2p(OpRef ref, const P2PKey& key, double now, bool is_send) {
     state_[ref.rank][ref.op] = Status::Posted;
-    auto& mine = is_send ? sends_[key] : recvs_[key];
-    auto& theirs = is_send ? recvs_[key] : sends_[key];
-    if (theirs.empty()) {
-      mine.push_back(ref);
+    auto& theirs_by_key = is_send ? recvs_ : sends_;
+    const auto it = theirs_by_key.find(key);
+    if (it == theirs_by_key.end()) {
+      (is_send ? sends_ : recvs_)[key].push_back(ref);
       return;
     }
-    const OpRef other = theirs.front();
-    theirs.pop_front();
+    // Matched in posting order; a key's queue is almost always one op long.
+    const OpRef other = it->second.front();
+    it->second.erase(it->second.begin());
+    if (it->second.empty()) theirs_by_key.erase(it);
     const OpRef send = is_send ? ref : other;
     const OpRef recv = is_send ? other : ref;
     const auto send_bytes = op(send).send().size_bytes();
@@ -452,7 +463,8 @@ class Engine {
   std::uint64_t seq_ = 0;
   std::vector<std::vector<Status>> state_;
   std::vector<std::vector<std::uint32_t>> pending_;
-  std::vector<std::vector<std::vector<std::uint32_t>>> successors_;
+  std::vector<std::vector<std::uint32_t>> successor_offsets_;
+  std::vector<std::vector<std::uint32_t>> successors_;
   std::vector<std::vector<double>> start_;
   std::vector<std::vector<double>> end_;
   std::vector<std::uint64_t> memory_in_use_;
@@ -461,8 +473,9 @@ class Engine {
   std::vector<std::vector<std::uint32_t>> group_ranks_;
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> collective_count_;
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollectiveArrival> collectives_;
-  std::unordered_map<P2PKey, std::deque<OpRef>, P2PKeyHash> sends_;
-  std::unordered_map<P2PKey, std::deque<OpRef>, P2PKeyHash> recvs_;
+  // Posted and not yet matched, per (sender, receiver, tag), in posting order.
+  std::unordered_map<P2PKey, std::vector<OpRef>, P2PKeyHash> sends_;
+  std::unordered_map<P2PKey, std::vector<OpRef>, P2PKeyHash> recvs_;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;
 };
 
