@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
 #include "models/length_distribution.h"
+#include "models/topology/network_cost.h"
+#include "models/topology/topology.h"
 #include "models/transformer_spec.h"
 #include "traces/scenario.pb.h"
 
@@ -36,7 +39,25 @@ struct ResolvedScenario {
   std::string engine;     // simulation.engine (default "analytic")
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
   std::shared_ptr<const ComputeCostModel> compute_cost;
+  // cluster.topology, when set (otherwise the simple cluster of `cluster`), and
+  // the networks to compare it with; failures are part of each config.
+  std::optional<TopologyConfig> topology;
+  std::vector<TopologyConfig> compare_topologies;
+  NetworkPrices prices;  // documented defaults, overridden by cluster.prices
+  // Nodes not listed in cluster.failures.nodes, ascending: planners place ranks
+  // on these only, node-major.
+  std::vector<std::uint32_t> live_nodes;
+
+  std::uint32_t usable_gpus() const {
+    return static_cast<std::uint32_t>(live_nodes.size()) * cluster.gpus_per_node;
+  }
+  // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
+  std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / cluster.gpus_per_node]; }
 };
+
+// The network the scenario's chips sit on: cluster.topology, or the simple
+// cluster (node fabric + one NIC per GPU into one non-blocking switch).
+TopologyConfig network_of(const ResolvedScenario& scenario);
 
 // Strict text format: unknown fields, bad syntax and duplicate singular fields
 // are errors with line:column.
