@@ -18,6 +18,7 @@
 #include "models/transformer_spec.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
+#include "sim/topo.h"
 #include "traces/chrome_trace.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
@@ -36,6 +37,8 @@ Plans, simulates and reports training schedules of variable-length long-context 
 commands:
   (none)                       run the embedded quickstart scenario into ./eppsim-out/
   run SCENARIO [-o DIR]        plan and simulate a scenario; write report, trace, CSV
+  topo SCENARIO [-o DIR]       build the cluster's topology (and cluster.compare_topologies);
+                               report metrics and cost in DIR/topology.json
   plan SCENARIO -o SCHEDULE    write the planned Schedule (.pb, .json or .textproto)
   sim SCHEDULE --cluster SCENARIO [-o DIR]
                                simulate a Schedule on a scenario's cluster
@@ -117,6 +120,29 @@ int command_run(const std::vector<std::string>& args) {
   }
   const auto scenario = load_scenario(parsed.vars["scenario"].as<std::string>(), overrides_from(parsed.vars));
   return finish_run(run_scenario(scenario), parsed.vars["output"].as<std::string>());
+}
+
+int command_topo(const std::vector<std::string>& args) {
+  po::options_description options("eppsim topo SCENARIO [-o DIR]: network metrics and cost into DIR/topology.json");
+  options.add_options()
+      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
+      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "override a scenario field, e.g. --set cluster.prices.optical_switch_port_usd=300 (repeatable)");
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  const auto parsed = parse(args, options, positional);
+  if (parsed.help) {
+    std::cout << options;
+    return 0;
+  }
+  const auto scenario = load_scenario(parsed.vars["scenario"].as<std::string>(), overrides_from(parsed.vars));
+  const fs::path out = parsed.vars["output"].as<std::string>();
+  const auto report = run_topology_study(scenario);
+  write_topology_report(report, out);
+  std::cout << topology_summary(report);
+  std::cout << fmt::format("  wrote        {}/topology.json\n", out.string());
+  return 0;
 }
 
 int command_plan(const std::vector<std::string>& args) {
@@ -216,11 +242,11 @@ int dispatch(int argc, char** argv) {
   }
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},       {"plan", command_plan},     {"sim", command_sim},
-      {"export", command_export}, {"presets", command_presets}};
+      {"export", command_export}, {"presets", command_presets}, {"topo", command_topo}};
   if (args.empty() || args[0].starts_with("-")) return command_quickstart(args);
   const auto it = commands.find(args[0]);
   if (it == commands.end()) {
-    throw InputError(fmt::format("unknown command '{}' (commands: run, plan, sim, export, presets; see eppsim --help)", args[0]));
+    throw InputError(fmt::format("unknown command '{}' (commands: run, topo, plan, sim, export, presets; see eppsim --help)", args[0]));
   }
   return it->second(std::vector<std::string>(args.begin() + 1, args.end()));
 }

@@ -93,7 +93,7 @@ proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const Stage
 proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
   const auto& options = sc.proto.plan().packed_1f1b();
   const std::uint32_t stages = options.pipeline_stages();
-  const std::uint32_t num_ranks = sc.cluster.total_gpus();
+  const std::uint32_t num_ranks = sc.usable_gpus();
   const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
   if (stages == 0 || num_ranks % stages != 0) {
     throw InputError(fmt::format("{}: plan.packed_1f1b.pipeline_stages: must divide the {} GPUs, got {}", sc.source,
@@ -139,7 +139,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   const auto send_prev = b.stream("send_prev");
   const auto comm = b.stream("comm");
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica) { return stage * data_parallel + replica; };
-  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.cluster.node_of(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
   std::vector<std::uint32_t> dp_groups(stages);
   for (std::uint32_t s = 0; s < stages; ++s) {
     std::vector<std::uint32_t> ranks;

@@ -57,7 +57,7 @@ cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrom
 check "set override" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/set" \
   --set plan.packed_1f1b.pipeline_stages=8 --set workload.global_batch=64
 grep -q '"pipeline_stages": 8' "$work/set/report.json" || { echo "FAIL --set not applied"; failures=$((failures + 1)); }
-for cmd in run plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
+for cmd in run topo plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
 check "--help" 0 "" -- "$eppsim" --help
 check "presets" 0 "" -- "$eppsim" presets
 
@@ -74,10 +74,29 @@ check "does not fit" 2 "memory limit" -- "$eppsim" run "$src/scenarios/quickstar
 check "missing option" 2 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto"
 [ ! -e "$work/x" ] || { echo "FAIL a failed run left $work/x behind"; failures=$((failures + 1)); }
 
+# topo: the small topology study into topology.json (the contract's fields), a
+# summary line per network on stdout; bad topology input exits 2 naming the field.
+check "topo" 0 "" -- "$eppsim" topo "$src/scenarios/topology_small.textproto" -o "$work/topo"
+if [ ! -s "$work/topo/topology.json" ]; then echo "FAIL topo: topology.json missing"; failures=$((failures + 1)); fi
+for field in chips nodes links diameter_hops inter_node_diameter_hops injection_bandwidth_Bps bisection_bandwidth_Bps \
+             allreduce_bandwidth_Bps alltoall_bandwidth_Bps cost_usd cost_per_injection_Bps cost_per_bisection_Bps \
+             build_time_s cost_per_injection_vs_fat_tree cost_per_bisection_vs_fat_tree; do
+  grep -q "\"$field\": [0-9-]" "$work/topo/topology.json" || { echo "FAIL topo: topology.json lacks $field"; failures=$((failures + 1)); }
+done
+grep -q "torus-3d" "$work/out" || { echo "FAIL topo: no summary on stdout"; failures=$((failures + 1)); }
+check "topo failures" 0 "" -- "$eppsim" topo "$src/scenarios/railx_failures.textproto" -o "$work/topo-failures"
+grep -q '"injection_lost_Bps"' "$work/topo-failures/topology.json" || { echo "FAIL topo: no failure report"; failures=$((failures + 1)); }
+check "topo bad grid" 2 "cluster.topology.railx.nx" -- "$eppsim" topo "$src/scenarios/topology_small.textproto" -o "$work/y" \
+  --set cluster.topology.railx.nx=8
+check "topo no scenario" 2 "" -- "$eppsim" topo
+[ ! -e "$work/y" ] || { echo "FAIL a failed topo left $work/y behind"; failures=$((failures + 1)); }
+
 # The timeline plot draws a PNG from a run directory.
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   check "timeline plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/timeline.py" "$work/run"
   [ -s "$work/run/timeline.png" ] || { echo "FAIL timeline.png missing"; failures=$((failures + 1)); }
+  check "topology cost plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/topology_cost.py" "$work/topo"
+  [ -s "$work/topo/topology_cost.png" ] || { echo "FAIL topology_cost.png missing"; failures=$((failures + 1)); }
 else
   echo "FAIL python3-matplotlib is not installed (scripts/install-deps.sh installs it)"; failures=$((failures + 1))
 fi

@@ -18,6 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Scenarios above this many GPUs are topology studies; their training step is
+// not simulated in unit tests.
+constexpr std::uint32_t kLargestTrainingRunTested = 16384;
+
 std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(EPPSIM_SOURCE_DIR) / "scenarios")) {
@@ -53,6 +57,10 @@ class ShippedScenario : public ::testing::TestWithParam<std::string> {};
 TEST_P(ShippedScenario, RunsAndMeetsItsExpectations) {
   const fs::path path = fs::path(EPPSIM_SOURCE_DIR) / GetParam();
   const auto scenario = load_scenario(path);
+  if (scenario.cluster.total_gpus() > kLargestTrainingRunTested) {
+    GTEST_SKIP() << GetParam() << " has " << scenario.cluster.total_gpus()
+                 << " GPUs: a topology study (tests/sim/topo_test.cpp); its training step is benchmark material";
+  }
   const auto result = run_scenario(scenario);
   const auto& report = result.report;
 

@@ -1,0 +1,69 @@
+#pragma once
+// Communication time on a real topology: every transfer is routed over the
+// links the placement actually uses, and each collective is priced from the
+// load its own flows put on those links.
+//
+// A flow's rate is the smallest share it gets on its path: for each link and
+// direction, bandwidth / (flows of the collective crossing it that way). Its
+// time for `b` bytes is the path latency (sum of link latencies) + b / rate.
+// Collectives run as NCCL does, over C parallel channels (C = the live
+// inter-node links of the group's first chip, at most 16: its NICs or rails),
+// each carrying 1/C of the data on flows hashed onto different equal-cost paths:
+//   ring all-reduce     2(n-1) steps of S/(C n) bytes
+//   ring reduce-scatter (n-1) steps of S/(C n)
+//   ring all-gather     (n-1) steps of S/C  (S = per-rank input)
+//   broadcast           pipelined chain: (n-1) path latencies + (S/C) / rate
+//   tree all-reduce     2 ceil(log2 n) latencies + 2 (S/C) / rate of the ring's slowest flow
+//   hierarchical all-reduce: ring reduce-scatter inside each node, then one ring
+//     per local GPU index across the nodes (all at once, S/g each), then ring
+//     all-gather inside each node
+//   all-to-all          n-1 rounds of the shift permutation i -> i+k, S/n bytes
+//                       per flow; groups above 256 ranks price 64 evenly spread
+//                       rounds and scale (documented sampling)
+// where a step takes the time of the slowest flow in it. Ring order follows the
+// chips' ids (node-major), so neighbours in the ring are neighbours in the
+// machine, as NCCL's topology-aware rings are. ALGORITHM_AUTO takes the fastest
+// applicable algorithm.
+#include <cstdint>
+#include <map>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "models/topology/topology.h"
+#include "sim/engine/network_model.h"
+
+namespace eppsim {
+
+class TopologyNetwork final : public NetworkModel {
+ public:
+  // `chip_of_rank[r]`: the chip rank r runs on. The topology must outlive this.
+  TopologyNetwork(const Topology& topology, std::vector<VertexId> chip_of_rank);
+
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
+  Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+                          std::span<const std::uint32_t> ranks, Bytes size) const override;
+
+  // One flow of a collective step: latency of its path and the rate it gets.
+  struct FlowShare {
+    double latency_s = 0.0;
+    double rate_Bps = 0.0;
+  };
+
+ private:
+  // Rates of the flows (src chip -> dst chip) when all of them run at once.
+  std::vector<FlowShare> share(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels) const;
+  // Time of one step in which all `flows` move `bytes` each (per channel).
+  double step_time(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels, double bytes) const;
+  std::uint32_t channels_for(VertexId chip) const;
+  double ring_time(proto::CollectiveKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
+  double tree_time(const std::vector<VertexId>& chips, double size_bytes) const;
+  double hierarchical_time(const std::vector<VertexId>& chips, double size_bytes) const;
+  double all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;
+
+  const Topology& topology_;
+  std::vector<VertexId> chip_of_rank_;
+  mutable std::map<std::tuple<int, int, std::uint64_t, std::vector<std::uint32_t>>, double> memo_;
+};
+
+}  // namespace eppsim
