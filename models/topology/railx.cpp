@@ -24,7 +24,7 @@ std::string RailXFailureReport::summary() const {
     out += fmt::format("rebuilt column {} over its {} live nodes\n", rebuilt_columns[i], column_sizes[i]);
   }
   if (failed_links > 0) out += fmt::format("failed rail links: {}\n", failed_links);
-  out += fmt::format("rail links lost: {} ({}/s per direction); injection bandwidth lost: {}/s\n", rail_links_lost,
+  out += fmt::format("rail links lost: {} ({} per direction); injection bandwidth lost: {}\n", rail_links_lost,
                      format_bandwidth(rail_bandwidth_lost), format_bandwidth(injection_bandwidth_lost));
   return out;
 }
