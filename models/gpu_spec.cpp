@@ -1,4 +1,5 @@
 #include "models/gpu_spec.h"
+#include "models/preset_name.h"
 
 #include <array>
 #include <cctype>
@@ -52,22 +53,15 @@ const std::array<GpuSpec, 7>& presets() {
   return table;
 }
 
-// Lower case, with '_' read as '-'.
-std::string normalize(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (char c : name) out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
 
 }  // namespace
 
 std::span<const GpuSpec> gpu_presets() { return presets(); }
 
 const GpuSpec* find_gpu_preset(std::string_view name) {
-  const std::string key = normalize(name);
+  const std::string key = normalize_preset_name(name);
   for (const GpuSpec& gpu : presets()) {
-    if (normalize(gpu.name) == key) return &gpu;
+    if (normalize_preset_name(gpu.name) == key) return &gpu;
   }
   return nullptr;
 }

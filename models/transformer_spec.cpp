@@ -1,4 +1,5 @@
 #include "models/transformer_spec.h"
+#include "models/preset_name.h"
 
 #include <array>
 #include <cctype>
@@ -95,25 +96,18 @@ constexpr std::array kAliases = {
     Alias{"gpt-7b", "gpt-6.7b"},
 };
 
-// Lower case, with '_' read as '-'.
-std::string normalize(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (char c : name) out.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
 
 }  // namespace
 
 std::span<const TransformerSpec> model_presets() { return presets(); }
 
 const TransformerSpec* find_model_preset(std::string_view name) {
-  std::string key = normalize(name);
+  std::string key = normalize_preset_name(name);
   for (const Alias& a : kAliases) {
     if (a.alias == key) key = a.name;
   }
   for (const TransformerSpec& model : presets()) {
-    if (normalize(model.name) == key) return &model;
+    if (normalize_preset_name(model.name) == key) return &model;
   }
   return nullptr;
 }

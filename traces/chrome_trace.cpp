@@ -1,4 +1,5 @@
 #include "traces/chrome_trace.h"
+#include "traces/op_names.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -67,16 +68,6 @@ std::string_view phase_category(proto::Phase phase) {
   }
 }
 
-std::string_view collective_label(proto::CollectiveKind kind) {
-  switch (kind) {
-    case proto::ALL_REDUCE: return "all-reduce";
-    case proto::ALL_GATHER: return "all-gather";
-    case proto::REDUCE_SCATTER: return "reduce-scatter";
-    case proto::ALL_TO_ALL: return "all-to-all";
-    case proto::BROADCAST: return "broadcast";
-    default: return "collective";
-  }
-}
 
 std::string_view collective_arg(proto::CollectiveKind kind) {
   switch (kind) {
@@ -120,7 +111,7 @@ void append_op_event(Buffer& out, const proto::OpEvent& e, const StreamNames& st
       break;
     case proto::COLLECTIVE:
       category = "collective";
-      fmt::format_to(it, FMT_COMPILE("\"{} g{}\""), collective_label(e.collective()), e.group());
+      fmt::format_to(it, FMT_COMPILE("\"{} g{}\""), collective_kind_name(e.collective()), e.group());
       break;
     case proto::MEMORY:
       category = "memory";

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,20 +51,21 @@ commands:
 2 bad input, 1 any other failure.
 )";
 
-struct Parsed {
-  po::variables_map vars;
-  bool help = false;
-};
-
-// Parses `args` against `options` plus positionals; "--help" short-circuits.
-Parsed parse(const std::vector<std::string>& args, po::options_description& options,
-             const po::positional_options_description& positional) {
+// Parses `args` against `options` plus the named positional arguments, in
+// order. Returns nothing after printing the help when --help was asked for.
+std::optional<po::variables_map> parse(const std::vector<std::string>& args, po::options_description& options,
+                                       const std::vector<std::string>& positionals, std::string_view preamble = {}) {
   options.add_options()("help,h", "show this help");
-  Parsed parsed;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), parsed.vars);
-  parsed.help = parsed.vars.count("help") > 0;
-  if (!parsed.help) po::notify(parsed.vars);
-  return parsed;
+  po::positional_options_description positional;
+  for (const auto& name : positionals) positional.add(name.c_str(), 1);
+  po::variables_map vars;
+  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vars);
+  if (vars.count("help")) {
+    std::cout << preamble << options;
+    return std::nullopt;
+  }
+  po::notify(vars);
+  return vars;
 }
 
 void add_scenario_options(po::options_description& options) {
@@ -96,13 +98,10 @@ int command_quickstart(const std::vector<std::string>& args) {
   po::options_description options("eppsim (no command): run the embedded quickstart scenario");
   options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
   add_scenario_options(options);
-  const auto parsed = parse(args, options, {});
-  if (parsed.help) {
-    std::cout << kUsage << '\n' << options;
-    return 0;
-  }
-  const auto scenario = load_embedded_quickstart(overrides_from(parsed.vars));
-  return finish_run(run_scenario(scenario), parsed.vars["output"].as<std::string>());
+  const auto parsed = parse(args, options, {}, std::string(kUsage) + "\n");
+  if (!parsed) return 0;
+  const auto scenario = load_embedded_quickstart(overrides_from(*parsed));
+  return finish_run(run_scenario(scenario), (*parsed)["output"].as<std::string>());
 }
 
 int command_run(const std::vector<std::string>& args) {
@@ -111,15 +110,10 @@ int command_run(const std::vector<std::string>& args) {
       ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
       ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
   add_scenario_options(options);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  const auto parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto scenario = load_scenario(parsed.vars["scenario"].as<std::string>(), overrides_from(parsed.vars));
-  return finish_run(run_scenario(scenario), parsed.vars["output"].as<std::string>());
+  const auto parsed = parse(args, options, {"scenario"});
+  if (!parsed) return 0;
+  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
+  return finish_run(run_scenario(scenario), (*parsed)["output"].as<std::string>());
 }
 
 int command_topo(const std::vector<std::string>& args) {
@@ -129,15 +123,10 @@ int command_topo(const std::vector<std::string>& args) {
       ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory")
       ("set", po::value<std::vector<std::string>>()->composing(),
        "override a scenario field, e.g. --set cluster.prices.optical_switch_port_usd=300 (repeatable)");
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  const auto parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto scenario = load_scenario(parsed.vars["scenario"].as<std::string>(), overrides_from(parsed.vars));
-  const fs::path out = parsed.vars["output"].as<std::string>();
+  const auto parsed = parse(args, options, {"scenario"});
+  if (!parsed) return 0;
+  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
+  const fs::path out = (*parsed)["output"].as<std::string>();
   const auto report = run_topology_study(scenario);
   write_topology_report(report, out);
   std::cout << topology_summary(report);
@@ -151,15 +140,10 @@ int command_plan(const std::vector<std::string>& args) {
       ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
       ("output,o", po::value<std::string>()->required(), "schedule file: .pb, .json or .textproto");
   add_scenario_options(options);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  const auto parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto scenario = load_scenario(parsed.vars["scenario"].as<std::string>(), overrides_from(parsed.vars));
-  const fs::path out = parsed.vars["output"].as<std::string>();
+  const auto parsed = parse(args, options, {"scenario"});
+  if (!parsed) return 0;
+  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
+  const fs::path out = (*parsed)["output"].as<std::string>();
   const auto format = proto_format_for(out);
   const auto planned = plan_scenario(scenario);
   write_message(planned.schedule, out, format);
@@ -175,17 +159,12 @@ int command_sim(const std::vector<std::string>& args) {
       ("cluster", po::value<std::string>()->required(), "scenario whose cluster, model and cost model are used")
       ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
   add_scenario_options(options);
-  po::positional_options_description positional;
-  positional.add("schedule", 1);
-  const auto parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto cluster = load_scenario(parsed.vars["cluster"].as<std::string>(), overrides_from(parsed.vars));
+  const auto parsed = parse(args, options, {"schedule"});
+  if (!parsed) return 0;
+  const auto cluster = load_scenario((*parsed)["cluster"].as<std::string>(), overrides_from(*parsed));
   proto::Schedule schedule;
-  read_message(parsed.vars["schedule"].as<std::string>(), &schedule);
-  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), parsed.vars["output"].as<std::string>());
+  read_message((*parsed)["schedule"].as<std::string>(), &schedule);
+  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), (*parsed)["output"].as<std::string>());
 }
 
 int command_export(const std::vector<std::string>& args) {
@@ -194,28 +173,20 @@ int command_export(const std::vector<std::string>& args) {
       ("format", po::value<std::string>()->required(), "export format: chrome")
       ("trace", po::value<std::string>()->required(), "trace file (.pb or .json)")
       ("output,o", po::value<std::string>()->required(), "output file");
-  po::positional_options_description positional;
-  positional.add("format", 1).add("trace", 1);
-  const auto parsed = parse(args, options, positional);
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
-  const auto format = parsed.vars["format"].as<std::string>();
+  const auto parsed = parse(args, options, {"format", "trace"});
+  if (!parsed) return 0;
+  const auto format = (*parsed)["format"].as<std::string>();
   if (format != "chrome") throw InputError(fmt::format("export: unknown format '{}' (known: chrome)", format));
   proto::Trace trace;
-  read_message(parsed.vars["trace"].as<std::string>(), &trace);
-  write_chrome_trace(trace, parsed.vars["output"].as<std::string>());
+  read_message((*parsed)["trace"].as<std::string>(), &trace);
+  write_chrome_trace(trace, (*parsed)["output"].as<std::string>());
   return 0;
 }
 
 int command_presets(const std::vector<std::string>& args) {
   po::options_description options("eppsim presets: list GPU and model presets and strategies");
   const auto parsed = parse(args, options, {});
-  if (parsed.help) {
-    std::cout << options;
-    return 0;
-  }
+  if (!parsed) return 0;
   std::cout << "GPUs (dense BF16, HBM, HBM bandwidth, NVLink per direction):\n";
   for (const auto& g : gpu_presets()) {
     std::cout << fmt::format("  {:<12} {:>14} {:>10} {:>12} {:>12}\n", g.name, format_flops(g.peak_bf16),

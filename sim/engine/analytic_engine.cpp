@@ -12,6 +12,7 @@
 
 #include "models/errors.h"
 #include "models/units.h"
+#include "traces/op_names.h"
 
 namespace eppsim {
 
@@ -71,16 +72,6 @@ void validate_schedule(const proto::Schedule& schedule) {
 
 namespace {
 
-std::string_view collective_name(proto::CollectiveKind kind) {
-  switch (kind) {
-    case proto::ALL_REDUCE: return "all-reduce";
-    case proto::ALL_GATHER: return "all-gather";
-    case proto::REDUCE_SCATTER: return "reduce-scatter";
-    case proto::ALL_TO_ALL: return "all-to-all";
-    case proto::BROADCAST: return "broadcast";
-    default: return "collective";
-  }
-}
 
 enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
@@ -273,8 +264,8 @@ class Engine {
       if (first.kind() != c.kind() || first.size_bytes() != c.size_bytes()) {
         throw ScheduleMismatch(fmt::format(
             "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", instance,
-            c.group(), ref.rank, ref.op, collective_name(c.kind()), c.size_bytes(), arrival.arrived.front().rank,
-            arrival.arrived.front().op, collective_name(first.kind()), first.size_bytes()));
+            c.group(), ref.rank, ref.op, collective_kind_name(c.kind()), c.size_bytes(), arrival.arrived.front().rank,
+            arrival.arrived.front().op, collective_kind_name(first.kind()), first.size_bytes()));
       }
     }
     arrival.arrived.push_back(ref);
@@ -297,7 +288,7 @@ class Engine {
                            o.recv().peer(), o.recv().tag(), o.recv().size_bytes(), stream);
       case proto::Op::kCollective:
         return fmt::format("rank {} op {} ({} on group {}, {} bytes, stream {})", ref.rank, ref.op,
-                           collective_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
+                           collective_kind_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
                            stream);
       default:
         return fmt::format("rank {} op {} (stream {})", ref.rank, ref.op, stream);
