@@ -177,6 +177,19 @@ double TopologyNetwork::all_to_all_time(const std::vector<VertexId>& chips, doub
   return total * (static_cast<double>(n) - 1) / static_cast<double>(rounds.size());
 }
 
+double TopologyNetwork::direct_all_to_all_time(const std::vector<VertexId>& chips, double size) const {
+  const auto n = static_cast<std::uint32_t>(chips.size());
+  if (n > kAllToAllExactRanks) return all_to_all_time(chips, size);
+  std::vector<std::pair<VertexId, VertexId>> flows;
+  flows.reserve(static_cast<std::size_t>(n) * (n - 1));
+  for (auto src : chips) {
+    for (auto dst : chips) {
+      if (src != dst) flows.emplace_back(src, dst);
+    }
+  }
+  return step_time(flows, 1, size / n);
+}
+
 Seconds TopologyNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
   const VertexId src = chip_of_rank_.at(src_rank), dst = chip_of_rank_.at(dst_rank);
   if (src == dst) return Seconds(0.0);
@@ -198,7 +211,13 @@ Seconds TopologyNetwork::collective_time(proto::CollectiveKind kind, proto::Coll
   const double bytes = static_cast<double>(size.count);
   double time = 0.0;
   if (kind == proto::ALL_TO_ALL) {
-    time = all_to_all_time(chips, bytes);
+    switch (algorithm) {
+      case proto::DIRECT: time = direct_all_to_all_time(chips, bytes); break;
+      case proto::ALGORITHM_AUTO:
+        time = std::min(all_to_all_time(chips, bytes), direct_all_to_all_time(chips, bytes));
+        break;
+      default: time = all_to_all_time(chips, bytes);
+    }
   } else if (kind != proto::ALL_REDUCE) {
     time = ring_time(kind, chips, bytes);
   } else {

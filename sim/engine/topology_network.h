@@ -17,9 +17,11 @@
 //   hierarchical all-reduce: ring reduce-scatter inside each node, then one ring
 //     per local GPU index across the nodes (all at once, S/g each), then ring
 //     all-gather inside each node
-//   all-to-all          n-1 rounds of the shift permutation i -> i+k, S/n bytes
+//   pairwise all-to-all n-1 rounds of the shift permutation i -> i+k, S/n bytes
 //                       per flow; groups above 256 ranks price 64 evenly spread
 //                       rounds and scale (documented sampling)
+//   direct all-to-all   (hint DIRECT) all n(n-1) flows at once, S/n bytes each,
+//                       sharing the links; groups above 256 ranks fall back to pairwise
 // where a step takes the time of the slowest flow in it. Ring order follows the
 // chips' ids (node-major), so neighbours in the ring are neighbours in the
 // machine, as NCCL's topology-aware rings are. ALGORITHM_AUTO takes the fastest
@@ -60,6 +62,7 @@ class TopologyNetwork final : public NetworkModel {
   double tree_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double hierarchical_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;
+  double direct_all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;
 
   const Topology& topology_;
   std::vector<VertexId> chip_of_rank_;

@@ -102,5 +102,18 @@ TEST(TopologyNetwork, AutoIsNeverSlowerThanAnyAlgorithm) {
   }
 }
 
+TEST(TopologyNetwork, DirectAllToAllSharesTheNicsOfAllPeers) {
+  // 4 chips on 4 nodes of the simple cluster: each NIC carries 3 flows each way
+  // at once, S/4 bytes each, so direct all-to-all takes 3 (S/4) / NIC, the same
+  // bytes as the 3 pairwise rounds of S/4 at full NIC rate.
+  const auto topology = build_topology(simple(4));
+  const TopologyNetwork net(*topology, identity(32));
+  const std::vector<std::uint32_t> group{0, 8, 16, 24};
+  const Bytes size(1ull << 30);
+  const double expected = 3.0 * (static_cast<double>(size.count) / 4) / kNic.bandwidth.value;
+  EXPECT_NEAR(net.collective_time(proto::ALL_TO_ALL, proto::DIRECT, group, size).value, expected, 0.01 * expected);
+  EXPECT_NEAR(net.collective_time(proto::ALL_TO_ALL, proto::RING, group, size).value, expected, 0.01 * expected);
+}
+
 }  // namespace
 }  // namespace eppsim
