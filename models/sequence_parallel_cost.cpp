@@ -1,0 +1,111 @@
+#include "models/sequence_parallel_cost.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/errors.h"
+
+namespace eppsim {
+namespace {
+
+Bytes whole_bytes(double bytes) {
+  const double rounded = std::round(bytes);
+  if (!(rounded >= 0.0 && rounded < 18446744073709551616.0)) {  // 2^64
+    throw std::overflow_error(fmt::format("sequence-parallel cost: {} bytes is out of range", bytes));
+  }
+  return Bytes(static_cast<std::uint64_t>(rounded));
+}
+
+void check_degree(std::uint32_t degree) {
+  if (degree == 0) throw InputError("sequence-parallel cost: degree must be >= 1, got 0");
+}
+
+std::uint64_t new_tokens(std::span<const Segment> segments) {
+  std::uint64_t tokens = 0;
+  for (const Segment& s : segments) tokens += s.tokens;
+  return tokens;
+}
+
+std::uint64_t attended_tokens(std::span<const Segment> segments) {
+  std::uint64_t tokens = 0;
+  for (const Segment& s : segments) tokens += s.tokens + s.context_tokens;
+  return tokens;
+}
+
+}  // namespace
+
+bool ulysses_degree_fits(const TransformerSpec& model, std::uint32_t degree) {
+  return degree >= 1 && model.attention_heads % degree == 0 && model.kv_heads % degree == 0;
+}
+
+std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& model, std::uint64_t tokens,
+                                                          std::uint32_t degree, Pass pass) {
+  check_degree(degree);
+  const double d = degree;
+  const double shard_elements = degree == 1 ? 0.0 : static_cast<double>(tokens) / d;
+  const double e = model.bytes_per_element;
+  const double h = model.hidden_size;
+  const double kv = model.kv_dim();
+  auto make = [&](std::string_view tensor, double width) {
+    const double buffer = shard_elements * width * e;
+    return UlyssesAllToAll{tensor, whole_bytes(buffer), whole_bytes(buffer * (d - 1.0) / d)};
+  };
+  if (pass == Pass::Backward) return {make("dout", h), make("dq", h), make("dk", kv), make("dv", kv)};
+  return {make("q", h), make("k", kv), make("v", kv), make("out", h)};
+}
+
+UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
+                                    Pass pass, const AllToAllBandwidth& bandwidth) {
+  UlyssesLayerCost cost;
+  for (const UlyssesAllToAll& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) {
+    cost.buffer += a.buffer;
+    cost.sent += a.sent;
+    cost.time += bandwidth.time(degree, a.buffer);
+  }
+  return cost;
+}
+
+UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
+                                    std::uint32_t degree, Pass pass, const AllToAllBandwidth& bandwidth) {
+  return ulysses_layer_cost(model, new_tokens(segments), degree, pass, bandwidth);
+}
+
+RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
+                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 Seconds attention_time, RingOptions options) {
+  check_degree(degree);
+  RingAttentionLayerCost cost;
+  if (degree == 1) return cost;
+  if (!(ring_link.bandwidth.value > 0.0) || !std::isfinite(ring_link.bandwidth.value)) {
+    throw InputError(fmt::format("ring attention: link bandwidth must be finite and > 0, got {}",
+                                 ring_link.bandwidth.value));
+  }
+  const double d = degree;
+  const double kv_block = static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element;
+  // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
+  const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
+  cost.steps = degree - 1;
+  cost.step_bytes = whole_bytes(kv_block * blocks_per_step);
+  cost.sent = cost.step_bytes * cost.steps;
+  cost.step_time = ring_link.latency + transfer_time(cost.step_bytes, ring_link.bandwidth);
+  cost.comm_time = cost.step_time * cost.steps;
+  const double attention_per_step = attention_time.value / d;
+  cost.exposed_time = Seconds(cost.steps * std::max(0.0, cost.step_time.value - attention_per_step));
+  return cost;
+}
+
+RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
+                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 Seconds attention_time, RingOptions options) {
+  return ring_attention_layer_cost(model, attended_tokens(segments), degree, pass, ring_link, attention_time,
+                                   options);
+}
+
+LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree) {
+  return degree <= cluster.gpus_per_node ? cluster.intra_node : cluster.inter_node;
+}
+
+}  // namespace eppsim

@@ -1,0 +1,107 @@
+#pragma once
+// Communication of sequence parallelism inside a transformer layer, per GPU of a
+// degree-d group working on a chunk of T tokens (each GPU holds a T/d-token shard).
+// e = bytes per element, h = hidden size, kv = kv_dim (= h without GQA).
+//
+// Ulysses (DeepSpeed-Ulysses, FlexSP, InfiniPipe): all-to-alls switch between
+// sequence-sharded and head-sharded layouts. Per layer and pass, 4 all-to-alls:
+//   forward / recompute  Q (h), K (kv), V (kv) before attention, output (h) after
+//   backward             d(output) (h) before attention's backward, dQ (h), dK (kv),
+//                        dV (kv) after
+//   per-GPU buffer of one all-to-all  = T/d * width * e   (schedule.proto's size_bytes)
+//   bytes leaving the GPU             = (d-1)/d of it     (the 1/d for itself stays)
+//   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA);
+//   time = sum over the 4 of AllToAllBandwidth::time (4 latencies + buffer / algbw).
+//   Only the chunk's new tokens move: the K/V of earlier slices (Segment::context_tokens)
+//   were exchanged when those slices ran and are kept head-sharded.
+//   Heads are split over the group, so d should divide heads and kv_heads
+//   (ulysses_degree_fits); the volumes do not enforce it.
+//
+// Ring context parallelism (Megatron-Core CP with TransformerEngine's P2P ring):
+// every GPU keeps its Q shard; K/V shards travel round a ring of d GPUs in d-1 steps,
+// each overlapped with the attention of the block that has arrived.
+//   forward / recompute  per step each GPU sends its current K+V block:
+//                          step bytes = 2 * KV/d * kv * e   (KV = tokens whose K/V are attended)
+//                          per layer:  (d-1) steps = 2(d-1)/d * KV * kv * e
+//   backward             K/V circulate again (the blocks' attention is recomputed) and
+//                        dK/dV blocks circulate to accumulate: twice the forward bytes
+//                        per step (RingOptions::backward_resends_kv = false: dK/dV only,
+//                        flexsp.md section 6's "same for dK/dV").
+//   KV counts new and context tokens: T for whole sequences; for a slice with a
+//   context, the context's K/V (sharded over the group too) also travels.
+//   time per step = latency + step bytes / B of the ring's slowest hop;
+//   attention per step = (this GPU's attention time for the layer and pass) / d
+//   (causal load balancing gives equal blocks); the first block (its own) computes
+//   while the first transfer runs, so
+//   exposed = (d-1) * max(0, step time - attention per step).
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "models/all_to_all_bandwidth.h"
+#include "models/chunk.h"
+#include "models/cluster_spec.h"
+#include "models/transformer_spec.h"
+#include "models/units.h"
+
+namespace eppsim {
+
+// Whether a Ulysses group of `degree` splits the model's heads and KV heads evenly.
+bool ulysses_degree_fits(const TransformerSpec& model, std::uint32_t degree);
+
+// One Ulysses all-to-all of a layer, in execution order.
+struct UlyssesAllToAll {
+  std::string_view tensor;  // "q", "k", "v", "out" forward; "dout", "dq", "dk", "dv" backward
+  Bytes buffer;             // per-GPU send buffer (the collective's size_bytes)
+  Bytes sent;               // leaving the GPU: (d-1)/d * buffer
+};
+
+// The 4 all-to-alls of one layer in `pass` for `tokens` new tokens at `degree`
+// (degree 1: empty buffers). Throws InputError for degree 0.
+std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& model, std::uint64_t tokens,
+                                                          std::uint32_t degree, Pass pass);
+
+struct UlyssesLayerCost {
+  Bytes buffer;  // sum of the 4 per-GPU buffers: 2 * T/d * (h + kv) * e
+  Bytes sent;    // sum of what leaves the GPU: (d-1)/d of it
+  Seconds time;  // sum of the 4 all-to-all times under the bandwidth model (0 at degree 1)
+};
+
+// Per layer and pass. Throws InputError for degree 0 or a degree the bandwidth model lacks.
+UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
+                                    Pass pass, const AllToAllBandwidth& bandwidth);
+// The same for a packed chunk: the segments' new tokens (context tokens do not move).
+UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
+                                    std::uint32_t degree, Pass pass, const AllToAllBandwidth& bandwidth);
+
+struct RingOptions {
+  bool backward_resends_kv = true;  // TransformerEngine: backward sends K/V and dK/dV
+};
+
+struct RingAttentionLayerCost {
+  std::uint32_t steps = 0;  // d - 1
+  Bytes step_bytes;         // sent by each GPU per step (K+V forward; + dK/dV backward)
+  Bytes sent;               // steps * step_bytes
+  Seconds step_time;        // latency + step_bytes / bandwidth
+  Seconds comm_time;        // steps * step_time
+  Seconds exposed_time;     // steps * max(0, step_time - attention_time / d)
+};
+
+// Per layer and pass for a ring of `degree` GPUs whose slowest hop is `ring_link`.
+// `kv_tokens` is the number of tokens whose K/V the chunk's queries attend (new
+// plus context); `attention_time` is this GPU's attention compute for the layer and
+// pass (all d blocks). Throws InputError for degree 0 or a non-positive bandwidth.
+RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
+                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 Seconds attention_time, RingOptions options = {});
+// The same for a packed chunk: KV = sum over segments of tokens + context_tokens.
+RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
+                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 Seconds attention_time, RingOptions options = {});
+
+// The slowest hop of a node-aligned ring of `degree` consecutive ranks: NVLink
+// (intra_node) when it fits in one node, else the NIC (inter_node).
+LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree);
+
+}  // namespace eppsim

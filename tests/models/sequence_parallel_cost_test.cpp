@@ -1,0 +1,181 @@
+#include "models/sequence_parallel_cost.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "models/errors.h"
+#include "models/flexsp_preset.h"
+
+namespace eppsim {
+namespace {
+
+const TransformerSpec& preset(const char* name) { return *find_model_preset(name); }
+
+AllToAllBandwidth table() {
+  return AllToAllBandwidth::from_table({{2, BytesPerSecond(100e9), Seconds(1e-6)},
+                                        {4, BytesPerSecond(100e9), Seconds(1e-6)},
+                                        {8, BytesPerSecond(100e9), Seconds(1e-6)},
+                                        {16, BytesPerSecond(10e9), Seconds(5e-6)}},
+                                       8);
+}
+
+TEST(Ulysses, FourAllToAllsOfTheShardPerLayerAndPass) {
+  // llama2-7b: h = kv = 4096, bf16. T = 8192 at d = 4: a 2048-token shard.
+  const auto fwd = ulysses_layer_all_to_alls(preset("llama2-7b"), 8192, 4, Pass::Forward);
+  const char* names[] = {"q", "k", "v", "out"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(fwd[i].tensor, names[i]);
+    EXPECT_EQ(fwd[i].buffer, Bytes(2048ull * 4096 * 2));
+    EXPECT_EQ(fwd[i].sent, Bytes(2048ull * 4096 * 2 * 3 / 4));
+  }
+  const auto bwd = ulysses_layer_all_to_alls(preset("llama2-7b"), 8192, 4, Pass::Backward);
+  EXPECT_EQ(bwd[0].tensor, "dout");
+  EXPECT_EQ(bwd[3].tensor, "dv");
+  const auto rec = ulysses_layer_all_to_alls(preset("llama2-7b"), 8192, 4, Pass::Recompute);
+  EXPECT_EQ(rec[0].tensor, "q");
+}
+
+TEST(Ulysses, LayerTotalsAndTime) {
+  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, table());
+  // 2 * T/d * (h + kv) * e
+  EXPECT_EQ(c.buffer, Bytes(2ull * 2048 * (4096 + 4096) * 2));
+  EXPECT_EQ(c.sent, Bytes(2ull * 2048 * (4096 + 4096) * 2 * 3 / 4));
+  EXPECT_NEAR(c.time.value, 4 * 1e-6 + static_cast<double>(c.buffer.count) / 100e9, 1e-12);
+  const UlyssesLayerCost b = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Backward, table());
+  EXPECT_EQ(b.buffer, c.buffer);
+  EXPECT_DOUBLE_EQ(b.time.value, c.time.value);
+}
+
+TEST(Ulysses, GroupedQueryAttentionShrinksKeysAndValues) {
+  // llama3-8b: h = 4096, kv = 1024.
+  const auto a = ulysses_layer_all_to_alls(preset("llama3-8b"), 8192, 4, Pass::Forward);
+  EXPECT_EQ(a[0].buffer, Bytes(2048ull * 4096 * 2));
+  EXPECT_EQ(a[1].buffer, Bytes(2048ull * 1024 * 2));
+  EXPECT_EQ(a[2].buffer, Bytes(2048ull * 1024 * 2));
+  const UlyssesLayerCost gqa = ulysses_layer_cost(preset("llama3-8b"), 8192, 4, Pass::Forward, table());
+  const UlyssesLayerCost mha = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, table());
+  EXPECT_EQ(gqa.buffer, Bytes(2ull * 2048 * (4096 + 1024) * 2));
+  EXPECT_LT(gqa.buffer, mha.buffer);
+  EXPECT_LT(gqa.time, mha.time);
+}
+
+TEST(Ulysses, MoreDegreeSendsLessPerGpu) {
+  const TransformerSpec& m = preset("llama2-7b");
+  Bytes previous = ulysses_layer_cost(m, 65536, 2, Pass::Forward, table()).sent;
+  for (std::uint32_t d : {4u, 8u, 16u}) {
+    const Bytes sent = ulysses_layer_cost(m, 65536, d, Pass::Forward, table()).sent;
+    EXPECT_LT(sent, previous) << d;
+    previous = sent;
+  }
+}
+
+TEST(Ulysses, CrossingNodesIsSlower) {
+  const TransformerSpec& m = preset("llama2-7b");
+  EXPECT_GT(ulysses_layer_cost(m, 65536, 16, Pass::Forward, table()).time,
+            ulysses_layer_cost(m, 65536, 8, Pass::Forward, table()).time);
+}
+
+TEST(Ulysses, DegreeOneMovesNothing) {
+  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 1, Pass::Forward, table());
+  EXPECT_EQ(c.buffer, Bytes(0));
+  EXPECT_EQ(c.time, Seconds(0.0));
+  EXPECT_THROW(ulysses_layer_cost(preset("llama2-7b"), 8192, 0, Pass::Forward, table()), InputError);
+  EXPECT_THROW(ulysses_layer_cost(preset("llama2-7b"), 8192, 32, Pass::Forward, table()), InputError);
+}
+
+TEST(Ulysses, SegmentsMoveOnlyNewTokens) {
+  const std::vector<Segment> segs = {{4096, 100000}, {4096, 0}};
+  const TransformerSpec& m = preset("llama2-7b");
+  EXPECT_EQ(ulysses_layer_cost(m, segs, 4, Pass::Forward, table()).buffer,
+            ulysses_layer_cost(m, 8192, 4, Pass::Forward, table()).buffer);
+}
+
+TEST(Ulysses, MatchesFlexSpsAllToAllTermForMultiHeadAttention) {
+  // FlexSP: T_a2a = 4 * 2 * L * h * s * 2 / d / BW(d): forward + backward over all layers.
+  const FlexSpModel& f = *find_flexsp_model("gpt-7b");
+  const TransformerSpec& m = preset("gpt-6.7b");
+  const AllToAllBandwidth& bw = flexsp_all_to_all_bandwidth();
+  for (std::uint32_t d : {2u, 8u, 16u, 64u}) {
+    const double ours = m.layers * (ulysses_layer_cost(m, 65536, d, Pass::Forward, bw).time.value +
+                                    ulysses_layer_cost(m, 65536, d, Pass::Backward, bw).time.value);
+    EXPECT_NEAR(ours, flexsp_all_to_all_time(f, 65536, d).value, 1e-9) << d;
+  }
+}
+
+TEST(Ulysses, DegreeFitsHeads) {
+  EXPECT_TRUE(ulysses_degree_fits(preset("llama3-8b"), 8));
+  EXPECT_FALSE(ulysses_degree_fits(preset("llama3-8b"), 16));  // 8 KV heads
+  EXPECT_TRUE(ulysses_degree_fits(preset("gpt-6.7b"), 64));
+  EXPECT_FALSE(ulysses_degree_fits(preset("llama2-7b"), 3));
+  EXPECT_FALSE(ulysses_degree_fits(preset("llama2-7b"), 0));
+}
+
+const LinkParams kNvlink{BytesPerSecond(100e9), Seconds(0)};
+
+TEST(RingAttention, ForwardSendsKeysAndValuesRoundTheRing) {
+  // llama2-7b, T = 8192, d = 4: step = 2 * T/d * kv * e; 3 steps = 2(d-1)/d * T * kv * e.
+  const RingAttentionLayerCost c =
+      ring_attention_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, kNvlink, Seconds(4e-3));
+  EXPECT_EQ(c.steps, 3u);
+  EXPECT_EQ(c.step_bytes, Bytes(2ull * 2048 * 4096 * 2));
+  EXPECT_EQ(c.sent, Bytes(2ull * 3 * 8192 * 4096 * 2 / 4));
+  EXPECT_DOUBLE_EQ(c.step_time.value, 33554432.0 / 100e9);
+  EXPECT_DOUBLE_EQ(c.comm_time.value, 3 * 33554432.0 / 100e9);
+  EXPECT_EQ(c.exposed_time, Seconds(0.0));  // 1 ms of attention per step hides 0.34 ms
+}
+
+TEST(RingAttention, ExposedWhenAttentionPerStepIsShorter) {
+  const RingAttentionLayerCost c =
+      ring_attention_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, kNvlink, Seconds(4e-4));
+  EXPECT_NEAR(c.exposed_time.value, 3 * (33554432.0 / 100e9 - 1e-4), 1e-15);
+  EXPECT_LT(c.exposed_time, c.comm_time);
+}
+
+TEST(RingAttention, BackwardAddsGradientsOfKeysAndValues) {
+  const TransformerSpec& m = preset("llama2-7b");
+  const auto fwd = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0));
+  const auto bwd = ring_attention_layer_cost(m, 8192, 4, Pass::Backward, kNvlink, Seconds(0));
+  const auto dkv_only = ring_attention_layer_cost(m, 8192, 4, Pass::Backward, kNvlink, Seconds(0),
+                                                  RingOptions{.backward_resends_kv = false});
+  const auto rec = ring_attention_layer_cost(m, 8192, 4, Pass::Recompute, kNvlink, Seconds(0));
+  EXPECT_EQ(bwd.sent, fwd.sent * 2);
+  EXPECT_EQ(dkv_only.sent, fwd.sent);
+  EXPECT_EQ(rec.sent, fwd.sent);
+}
+
+TEST(RingAttention, GqaAndContextAndDegree) {
+  const TransformerSpec& m = preset("llama2-7b");
+  const auto mha = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0));
+  const auto gqa = ring_attention_layer_cost(preset("llama3-8b"), 8192, 4, Pass::Forward, kNvlink, Seconds(0));
+  EXPECT_EQ(gqa.sent.count * 4, mha.sent.count);  // kv 1024 vs 4096
+  // A slice with context circulates the context's K/V too.
+  const std::vector<Segment> slice = {{4096, 4096}};
+  EXPECT_EQ(ring_attention_layer_cost(m, slice, 4, Pass::Forward, kNvlink, Seconds(0)).sent, mha.sent);
+  // Per-step bytes shrink with the degree; the total tends to 2 * T * kv * e.
+  EXPECT_LT(ring_attention_layer_cost(m, 8192, 8, Pass::Forward, kNvlink, Seconds(0)).step_bytes, mha.step_bytes);
+  const auto one = ring_attention_layer_cost(m, 8192, 1, Pass::Forward, kNvlink, Seconds(0));
+  EXPECT_EQ(one.sent, Bytes(0));
+  EXPECT_EQ(one.steps, 0u);
+  EXPECT_THROW(ring_attention_layer_cost(m, 8192, 0, Pass::Forward, kNvlink, Seconds(0)), InputError);
+  EXPECT_THROW(ring_attention_layer_cost(m, 8192, 2, Pass::Forward, LinkParams{}, Seconds(0)), InputError);
+}
+
+TEST(RingAttention, CrossingNodesIsSlowerAndLessHidden) {
+  ClusterSpec c;
+  c.nodes = 4;
+  c.gpus_per_node = 8;
+  c.intra_node = kNvlink;
+  c.inter_node = LinkParams{BytesPerSecond(25e9), Seconds(5e-6)};
+  EXPECT_EQ(ring_link(c, 8).bandwidth, kNvlink.bandwidth);
+  EXPECT_EQ(ring_link(c, 16).bandwidth, c.inter_node.bandwidth);
+  const TransformerSpec& m = preset("llama2-7b");
+  const auto intra = ring_attention_layer_cost(m, 65536, 8, Pass::Forward, ring_link(c, 8), Seconds(8e-3));
+  const auto inter = ring_attention_layer_cost(m, 131072, 16, Pass::Forward, ring_link(c, 16), Seconds(8e-3));
+  EXPECT_EQ(intra.step_bytes, inter.step_bytes);
+  EXPECT_GT(inter.step_time, intra.step_time);
+  EXPECT_GT(inter.exposed_time, intra.exposed_time);
+}
+
+}  // namespace
+}  // namespace eppsim
