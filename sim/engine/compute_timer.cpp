@@ -16,7 +16,10 @@ ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu) 
                       : op.phase() == proto::BACKWARD ? Pass::Backward
                                                       : Pass::Recompute;
     const ChunkWork work{segments, op.layer_count(), op.first_layer() == 0, op.includes_lm_head()};
-    return cost.cost(pass, work).time;
+    // A chunk split over `shards` GPUs: each does an equal share (perfect scaling,
+    // as FlexSP's and InfiniPipe's cost models assume).
+    const double shards = op.shards() > 1 ? op.shards() : 1.0;
+    return Seconds(cost.cost(pass, work).time.value / shards);
   };
 }
 
