@@ -619,6 +619,110 @@ void check_packed_1f1b(const proto::Scenario& scenario, const ResolvedScenario& 
                fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
   }
   if (options.micro_batch_tokens() == 0) where.fail("plan.packed_1f1b.micro_batch_tokens", "must be > 0, got 0");
+  const std::uint32_t tp = (options.tensor_parallel() > 0 ? options.tensor_parallel() : 1u);
+  const std::uint32_t cp = (options.context_parallel() > 0 ? options.context_parallel() : 1u);
+  if (tp > resolved.cluster.gpus_per_node) {
+    where.fail("plan.packed_1f1b.tensor_parallel",
+               fmt::format("must be <= cluster.gpus_per_node {} (TP stays inside a node), got {}",
+                           resolved.cluster.gpus_per_node, tp));
+  }
+  if (resolved.model.attention_heads % tp != 0) {
+    where.fail("plan.packed_1f1b.tensor_parallel",
+               fmt::format("must divide the model's {} attention heads, got {}", resolved.model.attention_heads, tp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(tp) * cp * stages) != 0) {
+    where.fail("plan.packed_1f1b.context_parallel",
+               fmt::format("tensor_parallel x context_parallel x pipeline_stages ({} x {} x {}) must divide the {} GPUs",
+                           tp, cp, stages, gpus));
+  }
+}
+
+// Seq1F1B: defaults pipeline_stages = live nodes, sp_degree = gpus_per_node,
+// slices = 4, chunk_tokens = ceil(max_length / slices), checkpointed_layers = 0.
+void check_seq1f1b(const proto::Scenario& scenario, const ResolvedScenario& resolved, const FieldLocator& where) {
+  const proto::Seq1F1BOptions& options = scenario.plan().seq1f1b();
+  const std::uint32_t gpus = resolved.usable_gpus();
+  const std::uint32_t stages =
+      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
+  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
+  if (stages > resolved.model.layers) {
+    where.fail("plan.seq1f1b.pipeline_stages",
+               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (sp > resolved.cluster.gpus_per_node) {
+    where.fail("plan.seq1f1b.sp_degree",
+               fmt::format("must be <= cluster.gpus_per_node {} (SP stays inside a node), got {}",
+                           resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.cluster.gpus_per_node % sp != 0) {
+    where.fail("plan.seq1f1b.sp_degree",
+               fmt::format("must divide cluster.gpus_per_node {}, got {}", resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
+    where.fail("plan.seq1f1b.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                     resolved.model.attention_heads, resolved.model.kv_heads, sp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
+    where.fail("plan.seq1f1b.pipeline_stages",
+               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
+  }
+  const std::uint32_t min_layers = resolved.model.layers / stages;
+  if (options.checkpointed_layers() > min_layers) {
+    where.fail("plan.seq1f1b.checkpointed_layers",
+               fmt::format("must be <= the {} layers of the smallest stage, got {}", min_layers,
+                           options.checkpointed_layers()));
+  }
+  if (scenario.plan().zero_stage() > 2) {
+    where.fail("plan.zero_stage", fmt::format("seq1f1b supports ZeRO stages 0 to 2, got {}", scenario.plan().zero_stage()));
+  }
+}
+
+void check_ulysses_adaptive(const proto::Scenario& scenario, const ResolvedScenario&, const FieldLocator& where) {
+  // The degree is chosen per batch; sp_degree is ignored.
+  const double fill = scenario.plan().ulysses().packing_fill();
+  if (!(fill >= 0.0 && fill <= 1.0)) {
+    where.fail("plan.ulysses.packing_fill", fmt::format("must be in (0, 1] (0 means the default 0.9), got {}", fill));
+  }
+}
+
+void check_ulysses(const proto::Scenario& scenario, const ResolvedScenario& resolved, const FieldLocator& where) {
+  // Every option has a default, so a scenario written for another strategy runs this one.
+  const proto::UlyssesOptions& options = scenario.plan().ulysses();
+  const std::uint32_t gpus = resolved.usable_gpus();
+  const std::uint32_t degree = options.sp_degree() == 0 ? resolved.cluster.gpus_per_node : options.sp_degree();
+  if ((degree & (degree - 1)) != 0 || gpus % degree != 0) {
+    where.fail("plan.ulysses.sp_degree",
+               fmt::format("must be a power of two dividing the cluster's {} GPUs (0 means gpus_per_node), got {}", gpus,
+                           degree));
+  }
+  if (resolved.model.attention_heads % degree != 0 || resolved.model.kv_heads % degree != 0) {
+    where.fail("plan.ulysses.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                     resolved.model.attention_heads, resolved.model.kv_heads, degree));
+  }
+  check_ulysses_adaptive(scenario, resolved, where);
+}
+
+void check_flexsp(const proto::Scenario& scenario, const ResolvedScenario& resolved, const FieldLocator& where) {
+  const proto::FlexSPOptions& options = scenario.plan().flexsp();
+  const double limit = options.solver_time_limit_s();
+  if (!(limit >= 0.0) || !std::isfinite(limit)) {
+    where.fail("plan.flexsp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 1 s), got {}", limit));
+  }
+  const double gap = options.relative_gap();
+  if (!(gap >= 0.0 && gap < 1.0)) {
+    where.fail("plan.flexsp.relative_gap", fmt::format("must be in [0, 1) (0 means the default 0.01), got {}", gap));
+  }
+  if (options.max_buckets() > 4096) {
+    where.fail("plan.flexsp.max_buckets", fmt::format("must be <= 4096 (0 means the default 16), got {}", options.max_buckets()));
+  }
+  if (options.extra_micro_batch_counts() > 64) {
+    where.fail("plan.flexsp.extra_micro_batch_counts",
+               fmt::format("must be <= 64 (0 means the default 4), got {}", options.extra_micro_batch_counts()));
+  }
+  const std::uint32_t gpus = resolved.usable_gpus();
+  if (gpus != 1 && gpus % 2 != 0) {
+    where.fail("cluster.nodes", fmt::format("flexsp needs an even number of GPUs (power-of-two SP groups), got {}", gpus));
+  }
 }
 
 // The strategies a scenario may name, each with the rules of its options.
@@ -629,6 +733,10 @@ struct StrategyRules {
 };
 constexpr StrategyRules kStrategies[] = {
     {"packed-1f1b", check_packed_1f1b},
+    {"ulysses", check_ulysses},
+    {"ulysses-adaptive", check_ulysses_adaptive},
+    {"seq1f1b", check_seq1f1b},
+    {"flexsp", check_flexsp},
 };
 
 const StrategyRules& resolve_strategy(const std::string& strategy, const FieldLocator& where) {

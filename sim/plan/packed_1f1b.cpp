@@ -8,6 +8,8 @@
 #include "models/chunk.h"
 #include "models/errors.h"
 #include "models/memory_model.h"
+#include "models/pipeline_traffic.h"
+#include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/schedule_builder.h"
 
@@ -31,16 +33,6 @@ std::vector<bool> one_f_one_b_order(std::uint32_t stage, std::uint32_t stages, s
   order.insert(order.end(), warmup, false);
   return order;
 }
-
-namespace {
-
-struct StageShape {
-  std::uint32_t first_layer = 0;
-  std::uint32_t layer_count = 0;
-  bool first = false;
-  bool last = false;
-  double params = 0.0;
-};
 
 std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t stages) {
   const auto layers = split_layers(model.layers, stages);
@@ -66,26 +58,52 @@ std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t
   return shapes;
 }
 
-proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const StageShape& shape, std::uint32_t stage,
-                              std::uint32_t chunk, std::span<const Segment> segments) {
-  const ChunkWork work{segments, shape.layer_count, shape.first, shape.last};
+proto::ComputeOp make_stage_compute(const ResolvedScenario& sc, Pass pass, std::uint32_t stage, std::uint32_t first_layer,
+                                    std::uint32_t layer_count, bool lm_head, std::uint32_t chunk,
+                                    std::span<const Segment> segments, std::uint32_t shards) {
+  const ChunkWork work{segments, layer_count, first_layer == 0, lm_head};
   const ComputeCost cost = sc.compute_cost->cost(pass, work);
   proto::ComputeOp op;
   op.set_phase(pass == Pass::Forward ? proto::FORWARD : pass == Pass::Backward ? proto::BACKWARD : proto::RECOMPUTE);
   op.set_stage(stage);
   op.set_chunk(chunk);
-  op.set_first_layer(shape.first_layer);
-  op.set_layer_count(shape.layer_count);
+  op.set_first_layer(first_layer);
+  op.set_layer_count(layer_count);
   for (const auto& seg : segments) {
     auto* s = op.add_segments();
     s->set_tokens(seg.tokens);
     s->set_context_tokens(seg.context_tokens);
   }
-  op.set_flops(cost.flops.total());
-  op.set_memory_traffic_bytes(cost.memory_traffic.count);
-  op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
-  op.set_includes_lm_head(shape.last);
+  if (shards > 1) {
+    const double share = 1.0 / shards;
+    op.set_flops(cost.flops.total() * share);
+    op.set_memory_traffic_bytes(static_cast<std::uint64_t>(static_cast<double>(cost.memory_traffic.count) * share + 0.5));
+    op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * share * 1e9 + 0.5));
+    op.set_shards(shards);
+  } else {
+    op.set_flops(cost.flops.total());
+    op.set_memory_traffic_bytes(cost.memory_traffic.count);
+    op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
+  }
+  op.set_includes_lm_head(lm_head);
   return op;
+}
+
+double attention_time_share(const ResolvedScenario& sc, const FlopCount& flops) {
+  const AnalyticEfficiency defaults;
+  const double gemm_eff = sc.proto.cost_model().gemm_efficiency() > 0.0 ? sc.proto.cost_model().gemm_efficiency() : defaults.gemm;
+  const double attn_eff =
+      sc.proto.cost_model().attention_efficiency() > 0.0 ? sc.proto.cost_model().attention_efficiency() : defaults.attention;
+  const double attention = flops.attention / attn_eff;
+  const double total = flops.gemm / gemm_eff + attention;
+  return total > 0.0 ? attention / total : 0.0;
+}
+
+namespace {
+
+proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const StageShape& shape, std::uint32_t stage,
+                              std::uint32_t chunk, std::span<const Segment> segments, std::uint32_t shards) {
+  return make_stage_compute(sc, pass, stage, shape.first_layer, shape.layer_count, shape.last, chunk, segments, shards);
 }
 
 }  // namespace
@@ -93,18 +111,27 @@ proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const Stage
 proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
   const auto& options = sc.proto.plan().packed_1f1b();
   const std::uint32_t stages = options.pipeline_stages();
+  const std::uint32_t tp = std::max<std::uint32_t>(1, options.tensor_parallel());
+  const std::uint32_t cp = std::max<std::uint32_t>(1, options.context_parallel());
+  const std::uint32_t group = tp * cp;
   const std::uint32_t num_ranks = sc.usable_gpus();
   const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
-  if (stages == 0 || num_ranks % stages != 0) {
-    throw InputError(fmt::format("{}: plan.packed_1f1b.pipeline_stages: must divide the {} GPUs, got {}", sc.source,
-                                 num_ranks, stages));
+  if (stages == 0 || num_ranks % (stages * group) != 0) {
+    throw InputError(fmt::format("{}: plan.packed_1f1b.pipeline_stages x tensor_parallel x context_parallel: must divide "
+                                 "the {} GPUs, got {} x {} x {}",
+                                 sc.source, num_ranks, stages, tp, cp));
+  }
+  if (tp > sc.cluster.gpus_per_node || sc.model.attention_heads % tp != 0) {
+    throw InputError(fmt::format("{}: plan.packed_1f1b.tensor_parallel: must be <= the {} GPUs of a node and divide the "
+                                 "model's {} heads, got {}",
+                                 sc.source, sc.cluster.gpus_per_node, sc.model.attention_heads, tp));
   }
   if (zero_stage > 2) {
     throw InputError(fmt::format("{}: plan.zero_stage: packed-1f1b supports ZeRO stages 0 to 2 (Megatron's distributed "
                                  "optimizer), got {}",
                                  sc.source, zero_stage));
   }
-  const std::uint32_t data_parallel = num_ranks / stages;
+  const std::uint32_t data_parallel = num_ranks / (stages * group);
   const auto& model = sc.model;
   const auto shapes = stage_shapes(model, stages);
   const bool full_recompute = options.full_recompute();
@@ -138,14 +165,42 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   const auto recv_next = b.stream("recv_next");
   const auto send_prev = b.stream("send_prev");
   const auto comm = b.stream("comm");
-  auto rank_of = [&](std::uint32_t stage, std::uint32_t replica) { return stage * data_parallel + replica; };
+  // Position `g` = c * tp + t inside the replica's TP x CP group.
+  auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t g) {
+    return (stage * data_parallel + replica) * group + g;
+  };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
-  std::vector<std::uint32_t> dp_groups(stages);
+  // dp_groups[stage * group + g]; tp_groups / cp_groups per (stage, replica, c) / (stage, replica, t).
+  std::vector<std::uint32_t> dp_groups(stages * group);
   for (std::uint32_t s = 0; s < stages; ++s) {
-    std::vector<std::uint32_t> ranks;
-    for (std::uint32_t d = 0; d < data_parallel; ++d) ranks.push_back(rank_of(s, d));
-    dp_groups[s] = b.add_group(fmt::format("data-parallel stage {}", s), std::move(ranks));
+    for (std::uint32_t g = 0; g < group; ++g) {
+      std::vector<std::uint32_t> ranks;
+      for (std::uint32_t d = 0; d < data_parallel; ++d) ranks.push_back(rank_of(s, d, g));
+      dp_groups[s * group + g] = b.add_group(group == 1 ? fmt::format("data-parallel stage {}", s)
+                                                        : fmt::format("data-parallel stage {} shard {}", s, g),
+                                             std::move(ranks));
+    }
   }
+  std::vector<std::uint32_t> tp_groups, cp_groups;
+  if (tp > 1) {
+    for (std::uint32_t s = 0; s < stages; ++s)
+      for (std::uint32_t d = 0; d < data_parallel; ++d)
+        for (std::uint32_t c = 0; c < cp; ++c) {
+          std::vector<std::uint32_t> ranks;
+          for (std::uint32_t t = 0; t < tp; ++t) ranks.push_back(rank_of(s, d, c * tp + t));
+          tp_groups.push_back(b.add_group(fmt::format("tensor-parallel stage {} replica {} cp {}", s, d, c), std::move(ranks)));
+        }
+  }
+  if (cp > 1) {
+    for (std::uint32_t s = 0; s < stages; ++s)
+      for (std::uint32_t d = 0; d < data_parallel; ++d)
+        for (std::uint32_t t = 0; t < tp; ++t) {
+          std::vector<std::uint32_t> ranks;
+          for (std::uint32_t c = 0; c < cp; ++c) ranks.push_back(rank_of(s, d, c * tp + t));
+          cp_groups.push_back(b.add_group(fmt::format("context-parallel stage {} replica {} tp {}", s, d, t), std::move(ranks)));
+        }
+  }
+  const LinkParams cp_link = cp > 1 ? ring_link(sc.cluster, group) : LinkParams{};
 
   const std::uint64_t element_bytes = model.bytes_per_element;
   double model_flops = 0.0;
@@ -154,67 +209,102 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
 
   for (std::uint32_t s = 0; s < stages; ++s) {
     const auto& shape = shapes[s];
-    const ModelStateBytes states = model_state_bytes(shape.params, zero_stage, data_parallel);
+    const double rank_params = shape.params / tp;  // TP splits the weights; CP replicates them
+    const ModelStateBytes states = model_state_bytes(rank_params, zero_stage, data_parallel);
     for (std::uint32_t d = 0; d < data_parallel; ++d) {
-      const auto rank = rank_of(s, d);
-      const auto& mbs = micro_batches[d];
-      const auto m = static_cast<std::uint32_t>(mbs.size());
-      OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
-      std::uint32_t next_forward = 0;
-      std::uint32_t next_backward = 0;
-      for (bool forward : one_f_one_b_order(s, stages, m)) {
-        const std::uint32_t j = forward ? next_forward++ : next_backward++;
-        const auto& segments = mbs[j];
-        std::uint64_t tokens = 0;
-        for (const auto& seg : segments) tokens += seg.tokens;
-        const std::uint64_t boundary_bytes = tokens * model.hidden_size * element_bytes;
-        const std::uint64_t kept = stage_activation_bytes(model, tokens, shape.layer_count, shape.last, full_recompute).count;
-        std::vector<OpIndex> deps;
-        if (forward) {
-          if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d), boundary_bytes, 2 * j));
-          b.memory(rank, compute, {}, true, kept, proto::ACTIVATIONS);
-          auto op = make_compute(sc, Pass::Forward, shape, s, j, segments);
-          model_flops += op.flops();
-          last = b.compute(rank, compute, deps, std::move(op));
-          const std::array<OpIndex, 1> after{last};
-          if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d), boundary_bytes, 2 * j);
-        } else {
-          if (s + 1 < stages) deps.push_back(b.recv(rank, recv_next, {}, rank_of(s + 1, d), boundary_bytes, 2 * j + 1));
-          const std::uint64_t workspace = backward_workspace_bytes(model, tokens, full_recompute).count;
-          if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
-          if (full_recompute) b.compute(rank, compute, deps, make_compute(sc, Pass::Recompute, shape, s, j, segments));
-          auto op = make_compute(sc, Pass::Backward, shape, s, j, segments);
-          model_flops += op.flops();
-          last = b.compute(rank, compute, deps, std::move(op));
-          b.memory(rank, compute, {}, false, kept, proto::ACTIVATIONS);
-          if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
-          const std::array<OpIndex, 1> after{last};
-          if (s > 0) b.send(rank, send_prev, after, rank_of(s - 1, d), boundary_bytes, 2 * j + 1);
+      for (std::uint32_t g = 0; g < group; ++g) {
+        const auto rank = rank_of(s, d, g);
+        const std::uint32_t c = g / tp, t = g % tp;
+        const auto& mbs = micro_batches[d];
+        const auto m = static_cast<std::uint32_t>(mbs.size());
+        // TP and CP communication of one pass, on the compute stream after its compute op.
+        auto parallel_comm = [&](Pass pass, std::span<const Segment> segments, std::uint64_t tokens, OpIndex after) {
+          if (tp > 1) {
+            const std::uint64_t bytes = 2ull * shape.layer_count * tokens * model.hidden_size * element_bytes;
+            after = b.collective(rank, compute, {}, proto::ALL_REDUCE, tp_groups[(s * data_parallel + d) * cp + c], bytes);
+          }
+          if (cp > 1) {
+            const ChunkWork work{segments, shape.layer_count, shape.first, shape.last};
+            const ComputeCost cost = sc.compute_cost->cost(pass, work);
+            const double attention_s =
+                cost.time.value / group * attention_time_share(sc, cost.flops) / std::max<std::uint32_t>(1, shape.layer_count);
+            const auto ring = ring_attention_layer_cost(model, segments, cp, pass, cp_link, Seconds(attention_s));
+            if (ring.exposed_time.value > 0.0 && ring.comm_time.value > 0.0) {
+              const double fraction = ring.exposed_time.value / ring.comm_time.value;
+              const auto bytes = static_cast<std::uint64_t>(
+                  static_cast<double>(ring.step_bytes.count) * shape.layer_count * fraction + 0.5);
+              if (bytes > 0) after = b.collective(rank, compute, {}, proto::ALL_GATHER, cp_groups[(s * data_parallel + d) * tp + t], bytes);
+            }
+          }
+          return after;
+        };
+        OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
+        std::uint32_t next_forward = 0;
+        std::uint32_t next_backward = 0;
+        for (bool forward : one_f_one_b_order(s, stages, m)) {
+          const std::uint32_t j = forward ? next_forward++ : next_backward++;
+          const auto& segments = mbs[j];
+          std::uint64_t tokens = 0;
+          for (const auto& seg : segments) tokens += seg.tokens;
+          const std::uint64_t boundary_bytes =
+              group == 1 ? tokens * model.hidden_size * element_bytes : pipeline_boundary_bytes(model, tokens, group).count;
+          std::uint64_t kept = stage_activation_bytes(model, tokens, shape.layer_count, shape.last, full_recompute).count;
+          if (group > 1) kept = (kept + group - 1) / group;
+          std::vector<OpIndex> deps;
+          if (forward) {
+            if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, g), boundary_bytes, 2 * j));
+            b.memory(rank, compute, {}, true, kept, proto::ACTIVATIONS);
+            auto op = make_compute(sc, Pass::Forward, shape, s, j, segments, group);
+            model_flops += op.flops();
+            last = b.compute(rank, compute, deps, std::move(op));
+            if (group > 1) last = parallel_comm(Pass::Forward, segments, tokens, last);
+            const std::array<OpIndex, 1> after{last};
+            if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, g), boundary_bytes, 2 * j);
+          } else {
+            if (s + 1 < stages) deps.push_back(b.recv(rank, recv_next, {}, rank_of(s + 1, d, g), boundary_bytes, 2 * j + 1));
+            std::uint64_t workspace = backward_workspace_bytes(model, tokens, full_recompute).count;
+            if (group > 1) workspace = (workspace + group - 1) / group;
+            if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
+            if (full_recompute) {
+              const auto recomputed =
+                  b.compute(rank, compute, deps, make_compute(sc, Pass::Recompute, shape, s, j, segments, group));
+              if (group > 1) parallel_comm(Pass::Recompute, segments, tokens, recomputed);
+            }
+            auto op = make_compute(sc, Pass::Backward, shape, s, j, segments, group);
+            model_flops += op.flops();
+            last = b.compute(rank, compute, deps, std::move(op));
+            if (group > 1) last = parallel_comm(Pass::Backward, segments, tokens, last);
+            b.memory(rank, compute, {}, false, kept, proto::ACTIVATIONS);
+            if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
+            const std::array<OpIndex, 1> after{last};
+            if (s > 0) b.send(rank, send_prev, after, rank_of(s - 1, d, g), boundary_bytes, 2 * j + 1);
+          }
         }
-      }
 
-      // Gradient synchronisation, optimizer step on this rank's shard, weight all-gather.
-      const auto gradient_bytes = static_cast<std::uint64_t>(shape.params) * element_bytes;
-      std::array<OpIndex, 1> after{last};
-      if (data_parallel > 1) {
-        const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
-        after[0] = b.collective(rank, comm, after, kind, dp_groups[s], gradient_bytes);
-      }
-      const double shard_params = zero_stage >= 1 ? shape.params / data_parallel : shape.params;
-      proto::ComputeOp optimizer;
-      optimizer.set_phase(proto::OPTIMIZER);
-      optimizer.set_stage(s);
-      optimizer.set_first_layer(shape.first_layer);
-      optimizer.set_layer_count(shape.layer_count);
-      // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
-      const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-      optimizer.set_flops(shard_params * 12.0);
-      optimizer.set_memory_traffic_bytes(traffic);
-      optimizer.set_estimated_duration_ns(
-          static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-      after[0] = b.compute(rank, compute, after, std::move(optimizer));
-      if (zero_stage >= 1 && data_parallel > 1) {
-        b.collective(rank, comm, after, proto::ALL_GATHER, dp_groups[s], gradient_bytes / data_parallel);
+        // Gradient synchronisation, optimizer step on this rank's shard, weight all-gather.
+        const auto gradient_bytes = static_cast<std::uint64_t>(rank_params) * element_bytes;
+        std::array<OpIndex, 1> after{last};
+        const auto dp_group = dp_groups[s * group + g];
+        if (data_parallel > 1) {
+          const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
+          after[0] = b.collective(rank, comm, after, kind, dp_group, gradient_bytes);
+        }
+        const double shard_params = zero_stage >= 1 ? rank_params / data_parallel : rank_params;
+        proto::ComputeOp optimizer;
+        optimizer.set_phase(proto::OPTIMIZER);
+        optimizer.set_stage(s);
+        optimizer.set_first_layer(shape.first_layer);
+        optimizer.set_layer_count(shape.layer_count);
+        // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
+        const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+        optimizer.set_flops(shard_params * 12.0);
+        optimizer.set_memory_traffic_bytes(traffic);
+        optimizer.set_estimated_duration_ns(
+            static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+        after[0] = b.compute(rank, compute, after, std::move(optimizer));
+        if (zero_stage >= 1 && data_parallel > 1) {
+          b.collective(rank, comm, after, proto::ALL_GATHER, dp_group, gradient_bytes / data_parallel);
+        }
       }
     }
   }
@@ -233,10 +323,11 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     if (peaks[r] > sc.memory_limit.count) {
       throw InputError(fmt::format(
           "{}: packed-1f1b: rank {} (pipeline stage {}) needs {} but the memory limit is {}; lower "
-          "plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), raise "
-          "plan.zero_stage ({}) or set plan.packed_1f1b.full_recompute",
-          sc.source, r, r / data_parallel, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit),
-          options.micro_batch_tokens(), stages, zero_stage));
+          "plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), "
+          "tensor_parallel ({}) or context_parallel ({}), raise plan.zero_stage ({}) or set "
+          "plan.packed_1f1b.full_recompute",
+          sc.source, r, r / (data_parallel * group), format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit),
+          options.micro_batch_tokens(), stages, tp, cp, zero_stage));
     }
   }
   return b.finish();

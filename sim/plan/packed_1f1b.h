@@ -12,10 +12,42 @@
 // nodes of 8 GPUs the data-parallel groups sit inside nodes and the pipeline
 // crosses them.
 //
+// Tensor and context parallelism (plan.packed_1f1b.tensor_parallel = tp,
+// context_parallel = cp, default 1): each data-parallel replica of a stage is a
+// group of tp*cp consecutive ranks, TP innermost:
+//   rank = stage * (dp*tp*cp) + replica * (tp*cp) + c * tp + t.
+// Every rank of the group runs every micro-batch: its compute ops carry the whole
+// chunk's segments with shards = tp*cp (flops, traffic and estimated time are its
+// 1/(tp*cp) share). Weights, gradients and optimizer states are split over tp
+// (CP replicates them); activations, workspaces and boundary sends over tp*cp
+// (Megatron SP keeps the boundary tensor sequence-sharded over TP; CP shards the
+// sequence), each rank sending its shard to the same (c, t) rank of the next stage.
+// Data-parallel groups are the ranks of a stage with the same (c, t).
+//   TP (Megatron-LM with sequence parallelism): per layer and pass, attention and
+//   MLP each all-gather the T/tp sequence shard before and reduce-scatter after:
+//   2 x (all-gather + reduce-scatter) of T*h*e = the ring volume of 2 all-reduces
+//   of T*h*e. Aggregated into ONE ALL_REDUCE per micro-batch and pass (forward,
+//   backward, and recompute with full_recompute) over the TP group, size
+//   2 * layers * T * h * e, on the compute stream right after the compute op
+//   (Megatron does not overlap it). The aggregation counts the ring latency once
+//   per pass instead of 2 * layers times.
+//   CP (ring attention): the K/V ring overlaps the attention; only the exposed
+//   part is charged. The analytic engine does not model the overlap, so each pass
+//   gets ONE ALL_GATHER over the CP group on the compute stream (after the compute
+//   op, exposed by construction) whose per-rank size is the per-layer step bytes
+//   of ring_attention_layer_cost x layers x (exposed_time / comm_time): the ring
+//   all-gather of the engine then takes (cp-1) x that / bandwidth, the exposed time
+//   (latency counted once per pass). The attention time that hides the ring is the
+//   rank's compute time for the pass times the attention share of it (attention
+//   and GEMM FLOPs weighted by cost_model's efficiencies), per layer. Skipped
+//   when nothing is exposed.
+//
 // Streams per rank: "compute" (compute and memory ops), "recv_prev" and
 // "send_next" (activations), "recv_next" and "send_prev" (gradients), "comm"
 // (collectives). Receives are posted ahead on their own streams, as NCCL
 // pipelines do, so sends never wait on the peer's compute order.
+#include "models/chunk.h"
+#include "models/compute_cost.h"
 #include "sim/plan/planner.h"
 
 namespace eppsim {
@@ -34,5 +66,27 @@ std::vector<std::uint32_t> split_layers(std::uint32_t layers, std::uint32_t stag
 // micro-batch, false = backward of the oldest one. Warm-up has
 // min(stages - stage - 1, micro_batches) forwards.
 std::vector<bool> one_f_one_b_order(std::uint32_t stage, std::uint32_t stages, std::uint32_t micro_batches);
+
+// One pipeline stage's share of the model, shared by the pipeline planners.
+struct StageShape {
+  std::uint32_t first_layer = 0;
+  std::uint32_t layer_count = 0;
+  bool first = false;
+  bool last = false;
+  double params = 0.0;  // parameters held by the stage (embedding on the first, head on the last)
+};
+std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t stages);
+
+// The compute op of `pass` over `segments` on a stage (layers first_layer ..
+// first_layer + layer_count); `shards` > 1: the rank's 1/shards share (flops,
+// traffic, estimated time divided; ComputeOp.shards set). `lm_head` overrides
+// shape.last for ops that leave the head out (recompute of some layers).
+proto::ComputeOp make_stage_compute(const ResolvedScenario& scenario, Pass pass, std::uint32_t stage,
+                                    std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
+                                    std::uint32_t chunk, std::span<const Segment> segments, std::uint32_t shards = 1);
+
+// Share of a chunk's compute time spent in attention under the scenario's
+// analytic efficiencies (attention FLOPs / attention efficiency over the sum).
+double attention_time_share(const ResolvedScenario& scenario, const FlopCount& flops);
 
 }  // namespace eppsim

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
 #include "test_scenarios.h"
 
 namespace eppsim {
@@ -98,6 +101,68 @@ TEST(Packed1F1B, RejectsZero3) {
   proto.mutable_plan()->set_zero_stage(3);
   const auto scenario = resolve_scenario(proto, "test.textproto", ".");
   EXPECT_THROW(Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(4, 1024)), InputError);
+}
+
+proto::Trace run_with_cost_model(const ResolvedScenario& scenario, const proto::Schedule& schedule) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(scenario.node_of_rank(r));
+  const SimpleClusterNetwork network(scenario.cluster.intra_node, scenario.cluster.inter_node, nodes);
+  return run_analytic(schedule, network, cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu));
+}
+
+TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
+  // 2 nodes x 8, 2 stages, with tp x cp ranks per replica, against the plain plan on
+  // 2 nodes x 8/(tp*cp) GPUs: the same replicas and micro-batches, on 1/(tp*cp) of the ranks.
+  const std::vector<std::uint64_t> batch(16, 4096);
+  auto peak_of = [](const proto::Schedule& schedule) {
+    const auto& peaks = schedule.summary().planned_peak_memory_bytes();
+    return *std::max_element(peaks.begin(), peaks.end());
+  };
+  for (const auto& [tp, cp] : {std::pair{2u, 1u}, std::pair{1u, 2u}, std::pair{2u, 2u}}) {
+    const auto base = testing::fixed_length_scenario(2, 8 / (tp * cp), 2, 16, 4096, 8192);
+    const auto plain = Packed1F1BPlanner().plan(base, batch);
+    const auto scenario = testing::fixed_length_scenario(
+        2, 8, 2, 16, 4096, 8192, fmt::format("tensor_parallel: {} context_parallel: {}", tp, cp));
+    const auto schedule = Packed1F1BPlanner().plan(scenario, batch);
+    EXPECT_EQ(schedule.summary().data_parallel(), plain.summary().data_parallel());
+    EXPECT_EQ(schedule.num_ranks(), 16u);
+    EXPECT_LT(peak_of(schedule), peak_of(plain)) << tp << "x" << cp;
+    EXPECT_NEAR(schedule.summary().model_flops(), plain.summary().model_flops(), 1e-6 * plain.summary().model_flops());
+    int tp_ops = 0;
+    for (const auto& op : schedule.programs(0).ops()) {
+      if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
+        EXPECT_EQ(op.compute().shards(), tp * cp);
+      }
+      if (op.has_collective() && op.collective().kind() == proto::ALL_REDUCE &&
+          schedule.groups(static_cast<int>(op.collective().group())).ranks_size() == static_cast<int>(tp)) {
+        ++tp_ops;
+      }
+      if (op.has_send()) {
+        EXPECT_EQ(op.send().size_bytes(), 8192ull * 4096 * 2 / (tp * cp));
+      }
+    }
+    if (tp > 1) {
+      EXPECT_GT(tp_ops, 0);
+    }
+    const auto trace = run_with_cost_model(scenario, schedule);
+    EXPECT_GT(trace.step_time_ns(), 0);
+    // Sharded compute: faster than the same replicas on fewer GPUs.
+    EXPECT_LT(trace.step_time_ns(), run_with_cost_model(base, plain).step_time_ns()) << tp << "x" << cp;
+  }
+}
+
+TEST(Packed1F1B, DefaultTensorAndContextParallelChangeNothing) {
+  const auto base = testing::fixed_length_scenario(1, 8, 2, 16, 2048, 4096);
+  const auto ones = testing::fixed_length_scenario(1, 8, 2, 16, 2048, 4096, "tensor_parallel: 1 context_parallel: 1");
+  const std::vector<std::uint64_t> batch(16, 2048);
+  EXPECT_EQ(Packed1F1BPlanner().plan(base, batch).SerializeAsString(), Packed1F1BPlanner().plan(ones, batch).SerializeAsString());
+}
+
+TEST(Packed1F1B, TensorParallelRules) {
+  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 8"), InputError);
+  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 3"), InputError);
+  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 4 context_parallel: 2 "), InputError);
+  EXPECT_NO_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 4"));
 }
 
 }  // namespace

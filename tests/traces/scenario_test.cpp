@@ -221,7 +221,7 @@ TEST_F(ScenarioFile, PipelineStagesMustDivideTheGpusAndNotExceedLayers) {
 
 TEST_F(ScenarioFile, StrategyAndEngine) {
   EXPECT_THAT(error_of(replaced(kBase, "zero_stage: 1", "strategy: \"magic\"")),
-              HasSubstr(":17: plan.strategy: unknown strategy \"magic\" (known: packed-1f1b)"));
+              HasSubstr(":17: plan.strategy: unknown strategy \"magic\" (known: packed-1f1b, ulysses"));
   EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"analytic\" }\n").engine, "analytic");
   EXPECT_THAT(error_of(std::string(kBase) + "simulation { engine: \"flow\" }\n"),
               HasSubstr(":20: simulation.engine: engine \"flow\" is not available in this build (available: analytic)"));
@@ -399,7 +399,7 @@ TEST(ApplyOverride, UnknownComponentsListTheValidFields) {
   proto::Scenario s = testing::sample_scenario();
   EXPECT_EQ(override_error(&s, "plan.packed_1f1b.pipeline_stagez=4"),
             "--set plan.packed_1f1b.pipeline_stagez=4: plan.packed_1f1b has no field 'pipeline_stagez' (fields: "
-            "pipeline_stages, micro_batch_tokens, full_recompute)");
+            "pipeline_stages, micro_batch_tokens, full_recompute, tensor_parallel, context_parallel)");
   EXPECT_THAT(override_error(&s, "clutser.nodes=4"),
               HasSubstr("--set clutser.nodes=4: the scenario has no field 'clutser' (fields: name, description, seed, "
                         "model, cluster,"));

@@ -1,0 +1,716 @@
+#include "sim/plan/flexsp.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "models/all_to_all_bandwidth.h"
+#include "models/chunk.h"
+#include "models/errors.h"
+#include "models/flexsp_preset.h"
+#include "models/memory_model.h"
+#include "models/sequence_parallel_cost.h"
+#include "sim/plan/milp.h"
+#include "sim/plan/schedule_builder.h"
+
+namespace eppsim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ---------------------------------------------------------------- cost model
+
+class FlexSpCost {
+ public:
+  explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()) {
+    preset_ = find_flexsp_model(sc.model.name);
+    const auto& model = sc.model;
+    if (preset_ != nullptr) {
+      const auto max_length = sc.max_length > 196608 ? FlexSpMaxLength::K384 : FlexSpMaxLength::K192;
+      bandwidth_ = &flexsp_all_to_all_bandwidth();
+      state_bytes_ = flexsp_model_state_bytes(*preset_, max_length, n_).count;
+      act_per_token_ = preset_->gamma_bytes_per_token;
+      gather_bytes_ = 0;
+      beta_ = preset_->beta1.value;
+    } else {
+      owned_bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
+      bandwidth_ = &owned_bandwidth_.back();
+      state_bytes_ = model_state_bytes(model.total_params(), 3, n_).total().count;
+      constexpr std::uint64_t kProbe = 1u << 20;
+      act_per_token_ = static_cast<double>(stage_activation_bytes(model, kProbe, model.layers, true, false).count) /
+                       static_cast<double>(kProbe);
+      // ZeRO-3 gathers layer by layer with one layer prefetched: two layers' bf16 weights.
+      gather_bytes_ = static_cast<std::uint64_t>(2.0 * model.params_per_layer() * model.bytes_per_element);
+      beta_ = 0.0;
+    }
+    const std::uint64_t limit = sc.memory_limit.count;
+    const std::uint64_t fixed = state_bytes_ + gather_bytes_;
+    capacity_ = limit > fixed ? static_cast<std::uint64_t>(static_cast<double>(limit - fixed) / act_per_token_) : 0;
+    if (n_ == 1) {
+      degrees_.push_back(1);
+    } else {
+      for (std::uint32_t d = 2; d <= n_; d *= 2) {
+        if (!bandwidth_->has_degree(d)) continue;
+        if (preset_ == nullptr && !ulysses_degree_fits(model, d)) continue;
+        degrees_.push_back(d);
+      }
+    }
+  }
+
+  const std::vector<std::uint32_t>& degrees() const { return degrees_; }  // ascending
+  std::uint32_t gpus() const { return n_; }
+  std::uint64_t capacity() const { return capacity_; }
+  double beta() const { return beta_; }
+  std::uint64_t state_bytes() const { return state_bytes_; }
+  std::uint64_t gather_bytes() const { return gather_bytes_; }
+  // Activation bytes on each GPU of a degree-d group running `tokens` tokens.
+  std::uint64_t activation_bytes(std::uint64_t tokens, std::uint32_t d) const {
+    return static_cast<std::uint64_t>(std::ceil(act_per_token_ * static_cast<double>(tokens) / d));
+  }
+  const AllToAllBandwidth& bandwidth() const { return *bandwidth_; }
+  bool fits(std::uint64_t tokens, std::uint32_t d) const { return tokens <= capacity_ * d; }
+  // Smallest allowed degree that holds `tokens`; 0 when none.
+  std::uint32_t min_degree(std::uint64_t tokens) const {
+    for (auto d : degrees_) {
+      if (fits(tokens, d)) return d;
+    }
+    return 0;
+  }
+
+  // One sequence's time in a degree-d group (without the per-group constant).
+  double seq_time(std::uint64_t s, std::uint32_t d) const {
+    const auto key = std::make_pair(s, d);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    double t = 0.0;
+    if (preset_ != nullptr) {
+      t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d, *bandwidth_).value;
+    } else {
+      const std::array<Segment, 1> one{Segment{s, 0}};
+      const ChunkWork work{one, sc_.model.layers, true, true};
+      t = (sc_.compute_cost->cost(Pass::Forward, work).time.value + sc_.compute_cost->cost(Pass::Backward, work).time.value) / d;
+      if (d > 1) {
+        t += sc_.model.layers * (ulysses_layer_cost(sc_.model, s, d, Pass::Forward, *bandwidth_).time.value +
+                                 ulysses_layer_cost(sc_.model, s, d, Pass::Backward, *bandwidth_).time.value);
+      }
+    }
+    cache_.emplace(key, t);
+    return t;
+  }
+
+ private:
+  const ResolvedScenario& sc_;
+  std::uint32_t n_;
+  const FlexSpModel* preset_ = nullptr;
+  std::vector<AllToAllBandwidth> owned_bandwidth_;
+  const AllToAllBandwidth* bandwidth_ = nullptr;
+  std::uint64_t state_bytes_ = 0;
+  std::uint64_t gather_bytes_ = 0;
+  double act_per_token_ = 1.0;
+  double beta_ = 0.0;
+  std::uint64_t capacity_ = 0;
+  std::vector<std::uint32_t> degrees_;
+  mutable std::map<std::pair<std::uint64_t, std::uint32_t>, double> cache_;
+};
+
+struct Options {
+  double time_limit_s = 1.0;
+  std::uint32_t extra = 4;
+  std::uint32_t max_buckets = 16;
+  double gap = 0.01;
+};
+
+Options options_of(const ResolvedScenario& sc) {
+  const auto& o = sc.proto.plan().flexsp();
+  Options out;
+  if (o.solver_time_limit_s() > 0) out.time_limit_s = o.solver_time_limit_s();
+  out.extra = o.extra_micro_batch_counts() > 0 ? o.extra_micro_batch_counts() : 4;
+  if (o.max_buckets() > 0) out.max_buckets = o.max_buckets();
+  if (o.relative_gap() > 0) out.gap = o.relative_gap();
+  return out;
+}
+
+// ---------------------------------------------------------------- one micro-batch
+
+// A group before placement: degree and sequence indices (into the batch).
+struct Group {
+  std::uint32_t degree = 0;
+  std::vector<std::uint32_t> sequences;
+  std::uint64_t tokens = 0;
+  double time = 0.0;
+};
+
+struct MicroPlan {
+  std::vector<Group> groups;
+  double makespan = kInf;
+  bool by_milp = false;
+  bool feasible() const { return makespan < kInf; }
+};
+
+double group_time(const FlexSpCost& cost, const Group& g, std::span<const std::uint64_t> lengths) {
+  if (g.sequences.empty()) return 0.0;
+  double t = cost.beta();
+  for (auto i : g.sequences) t += cost.seq_time(lengths[i], g.degree);
+  return t;
+}
+
+void finalize(const FlexSpCost& cost, MicroPlan& plan, std::span<const std::uint64_t> lengths) {
+  plan.makespan = 0.0;
+  for (auto& g : plan.groups) {
+    g.time = group_time(cost, g, lengths);
+    plan.makespan = std::max(plan.makespan, g.time);
+  }
+}
+
+// FlexSP's greedy for one degree: N/d groups, sequences longest first, each to
+// the emptiest group (by tokens, or by time) that fits. `seqs` sorted descending.
+MicroPlan greedy(const FlexSpCost& cost, std::uint32_t d, std::span<const std::uint32_t> seqs,
+                 std::span<const std::uint64_t> lengths, bool by_time) {
+  MicroPlan plan;
+  const std::uint32_t count = cost.gpus() / d;
+  if (seqs.size() < count) return plan;
+  plan.groups.assign(count, Group{d, {}, 0, 0.0});
+  for (auto i : seqs) {
+    const auto s = lengths[i];
+    Group* best = nullptr;
+    for (auto& g : plan.groups) {
+      if (!cost.fits(g.tokens + s, d)) continue;
+      if (best == nullptr || (by_time ? g.time < best->time : g.tokens < best->tokens)) best = &g;
+    }
+    if (best == nullptr) return MicroPlan{};
+    best->sequences.push_back(i);
+    best->tokens += s;
+    best->time += cost.seq_time(s, d);
+  }
+  finalize(cost, plan, lengths);
+  return plan;
+}
+
+MicroPlan best_greedy(const FlexSpCost& cost, std::span<const std::uint32_t> seqs, std::span<const std::uint64_t> lengths) {
+  MicroPlan best;
+  for (auto d : cost.degrees()) {
+    if (cost.gpus() % d != 0) continue;
+    for (bool by_time : {false, true}) {
+      auto p = greedy(cost, d, seqs, lengths, by_time);
+      if (p.makespan < best.makespan) best = std::move(p);
+    }
+  }
+  return best;
+}
+
+// Lower bound on the makespan: the GPU-seconds every sequence needs at its
+// cheapest allowed degree over N GPUs, plus the per-group constant; and the
+// longest sequence's best time.
+double lower_bound(const FlexSpCost& cost, std::span<const std::uint32_t> seqs, std::span<const std::uint64_t> lengths) {
+  double area = 0.0;
+  double longest = 0.0;
+  for (auto i : seqs) {
+    double best_area = kInf, best_time = kInf;
+    for (auto d : cost.degrees()) {
+      if (!cost.fits(lengths[i], d)) continue;
+      const double t = cost.seq_time(lengths[i], d);
+      best_area = std::min(best_area, d * t);
+      best_time = std::min(best_time, t);
+    }
+    area += best_area;
+    longest = std::max(longest, best_time);
+  }
+  return std::max(area / cost.gpus(), longest) + cost.beta();
+}
+
+// The bucketed MILP (see flexsp.h). `seqs` sorted descending; `warm` a greedy plan or infeasible.
+MicroPlan solve_milp(const FlexSpCost& cost, const Options& opt, std::span<const std::uint32_t> seqs,
+                     std::span<const std::uint64_t> lengths, const MicroPlan& warm, double bound) {
+  const std::uint32_t n = cost.gpus();
+  std::vector<std::uint64_t> sorted;
+  for (auto i : seqs) sorted.push_back(lengths[i]);
+  const auto counts = bucket_lengths(sorted, opt.max_buckets);
+  const std::size_t buckets = counts.size();
+  std::vector<std::uint64_t> upper(buckets);
+  std::vector<std::uint32_t> bucket_of(seqs.size());
+  std::vector<std::uint32_t> dmin(buckets);
+  {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < buckets; ++k) {
+      upper[k] = sorted[at];
+      dmin[k] = cost.min_degree(upper[k]);
+      if (dmin[k] == 0) return MicroPlan{};
+      for (std::uint32_t c = 0; c < counts[k]; ++c) bucket_of[at++] = static_cast<std::uint32_t>(k);
+    }
+  }
+  // Slots, by degree descending, with FlexSP's pruning.
+  const std::uint32_t d_max = *std::max_element(dmin.begin(), dmin.end());
+  std::uint64_t c_max = 0;
+  for (std::size_t k = 0; k < buckets; ++k) {
+    if (dmin[k] == d_max) c_max += counts[k];
+  }
+  if (d_max * c_max > n) c_max = 1;  // the pruning rule would leave nothing; keep it valid
+  std::vector<std::uint32_t> slot_degree;
+  for (auto it = cost.degrees().rbegin(); it != cost.degrees().rend(); ++it) {
+    const std::uint32_t d = *it;
+    std::uint64_t slots = d >= d_max ? n / d : (n - std::min<std::uint64_t>(n, d_max * c_max)) / d;
+    std::uint64_t eligible = 0;
+    for (std::size_t k = 0; k < buckets; ++k) {
+      if (dmin[k] <= d) eligible += counts[k];
+    }
+    slots = std::min(slots, eligible);
+    slot_degree.insert(slot_degree.end(), slots, d);
+  }
+  const std::size_t P = slot_degree.size();
+  if (P == 0) return MicroPlan{};
+
+  Milp milp;
+  std::vector<std::vector<int>> a(buckets, std::vector<int>(P, -1));
+  std::vector<int> used(P);
+  for (std::size_t p = 0; p < P; ++p) {
+    for (std::size_t k = 0; k < buckets; ++k) {
+      if (dmin[k] <= slot_degree[p]) a[k][p] = milp.add_variable(0, counts[k], 0.0, true);
+    }
+    used[p] = milp.add_variable(0, 1, 0.0, true);
+  }
+  const int makespan = milp.add_variable(bound, Milp::kInfinity, 1.0, false);
+  for (std::size_t k = 0; k < buckets; ++k) {
+    std::vector<std::pair<int, double>> row;
+    for (std::size_t p = 0; p < P; ++p) {
+      if (a[k][p] >= 0) row.emplace_back(a[k][p], 1.0);
+    }
+    milp.add_row(std::move(row), counts[k], counts[k]);
+  }
+  auto load_row = [&](std::size_t p) {
+    std::vector<std::pair<int, double>> row;
+    for (std::size_t k = 0; k < buckets; ++k) {
+      if (a[k][p] >= 0) row.emplace_back(a[k][p], cost.seq_time(upper[k], slot_degree[p]));
+    }
+    return row;
+  };
+  std::vector<std::pair<int, double>> devices;
+  for (std::size_t p = 0; p < P; ++p) {
+    const std::uint32_t d = slot_degree[p];
+    std::vector<std::pair<int, double>> mem, nonempty;
+    for (std::size_t k = 0; k < buckets; ++k) {
+      if (a[k][p] < 0) continue;
+      mem.emplace_back(a[k][p], static_cast<double>(upper[k]));
+      nonempty.emplace_back(a[k][p], 1.0);
+    }
+    mem.emplace_back(used[p], -static_cast<double>(cost.capacity()) * d);
+    milp.add_row(std::move(mem), -Milp::kInfinity, 0.0);
+    nonempty.emplace_back(used[p], -1.0);
+    milp.add_row(std::move(nonempty), 0.0, Milp::kInfinity);
+    auto time = load_row(p);
+    time.emplace_back(used[p], cost.beta());
+    time.emplace_back(makespan, -1.0);
+    milp.add_row(std::move(time), -Milp::kInfinity, 0.0);
+    devices.emplace_back(used[p], static_cast<double>(d));
+    // Symmetry breaking between consecutive slots of one degree.
+    if (p + 1 < P && slot_degree[p + 1] == d) {
+      milp.add_row({{used[p], 1.0}, {used[p + 1], -1.0}}, 0.0, Milp::kInfinity);
+      auto order = load_row(p);
+      for (auto [col, coef] : load_row(p + 1)) order.emplace_back(col, -coef);
+      milp.add_row(std::move(order), 0.0, Milp::kInfinity);
+    }
+  }
+  milp.add_row(std::move(devices), n, n);
+
+  // Warm start from the greedy plan: its groups to slots of their degree, by bucket load descending.
+  std::vector<double> start;
+  if (warm.feasible()) {
+    start.assign(static_cast<std::size_t>(milp.num_variables()), 0.0);
+    std::vector<std::uint32_t> position(lengths.size(), 0);
+    for (std::size_t j = 0; j < seqs.size(); ++j) position[seqs[j]] = static_cast<std::uint32_t>(j);
+    std::map<std::uint32_t, std::vector<std::pair<double, const Group*>>> by_degree;
+    for (const auto& g : warm.groups) {
+      double load = 0.0;
+      for (auto i : g.sequences) load += cost.seq_time(upper[bucket_of[position[i]]], g.degree);
+      by_degree[g.degree].emplace_back(load, &g);
+    }
+    double worst = bound;
+    bool ok = true;
+    for (auto& [d, list] : by_degree) {
+      std::stable_sort(list.begin(), list.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      std::size_t p = 0;
+      while (p < P && slot_degree[p] != d) ++p;
+      for (const auto& [load, g] : list) {
+        if (p >= P || slot_degree[p] != d) {
+          ok = false;
+          break;
+        }
+        start[static_cast<std::size_t>(used[p])] = 1.0;
+        for (auto i : g->sequences) {
+          const int col = a[bucket_of[position[i]]][p];
+          if (col < 0) {
+            ok = false;
+            break;
+          }
+          start[static_cast<std::size_t>(col)] += 1.0;
+        }
+        worst = std::max(worst, load + cost.beta());
+        ++p;
+      }
+    }
+    start[static_cast<std::size_t>(makespan)] = worst;
+    if (!ok) start.clear();
+  }
+
+  const auto result = milp.solve(opt.time_limit_s, opt.gap, start);
+  if (!result.has_solution()) return MicroPlan{};
+
+  // Deal real sequences to the slots' bucket counts.
+  MicroPlan plan;
+  std::vector<int> group_of_slot(P, -1);
+  for (std::size_t p = 0; p < P; ++p) {
+    if (result.values[static_cast<std::size_t>(used[p])] > 0.5) {
+      group_of_slot[p] = static_cast<int>(plan.groups.size());
+      plan.groups.push_back(Group{slot_degree[p], {}, 0, 0.0});
+    }
+  }
+  std::vector<std::vector<std::uint32_t>> left(buckets, std::vector<std::uint32_t>(P, 0));
+  for (std::size_t k = 0; k < buckets; ++k) {
+    for (std::size_t p = 0; p < P; ++p) {
+      if (a[k][p] >= 0) left[k][p] = static_cast<std::uint32_t>(std::lround(result.values[static_cast<std::size_t>(a[k][p])]));
+    }
+  }
+  for (std::size_t j = 0; j < seqs.size(); ++j) {
+    const auto k = bucket_of[j];
+    int pick = -1;
+    for (std::size_t p = 0; p < P; ++p) {
+      if (left[k][p] == 0 || group_of_slot[p] < 0) continue;
+      if (pick < 0 || plan.groups[group_of_slot[p]].time < plan.groups[group_of_slot[pick]].time) pick = static_cast<int>(p);
+    }
+    if (pick < 0) return MicroPlan{};
+    --left[k][pick];
+    auto& g = plan.groups[group_of_slot[pick]];
+    g.sequences.push_back(seqs[j]);
+    g.tokens += lengths[seqs[j]];
+    g.time += cost.seq_time(lengths[seqs[j]], g.degree);
+  }
+  for (const auto& g : plan.groups) {
+    if (g.sequences.empty() || !cost.fits(g.tokens, g.degree)) return MicroPlan{};
+  }
+  finalize(cost, plan, lengths);
+  plan.by_milp = true;
+  return plan;
+}
+
+MicroPlan plan_micro_batch(const FlexSpCost& cost, const Options& opt, std::span<const std::uint32_t> seqs,
+                           std::span<const std::uint64_t> lengths) {
+  MicroPlan best = best_greedy(cost, seqs, lengths);
+  const double bound = lower_bound(cost, seqs, lengths);
+  if (best.feasible() && best.makespan <= bound * (1.0 + opt.gap)) return best;
+  auto milp = solve_milp(cost, opt, seqs, lengths, best, bound);
+  if (milp.makespan < best.makespan * (1.0 - 1e-9)) return milp;
+  return best;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public helpers
+
+std::vector<std::uint32_t> split_consecutive(std::span<const std::uint64_t> sizes, std::uint32_t parts) {
+  const std::size_t n = sizes.size();
+  if (n == 0) return {};
+  parts = std::clamp<std::uint32_t>(parts, 1, static_cast<std::uint32_t>(n));
+  std::vector<std::uint64_t> prefix(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + sizes[i];
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  // best[j][i]: the smallest largest sum cutting the first i items into j chunks.
+  std::vector<std::vector<std::uint64_t>> best(parts + 1, std::vector<std::uint64_t>(n + 1, kMax));
+  std::vector<std::vector<std::uint32_t>> cut(parts + 1, std::vector<std::uint32_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (std::uint32_t j = 1; j <= parts; ++j) {
+    for (std::size_t i = j; i <= n; ++i) {
+      for (std::size_t c = j - 1; c < i; ++c) {
+        if (best[j - 1][c] == kMax) continue;
+        const std::uint64_t v = std::max(best[j - 1][c], prefix[i] - prefix[c]);
+        if (v < best[j][i]) {
+          best[j][i] = v;
+          cut[j][i] = static_cast<std::uint32_t>(c);
+        }
+      }
+    }
+  }
+  std::vector<std::uint32_t> out(parts);
+  std::size_t i = n;
+  for (std::uint32_t j = parts; j >= 1; --j) {
+    out[j - 1] = static_cast<std::uint32_t>(i - cut[j][i]);
+    i = cut[j][i];
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> bucket_lengths(std::span<const std::uint64_t> lengths, std::uint32_t max_buckets) {
+  const std::size_t n = lengths.size();
+  if (n == 0) return {};
+  const std::size_t b = std::clamp<std::size_t>(max_buckets, 1, n);
+  std::vector<std::uint64_t> prefix(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + lengths[i];
+  // Padding of the bucket [c, i): every length raised to lengths[c] (the longest).
+  auto pad = [&](std::size_t c, std::size_t i) { return (i - c) * lengths[c] - (prefix[i] - prefix[c]); };
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::vector<std::uint64_t>> best(b + 1, std::vector<std::uint64_t>(n + 1, kMax));
+  std::vector<std::vector<std::uint32_t>> cut(b + 1, std::vector<std::uint32_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (std::size_t j = 1; j <= b; ++j) {
+    for (std::size_t i = j; i <= n; ++i) {
+      for (std::size_t c = j - 1; c < i; ++c) {
+        if (best[j - 1][c] == kMax) continue;
+        const std::uint64_t v = best[j - 1][c] + pad(c, i);
+        if (v < best[j][i]) {
+          best[j][i] = v;
+          cut[j][i] = static_cast<std::uint32_t>(c);
+        }
+      }
+    }
+  }
+  // Fewest buckets reaching the least padding.
+  std::size_t use = b;
+  for (std::size_t j = 1; j <= b; ++j) {
+    if (best[j][n] == best[b][n]) {
+      use = j;
+      break;
+    }
+  }
+  std::vector<std::uint32_t> out(use);
+  std::size_t i = n;
+  for (std::size_t j = use; j >= 1; --j) {
+    out[j - 1] = static_cast<std::uint32_t>(i - cut[j][i]);
+    i = cut[j][i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- planning
+
+FlexSpPlan plan_flexsp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) {
+  const FlexSpCost cost(sc);
+  const Options opt = options_of(sc);
+  const std::uint32_t n = cost.gpus();
+  if (n != 1 && n % 2 != 0) {
+    throw InputError(fmt::format("{}: flexsp: needs an even number of GPUs (power-of-two SP groups), got {}", sc.source, n));
+  }
+  if (cost.capacity() == 0) {
+    throw InputError(fmt::format("{}: flexsp: the ZeRO-3 model states ({}) leave no memory for activations under the "
+                                 "limit {}; add GPUs or raise plan.memory_fraction",
+                                 sc.source, format_bytes(Bytes(cost.state_bytes())), format_bytes(sc.memory_limit)));
+  }
+  std::vector<std::uint32_t> order(lengths.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](auto x, auto y) { return lengths[x] > lengths[y]; });
+  std::uint64_t total = 0;
+  for (auto s : lengths) total += s;
+  const std::uint64_t cluster_tokens = cost.capacity() * n;
+  for (auto i : order) {
+    if (cost.min_degree(lengths[i]) == 0) {
+      throw InputError(fmt::format(
+          "{}: flexsp: a sequence of {} tokens does not fit: the largest SP group holds {} tokens ({} per GPU); lower "
+          "workload.max_length, add GPUs or raise plan.memory_fraction",
+          sc.source, lengths[i], cost.capacity() * cost.degrees().back(), cost.capacity()));
+    }
+  }
+  FlexSpPlan out;
+  out.token_capacity = cost.capacity();
+  if (lengths.empty()) return out;
+  std::vector<std::uint64_t> sorted;
+  for (auto i : order) sorted.push_back(lengths[i]);
+
+  // Sequence Blaster: compare micro-batch counts on the greedy plans.
+  // Each micro-batch also pays its ZeRO-3 collectives over all N ranks (two weight
+  // all-gathers and a gradient reduce-scatter, ring over the slowest link), which
+  // the Schedule does not overlap with compute: fewer micro-batches save them.
+  double zero_time = 0.0;
+  if (n > 1) {
+    const auto& link = n > sc.cluster.gpus_per_node ? sc.cluster.inter_node : sc.cluster.intra_node;
+    const double weights = sc.model.total_params() * sc.model.bytes_per_element;
+    zero_time = 3.0 * ((n - 1.0) / n * weights / link.bandwidth.value + (n - 1.0) * link.latency.value);
+  }
+  const auto m0 = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (total + cluster_tokens - 1) / cluster_tokens));
+  std::vector<std::uint32_t> best_split;
+  double best_time = kInf;
+  std::uint32_t tried = 0;
+  for (std::uint32_t m = m0; m <= lengths.size() && tried <= opt.extra; ++m) {
+    const auto split = split_consecutive(sorted, m);
+    double step = zero_time * static_cast<double>(split.size());
+    std::size_t at = 0;
+    for (auto count : split) {
+      const std::span<const std::uint32_t> seqs(order.data() + at, count);
+      at += count;
+      const auto p = best_greedy(cost, seqs, lengths);
+      step += p.makespan;
+      if (!p.feasible()) break;
+    }
+    if (step == kInf) continue;  // no greedy plan at this count: try more micro-batches
+    ++tried;
+    if (step < best_time) {
+      best_time = step;
+      best_split = split;
+    }
+  }
+  if (best_split.empty()) {
+    throw InputError(fmt::format("{}: flexsp: found no micro-batch split whose SP groups fit in memory ({} tokens per "
+                                 "GPU); lower workload.max_length or add GPUs",
+                                 sc.source, cost.capacity()));
+  }
+
+  std::size_t at = 0;
+  for (auto count : best_split) {
+    const std::span<const std::uint32_t> seqs(order.data() + at, count);
+    at += count;
+    auto mp = plan_micro_batch(cost, opt, seqs, lengths);
+    std::stable_sort(mp.groups.begin(), mp.groups.end(), [](const Group& x, const Group& y) { return x.degree > y.degree; });
+    FlexSpMicroBatch mb;
+    std::uint32_t rank = 0;
+    for (auto& g : mp.groups) {
+      mb.groups.push_back(FlexSpGroup{g.degree, rank, std::move(g.sequences), g.time});
+      rank += g.degree;
+    }
+    mb.makespan_s = mp.makespan;
+    mb.solved_by_milp = mp.by_milp;
+    out.step_time_s += mp.makespan;
+    out.micro_batches.push_back(std::move(mb));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- schedule
+
+proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const FlexSpPlan decisions = plan_flexsp(sc, lengths);
+  const FlexSpCost cost(sc);
+  const auto& model = sc.model;
+  const std::uint32_t n = cost.gpus();
+
+  ScheduleBuilder b(n, sc.proto.name(), name());
+  const auto compute = b.stream("compute");
+  const auto comm = b.stream("comm");
+  for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  std::vector<std::uint32_t> all(n);
+  std::iota(all.begin(), all.end(), 0u);
+  const std::uint32_t world = b.add_group("zero-3 (all ranks)", all);
+
+  const double params = model.total_params();
+  const auto weight_bytes = static_cast<std::uint64_t>(params * model.bytes_per_element);
+  const std::uint64_t shard_bytes = weight_bytes / n;
+  std::vector<OpIndex> last(n);
+  for (std::uint32_t r = 0; r < n; ++r) last[r] = b.memory(r, compute, {}, true, cost.state_bytes(), proto::MODEL_STATES);
+
+  double model_flops = 0.0;
+  std::uint64_t total_tokens = 0;
+  for (auto s : lengths) total_tokens += s;
+  std::uint32_t most_groups = 0;
+
+  auto make_compute = [&](Pass pass, std::uint32_t chunk, std::uint32_t d, std::span<const Segment> segments) {
+    const ChunkWork work{segments, model.layers, true, true};
+    const ComputeCost c = sc.compute_cost->cost(pass, work);
+    proto::ComputeOp op;
+    op.set_phase(pass == Pass::Forward ? proto::FORWARD : proto::BACKWARD);
+    op.set_stage(0);
+    op.set_chunk(chunk);
+    op.set_first_layer(0);
+    op.set_layer_count(model.layers);
+    for (const auto& seg : segments) {
+      auto* s = op.add_segments();
+      s->set_tokens(seg.tokens);
+      s->set_context_tokens(seg.context_tokens);
+    }
+    op.set_flops(c.flops.total() / d);
+    op.set_memory_traffic_bytes(c.memory_traffic.count / d);
+    op.set_estimated_duration_ns(static_cast<std::int64_t>(c.time.value / d * 1e9 + 0.5));
+    op.set_includes_lm_head(true);
+    op.set_shards(d);
+    return op;
+  };
+
+  for (std::uint32_t j = 0; j < decisions.micro_batches.size(); ++j) {
+    const auto& mb = decisions.micro_batches[j];
+    most_groups = std::max(most_groups, static_cast<std::uint32_t>(mb.groups.size()));
+    for (std::uint32_t gi = 0; gi < mb.groups.size(); ++gi) {
+      const auto& g = mb.groups[gi];
+      std::vector<std::uint32_t> ranks(g.degree);
+      std::iota(ranks.begin(), ranks.end(), g.first_rank);
+      const std::uint32_t group =
+          g.degree > 1 ? b.add_group(fmt::format("micro-batch {} sp group {} (degree {})", j, gi, g.degree), ranks) : 0;
+      std::vector<Segment> segments;
+      std::uint64_t tokens = 0;
+      for (auto i : g.sequences) {
+        segments.push_back(Segment{lengths[i], 0});
+        tokens += lengths[i];
+      }
+      const std::uint64_t activations = cost.activation_bytes(tokens, g.degree);
+      std::uint64_t a2a_fwd = 0, a2a_bwd = 0;
+      if (g.degree > 1) {
+        a2a_fwd = ulysses_layer_cost(model, segments, g.degree, Pass::Forward, cost.bandwidth()).buffer.count * model.layers;
+        a2a_bwd = ulysses_layer_cost(model, segments, g.degree, Pass::Backward, cost.bandwidth()).buffer.count * model.layers;
+      }
+      for (auto r : ranks) {
+        std::array<OpIndex, 1> dep{last[r]};
+        OpIndex gather = dep[0];
+        if (n > 1) gather = b.collective(r, comm, dep, proto::ALL_GATHER, world, shard_bytes);
+        if (cost.gather_bytes() > 0) b.memory(r, compute, {}, true, cost.gather_bytes(), proto::WORKSPACE);
+        b.memory(r, compute, {}, true, activations, proto::ACTIVATIONS);
+        std::array<OpIndex, 1> after{gather};
+        OpIndex op = b.compute(r, compute, n > 1 ? std::span<const OpIndex>(after) : std::span<const OpIndex>(), make_compute(Pass::Forward, j, g.degree, segments));
+        if (g.degree > 1) op = b.collective(r, compute, {}, proto::ALL_TO_ALL, group, a2a_fwd);
+        after[0] = op;
+        if (n > 1) gather = b.collective(r, comm, after, proto::ALL_GATHER, world, shard_bytes);
+        after[0] = gather;
+        op = b.compute(r, compute, after, make_compute(Pass::Backward, j, g.degree, segments));
+        if (g.degree > 1) op = b.collective(r, compute, {}, proto::ALL_TO_ALL, group, a2a_bwd);
+        b.memory(r, compute, {}, false, activations, proto::ACTIVATIONS);
+        if (cost.gather_bytes() > 0) b.memory(r, compute, {}, false, cost.gather_bytes(), proto::WORKSPACE);
+        after[0] = op;
+        last[r] = n > 1 ? b.collective(r, comm, after, proto::REDUCE_SCATTER, world, weight_bytes) : op;
+      }
+    }
+  }
+  // Model FLOPs: each group's forward and backward once (not per rank).
+  for (const auto& mb : decisions.micro_batches) {
+    for (const auto& g : mb.groups) {
+      std::vector<Segment> segments;
+      for (auto i : g.sequences) segments.push_back(Segment{lengths[i], 0});
+      const ChunkWork work{segments, model.layers, true, true};
+      model_flops += sc.compute_cost->cost(Pass::Forward, work).flops.total() +
+                     sc.compute_cost->cost(Pass::Backward, work).flops.total();
+    }
+  }
+
+  const double shard_params = params / n;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    proto::ComputeOp optimizer;
+    optimizer.set_phase(proto::OPTIMIZER);
+    optimizer.set_stage(0);
+    optimizer.set_first_layer(0);
+    optimizer.set_layer_count(model.layers);
+    const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+    optimizer.set_flops(shard_params * 12.0);
+    optimizer.set_memory_traffic_bytes(traffic);
+    optimizer.set_estimated_duration_ns(
+        static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+    const std::array<OpIndex, 1> after{last[r]};
+    b.compute(r, compute, after, std::move(optimizer));
+  }
+
+  auto* summary = b.summary();
+  summary->set_sequences(lengths.size());
+  summary->set_tokens(total_tokens);
+  summary->set_micro_batches(static_cast<std::uint32_t>(decisions.micro_batches.size()));
+  summary->set_model_flops(model_flops);
+  summary->set_memory_limit_bytes(sc.memory_limit.count);
+  summary->set_pipeline_stages(1);
+  summary->set_data_parallel(most_groups);
+  const auto peaks = sequential_peak_memory(b.schedule());
+  for (std::uint32_t r = 0; r < n; ++r) {
+    summary->add_planned_peak_memory_bytes(peaks[r]);
+    if (peaks[r] > sc.memory_limit.count) {
+      throw InputError(fmt::format("{}: flexsp: rank {} needs {} but the memory limit is {}; lower workload.max_length, "
+                                   "add GPUs or raise plan.memory_fraction",
+                                   sc.source, r, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit)));
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace eppsim

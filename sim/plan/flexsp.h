@@ -1,0 +1,104 @@
+#pragma once
+// `flexsp` (FlexSP, arXiv 2412.01523; flexsp.md section 1): every step,
+//  1. Sequence Blaster: sort the batch descending, try m = m0 .. m0 + extra
+//     micro-batches (m0 = ceil(tokens / (C*N))), cut the sorted list into m
+//     consecutive chunks by a DP minimising the largest token sum, and keep the
+//     m whose sum of micro-batch makespans is smallest (micro-batches run one
+//     after the other with gradient accumulation).
+//  2. Per micro-batch, carve the N GPUs into power-of-two Ulysses SP groups
+//     (degrees summing to N, each >= d_min(s) of its sequences) and assign every
+//     sequence to one group, minimising the slowest group's time under the
+//     per-GPU token capacity C. Solved as FlexSP's bucketed min-makespan MILP
+//     (section 1.4) by CBC:
+//       buckets  lengths cut into <= max_buckets contiguous buckets by a DP
+//                minimising padding; a bucket is priced at its longest length;
+//       slots    N/d slots of each degree d, pruned as FlexSP does (with d_max the
+//                largest d_min and c_max the sequences needing it, a degree
+//                d < d_max gets (N - d_max*c_max)/d slots);
+//       columns  A[k,p] integer (bucket-k sequences in slot p), u[p] binary (slot
+//                used), M (makespan);
+//       rows     sum_p A[k,p] = |bucket k|; sum_k len_k*A[k,p] <= C*d_p*u[p];
+//                sum_k t(k,d_p)*A[k,p] + beta*u[p] <= M; sum_k A[k,p] >= u[p];
+//                sum_p d_p*u[p] = N;
+//       symmetry slots of one degree are identical, so they are ordered: used
+//                before unused (u[p] >= u[p+1]) and by load (load[p] >= load[p+1]);
+//       bound    M >= an area bound (GPU-seconds / N + beta, and the longest
+//                sequence's best time), so CBC can prove the gap early;
+//       warm     FlexSP's greedy per degree d (only d-slots, longest first, each
+//                to the emptiest group that fits) on the real lengths; the best
+//                one seeds CBC and is kept if CBC does not beat it.
+//     Real sequences are then dealt to the slots' bucket counts (longest first,
+//     to the least-loaded slot with room for that bucket) and the plan's
+//     makespan is re-evaluated on real lengths.
+//     To keep planning fast, micro-batch counts are compared on the greedy
+//     plans (sum of makespans + per micro-batch an estimate of the ZeRO-3
+//     all-gathers and reduce-scatter over all N ranks, which the Schedule does
+//     not overlap); the MILP refines the micro-batches of the chosen count only.
+//  Cost model: a FlexSP preset model (gpt-7b/13b/30b, find_flexsp_model) uses
+//  the paper's constants and BW(d) table (flexsp_preset.h); any other model the
+//  scenario's compute cost model (forward + backward, whole model, / d) plus
+//  ulysses_layer_cost per layer and pass with AllToAllBandwidth::from_cluster,
+//  and no per-group constant.
+//  Memory: model states ZeRO-3 over all N GPUs; C = (memory limit - states -
+//  gathered-weight buffer) / activation bytes per token.
+//
+// The Schedule, per micro-batch (groups re-formed each micro-batch; largest
+// degree first on consecutive ranks, so power-of-two groups align to nodes):
+//   every rank:  all-gather of its weight shard over all N ranks (ZeRO-3, the
+//                whole model as one collective), allocate activations, forward
+//                (one compute op per group with shards = d and the group's
+//                sequences as segments), one aggregated Ulysses ALL_TO_ALL over
+//                the group (size = the per-layer per-GPU buffer x layers), the
+//                weight all-gather again, backward, another aggregated
+//                ALL_TO_ALL, free activations, reduce-scatter of gradients over
+//                all N ranks. The N-rank collectives synchronise micro-batches,
+//                as FlexSP runs them one after the other.
+//   then the optimizer on each rank's 1/N shard.
+// Streams: "compute" (compute, all-to-alls and memory ops, as Ulysses'
+// all-to-alls block the layer), "comm" (ZeRO collectives).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/plan/planner.h"
+
+namespace eppsim {
+
+struct FlexSpGroup {
+  std::uint32_t degree = 0;
+  std::uint32_t first_rank = 0;
+  std::vector<std::uint32_t> sequences;  // indices into the batch
+  double time_s = 0.0;                   // planner's estimate
+};
+
+struct FlexSpMicroBatch {
+  std::vector<FlexSpGroup> groups;  // descending degree, consecutive ranks
+  double makespan_s = 0.0;
+  bool solved_by_milp = false;      // the MILP beat the greedy warm start
+};
+
+struct FlexSpPlan {
+  std::vector<FlexSpMicroBatch> micro_batches;
+  std::uint64_t token_capacity = 0;  // C, tokens per GPU
+  double step_time_s = 0.0;          // sum of micro-batch makespans (planner's model)
+};
+
+class FlexSpPlanner final : public Planner {
+ public:
+  std::string name() const override { return "flexsp"; }
+  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+};
+
+// The planning decisions alone. Throws InputError when a sequence cannot fit.
+FlexSpPlan plan_flexsp(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths);
+
+// Consecutive split of `sizes` (in order) into `parts` non-empty chunks
+// minimising the largest chunk sum; returns the chunk sizes (counts). parts is
+// clamped to [1, sizes.size()].
+std::vector<std::uint32_t> split_consecutive(std::span<const std::uint64_t> sizes, std::uint32_t parts);
+
+// Contiguous buckets of descending `lengths` (at most `max_buckets`) minimising
+// the padding sum(bucket max - length); returns the bucket sizes (counts).
+std::vector<std::uint32_t> bucket_lengths(std::span<const std::uint64_t> descending_lengths, std::uint32_t max_buckets);
+
+}  // namespace eppsim

@@ -1,0 +1,332 @@
+#include "sim/plan/seq1f1b.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "models/activation_memory.h"
+#include "models/compute_cost.h"
+#include "models/errors.h"
+#include "models/memory_model.h"
+#include "models/pipeline_traffic.h"
+#include "models/sequence_parallel_cost.h"
+#include "sim/plan/packed_1f1b.h"
+#include "sim/plan/packing.h"
+#include "sim/plan/schedule_builder.h"
+
+namespace eppsim {
+
+std::vector<std::uint64_t> balanced_slice_lengths(const TransformerSpec& model, std::uint64_t length,
+                                                  std::uint32_t slices) {
+  const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max<std::uint32_t>(slices, 1), length));
+  if (n <= 1) return {length};
+  // Forward FLOPs of the first x tokens; a slice [a, b) costs prefix(b) - prefix(a)
+  // exactly (GEMMs are linear in tokens, causal attention pairs telescope).
+  auto prefix = [&](std::uint64_t x) {
+    const std::array<Segment, 1> one{Segment{x, 0}};
+    return chunk_flops(model, Pass::Forward, ChunkWork{one, model.layers, false, false}).total();
+  };
+  const double total = prefix(length);
+  std::vector<std::uint64_t> bounds{0};
+  for (std::uint32_t k = 1; k < n; ++k) {
+    const double target = total * k / n;
+    // Smallest x with prefix(x) >= target, leaving room for the remaining slices.
+    std::uint64_t lo = bounds.back() + 1, hi = length - (n - k);
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (prefix(mid) >= target) hi = mid; else lo = mid + 1;
+    }
+    // The closer of lo and lo - 1.
+    if (lo - 1 > bounds.back() && target - prefix(lo - 1) < prefix(lo) - target) --lo;
+    bounds.push_back(lo);
+  }
+  bounds.push_back(length);
+  std::vector<std::uint64_t> lengths;
+  for (std::size_t i = 1; i < bounds.size(); ++i) lengths.push_back(bounds[i] - bounds[i - 1]);
+  return lengths;
+}
+
+void PartiallyOrderedQueue::push(std::uint32_t chunk, std::uint32_t sequence, bool last) {
+  if (groups_.size() == front_ || groups_.back().complete || groups_.back().sequence != sequence) {
+    groups_.push_back(Group{sequence, false, {}});
+  }
+  groups_.back().chunks.push_back(chunk);
+  groups_.back().complete = last;
+}
+
+bool PartiallyOrderedQueue::ready() const { return front_ < groups_.size() && groups_[front_].complete; }
+
+std::uint32_t PartiallyOrderedQueue::pop() {
+  if (!ready()) throw std::logic_error("PartiallyOrderedQueue::pop: the oldest sequence is not complete");
+  auto& group = groups_[front_];
+  const std::uint32_t chunk = group.chunks.back();
+  group.chunks.pop_back();
+  if (group.chunks.empty()) ++front_;
+  if (front_ == groups_.size()) {
+    groups_.clear();
+    front_ = 0;
+  }
+  return chunk;
+}
+
+std::uint64_t Seq1F1BChunk::tokens() const {
+  std::uint64_t t = 0;
+  for (const auto& s : segments) t += s.tokens;
+  return t;
+}
+
+std::vector<std::pair<bool, std::uint32_t>> seq1f1b_order(std::uint32_t stage, std::uint32_t stages,
+                                                          std::span<const Seq1F1BChunk> chunks) {
+  const auto m = static_cast<std::uint32_t>(chunks.size());
+  const std::uint32_t warmup = std::min(stages - stage - 1, m);
+  std::vector<std::pair<bool, std::uint32_t>> order;
+  order.reserve(2 * m);
+  PartiallyOrderedQueue queue;
+  std::uint32_t forwards = 0;
+  for (std::uint32_t k = 0; k < m; ++k) {
+    while (forwards < std::min(m, warmup + k + 1) || !queue.ready()) {
+      queue.push(forwards, chunks[forwards].sequence, chunks[forwards].last_slice);
+      order.emplace_back(true, forwards);
+      ++forwards;
+    }
+    order.emplace_back(false, queue.pop());
+  }
+  return order;
+}
+
+namespace {
+
+// The chunks of one replica: split sequences first (longest first), then packed ones.
+std::vector<Seq1F1BChunk> replica_chunks(const TransformerSpec& model, std::span<const std::uint64_t> lengths,
+                                         std::uint32_t slices, std::uint64_t chunk_tokens, std::uint32_t* next_id) {
+  std::vector<std::uint64_t> longs, shorts;
+  for (auto len : lengths) (len > chunk_tokens ? longs : shorts).push_back(len);
+  std::stable_sort(longs.begin(), longs.end(), std::greater<>());
+  std::vector<Seq1F1BChunk> chunks;
+  for (auto len : longs) {
+    const std::uint32_t id = (*next_id)++;
+    const auto parts = balanced_slice_lengths(model, len, slices);
+    std::uint64_t context = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      chunks.push_back(Seq1F1BChunk{{Segment{parts[i], context}}, id, i + 1 == parts.size()});
+      context += parts[i];
+    }
+  }
+  for (const auto& bin : best_fit_decreasing(shorts, chunk_tokens)) {
+    Seq1F1BChunk chunk;
+    chunk.sequence = (*next_id)++;
+    for (auto k : bin) chunk.segments.push_back(Segment{shorts[k], 0});
+    chunks.push_back(std::move(chunk));
+  }
+  return chunks;
+}
+
+std::uint64_t minus(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const auto& options = sc.proto.plan().seq1f1b();
+  const std::uint32_t num_ranks = sc.usable_gpus();
+  const std::uint32_t stages =
+      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(sc.live_nodes.size());
+  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : sc.cluster.gpus_per_node;
+  const std::uint32_t slices = options.slices() > 0 ? options.slices() : 4;
+  const std::uint64_t chunk_tokens =
+      options.chunk_tokens() > 0 ? options.chunk_tokens() : std::max<std::uint64_t>(1, (sc.max_length + slices - 1) / slices);
+  const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
+  const auto& model = sc.model;
+  if (stages == 0 || sp == 0 || num_ranks % (stages * sp) != 0 || stages > model.layers) {
+    throw InputError(fmt::format("{}: plan.seq1f1b: pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs, "
+                                 "with at most {} stages",
+                                 sc.source, stages, sp, num_ranks, model.layers));
+  }
+  if (zero_stage > 2) {
+    throw InputError(fmt::format("{}: plan.zero_stage: seq1f1b supports ZeRO stages 0 to 2, got {}", sc.source, zero_stage));
+  }
+  const std::uint32_t checkpointed = options.checkpointed_layers();
+  if (checkpointed > model.layers / stages) {
+    throw InputError(fmt::format("{}: plan.seq1f1b.checkpointed_layers: must be <= the {} layers of the smallest stage, got {}",
+                                 sc.source, model.layers / stages, checkpointed));
+  }
+  const std::uint32_t data_parallel = num_ranks / (stages * sp);
+  const std::uint32_t stage_ranks = data_parallel * sp;
+  const auto shapes = stage_shapes(model, stages);
+
+  // 1. Sequences to replicas, then chunks per replica.
+  std::vector<double> costs(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const std::array<Segment, 1> one{Segment{lengths[i], 0}};
+    costs[i] = sc.compute_cost->cost(Pass::Forward, ChunkWork{one, model.layers, false, false}).time.value;
+  }
+  const Bins replicas = longest_processing_time(costs, data_parallel);
+  std::vector<std::vector<Seq1F1BChunk>> chunks(data_parallel);
+  std::uint32_t next_id = 0;
+  std::uint32_t most_chunks = 0;
+  for (std::uint32_t d = 0; d < data_parallel; ++d) {
+    std::vector<std::uint64_t> mine;
+    for (auto i : replicas[d]) mine.push_back(lengths[i]);
+    chunks[d] = replica_chunks(model, mine, slices, chunk_tokens, &next_id);
+    most_chunks = std::max(most_chunks, static_cast<std::uint32_t>(chunks[d].size()));
+  }
+
+  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  const auto compute = b.stream("compute");
+  const auto recv_prev = b.stream("recv_prev");
+  const auto send_next = b.stream("send_next");
+  const auto recv_next = b.stream("recv_next");
+  const auto send_prev = b.stream("send_prev");
+  const auto comm = b.stream("comm");
+  auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) {
+    return (stage * data_parallel + replica) * sp + i;
+  };
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  std::vector<std::uint32_t> sp_groups(stages * data_parallel);
+  if (sp > 1) {
+    for (std::uint32_t s = 0; s < stages; ++s)
+      for (std::uint32_t d = 0; d < data_parallel; ++d) {
+        std::vector<std::uint32_t> ranks;
+        for (std::uint32_t i = 0; i < sp; ++i) ranks.push_back(rank_of(s, d, i));
+        sp_groups[s * data_parallel + d] = b.add_group(fmt::format("sequence-parallel stage {} replica {}", s, d), std::move(ranks));
+      }
+  }
+  std::vector<std::uint32_t> grad_groups(stages);
+  if (stage_ranks > 1) {
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      std::vector<std::uint32_t> ranks;
+      for (std::uint32_t r = 0; r < stage_ranks; ++r) ranks.push_back(s * stage_ranks + r);
+      grad_groups[s] = b.add_group(fmt::format("gradients stage {}", s), std::move(ranks));
+    }
+  }
+
+  const std::uint64_t element_bytes = model.bytes_per_element;
+  const ActivationOptions activation_options{sp, LogitsMemory::FusedInPlace};
+  double model_flops = 0.0;
+  std::uint64_t total_tokens = 0;
+  for (auto len : lengths) total_tokens += len;
+
+  for (std::uint32_t s = 0; s < stages; ++s) {
+    const auto& shape = shapes[s];
+    const std::uint32_t l = shape.layer_count;
+    const ModelStateBytes states = model_state_bytes(shape.params, zero_stage, stage_ranks);
+    for (std::uint32_t d = 0; d < data_parallel; ++d) {
+      const auto& mine = chunks[d];
+      const auto order = seq1f1b_order(s, stages, mine);
+      // dK/dV bytes of each split sequence's non-final slices, allocated at its last slice's backward.
+      std::vector<std::uint64_t> dkv_of_sequence(next_id, 0);
+      for (const auto& chunk : mine) {
+        if (!chunk.last_slice) dkv_of_sequence[chunk.sequence] += prefix_dkv_buffer_bytes(model, chunk.tokens(), l, sp).count;
+      }
+      for (std::uint32_t i = 0; i < sp; ++i) {
+        const auto rank = rank_of(s, d, i);
+        const auto group = sp_groups[s * data_parallel + d];
+        auto all_to_all = [&](Pass pass, std::uint64_t tokens, std::uint32_t layers, OpIndex after) {
+          if (sp <= 1 || layers == 0) return after;
+          std::uint64_t bytes = 0;
+          for (const auto& a : ulysses_layer_all_to_alls(model, tokens, sp, pass)) bytes += a.buffer.count;
+          return b.collective(rank, compute, {}, proto::ALL_TO_ALL, group, bytes * layers);
+        };
+        OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
+        for (const auto& [forward, j] : order) {
+          const auto& chunk = mine[j];
+          const std::uint64_t tokens = chunk.tokens();
+          const std::uint64_t boundary_bytes = pipeline_boundary_bytes(model, tokens, sp).count;
+          const std::uint64_t prefix = chunk.last_slice ? 0 : tokens;
+          const ActivationChunk act{chunk.segments, prefix, l, checkpointed, shape.last};
+          const ActivationBreakdown kept = chunk_activation_bytes(model, act, activation_options);
+          // K/V of this slice's tokens over the stage's layers, kept for later slices.
+          const std::uint64_t kv = prefix > 0 ? prefix_dkv_buffer_bytes(model, prefix, l, sp).count : 0;
+          const std::uint64_t activations = minus(kept.total().count, kept.dkv_buffer.count + kv);
+          std::vector<OpIndex> deps;
+          if (forward) {
+            if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, i), boundary_bytes, 2 * j));
+            b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
+            if (kv > 0) b.memory(rank, compute, {}, true, kv, proto::KV_EARLIER_SLICES);
+            auto op = make_stage_compute(sc, Pass::Forward, s, shape.first_layer, l, shape.last, j, chunk.segments, sp);
+            model_flops += op.flops();
+            last = b.compute(rank, compute, deps, std::move(op));
+            last = all_to_all(Pass::Forward, tokens, l, last);
+            const std::array<OpIndex, 1> after{last};
+            if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, i), boundary_bytes, 2 * j);
+          } else {
+            if (s + 1 < stages) deps.push_back(b.recv(rank, recv_next, {}, rank_of(s + 1, d, i), boundary_bytes, 2 * j + 1));
+            const std::uint64_t dkv_total = chunk.last_slice ? dkv_of_sequence[chunk.sequence] : 0;
+            if (dkv_total > 0) b.memory(rank, compute, {}, true, dkv_total, proto::DKV_BUFFER);
+            const std::uint64_t workspace = chunk_backward_transient_bytes(model, act, activation_options).count;
+            if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
+            if (checkpointed > 0) {
+              const auto recomputed = b.compute(rank, compute, deps,
+                                                make_stage_compute(sc, Pass::Recompute, s, shape.first_layer + l - checkpointed,
+                                                                   checkpointed, false, j, chunk.segments, sp));
+              all_to_all(Pass::Recompute, tokens, checkpointed, recomputed);
+            }
+            auto op = make_stage_compute(sc, Pass::Backward, s, shape.first_layer, l, shape.last, j, chunk.segments, sp);
+            model_flops += op.flops();
+            last = b.compute(rank, compute, deps, std::move(op));
+            last = all_to_all(Pass::Backward, tokens, l, last);
+            if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
+            b.memory(rank, compute, {}, false, activations, proto::ACTIVATIONS);
+            if (kv > 0) {
+              b.memory(rank, compute, {}, false, kv, proto::KV_EARLIER_SLICES);
+              // This slice's dK/dV are consumed by its own backward.
+              b.memory(rank, compute, {}, false, prefix_dkv_buffer_bytes(model, tokens, l, sp).count, proto::DKV_BUFFER);
+            }
+            const std::array<OpIndex, 1> after{last};
+            if (s > 0) b.send(rank, send_prev, after, rank_of(s - 1, d, i), boundary_bytes, 2 * j + 1);
+          }
+        }
+
+        // Gradients reduced over the stage's dp * sp ranks (Ulysses replicates the weights).
+        const auto gradient_bytes = static_cast<std::uint64_t>(shape.params) * element_bytes;
+        std::array<OpIndex, 1> after{last};
+        if (stage_ranks > 1) {
+          const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
+          after[0] = b.collective(rank, comm, after, kind, grad_groups[s], gradient_bytes);
+        }
+        const double shard_params = zero_stage >= 1 ? shape.params / stage_ranks : shape.params;
+        proto::ComputeOp optimizer;
+        optimizer.set_phase(proto::OPTIMIZER);
+        optimizer.set_stage(s);
+        optimizer.set_first_layer(shape.first_layer);
+        optimizer.set_layer_count(l);
+        // Adam on fp32 master weights: 28 bytes of traffic and 12 FLOPs per parameter (as packed-1f1b).
+        const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+        optimizer.set_flops(shard_params * 12.0);
+        optimizer.set_memory_traffic_bytes(traffic);
+        optimizer.set_estimated_duration_ns(
+            static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+        after[0] = b.compute(rank, compute, after, std::move(optimizer));
+        if (zero_stage >= 1 && stage_ranks > 1) {
+          b.collective(rank, comm, after, proto::ALL_GATHER, grad_groups[s], gradient_bytes / stage_ranks);
+        }
+      }
+    }
+  }
+
+  auto* summary = b.summary();
+  summary->set_sequences(lengths.size());
+  summary->set_tokens(total_tokens);
+  summary->set_micro_batches(most_chunks);
+  summary->set_model_flops(model_flops);
+  summary->set_memory_limit_bytes(sc.memory_limit.count);
+  summary->set_pipeline_stages(stages);
+  summary->set_data_parallel(data_parallel);
+  const auto peaks = sequential_peak_memory(b.schedule());
+  for (std::uint32_t r = 0; r < num_ranks; ++r) {
+    summary->add_planned_peak_memory_bytes(peaks[r]);
+    if (peaks[r] > sc.memory_limit.count) {
+      throw InputError(fmt::format(
+          "{}: seq1f1b: rank {} (pipeline stage {}) needs {} but the memory limit is {}; lower "
+          "plan.seq1f1b.chunk_tokens ({}), raise plan.seq1f1b.slices ({}), checkpointed_layers ({}) or "
+          "pipeline_stages ({}), or raise plan.zero_stage ({})",
+          sc.source, r, r / stage_ranks, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit), chunk_tokens,
+          slices, checkpointed, stages, zero_stage));
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace eppsim

@@ -1,0 +1,240 @@
+#include "sim/plan/seq1f1b.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/compute_cost.h"
+#include "models/errors.h"
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
+#include "sim/plan/planner.h"
+#include "test_scenarios.h"
+
+namespace eppsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// `nodes` x `gpus_per_node` A100-80GB, llama2-7b, strategy seq1f1b with `options`.
+ResolvedScenario seq_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint64_t max_length,
+                              const std::string& options = "") {
+  const std::string text = fmt::format(R"(
+    name: "test"
+    seed: 7
+    model {{ preset: "llama2-7b" }}
+    cluster {{
+      nodes: {} gpus_per_node: {}
+      gpu {{ preset: "A100-80GB" }}
+      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
+      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
+    }}
+    workload {{ lengths {{ fixed: 1024 }} global_batch: 8 max_length: {} }}
+    plan {{ strategy: "seq1f1b" zero_stage: 1 seq1f1b {{ {} }} }}
+  )",
+                                       nodes, gpus_per_node, max_length, options);
+  return resolve_scenario(parse_scenario_text(text, "test.textproto"), "test.textproto", ".");
+}
+
+double forward_flops(const TransformerSpec& model, Segment segment) {
+  const std::array<Segment, 1> one{segment};
+  return chunk_flops(model, Pass::Forward, ChunkWork{one, model.layers, false, false}).total();
+}
+
+TEST(Seq1F1BSlices, EqualFlopsAndGrowingContext) {
+  const auto scenario = seq_scenario(2, 4, 32768);
+  for (std::uint64_t length : {32768ull, 10001ull, 4096ull}) {
+    const auto parts = balanced_slice_lengths(scenario.model, length, 4);
+    ASSERT_EQ(parts.size(), 4u);
+    std::uint64_t context = 0;
+    std::vector<double> flops;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      EXPECT_GT(parts[i], 0u);
+      if (i > 0) {
+        EXPECT_LE(parts[i], parts[i - 1]) << "later slices attend to more context";
+      }
+      flops.push_back(forward_flops(scenario.model, Segment{parts[i], context}));
+      context += parts[i];
+    }
+    EXPECT_EQ(context, length);
+    const auto [lo, hi] = std::minmax_element(flops.begin(), flops.end());
+    EXPECT_LT((*hi - *lo) / *hi, 0.01) << length;
+  }
+  EXPECT_EQ(balanced_slice_lengths(scenario.model, 3, 4), (std::vector<std::uint64_t>{1, 1, 1}));
+}
+
+TEST(PartiallyOrderedQueue, FifoAcrossSequencesLifoWithin) {
+  PartiallyOrderedQueue q;
+  q.push(0, 7, false);
+  q.push(1, 7, false);
+  EXPECT_FALSE(q.ready());
+  q.push(2, 7, true);
+  q.push(3, 8, true);
+  q.push(4, 9, false);
+  EXPECT_EQ(q.pop(), 2u);
+  EXPECT_EQ(q.pop(), 1u);
+  EXPECT_EQ(q.pop(), 0u);
+  EXPECT_EQ(q.pop(), 3u);
+  EXPECT_FALSE(q.ready());
+  EXPECT_THROW(q.pop(), std::logic_error);
+}
+
+TEST(Seq1F1BOrder, BackwardsReversedWithinASequence) {
+  // A 3-slice sequence, a packed chunk, a 2-slice sequence.
+  std::vector<Seq1F1BChunk> chunks{{{{100, 0}}, 0, false},  {{{80, 100}}, 0, false}, {{{70, 180}}, 0, true},
+                                   {{{50, 0}, {20, 0}}, 1, true}, {{{60, 0}}, 2, false}, {{{40, 60}}, 2, true}};
+  for (std::uint32_t stages : {1u, 2u, 4u}) {
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      const auto order = seq1f1b_order(s, stages, chunks);
+      ASSERT_EQ(order.size(), 12u);
+      std::vector<std::uint32_t> forwards, backwards;
+      for (const auto& [f, j] : order) {
+        if (f) {
+          forwards.push_back(j);
+        } else {
+          EXPECT_TRUE(std::find(forwards.begin(), forwards.end(), j) != forwards.end()) << "backward before forward";
+          backwards.push_back(j);
+        }
+      }
+      EXPECT_EQ(forwards, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5}));
+      EXPECT_EQ(backwards, (std::vector<std::uint32_t>{2, 1, 0, 3, 5, 4}));
+    }
+  }
+  // Later stages never run more forwards before a backward than earlier ones.
+  const auto last = seq1f1b_order(3, 4, chunks);
+  EXPECT_EQ(last.front(), std::make_pair(true, 0u));
+  EXPECT_EQ(last[3], std::make_pair(false, 2u));  // the whole first sequence, then its last slice back
+}
+
+struct Totals {
+  std::map<std::uint32_t, std::uint64_t> forward_tokens;  // per rank
+  std::map<std::uint32_t, std::int64_t> memory;           // per rank, at the end
+  std::map<std::uint32_t, std::uint64_t> model_states;
+};
+
+Totals totals(const proto::Schedule& schedule) {
+  Totals t;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
+      if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
+        for (const auto& s : op.compute().segments()) t.forward_tokens[r] += s.tokens();
+      }
+      if (op.has_memory()) {
+        const auto size = static_cast<std::int64_t>(op.memory().size_bytes());
+        t.memory[r] += op.memory().allocate() ? size : -size;
+        if (op.memory().tag() == proto::MODEL_STATES) t.model_states[r] += op.memory().size_bytes();
+      }
+    }
+  }
+  return t;
+}
+
+proto::Trace run(const ResolvedScenario& scenario, const proto::Schedule& schedule) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(scenario.node_of_rank(r));
+  const SimpleClusterNetwork network(scenario.cluster.intra_node, scenario.cluster.inter_node, nodes);
+  return run_analytic(schedule, network, cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu));
+}
+
+const std::vector<std::uint64_t> kBatch{16384, 3000, 1000, 500, 2000, 8000, 4096, 700};
+
+TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
+  // 2 nodes x 4: 2 stages (one per node) of one 4-GPU SP group; chunks of 16384 / 4 tokens.
+  const auto scenario = seq_scenario(2, 4, 16384);
+  const auto schedule = Seq1F1BPlanner().plan(scenario, kBatch);
+  ASSERT_EQ(schedule.num_ranks(), 8u);
+  EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
+  EXPECT_EQ(schedule.summary().data_parallel(), 1u);
+  std::uint64_t total = 0;
+  for (auto len : kBatch) total += len;
+  const Totals t = totals(schedule);
+  for (std::uint32_t r = 0; r < 8; ++r) {
+    EXPECT_EQ(t.forward_tokens.at(r), total) << "rank " << r;
+    EXPECT_EQ(t.memory.at(r), static_cast<std::int64_t>(t.model_states.at(r))) << "rank " << r;
+  }
+  // Rank 0: the 16384- and 8000-token sequences are split into 4 slices each, with growing
+  // context; backwards of a sequence's slices run in reverse.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> forward, backward;  // (chunk, context)
+  int kv = 0, dkv = 0, all_to_all = 0;
+  for (const auto& op : schedule.programs(0).ops()) {
+    if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
+      EXPECT_EQ(op.compute().shards(), 4u);
+      const auto entry = std::make_pair(op.compute().chunk(), op.compute().segments(0).context_tokens());
+      (op.compute().phase() == proto::FORWARD ? forward : backward).push_back(entry);
+    }
+    if (op.has_memory() && op.memory().allocate()) {
+      kv += op.memory().tag() == proto::KV_EARLIER_SLICES;
+      dkv += op.memory().tag() == proto::DKV_BUFFER;
+    }
+    if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) ++all_to_all;
+  }
+  EXPECT_EQ(kv, 6);   // 3 non-final slices per split sequence
+  EXPECT_EQ(dkv, 2);  // one per split sequence
+  EXPECT_EQ(all_to_all, static_cast<int>(forward.size() + backward.size()));
+  ASSERT_GE(forward.size(), 8u);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_GT(forward[i].second, forward[i - 1].second);
+  EXPECT_EQ(forward[0].second, 0u);
+  // Stage 0 of 2: one warm-up forward, then the first sequence must be complete.
+  EXPECT_EQ(backward[0].first, forward[3].first);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_LT(backward[i].second, backward[i - 1].second);
+
+  const auto trace = run(scenario, schedule);
+  EXPECT_GT(trace.step_time_ns(), 0);
+}
+
+TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
+  // 2 nodes x 4, SP 2: 2 stages x 2 replicas; 2 checkpointed layers per stage.
+  const auto plain = seq_scenario(2, 4, 16384, "sp_degree: 2");
+  const auto checkpointed = seq_scenario(2, 4, 16384, "sp_degree: 2 checkpointed_layers: 2");
+  const auto a = Seq1F1BPlanner().plan(plain, kBatch);
+  const auto b = Seq1F1BPlanner().plan(checkpointed, kBatch);
+  EXPECT_EQ(b.summary().data_parallel(), 2u);
+  int recompute = 0;
+  for (const auto& op : b.programs(0).ops()) {
+    if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {
+      ++recompute;
+      EXPECT_EQ(op.compute().layer_count(), 2u);
+    }
+  }
+  EXPECT_GT(recompute, 0);
+  EXPECT_DOUBLE_EQ(a.summary().model_flops(), b.summary().model_flops());
+  EXPECT_LT(b.summary().planned_peak_memory_bytes(0), a.summary().planned_peak_memory_bytes(0));
+  const Totals t = totals(b);
+  for (std::uint32_t r = 0; r < 8; ++r) EXPECT_EQ(t.memory.at(r), static_cast<std::int64_t>(t.model_states.at(r)));
+  EXPECT_GT(run(checkpointed, b).step_time_ns(), 0);
+  EXPECT_GT(run(plain, a).step_time_ns(), 0);
+}
+
+TEST(Seq1F1B, RunsOnAnotherStrategysScenarioWithDefaults) {
+  const auto scenario = testing::fixed_length_scenario(2, 4, 2, 8, 2048, 4096);
+  const auto schedule = make_planner("seq1f1b")->plan(scenario, std::vector<std::uint64_t>(8, 2048));
+  EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
+  EXPECT_GT(run(scenario, schedule).step_time_ns(), 0);
+}
+
+TEST(Seq1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
+  const auto scenario = seq_scenario(1, 1, 4096);
+  try {
+    Seq1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{4096});
+    FAIL() << "expected an out-of-memory plan error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 0 (pipeline stage 0) needs"));
+  }
+}
+
+TEST(Seq1F1B, ScenarioChecks) {
+  EXPECT_THROW(seq_scenario(2, 4, 4096, "sp_degree: 8"), InputError);
+  EXPECT_THROW(seq_scenario(2, 4, 4096, "sp_degree: 3"), InputError);
+  EXPECT_THROW(seq_scenario(2, 4, 4096, "pipeline_stages: 3"), InputError);
+  EXPECT_THROW(seq_scenario(2, 4, 4096, "checkpointed_layers: 17"), InputError);
+}
+
+}  // namespace
+}  // namespace eppsim
