@@ -17,6 +17,7 @@
 #include "models/errors.h"
 #include "models/gpu_spec.h"
 #include "models/transformer_spec.h"
+#include "sim/compare.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "sim/topo.h"
@@ -38,6 +39,10 @@ Plans, simulates and reports training schedules of variable-length long-context 
 commands:
   (none)                       run the embedded quickstart scenario into ./eppsim-out/
   run SCENARIO [-o DIR]        plan and simulate a scenario; write report, trace, CSV
+  compare SCENARIO [--strategies a,b,...] [-o DIR]
+                               every strategy (default all) on the same sampled batch and
+                               cluster; a table, DIR/compare.json, DIR/compare.csv and
+                               DIR/STRATEGY/ run files
   topo SCENARIO [-o DIR]       build the cluster's topology (and cluster.compare_topologies);
                                report metrics and cost in DIR/topology.json
   plan SCENARIO -o SCHEDULE    write the planned Schedule (.pb, .json or .textproto)
@@ -134,6 +139,39 @@ int command_topo(const std::vector<std::string>& args) {
   return 0;
 }
 
+int command_compare(const std::vector<std::string>& args) {
+  po::options_description options(
+      "eppsim compare SCENARIO [--strategies a,b,...] [-o DIR]: every strategy on the same batch and cluster");
+  options.add_options()
+      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
+      ("strategies", po::value<std::string>(),
+       fmt::format("comma-separated strategies to compare, in order (default all: {})", fmt::join(planner_names(), ",")).c_str())
+      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory")
+      ("engine", po::value<std::string>(), "simulation engine: analytic (overrides simulation.engine)")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "override a scenario field, e.g. --set workload.global_batch=64 (repeatable)");
+  const auto parsed = parse(args, options, {"scenario"});
+  if (!parsed) return 0;
+  const auto strategies = parsed->count("strategies") ? parse_strategy_list((*parsed)["strategies"].as<std::string>())
+                                                      : planner_names();
+  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
+  const fs::path out = (*parsed)["output"].as<std::string>();
+  const auto result = compare_strategies(scenario, strategies);
+  const auto& comparison = result.comparison;
+  if (comparison.records_size() == 0) {
+    std::string reasons;
+    for (const auto& f : comparison.failures()) reasons += fmt::format("\n  {}: {}", f.strategy(), f.message());
+    throw InputError(fmt::format("compare: no strategy could run {}:{}", scenario.source, reasons));
+  }
+  for (const auto& f : comparison.failures()) {
+    std::cerr << fmt::format("eppsim compare: {} failed: {}\n", f.strategy(), f.message());
+  }
+  write_comparison_directory(result, out);
+  std::cout << comparison_summary(comparison);
+  std::cerr << fmt::format("wrote {}/{{compare.json, compare.csv}} and a run directory per strategy\n", out.string());
+  return 0;
+}
+
 int command_plan(const std::vector<std::string>& args) {
   po::options_description options("eppsim plan SCENARIO -o SCHEDULE: write the planned Schedule");
   options.add_options()
@@ -213,11 +251,12 @@ int dispatch(int argc, char** argv) {
   }
   const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
       {"run", command_run},       {"plan", command_plan},     {"sim", command_sim},
-      {"export", command_export}, {"presets", command_presets}, {"topo", command_topo}};
+      {"export", command_export}, {"presets", command_presets}, {"topo", command_topo},
+      {"compare", command_compare}};
   if (args.empty() || args[0].starts_with("-")) return command_quickstart(args);
   const auto it = commands.find(args[0]);
   if (it == commands.end()) {
-    throw InputError(fmt::format("unknown command '{}' (commands: run, topo, plan, sim, export, presets; see eppsim --help)", args[0]));
+    throw InputError(fmt::format("unknown command '{}' (commands: run, compare, topo, plan, sim, export, presets; see eppsim --help)", args[0]));
   }
   return it->second(std::vector<std::string>(args.begin() + 1, args.end()));
 }

@@ -57,7 +57,7 @@ cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrom
 check "set override" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/set" \
   --set plan.packed_1f1b.pipeline_stages=8 --set workload.global_batch=64
 grep -q '"pipeline_stages": 8' "$work/set/report.json" || { echo "FAIL --set not applied"; failures=$((failures + 1)); }
-for cmd in run topo plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
+for cmd in run compare topo plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
 check "--help" 0 "" -- "$eppsim" --help
 check "presets" 0 "" -- "$eppsim" presets
 
@@ -91,12 +91,49 @@ check "topo bad grid" 2 "cluster.topology.railx.nx" -- "$eppsim" topo "$src/scen
 check "topo no scenario" 2 "" -- "$eppsim" topo
 [ ! -e "$work/y" ] || { echo "FAIL a failed topo left $work/y behind"; failures=$((failures + 1)); }
 
+# compare: every strategy on one sampled batch; compare.json is {"records": [...], "speedup": {A: {B: x}}}
+# (B's step time over A's), with compare.csv, a table on stdout and a run directory per strategy.
+check "compare" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare"
+/usr/bin/python3 - "$work/compare/compare.json" "$work/run/report.json" <<'PY' || { echo "FAIL compare: compare.json"; failures=$((failures + 1)); }
+import json, sys
+d = json.load(open(sys.argv[1]))
+run = json.load(open(sys.argv[2]))
+names = [r["strategy"] for r in d["records"]]
+assert "packed-1f1b" in names, names
+assert d["speedup"]["packed-1f1b"]["packed-1f1b"] == 1
+assert sorted(d["speedup"]) == sorted(names), d["speedup"]
+for a in d["records"]:
+    for b in d["records"]:
+        x = d["speedup"][a["strategy"]][b["strategy"]]
+        assert abs(x - b["step_time_s"] / a["step_time_s"]) <= 1e-12 * x, (a["strategy"], b["strategy"], x)
+    assert a["tokens"] == d["records"][0]["tokens"]  # one batch for all
+packed = next(r for r in d["records"] if r["strategy"] == "packed-1f1b")
+assert packed["step_time_s"] == run["step_time_s"], (packed["step_time_s"], run["step_time_s"])
+PY
+head -1 "$work/compare/compare.csv" | grep -q '^strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,speedup_over_packed-1f1b' ||
+  { echo "FAIL compare: compare.csv header"; failures=$((failures + 1)); }
+for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+  [ -s "$work/compare/packed-1f1b/$f" ] || { echo "FAIL compare: packed-1f1b/$f missing"; failures=$((failures + 1)); }
+done
+grep -q "vs packed-1f1b" "$work/out" || { echo "FAIL compare: no table on stdout"; failures=$((failures + 1)); }
+check "compare chosen" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare-one" \
+  --strategies packed-1f1b --set workload.global_batch=64
+grep -q '"pipeline_stages": 4' "$work/compare-one/compare.json" || { echo "FAIL compare: --strategies/--set"; failures=$((failures + 1)); }
+check "compare unknown strategy" 2 "unknown strategy 'nope' (known: packed-1f1b" -- \
+  "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/z" --strategies packed-1f1b,nope
+check "compare none fits" 2 "memory limit" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/z" \
+  --strategies packed-1f1b --set plan.packed_1f1b.micro_batch_tokens=65536 --set workload.max_length=65536
+[ ! -e "$work/z" ] || { echo "FAIL a failed compare left $work/z behind"; failures=$((failures + 1)); }
+
 # The timeline plot draws a PNG from a run directory.
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   check "timeline plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/timeline.py" "$work/run"
   [ -s "$work/run/timeline.png" ] || { echo "FAIL timeline.png missing"; failures=$((failures + 1)); }
   check "topology cost plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/topology_cost.py" "$work/topo"
   [ -s "$work/topo/topology_cost.png" ] || { echo "FAIL topology_cost.png missing"; failures=$((failures + 1)); }
+  check "compare plot" 0 "wrote" -- /usr/bin/python3 "$src/plots/compare.py" "$work/compare"
+  [ -s "$work/compare/compare.png" ] || { echo "FAIL compare.png missing"; failures=$((failures + 1)); }
+  check "compare plot, one strategy" 0 "wrote" -- /usr/bin/python3 "$src/plots/compare.py" "$work/compare-one"
 else
   echo "FAIL python3-matplotlib is not installed (scripts/install-deps.sh installs it)"; failures=$((failures + 1))
 fi

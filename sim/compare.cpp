@@ -1,0 +1,247 @@
+#include "sim/compare.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver.h>
+#include <google/protobuf/util/type_resolver_util.h>
+
+#include "models/errors.h"
+#include "models/units.h"
+#include "traces/proto_io.h"
+
+namespace eppsim {
+namespace {
+
+double max_peak_memory(const proto::Report& r) {
+  double peak = 0;
+  for (const double bytes : r.peak_memory_bytes()) peak = std::max(peak, bytes);
+  return peak;
+}
+
+double share(const proto::Report& r, double part) { return r.step_time_s() > 0 ? part / r.step_time_s() : 0.0; }
+
+// RFC 4180: quoted when it holds a comma, a quote or a line break.
+void append_csv_field(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out.append(text);
+    return;
+  }
+  out.push_back('"');
+  for (const char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+// A strategy's name becomes a directory of the output: no separators, no dot names.
+void check_directory_name(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos) {
+    throw std::logic_error(fmt::format("strategy name '{}' cannot name a directory", name));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> parse_strategy_list(std::string_view list) {
+  const auto known = planner_names();
+  std::vector<std::string> names;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', begin);
+    std::string name(list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
+    // Spaces around names are forgiven: "a, b".
+    const auto first = name.find_first_not_of(' ');
+    name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(' ') - first + 1);
+    if (name.empty()) {
+      throw InputError(fmt::format("--strategies: empty strategy name in '{}' (known: {})", list, fmt::join(known, ", ")));
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw InputError(fmt::format("--strategies: unknown strategy '{}' (known: {})", name, fmt::join(known, ", ")));
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw InputError(fmt::format("--strategies: '{}' is listed twice", name));
+    }
+    names.push_back(std::move(name));
+    if (comma == std::string_view::npos) break;
+    begin = comma + 1;
+  }
+  return names;
+}
+
+ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies) {
+  std::vector<std::unique_ptr<Planner>> owned;
+  owned.reserve(strategies.size());
+  for (const auto& name : strategies) owned.push_back(make_planner(name));  // InputError for unknown names
+  std::vector<const Planner*> planners;
+  planners.reserve(owned.size());
+  for (const auto& p : owned) planners.push_back(p.get());
+  return compare_planners(scenario, planners);
+}
+
+ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const Planner* const> planners) {
+  if (planners.empty()) throw InputError("compare: no strategies to compare");
+  std::set<std::string> seen;
+  for (const Planner* planner : planners) {
+    const auto name = planner->name();
+    check_directory_name(name);
+    if (!seen.insert(name).second) throw InputError(fmt::format("compare: strategy '{}' is listed twice", name));
+  }
+  // One batch for all: the comparison is between strategies, not samples.
+  const auto lengths = sample_batch(scenario);
+  ComparisonResult result;
+  for (const Planner* planner : planners) {
+    const auto name = planner->name();
+    ResolvedScenario own = scenario;
+    own.strategy = name;
+    own.proto.mutable_plan()->set_strategy(name);
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      auto schedule = planner->plan(own, lengths);
+      schedule.set_strategy(name);  // records and directories are keyed by the name asked for
+      const double plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      auto run = simulate_schedule(std::move(schedule), own, plan_time_s);
+      if (!(run.report.step_time_s() > 0)) {
+        throw InputError(fmt::format("{}: the simulated step time is {} s", name, run.report.step_time_s()));
+      }
+      *result.comparison.add_records() = run.report;
+      result.runs.push_back(std::move(run));
+    } catch (const InputError& e) {
+      auto* failure = result.comparison.add_failures();
+      failure->set_strategy(name);
+      failure->set_message(e.what());
+    }
+  }
+  fill_speedups(&result.comparison);
+  return result;
+}
+
+void fill_speedups(proto::Comparison* comparison) {
+  auto& speedups = *comparison->mutable_speedup();
+  speedups.clear();
+  for (const auto& a : comparison->records()) {
+    if (!(a.step_time_s() > 0)) {
+      throw std::logic_error(fmt::format("compare: {} has step time {} s", a.strategy(), a.step_time_s()));
+    }
+    auto& row = *speedups[a.strategy()].mutable_fields();
+    for (const auto& b : comparison->records()) {
+      row[b.strategy()].set_number_value(&a == &b ? 1.0 : b.step_time_s() / a.step_time_s());
+    }
+  }
+}
+
+double speedup(const proto::Comparison& comparison, const std::string& a, const std::string& b) {
+  return comparison.speedup().at(a).fields().at(b).number_value();
+}
+
+std::string comparison_json(const proto::Comparison& comparison) {
+  namespace pb = google::protobuf;
+  // MessageToJsonString prints map entries in hash order, which differs from
+  // run to run; printed from the deterministic wire format instead, they come
+  // in key order. Options as to_json's.
+  static const std::unique_ptr<pb::util::TypeResolver> resolver(
+      pb::util::NewTypeResolverForDescriptorPool("type.googleapis.com", pb::DescriptorPool::generated_pool()));
+  pb::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.always_print_primitive_fields = true;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  const auto status = pb::util::BinaryToJsonString(resolver.get(),
+                                                   "type.googleapis.com/" + comparison.GetDescriptor()->full_name(),
+                                                   to_binary(comparison), &json, options);
+  if (!status.ok()) throw std::runtime_error(fmt::format("cannot print compare.json: {}", status.ToString()));
+  // protobuf indents by one space per level, to_json by two; JSON strings hold
+  // no raw line breaks, so every line's leading spaces are indentation.
+  std::string indented;
+  indented.reserve(json.size() + json.size() / 4);
+  for (std::size_t begin = 0; begin < json.size();) {
+    const std::size_t newline = json.find('\n', begin);
+    const std::size_t end = newline == std::string::npos ? json.size() : newline + 1;
+    const std::size_t depth = std::min(json.find_first_not_of(' ', begin), end) - begin;
+    indented.append(2 * depth, ' ');
+    indented.append(json, begin + depth, end - begin - depth);
+    begin = end;
+  }
+  return indented;
+}
+
+std::string comparison_csv(const proto::Comparison& comparison) {
+  std::string out = "strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share";
+  for (const auto& b : comparison.records()) {
+    out += ",";
+    append_csv_field(out, "speedup_over_" + b.strategy());
+  }
+  out += ",error\n";
+  for (const auto& r : comparison.records()) {
+    append_csv_field(out, r.strategy());
+    fmt::format_to(std::back_inserter(out), ",{:.9f},{:.6g},{:.6g},{:.0f},{:.6g},{:.6g}", r.step_time_s(),
+                   r.tokens_per_s(), r.mfu(), max_peak_memory(r), share(r, r.breakdown_s().bubble()),
+                   share(r, r.breakdown_s().communication()));
+    for (const auto& b : comparison.records()) {
+      fmt::format_to(std::back_inserter(out), ",{:.6g}", speedup(comparison, r.strategy(), b.strategy()));
+    }
+    out += ",\n";
+  }
+  for (const auto& f : comparison.failures()) {
+    append_csv_field(out, f.strategy());
+    out += std::string(6 + static_cast<std::size_t>(comparison.records_size()), ',');
+    out += ",";
+    append_csv_field(out, f.message());
+    out += "\n";
+  }
+  return out;
+}
+
+std::string comparison_summary(const proto::Comparison& comparison) {
+  std::size_t width = 8;
+  for (const auto& r : comparison.records()) width = std::max(width, r.strategy().size());
+  for (const auto& f : comparison.failures()) width = std::max(width, f.strategy().size());
+  std::string out;
+  if (comparison.records_size() > 0) {
+    const auto& first = comparison.records(0);
+    out += fmt::format("eppsim {}: {} compared on one batch of {} sequences, {:.0f} tokens (seed {}, {} engine)\n",
+                       first.eppsim_version(), first.scenario(), first.sequences(), first.tokens(), first.seed(),
+                       first.engine());
+  }
+  out += fmt::format("  {:<{}} {:>11} {:>12} {:>6} {:>11} {:>7} {:>7}", "strategy", width, "step (s)", "tokens/s", "MFU",
+                     "peak mem", "bubble", "comm");
+  for (const auto& b : comparison.records()) out += fmt::format("  vs {}", b.strategy());
+  out += "\n";
+  for (const auto& r : comparison.records()) {
+    out += fmt::format("  {:<{}} {:>11.4f} {:>12.0f} {:>5.1f}% {:>11} {:>6.1f}% {:>6.1f}%", r.strategy(), width,
+                       r.step_time_s(), r.tokens_per_s(), 100.0 * r.mfu(),
+                       format_bytes(Bytes(static_cast<std::uint64_t>(max_peak_memory(r)))),
+                       100.0 * share(r, r.breakdown_s().bubble()), 100.0 * share(r, r.breakdown_s().communication()));
+    for (const auto& b : comparison.records()) {
+      const auto cell = fmt::format("{:.2f}x", speedup(comparison, r.strategy(), b.strategy()));
+      out += fmt::format("  {:>{}}", cell, b.strategy().size() + 3);
+    }
+    out += "\n";
+  }
+  for (const auto& f : comparison.failures()) {
+    out += fmt::format("  {:<{}} failed: {}\n", f.strategy(), width, f.message());
+  }
+  if (comparison.records_size() > 1) out += "  (vs B: how many times faster the row's strategy is than B)\n";
+  return out;
+}
+
+void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  for (const auto& run : result.runs) {
+    check_directory_name(run.report.strategy());
+    write_run_directory(run, dir / run.report.strategy());
+  }
+  write_file_atomically(dir / "compare.csv", comparison_csv(result.comparison));
+  write_file_atomically(dir / "compare.json", comparison_json(result.comparison));
+}
+
+}  // namespace eppsim

@@ -1,0 +1,63 @@
+#pragma once
+// `eppsim compare`: several strategies on the same sampled global batch (the
+// scenario's seed), cluster and engine, side by side. The batch is sampled
+// once and planned by every strategy; a strategy that cannot plan or simulate
+// it (an InputError, e.g. the batch does not fit in memory) is reported as a
+// failure and the others still run.
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/plan/planner.h"
+#include "sim/run.h"
+#include "traces/report.pb.h"
+#include "traces/scenario.h"
+
+namespace eppsim {
+
+struct ComparisonResult {
+  proto::Comparison comparison;  // what compare.json holds
+  std::vector<RunResult> runs;   // parallel to comparison.records()
+};
+
+// "a,b,c" -> {"a", "b", "c"}, each a known strategy, none twice; an empty
+// list, an empty name, an unknown name (the message lists the known ones) or a
+// repeated one is an InputError.
+std::vector<std::string> parse_strategy_list(std::string_view list);
+
+// Runs the named strategies (known, distinct; see make_planner) on the
+// scenario's batch, in order.
+ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies);
+
+// The same with the planners given (the seam for tests): each plans the one
+// sampled batch with the scenario's plan.strategy set to its name().
+ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const Planner* const> planners);
+
+// speedup[A][B] = B's step time / A's for every pair of records (A == B gives
+// exactly 1). Records must have positive step times.
+void fill_speedups(proto::Comparison* comparison);
+// comparison.speedup[a][b]; std::out_of_range when either is missing.
+double speedup(const proto::Comparison& comparison, const std::string& a, const std::string& b);
+
+// compare.json: the comparison as to_json (traces/proto_io.h) prints it, but
+// with map keys in sorted order, so that the same inputs give the same file.
+std::string comparison_json(const proto::Comparison& comparison);
+
+// strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,
+// speedup_over_<B> for each strategy B that ran, then error. One row per
+// strategy asked for, in order: those that ran, then those that failed (their
+// numbers empty, their message in `error`). peak_memory_bytes is the maximum
+// over ranks; the shares are the mean breakdown's bubble and exposed
+// communication over the step time.
+std::string comparison_csv(const proto::Comparison& comparison);
+
+// A table for people: one line per strategy, then the failures.
+std::string comparison_summary(const proto::Comparison& comparison);
+
+// DIR/compare.json, DIR/compare.csv and, per strategy that ran, DIR/STRATEGY/
+// with the usual run files (write_run_directory); each file atomically.
+void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir);
+
+}  // namespace eppsim

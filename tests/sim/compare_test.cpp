@@ -1,0 +1,307 @@
+// `eppsim compare` as a library: every strategy on one sampled batch, records
+// in the order asked for, speedups consistent, failures reported beside the
+// strategies that ran, and compare.json shaped {"records": [...], "speedup": {A: {B: x}}}.
+#include "sim/compare.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <google/protobuf/struct.pb.h>
+
+#include "models/errors.h"
+#include "sim/plan/packed_1f1b.h"
+#include "sim/plan/planner.h"
+#include "sim/run.h"
+#include "traces/proto_io.h"
+#include "traces/scenario.h"
+
+namespace eppsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The quickstart with a smaller batch, so that each strategy runs in well under a second.
+ResolvedScenario small_quickstart(std::vector<std::string> overrides = {}) {
+  overrides.insert(overrides.begin(), "workload.global_batch=64");
+  return load_embedded_quickstart(overrides);
+}
+
+// packed-1f1b under another name with its own pipeline depth; it remembers the
+// batch it was given.
+class StagesPlanner final : public Planner {
+ public:
+  StagesPlanner(std::string name, std::uint32_t stages, std::vector<std::uint64_t>* seen)
+      : name_(std::move(name)), stages_(stages), seen_(seen) {}
+  std::string name() const override { return name_; }
+  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> lengths) const override {
+    EXPECT_EQ(scenario.strategy, name_);
+    EXPECT_EQ(scenario.proto.plan().strategy(), name_);
+    seen_->assign(lengths.begin(), lengths.end());
+    ResolvedScenario own = scenario;
+    own.proto.mutable_plan()->mutable_packed_1f1b()->set_pipeline_stages(stages_);
+    return Packed1F1BPlanner().plan(own, lengths);
+  }
+
+ private:
+  std::string name_;
+  std::uint32_t stages_;
+  std::vector<std::uint64_t>* seen_;
+};
+
+// A strategy that cannot plan anything: what an out-of-memory batch looks like.
+class FailingPlanner final : public Planner {
+ public:
+  std::string name() const override { return "broken"; }
+  proto::Schedule plan(const ResolvedScenario&, std::span<const std::uint64_t>) const override {
+    throw InputError("broken: needs 1 TiB but the memory limit is 64 GiB");
+  }
+};
+
+// A bug, not bad input: it must not be hidden as a failed strategy.
+class BuggyPlanner final : public Planner {
+ public:
+  std::string name() const override { return "buggy"; }
+  proto::Schedule plan(const ResolvedScenario&, std::span<const std::uint64_t>) const override {
+    throw std::logic_error("buggy: broken invariant");
+  }
+};
+
+std::vector<std::string> strategies_of(const proto::Comparison& comparison) {
+  std::vector<std::string> names;
+  for (const auto& r : comparison.records()) names.push_back(r.strategy());
+  return names;
+}
+
+void expect_consistent_speedups(const proto::Comparison& comparison) {
+  ASSERT_EQ(comparison.speedup_size(), comparison.records_size());
+  for (const auto& a : comparison.records()) {
+    ASSERT_EQ(comparison.speedup().at(a.strategy()).fields_size(), comparison.records_size());
+    EXPECT_EQ(speedup(comparison, a.strategy(), a.strategy()), 1.0) << a.strategy();
+    for (const auto& b : comparison.records()) {
+      EXPECT_DOUBLE_EQ(speedup(comparison, a.strategy(), b.strategy()), b.step_time_s() / a.step_time_s());
+      EXPECT_NEAR(speedup(comparison, a.strategy(), b.strategy()) * speedup(comparison, b.strategy(), a.strategy()),
+                  1.0, 1e-12)
+          << a.strategy() << " vs " << b.strategy();
+    }
+  }
+}
+
+TEST(Compare, EveryStrategyMatchesItsOwnRun) {
+  const auto scenario = small_quickstart();
+  const auto result = compare_strategies(scenario, planner_names());
+  // Strategies still to come may not suit the quickstart; those that ran keep
+  // planner_names()' order, and packed-1f1b (made for it) runs.
+  std::vector<std::string> ran;
+  for (const auto& name : planner_names()) {
+    const auto& failures = result.comparison.failures();
+    if (std::none_of(failures.begin(), failures.end(), [&](const auto& f) { return f.strategy() == name; })) {
+      ran.push_back(name);
+    }
+  }
+  EXPECT_EQ(strategies_of(result.comparison), ran);
+  EXPECT_THAT(ran, ::testing::Contains("packed-1f1b"));
+  ASSERT_EQ(result.runs.size(), static_cast<std::size_t>(result.comparison.records_size()));
+  expect_consistent_speedups(result.comparison);
+  // Every record is what `eppsim run --strategy NAME` reports (but the timings).
+  for (const auto& record : result.comparison.records()) {
+    const auto run = run_scenario(small_quickstart({"plan.strategy=" + record.strategy()}));
+    EXPECT_EQ(record.step_time_s(), run.report.step_time_s()) << record.strategy();
+    EXPECT_EQ(record.tokens(), run.report.tokens()) << record.strategy();
+    EXPECT_EQ(record.seed(), scenario.seed);
+  }
+}
+
+TEST(Compare, SameBatchForAllRecordsInOrderFailuresBeside) {
+  const auto scenario = small_quickstart();
+  std::vector<std::uint64_t> seen4, seen2;
+  const StagesPlanner four("stages-4", 4, &seen4), two("stages-2", 2, &seen2);
+  const FailingPlanner broken;
+  const std::vector<const Planner*> planners = {&four, &broken, &two};
+  const auto result = compare_planners(scenario, planners);
+  const auto& c = result.comparison;
+
+  EXPECT_EQ(strategies_of(c), (std::vector<std::string>{"stages-4", "stages-2"}));
+  ASSERT_EQ(c.failures_size(), 1);
+  EXPECT_EQ(c.failures(0).strategy(), "broken");
+  EXPECT_THAT(c.failures(0).message(), HasSubstr("memory limit"));
+  // One batch, sampled once with the scenario's seed, planned by both.
+  EXPECT_EQ(seen4, sample_batch(scenario));
+  EXPECT_EQ(seen2, seen4);
+  EXPECT_EQ(c.records(0).tokens(), c.records(1).tokens());
+  EXPECT_EQ(c.records(0).sequences(), c.records(1).sequences());
+  EXPECT_EQ(c.records(0).pipeline_stages(), 4u);
+  EXPECT_EQ(c.records(1).pipeline_stages(), 2u);
+  EXPECT_NE(c.records(0).step_time_s(), c.records(1).step_time_s());
+  expect_consistent_speedups(c);
+  // Run directories are keyed by the name asked for.
+  EXPECT_EQ(result.runs[1].report.strategy(), "stages-2");
+  EXPECT_EQ(result.runs[1].schedule.strategy(), "stages-2");
+}
+
+TEST(Compare, BugsAreNotFailures) {
+  const BuggyPlanner buggy;
+  const std::vector<const Planner*> planners = {&buggy};
+  EXPECT_THROW(compare_planners(small_quickstart(), planners), std::logic_error);
+}
+
+TEST(Compare, NoStrategyFits) {
+  // The batch of the CLI's "does not fit" case.
+  const auto scenario =
+      load_embedded_quickstart({"plan.packed_1f1b.micro_batch_tokens=65536", "workload.max_length=65536"});
+  const auto result = compare_strategies(scenario, {"packed-1f1b"});
+  EXPECT_EQ(result.comparison.records_size(), 0);
+  EXPECT_EQ(result.comparison.speedup_size(), 0);
+  EXPECT_TRUE(result.runs.empty());
+  ASSERT_EQ(result.comparison.failures_size(), 1);
+  EXPECT_EQ(result.comparison.failures(0).strategy(), "packed-1f1b");
+  EXPECT_THAT(result.comparison.failures(0).message(), HasSubstr("memory limit"));
+  // With every strategy: each either runs or fails, none aborts the others.
+  const auto all = compare_strategies(scenario, planner_names());
+  EXPECT_EQ(all.comparison.records_size() + all.comparison.failures_size(), static_cast<int>(planner_names().size()));
+}
+
+TEST(Compare, UnknownAndRepeatedStrategies) {
+  const auto scenario = small_quickstart();
+  try {
+    compare_strategies(scenario, {"packed-1f1b", "nope"});
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown strategy 'nope'"));
+    EXPECT_THAT(e.what(), HasSubstr("packed-1f1b"));
+  }
+  EXPECT_THROW(compare_strategies(scenario, {}), InputError);
+  EXPECT_THROW(compare_strategies(scenario, {"packed-1f1b", "packed-1f1b"}), InputError);
+
+  EXPECT_THAT(parse_strategy_list("packed-1f1b"), ElementsAre("packed-1f1b"));
+  EXPECT_THAT(parse_strategy_list(" packed-1f1b "), ElementsAre("packed-1f1b"));
+  try {
+    parse_strategy_list("packed-1f1b,nope");
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown strategy 'nope' (known: packed-1f1b"));
+  }
+  EXPECT_THROW(parse_strategy_list(""), InputError);
+  EXPECT_THROW(parse_strategy_list("packed-1f1b,"), InputError);
+  EXPECT_THROW(parse_strategy_list("packed-1f1b,packed-1f1b"), InputError);
+}
+
+// A comparison of two strategies and a failure, for the output tests.
+ComparisonResult two_and_a_failure() {
+  static std::vector<std::uint64_t> seen4, seen2;
+  static const StagesPlanner four("stages-4", 4, &seen4), two("stages-2", 2, &seen2);
+  static const FailingPlanner broken;
+  const std::vector<const Planner*> planners = {&four, &two, &broken};
+  return compare_planners(small_quickstart(), planners);
+}
+
+TEST(Compare, JsonShape) {
+  const auto result = two_and_a_failure();
+  const auto json = comparison_json(result.comparison);
+  // Parsed as plain JSON: {"records": [...], "speedup": {"A": {"B": x}}, "failures": [...]}.
+  google::protobuf::Struct parsed;
+  from_json(json, &parsed, "compare.json");
+  const auto& top = parsed.fields();
+  ASSERT_TRUE(top.contains("records"));
+  ASSERT_TRUE(top.contains("speedup"));
+  const auto& records = top.at("records").list_value();
+  ASSERT_EQ(records.values_size(), 2);
+  EXPECT_EQ(records.values(0).struct_value().fields().at("strategy").string_value(), "stages-4");
+  EXPECT_EQ(records.values(1).struct_value().fields().at("strategy").string_value(), "stages-2");
+  EXPECT_TRUE(records.values(0).struct_value().fields().contains("step_time_s"));
+  EXPECT_TRUE(records.values(0).struct_value().fields().contains("breakdown_s"));
+  const auto& speedups = top.at("speedup").struct_value().fields();
+  ASSERT_EQ(speedups.size(), 2u);
+  const auto& row = speedups.at("stages-4").struct_value().fields();
+  ASSERT_EQ(row.size(), 2u);
+  EXPECT_EQ(row.at("stages-4").number_value(), 1.0);
+  EXPECT_DOUBLE_EQ(row.at("stages-2").number_value(),
+                   result.comparison.records(1).step_time_s() / result.comparison.records(0).step_time_s());
+  const auto& failures = top.at("failures").list_value();
+  ASSERT_EQ(failures.values_size(), 1);
+  EXPECT_EQ(failures.values(0).struct_value().fields().at("strategy").string_value(), "broken");
+  // And back into the message, strictly.
+  proto::Comparison back;
+  from_json(json, &back, "compare.json");
+  EXPECT_EQ(back.records_size(), 2);
+  EXPECT_EQ(speedup(back, "stages-2", "stages-4"), speedup(result.comparison, "stages-2", "stages-4"));
+}
+
+TEST(Compare, JsonIsDeterministic) {
+  // Map entries print in key order, whatever order they were inserted in, and
+  // everything else is as to_json prints it.
+  proto::Comparison forward, backward;
+  const std::vector<std::string> names = {"packed-1f1b", "ulysses", "flexsp", "seq1f1b", "epp", "a", "z"};
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    forward.add_records()->set_strategy(names[i]);
+    forward.mutable_records(static_cast<int>(i))->set_step_time_s(1.0 + static_cast<double>(i));
+  }
+  backward = forward;
+  fill_speedups(&forward);
+  backward.mutable_speedup()->clear();
+  for (auto a = names.rbegin(); a != names.rend(); ++a) {
+    for (auto b = names.rbegin(); b != names.rend(); ++b) {
+      (*(*backward.mutable_speedup())[*a].mutable_fields())[*b].set_number_value(speedup(forward, *a, *b));
+    }
+  }
+  const auto json = comparison_json(forward);
+  EXPECT_EQ(comparison_json(backward), json);
+  EXPECT_LT(json.find("\"a\": {"), json.find("\"epp\": {"));
+  EXPECT_LT(json.find("\"seq1f1b\": {"), json.find("\"ulysses\": {"));
+  EXPECT_EQ(json.size(), to_json(forward).size());
+  proto::Comparison back;
+  from_json(json, &back, "compare.json");
+  EXPECT_EQ(to_binary(back), to_binary(forward));
+  EXPECT_EQ(json.substr(0, 19), "{\n  \"records\": [\n  ");
+}
+
+TEST(Compare, CsvAndDirectory) {
+  const auto result = two_and_a_failure();
+  const auto csv = comparison_csv(result.comparison);
+  std::vector<std::string> lines;
+  for (std::size_t begin = 0, end; begin < csv.size(); begin = end + 1) {
+    end = csv.find('\n', begin);
+    lines.push_back(csv.substr(begin, end - begin));
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            "strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,"
+            "speedup_over_stages-4,speedup_over_stages-2,error");
+  EXPECT_THAT(lines[1], ::testing::StartsWith("stages-4,"));
+  EXPECT_THAT(lines[1], ::testing::EndsWith(","));  // no error
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 9);
+  EXPECT_THAT(lines[3], ::testing::StartsWith("broken,,,,,,,,,"));
+  EXPECT_THAT(lines[3], HasSubstr("memory limit"));
+
+  const auto summary = comparison_summary(result.comparison);
+  EXPECT_THAT(summary, HasSubstr("vs stages-2"));
+  EXPECT_THAT(summary, HasSubstr("1.00x"));
+  EXPECT_THAT(summary, HasSubstr("broken"));
+
+  const fs::path dir = fs::temp_directory_path() / ("eppsim_compare_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write_comparison_directory(result, dir);
+  for (const char* file : {"compare.json", "compare.csv", "stages-4/report.json", "stages-4/ops.csv",
+                           "stages-2/trace.pb", "stages-2/ranks.csv"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir / file)) << file;
+  }
+  EXPECT_FALSE(fs::exists(dir / "broken"));
+  EXPECT_EQ(read_file(dir / "compare.csv"), csv);
+  EXPECT_EQ(read_file(dir / "compare.json"), comparison_json(result.comparison));
+  proto::Comparison back;
+  read_message(dir / "compare.json", &back);
+  EXPECT_EQ(back.records_size(), 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace eppsim
