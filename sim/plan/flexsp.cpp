@@ -693,24 +693,10 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
     b.compute(r, compute, after, std::move(optimizer));
   }
 
-  auto* summary = b.summary();
-  summary->set_sequences(lengths.size());
-  summary->set_tokens(total_tokens);
-  summary->set_micro_batches(static_cast<std::uint32_t>(decisions.micro_batches.size()));
-  summary->set_model_flops(model_flops);
-  summary->set_memory_limit_bytes(sc.memory_limit.count);
-  summary->set_pipeline_stages(1);
-  summary->set_data_parallel(most_groups);
-  const auto peaks = sequential_peak_memory(b.schedule());
-  for (std::uint32_t r = 0; r < n; ++r) {
-    summary->add_planned_peak_memory_bytes(peaks[r]);
-    if (peaks[r] > sc.memory_limit.count) {
-      throw InputError(fmt::format("{}: flexsp: rank {} needs {} but the memory limit is {}; lower workload.max_length, "
-                                   "add GPUs or raise plan.memory_fraction",
-                                   sc.source, r, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit)));
-    }
-  }
-  return b.finish();
+  const PlanSummary summary{lengths.size(), total_tokens, static_cast<std::uint32_t>(decisions.micro_batches.size()),
+                            model_flops, 1, most_groups};
+  return finish_plan(b, sc, summary, name(), [](std::uint32_t) { return std::string(); },
+                     "lower workload.max_length, add GPUs or raise plan.memory_fraction");
 }
 
 }  // namespace eppsim

@@ -309,28 +309,14 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     }
   }
 
-  auto* summary = b.summary();
-  summary->set_sequences(lengths.size());
-  summary->set_tokens(total_tokens);
-  summary->set_micro_batches(most_micro_batches);
-  summary->set_model_flops(model_flops);
-  summary->set_memory_limit_bytes(sc.memory_limit.count);
-  summary->set_pipeline_stages(stages);
-  summary->set_data_parallel(data_parallel);
-  const auto peaks = sequential_peak_memory(b.schedule());
-  for (std::uint32_t r = 0; r < num_ranks; ++r) {
-    summary->add_planned_peak_memory_bytes(peaks[r]);
-    if (peaks[r] > sc.memory_limit.count) {
-      throw InputError(fmt::format(
-          "{}: packed-1f1b: rank {} (pipeline stage {}) needs {} but the memory limit is {}; lower "
-          "plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), "
-          "tensor_parallel ({}) or context_parallel ({}), raise plan.zero_stage ({}) or set "
-          "plan.packed_1f1b.full_recompute",
-          sc.source, r, r / (data_parallel * group), format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit),
-          options.micro_batch_tokens(), stages, tp, cp, zero_stage));
-    }
-  }
-  return b.finish();
+  const PlanSummary summary{lengths.size(), total_tokens, most_micro_batches, model_flops, stages, data_parallel};
+  return finish_plan(
+      b, sc, summary, name(),
+      [&](std::uint32_t r) { return fmt::format(" (pipeline stage {})", r / (data_parallel * group)); },
+      fmt::format("lower plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), "
+                  "tensor_parallel ({}) or context_parallel ({}), raise plan.zero_stage ({}) or set "
+                  "plan.packed_1f1b.full_recompute",
+                  options.micro_batch_tokens(), stages, tp, cp, zero_stage));
 }
 
 }  // namespace eppsim

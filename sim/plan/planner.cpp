@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "models/errors.h"
+#include "sim/plan/schedule_builder.h"
 #include "sim/plan/flexsp.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/seq1f1b.h"
@@ -20,6 +21,29 @@ std::unique_ptr<Planner> make_planner(std::string_view strategy) {
   if (strategy == "seq1f1b") return std::make_unique<Seq1F1BPlanner>();
   if (strategy == "flexsp") return std::make_unique<FlexSpPlanner>();
   throw InputError(fmt::format("unknown strategy '{}' (known: {})", strategy, fmt::join(planner_names(), ", ")));
+}
+
+proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& plan,
+                            std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
+                            std::string_view advice) {
+  auto* summary = builder.summary();
+  summary->set_sequences(plan.sequences);
+  summary->set_tokens(plan.tokens);
+  summary->set_micro_batches(plan.micro_batches);
+  summary->set_model_flops(plan.model_flops);
+  summary->set_memory_limit_bytes(scenario.memory_limit.count);
+  summary->set_pipeline_stages(plan.pipeline_stages);
+  summary->set_data_parallel(plan.data_parallel);
+  const auto peaks = sequential_peak_memory(builder.schedule());
+  for (std::uint32_t r = 0; r < peaks.size(); ++r) {
+    summary->add_planned_peak_memory_bytes(peaks[r]);
+    if (peaks[r] > scenario.memory_limit.count) {
+      throw InputError(fmt::format("{}: {}: rank {}{} needs {} but the memory limit is {}; {}", scenario.source, strategy,
+                                   r, where(r), format_bytes(Bytes(peaks[r])), format_bytes(scenario.memory_limit),
+                                   advice));
+    }
+  }
+  return builder.finish();
 }
 
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario) {

@@ -3,6 +3,7 @@
 // cluster. Every strategy implements this interface; nothing downstream of the
 // Schedule knows which planner made it.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +23,26 @@ class Planner {
   // the batch cannot fit in GPU memory; the message says what to change.
   virtual proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const = 0;
 };
+
+class ScheduleBuilder;
+
+// What every planner records about its plan in the Schedule's summary.
+struct PlanSummary {
+  std::uint64_t sequences = 0;
+  std::uint64_t tokens = 0;
+  std::uint32_t micro_batches = 0;  // the most on any pipeline or group
+  double model_flops = 0.0;         // forward + backward, no recompute
+  std::uint32_t pipeline_stages = 1;
+  std::uint32_t data_parallel = 1;
+};
+
+// Fills the Schedule's summary, with each rank's planned peak memory (its
+// MEMORY ops in program order), and returns the Schedule. Throws InputError for
+// the first rank over the scenario's memory limit:
+//   "<source>: <strategy>: rank R<where(R)> needs X but the memory limit is Y; <advice>"
+proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& summary,
+                            std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
+                            std::string_view advice);
 
 // Names of every strategy, in a stable order.
 std::vector<std::string> planner_names();

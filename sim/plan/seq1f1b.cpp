@@ -306,27 +306,12 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     }
   }
 
-  auto* summary = b.summary();
-  summary->set_sequences(lengths.size());
-  summary->set_tokens(total_tokens);
-  summary->set_micro_batches(most_chunks);
-  summary->set_model_flops(model_flops);
-  summary->set_memory_limit_bytes(sc.memory_limit.count);
-  summary->set_pipeline_stages(stages);
-  summary->set_data_parallel(data_parallel);
-  const auto peaks = sequential_peak_memory(b.schedule());
-  for (std::uint32_t r = 0; r < num_ranks; ++r) {
-    summary->add_planned_peak_memory_bytes(peaks[r]);
-    if (peaks[r] > sc.memory_limit.count) {
-      throw InputError(fmt::format(
-          "{}: seq1f1b: rank {} (pipeline stage {}) needs {} but the memory limit is {}; lower "
-          "plan.seq1f1b.chunk_tokens ({}), raise plan.seq1f1b.slices ({}), checkpointed_layers ({}) or "
-          "pipeline_stages ({}), or raise plan.zero_stage ({})",
-          sc.source, r, r / stage_ranks, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit), chunk_tokens,
-          slices, checkpointed, stages, zero_stage));
-    }
-  }
-  return b.finish();
+  const PlanSummary summary{lengths.size(), total_tokens, most_chunks, model_flops, stages, data_parallel};
+  return finish_plan(
+      b, sc, summary, name(), [&](std::uint32_t r) { return fmt::format(" (pipeline stage {})", r / stage_ranks); },
+      fmt::format("lower plan.seq1f1b.chunk_tokens ({}), raise plan.seq1f1b.slices ({}), checkpointed_layers ({}) or "
+                  "pipeline_stages ({}), or raise plan.zero_stage ({})",
+                  chunk_tokens, slices, checkpointed, stages, zero_stage));
 }
 
 }  // namespace eppsim

@@ -296,26 +296,11 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
     *estimated_step_s = step;
   }
 
-  auto* summary = b.summary();
-  summary->set_sequences(lengths.size());
-  summary->set_tokens(total_tokens);
-  summary->set_micro_batches(slots);
-  summary->set_model_flops(model_flops);
-  summary->set_memory_limit_bytes(sc.memory_limit.count);
-  summary->set_pipeline_stages(1);
-  summary->set_data_parallel(groups);
-  const auto peaks = sequential_peak_memory(b.schedule());
-  for (std::uint32_t r = 0; r < n; ++r) {
-    summary->add_planned_peak_memory_bytes(peaks[r]);
-    if (peaks[r] > sc.memory_limit.count) {
-      throw InputError(fmt::format(
-          "{}: {}: rank {} (SP group {} of degree {}) needs {} but the memory limit is {}; lower "
-          "plan.ulysses.packing_fill ({}), raise plan.ulysses.sp_degree or set plan.ulysses.full_recompute",
-          sc.source, strategy, r, r / d, d, format_bytes(Bytes(peaks[r])), format_bytes(sc.memory_limit),
-          packing_fill(sc)));
-    }
-  }
-  return b.finish();
+  const PlanSummary summary{lengths.size(), total_tokens, slots, model_flops, 1, groups};
+  return finish_plan(
+      b, sc, summary, strategy, [&](std::uint32_t r) { return fmt::format(" (SP group {} of degree {})", r / d, d); },
+      fmt::format("lower plan.ulysses.packing_fill ({}), raise plan.ulysses.sp_degree or set plan.ulysses.full_recompute",
+                  packing_fill(sc)));
 }
 
 proto::Schedule UlyssesPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
