@@ -9,10 +9,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <google/protobuf/descriptor.h>
-#include <google/protobuf/util/json_util.h>
-#include <google/protobuf/util/type_resolver.h>
-#include <google/protobuf/util/type_resolver_util.h>
 
 #include "models/errors.h"
 #include "models/units.h"
@@ -143,36 +139,7 @@ double speedup(const proto::Comparison& comparison, const std::string& a, const 
   return comparison.speedup().at(a).fields().at(b).number_value();
 }
 
-std::string comparison_json(const proto::Comparison& comparison) {
-  namespace pb = google::protobuf;
-  // MessageToJsonString prints map entries in hash order, which differs from
-  // run to run; printed from the deterministic wire format instead, they come
-  // in key order. Options as to_json's.
-  static const std::unique_ptr<pb::util::TypeResolver> resolver(
-      pb::util::NewTypeResolverForDescriptorPool("type.googleapis.com", pb::DescriptorPool::generated_pool()));
-  pb::util::JsonPrintOptions options;
-  options.add_whitespace = true;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  const auto status = pb::util::BinaryToJsonString(resolver.get(),
-                                                   "type.googleapis.com/" + comparison.GetDescriptor()->full_name(),
-                                                   to_binary(comparison), &json, options);
-  if (!status.ok()) throw std::runtime_error(fmt::format("cannot print compare.json: {}", status.ToString()));
-  // protobuf indents by one space per level, to_json by two; JSON strings hold
-  // no raw line breaks, so every line's leading spaces are indentation.
-  std::string indented;
-  indented.reserve(json.size() + json.size() / 4);
-  for (std::size_t begin = 0; begin < json.size();) {
-    const std::size_t newline = json.find('\n', begin);
-    const std::size_t end = newline == std::string::npos ? json.size() : newline + 1;
-    const std::size_t depth = std::min(json.find_first_not_of(' ', begin), end) - begin;
-    indented.append(2 * depth, ' ');
-    indented.append(json, begin + depth, end - begin - depth);
-    begin = end;
-  }
-  return indented;
-}
+std::string comparison_json(const proto::Comparison& comparison) { return to_json(comparison); }
 
 std::string comparison_csv(const proto::Comparison& comparison) {
   std::string out = "strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share";

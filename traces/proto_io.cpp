@@ -18,7 +18,10 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver.h>
+#include <google/protobuf/util/type_resolver_util.h>
 
 #include "models/errors.h"
 #include "traces/text_parse.h"
@@ -168,8 +171,15 @@ std::string to_json(const google::protobuf::Message& message) {
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
+  // MessageToJsonString prints map entries in hash order, which differs from
+  // run to run; printed from the deterministic wire format (map entries sorted
+  // by key) they come out the same every time.
+  namespace pb = google::protobuf;
+  static const std::unique_ptr<pb::util::TypeResolver> resolver(
+      pb::util::NewTypeResolverForDescriptorPool("type.googleapis.com", pb::DescriptorPool::generated_pool()));
   std::string json;
-  const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
+  const auto status = pb::util::BinaryToJsonString(resolver.get(), "type.googleapis.com/" + message.GetDescriptor()->full_name(),
+                                                   to_binary(message), &json, options);
   if (!status.ok())
     throw std::runtime_error(fmt::format("cannot print {} as JSON: {}", message.GetTypeName(), status.ToString()));
   // protobuf indents by one space per level; we promise two. JSON strings hold
