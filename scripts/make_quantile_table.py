@@ -15,7 +15,7 @@ every 0.0001 to 0.999, every 0.00001 to 0.9999, every 0.000001 to 1. Probabiliti
 are written as exact decimal literals k / 1,000,000.
 
 The length at probability p is x[min(floor(n*p), n-1)] of the sorted lengths
-x[0..n-1] (the convention of the facts in ../shared/data/README.md: p = 0.99 gives
+x[0..n-1] (the convention of the data set's published facts: p = 0.99 gives
 x[990000] of 1,000,000), so p = 0 gives the minimum and p = 1 the maximum. The raw
 data is not copied; only this table is.
 """

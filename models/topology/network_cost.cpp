@@ -5,7 +5,7 @@ namespace {
 
 // The default price table, US dollars per part, for 800G-class parts (100 GB/s
 // per direction; the RailX study's 112.5 GB/s links are priced as the same
-// class). Sources: ../shared/reference/railx.md 4.2, which quotes a vendor
+// class). Sources: the RailX reference notes (cost template), which quote a vendor
 // blog (https://luxoptx.com/blogs/news/800g-optical-module-cost-analysis-tco-optimization-for-ai-data-centers).
 //
 // electrical_switch_port: a 64-port 800G packet switch lists at $150-250K,
