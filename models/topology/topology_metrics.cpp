@@ -86,6 +86,16 @@ void record_periphery(const HopGraph& g, const std::vector<std::uint64_t>& reach
   }
 }
 
+// Sources (bits of `all`) that never reached some live chip get eccentricity -1.
+template <typename Ecc>
+void mark_unreached_sources(const HopGraph& g, const std::vector<std::uint64_t>& seen, std::uint64_t all, Ecc& ecc) {
+  std::uint64_t missing = 0;
+  for (std::uint32_t c = 0; c < g.chips; ++c) {
+    if (g.live_chip[c]) missing |= all & ~seen[c];
+  }
+  for_each_bit(missing, [&](unsigned bit) { ecc[bit] = -1; });
+}
+
 // Chip-to-chip hops over every link. Returns the eccentricity of each source
 // (-1 when a live chip stays unreached); `farthest` (when given) receives the
 // chips first reached at the batch's last level, the periphery.
@@ -121,11 +131,7 @@ std::vector<std::int64_t> batch_chip_eccentricity(const HopGraph& g, const std::
     if (farthest != nullptr && reached_chips != 0) record_periphery(g, next, farthest);
     frontier.swap(next);
   }
-  std::uint64_t missing = 0;
-  for (std::uint32_t c = 0; c < g.chips; ++c) {
-    if (g.live_chip[c]) missing |= all & ~seen[c];
-  }
-  for_each_bit(missing, [&](unsigned bit) { ecc[bit] = -1; });
+  mark_unreached_sources(g, seen, all, ecc);
   return ecc;
 }
 
@@ -184,11 +190,7 @@ std::vector<std::int64_t> batch_inter_node_eccentricity(const HopGraph& g, const
     if (farthest != nullptr && reached_chips != 0) record_periphery(g, next, farthest);
     frontier.swap(next);
   }
-  std::uint64_t missing = 0;
-  for (std::uint32_t c = 0; c < g.chips; ++c) {
-    if (g.live_chip[c]) missing |= all & ~seen[c];
-  }
-  for_each_bit(missing, [&](unsigned bit) { ecc[bit] = -1; });
+  mark_unreached_sources(g, seen, all, ecc);
   return ecc;
 }
 

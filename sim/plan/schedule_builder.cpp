@@ -101,6 +101,17 @@ OpIndex ScheduleBuilder::memory(std::uint32_t rank, std::uint32_t stream, std::s
   return index;
 }
 
+PipelineStreams add_pipeline_streams(ScheduleBuilder& builder) {
+  PipelineStreams streams{};
+  streams.compute = builder.stream("compute");
+  streams.recv_prev = builder.stream("recv_prev");
+  streams.send_next = builder.stream("send_next");
+  streams.recv_next = builder.stream("recv_next");
+  streams.send_prev = builder.stream("send_prev");
+  streams.comm = builder.stream("comm");
+  return streams;
+}
+
 std::vector<std::uint64_t> sequential_peak_memory(const proto::Schedule& schedule) {
   std::vector<std::uint64_t> peaks;
   peaks.reserve(static_cast<std::size_t>(schedule.programs_size()));

@@ -47,6 +47,14 @@ class ScheduleBuilder {
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
 };
 
+// The streams of a 1F1B pipeline rank: compute and memory ops, pre-posted
+// activation receives and sends, gradient receives and sends, collectives.
+struct PipelineStreams {
+  std::uint32_t compute, recv_prev, send_next, recv_next, send_prev, comm;
+};
+// Creates them in that order (stream ids 0..5 in a fresh builder).
+PipelineStreams add_pipeline_streams(ScheduleBuilder& builder);
+
 // Largest bytes in use on each rank when its MEMORY ops run in program order
 // (the order of the stream that carries them): the planner's memory estimate.
 std::vector<std::uint64_t> sequential_peak_memory(const proto::Schedule& schedule);

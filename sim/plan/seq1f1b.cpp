@@ -174,12 +174,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
   }
 
   ScheduleBuilder b(num_ranks, sc.proto.name(), name());
-  const auto compute = b.stream("compute");
-  const auto recv_prev = b.stream("recv_prev");
-  const auto send_next = b.stream("send_next");
-  const auto recv_next = b.stream("recv_next");
-  const auto send_prev = b.stream("send_prev");
-  const auto comm = b.stream("comm");
+  const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) {
     return (stage * data_parallel + replica) * sp + i;
   };
