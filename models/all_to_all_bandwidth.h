@@ -33,8 +33,8 @@
 //                     node, inter_node across), as sim/engine's direct all-to-all.
 //   B_nvlink is ClusterSpec::intra_node.bandwidth (per GPU, per direction) and
 //   inter_node.bandwidth is one NIC's (per direction).
-//   Note: sim/engine's SimpleClusterNetwork prices a node-spanning all-to-all as
-//   (d-1)/d * S over the NIC alone; the split above is the finer (and faster) estimate.
+//   sim/engine's SimpleClusterNetwork prices a node-spanning all-to-all the same
+//   way (for any placement, from the least-filled node).
 #include <cstdint>
 #include <optional>
 #include <span>

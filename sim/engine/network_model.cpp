@@ -50,6 +50,26 @@ Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t n
   return intra_phase * 2.0 + ring_collective_time(proto::ALL_REDUCE, nodes, per_nic, inter);
 }
 
+Seconds hierarchical_collective_time(proto::CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
+                                     Bytes size, LinkParams intra, LinkParams inter) {
+  const std::uint32_t g = std::max<std::uint32_t>(gpus_per_node, 1);
+  switch (kind) {
+    case proto::ALL_REDUCE:
+      return hierarchical_allreduce_time(g, nodes, size, intra, inter);
+    case proto::REDUCE_SCATTER:
+      // Inside the node over the whole vector, then across nodes over each GPU's 1/g.
+      return ring_collective_time(proto::REDUCE_SCATTER, g, size, intra) +
+             ring_collective_time(proto::REDUCE_SCATTER, nodes, Bytes(size.count / g), inter);
+    case proto::ALL_GATHER:
+      // Across nodes among same-index GPUs, then inside the node over k inputs.
+      return ring_collective_time(proto::ALL_GATHER, nodes, size, inter) +
+             ring_collective_time(proto::ALL_GATHER, g, Bytes(size.count * nodes), intra);
+    default:
+      throw std::invalid_argument(
+          fmt::format("hierarchical_collective_time: unsupported collective kind {}", static_cast<int>(kind)));
+  }
+}
+
 Seconds SimpleClusterNetwork::collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
                                               std::span<const std::uint32_t> ranks, Bytes size) const {
   const auto n = static_cast<std::uint32_t>(ranks.size());
@@ -61,7 +81,21 @@ Seconds SimpleClusterNetwork::collective_time(proto::CollectiveKind kind, proto:
   // Hierarchical applies when every node holds the same number (> 1) of the group's ranks.
   const std::uint32_t g = per_node.begin()->second;
   const bool uniform = std::all_of(per_node.begin(), per_node.end(), [&](const auto& kv) { return kv.second == g; });
-  const bool hierarchical_applies = !one_node && uniform && g > 1 && kind == proto::ALL_REDUCE;
+  const bool hierarchical_applies = !one_node && uniform && g > 1 &&
+                                    (kind == proto::ALL_REDUCE || kind == proto::REDUCE_SCATTER || kind == proto::ALL_GATHER);
+  const auto nodes = static_cast<std::uint32_t>(per_node.size());
+  if (kind == proto::ALL_TO_ALL && !one_node) {
+    // Direct all-to-all: a GPU with m of the group's n ranks on its node sends
+    // (m-1)/n of its buffer over NVLink and (n-m)/n through its NIC, both at
+    // once; the GPU on the least-filled node finishes last.
+    std::uint32_t fewest = n;
+    for (const auto& [node, count] : per_node) fewest = std::min(fewest, count);
+    const double share_intra = static_cast<double>(fewest - 1) / n;
+    const double share_inter = static_cast<double>(n - fewest) / n;
+    const double bytes = static_cast<double>(size.count);
+    const Seconds transfer(std::max(share_intra * bytes / intra_.bandwidth.value, share_inter * bytes / inter_.bandwidth.value));
+    return inter_.latency * static_cast<double>(n - 1) + transfer;
+  }
 
   switch (algorithm) {
     case proto::RING:
@@ -71,16 +105,12 @@ Seconds SimpleClusterNetwork::collective_time(proto::CollectiveKind kind, proto:
       if (kind == proto::ALL_REDUCE) return tree_allreduce_time(n, size, bottleneck);
       return ring_collective_time(kind, n, size, bottleneck);
     case proto::HIERARCHICAL:
-      if (hierarchical_applies) {
-        return hierarchical_allreduce_time(g, static_cast<std::uint32_t>(per_node.size()), size, intra_, inter_);
-      }
+      if (hierarchical_applies) return hierarchical_collective_time(kind, g, nodes, size, intra_, inter_);
       return ring_collective_time(kind, n, size, bottleneck);
     default: {
       Seconds best = ring_collective_time(kind, n, size, bottleneck);
       if (kind == proto::ALL_REDUCE) best = std::min(best, tree_allreduce_time(n, size, bottleneck));
-      if (hierarchical_applies) {
-        best = std::min(best, hierarchical_allreduce_time(g, static_cast<std::uint32_t>(per_node.size()), size, intra_, inter_));
-      }
+      if (hierarchical_applies) best = std::min(best, hierarchical_collective_time(kind, g, nodes, size, intra_, inter_));
       return best;
     }
   }

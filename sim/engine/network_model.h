@@ -16,6 +16,12 @@
 //   hierarchical (g GPUs on each of k nodes): intra-node reduce-scatter, k-node
 //     ring all-reduce of S/g on each of the g NICs in parallel, intra-node
 //     all-gather:  2[(g-1) a_i + (g-1)/g S/B_i] + 2(k-1) a_e + 2(k-1)/k (S/g)/B_e
+//   hierarchical reduce-scatter: intra-node ring over S, then k-node rings over S/g
+//   hierarchical all-gather: k-node rings over S, then intra-node ring over k*S
+//   all-to-all spanning nodes, with m_min the fewest group ranks on one node: each
+//     GPU sends over NVLink and its NIC at once,
+//     (n-1) a_e + max((m_min-1)/n * S/B_i, (n-m_min)/n * S/B_e)
+//     (models/all_to_all_bandwidth.h's cluster-derived form, for any placement)
 // A group inside one node uses NVLink (B_i, a_i); a group spanning nodes is
 // bounded by the NICs (B_e, a_e). ALGORITHM_AUTO takes the cheapest algorithm
 // that applies, as a tuned NCCL would.
@@ -56,5 +62,8 @@ Seconds ring_collective_time(proto::CollectiveKind kind, std::uint32_t n, Bytes 
 Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link);
 Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
                                     LinkParams inter);
+// ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER over g GPUs on each of k nodes.
+Seconds hierarchical_collective_time(proto::CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
+                                     Bytes size, LinkParams intra, LinkParams inter);
 
 }  // namespace eppsim

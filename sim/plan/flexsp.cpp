@@ -17,6 +17,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/milp.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/zero3_layers.h"
 
 namespace eppsim {
 
@@ -518,28 +519,26 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, std::span<const std::uint64_t
   for (auto i : order) sorted.push_back(lengths[i]);
 
   // Sequence Blaster: compare micro-batch counts on the greedy plans.
-  // Each micro-batch also pays its ZeRO-3 collectives over all N ranks (two weight
-  // all-gathers and a gradient reduce-scatter, ring over the slowest link), which
-  // the Schedule does not overlap with compute: fewer micro-batches save them.
-  double zero_time = 0.0;
-  if (n > 1) {
-    const auto& link = n > sc.cluster.gpus_per_node ? sc.cluster.inter_node : sc.cluster.intra_node;
-    const double weights = sc.model.total_params() * sc.model.bytes_per_element;
-    zero_time = 3.0 * ((n - 1.0) / n * weights / link.bandwidth.value + (n - 1.0) * link.latency.value);
-  }
+  // Each micro-batch also runs its ZeRO-3 collectives over all N ranks, layer by
+  // layer (zero3_layers.h): they hide behind compute but for the first gather and
+  // the last reduce-scatter, unless they outlast it; fewer micro-batches save them.
+  const auto weight_bytes = static_cast<std::uint64_t>(sc.model.total_params() * sc.model.bytes_per_element);
+  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, sc.model.layers);
+  const double zero_comm = sc.model.layers * (2.0 * zero.gather + zero.reduce_scatter);
+  const double zero_exposed = zero.gather + zero.reduce_scatter;
   const auto m0 = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (total + cluster_tokens - 1) / cluster_tokens));
   std::vector<std::uint32_t> best_split;
   double best_time = kInf;
   std::uint32_t tried = 0;
   for (std::uint32_t m = m0; m <= lengths.size() && tried <= opt.extra; ++m) {
     const auto split = split_consecutive(sorted, m);
-    double step = zero_time * static_cast<double>(split.size());
+    double step = 0.0;
     std::size_t at = 0;
     for (auto count : split) {
       const std::span<const std::uint32_t> seqs(order.data() + at, count);
       at += count;
       const auto p = best_greedy(cost, seqs, lengths);
-      step += p.makespan;
+      step += std::max(p.makespan, zero_comm) + zero_exposed;
       if (!p.feasible()) break;
     }
     if (step == kInf) continue;  // no greedy plan at this count: try more micro-batches
@@ -584,45 +583,24 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
   const std::uint32_t n = cost.gpus();
 
   ScheduleBuilder b(n, sc.proto.name(), name());
-  const auto compute = b.stream("compute");
-  const auto comm = b.stream("comm");
+  const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
-  std::vector<std::uint32_t> all(n);
-  std::iota(all.begin(), all.end(), 0u);
-  const std::uint32_t world = b.add_group("zero-3 (all ranks)", all);
 
   const double params = model.total_params();
   const auto weight_bytes = static_cast<std::uint64_t>(params * model.bytes_per_element);
-  const std::uint64_t shard_bytes = weight_bytes / n;
-  std::vector<OpIndex> last(n);
-  for (std::uint32_t r = 0; r < n; ++r) last[r] = b.memory(r, compute, {}, true, cost.state_bytes(), proto::MODEL_STATES);
+  const std::uint32_t layers = model.layers;
+  std::vector<Zero3LayerProgram> programs;
+  programs.reserve(n);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    b.memory(r, streams.compute, {}, true, cost.state_bytes(), proto::MODEL_STATES);
+    if (cost.gather_bytes() > 0) b.memory(r, streams.compute, {}, true, cost.gather_bytes(), proto::WORKSPACE);
+    programs.emplace_back(b, r, streams, weight_bytes, layers);
+  }
 
   double model_flops = 0.0;
   std::uint64_t total_tokens = 0;
   for (auto s : lengths) total_tokens += s;
   std::uint32_t most_groups = 0;
-
-  auto make_compute = [&](Pass pass, std::uint32_t chunk, std::uint32_t d, std::span<const Segment> segments) {
-    const ChunkWork work{segments, model.layers, true, true};
-    const ComputeCost c = sc.compute_cost->cost(pass, work);
-    proto::ComputeOp op;
-    op.set_phase(pass == Pass::Forward ? proto::FORWARD : proto::BACKWARD);
-    op.set_stage(0);
-    op.set_chunk(chunk);
-    op.set_first_layer(0);
-    op.set_layer_count(model.layers);
-    for (const auto& seg : segments) {
-      auto* s = op.add_segments();
-      s->set_tokens(seg.tokens);
-      s->set_context_tokens(seg.context_tokens);
-    }
-    op.set_flops(c.flops.total() / d);
-    op.set_memory_traffic_bytes(c.memory_traffic.count / d);
-    op.set_estimated_duration_ns(static_cast<std::int64_t>(c.time.value / d * 1e9 + 0.5));
-    op.set_includes_lm_head(true);
-    op.set_shards(d);
-    return op;
-  };
 
   for (std::uint32_t j = 0; j < decisions.micro_batches.size(); ++j) {
     const auto& mb = decisions.micro_batches[j];
@@ -640,40 +618,23 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
         tokens += lengths[i];
       }
       const std::uint64_t activations = cost.activation_bytes(tokens, g.degree);
-      std::uint64_t a2a_fwd = 0, a2a_bwd = 0;
-      if (g.degree > 1) {
-        a2a_fwd = ulysses_layer_cost(model, segments, g.degree, Pass::Forward, cost.bandwidth()).buffer.count * model.layers;
-        a2a_bwd = ulysses_layer_cost(model, segments, g.degree, Pass::Backward, cost.bandwidth()).buffer.count * model.layers;
-      }
+      auto piece = [&](Pass pass, std::uint32_t layer) {
+        LayerPiece p{layer_compute_op(sc, pass, j, g.degree, segments, layer), group, 0};
+        if (g.degree > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, g.degree, pass, cost.bandwidth()).buffer.count;
+        return p;
+      };
+      // The group's passes, built once and replayed on each of its ranks.
+      std::vector<LayerPiece> forward, backward;
+      for (std::uint32_t l = 0; l < layers; ++l) forward.push_back(piece(Pass::Forward, l));
+      for (std::uint32_t l = layers; l-- > 0;) backward.push_back(piece(Pass::Backward, l));
+      for (const auto& p : forward) model_flops += p.op.flops() * g.degree;
+      for (const auto& p : backward) model_flops += p.op.flops() * g.degree;
       for (auto r : ranks) {
-        std::array<OpIndex, 1> dep{last[r]};
-        OpIndex gather = dep[0];
-        if (n > 1) gather = b.collective(r, comm, dep, proto::ALL_GATHER, world, shard_bytes);
-        if (cost.gather_bytes() > 0) b.memory(r, compute, {}, true, cost.gather_bytes(), proto::WORKSPACE);
-        b.memory(r, compute, {}, true, activations, proto::ACTIVATIONS);
-        std::array<OpIndex, 1> after{gather};
-        OpIndex op = b.compute(r, compute, n > 1 ? std::span<const OpIndex>(after) : std::span<const OpIndex>(), make_compute(Pass::Forward, j, g.degree, segments));
-        if (g.degree > 1) op = b.collective(r, compute, {}, proto::ALL_TO_ALL, group, a2a_fwd);
-        after[0] = op;
-        if (n > 1) gather = b.collective(r, comm, after, proto::ALL_GATHER, world, shard_bytes);
-        after[0] = gather;
-        op = b.compute(r, compute, after, make_compute(Pass::Backward, j, g.degree, segments));
-        if (g.degree > 1) op = b.collective(r, compute, {}, proto::ALL_TO_ALL, group, a2a_bwd);
-        b.memory(r, compute, {}, false, activations, proto::ACTIVATIONS);
-        if (cost.gather_bytes() > 0) b.memory(r, compute, {}, false, cost.gather_bytes(), proto::WORKSPACE);
-        after[0] = op;
-        last[r] = n > 1 ? b.collective(r, comm, after, proto::REDUCE_SCATTER, world, weight_bytes) : op;
+        b.memory(r, streams.compute, {}, true, activations, proto::ACTIVATIONS);
+        for (const auto& p : forward) programs[r].visit({&p, 1}, false);
+        for (const auto& p : backward) programs[r].visit({&p, 1}, true);
+        b.memory(r, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }
-    }
-  }
-  // Model FLOPs: each group's forward and backward once (not per rank).
-  for (const auto& mb : decisions.micro_batches) {
-    for (const auto& g : mb.groups) {
-      std::vector<Segment> segments;
-      for (auto i : g.sequences) segments.push_back(Segment{lengths[i], 0});
-      const ChunkWork work{segments, model.layers, true, true};
-      model_flops += sc.compute_cost->cost(Pass::Forward, work).flops.total() +
-                     sc.compute_cost->cost(Pass::Backward, work).flops.total();
     }
   }
 
@@ -689,8 +650,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
     optimizer.set_memory_traffic_bytes(traffic);
     optimizer.set_estimated_duration_ns(
         static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-    const std::array<OpIndex, 1> after{last[r]};
-    b.compute(r, compute, after, std::move(optimizer));
+    b.compute(r, streams.compute, programs[r].tail(), std::move(optimizer));
   }
 
   const PlanSummary summary{lengths.size(), total_tokens, static_cast<std::uint32_t>(decisions.micro_batches.size()),

@@ -14,9 +14,9 @@
 #include "models/errors.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
-#include "models/zero_traffic.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/zero3_layers.h"
 
 namespace eppsim {
 
@@ -59,32 +59,8 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
   }
 }
 
-proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, std::uint32_t chunk, std::uint32_t d,
-                              std::span<const Segment> segments, double* seconds) {
-  const ChunkWork work{segments, sc.model.layers, true, true};
-  const ComputeCost cost = sc.compute_cost->cost(pass, work);
-  proto::ComputeOp op;
-  op.set_phase(pass == Pass::Forward ? proto::FORWARD : pass == Pass::Backward ? proto::BACKWARD : proto::RECOMPUTE);
-  op.set_stage(0);
-  op.set_chunk(chunk);
-  op.set_first_layer(0);
-  op.set_layer_count(sc.model.layers);
-  for (const auto& seg : segments) {
-    auto* s = op.add_segments();
-    s->set_tokens(seg.tokens);
-    s->set_context_tokens(seg.context_tokens);
-  }
-  op.set_flops(cost.flops.total() / d);
-  op.set_memory_traffic_bytes(cost.memory_traffic.count / d);
-  const double share = cost.time.value / d;
-  op.set_estimated_duration_ns(static_cast<std::int64_t>(share * 1e9 + 0.5));
-  op.set_includes_lm_head(true);
-  op.set_shards(d);
-  if (seconds != nullptr) *seconds = share;
-  return op;
-}
-
-// The rank's compute time (all passes) and all-to-all time of one micro-batch.
+// The rank's compute time (all passes) and all-to-all time of one micro-batch,
+// with one all-to-all op per layer and pass as the Schedule has it.
 double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> segments, std::uint32_t d,
                            const AllToAllBandwidth& bandwidth) {
   const ChunkWork work{segments, sc.model.layers, true, true};
@@ -94,12 +70,8 @@ double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> 
   for (Pass pass : passes) {
     total += sc.compute_cost->cost(pass, work).time.value / d;
     if (d > 1) {
-      // The aggregated all-to-all of the pass, priced as the engine's simple cluster does:
-      // (d-1) alpha + (d-1)/d * S / B over the slowest link of the group.
-      const LinkParams& link = d > sc.cluster.gpus_per_node ? sc.cluster.inter_node : sc.cluster.intra_node;
-      const double bytes = static_cast<double>(ulysses_layer_cost(sc.model, segments, d, pass, bandwidth).buffer.count) *
-                           sc.model.layers;
-      total += (d - 1) * link.latency.value + (d - 1.0) / d * bytes / link.bandwidth.value;
+      const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass, bandwidth).buffer;
+      total += sc.model.layers * bandwidth.time(d, layer_bytes).value;
     }
   }
   return total;
@@ -175,34 +147,13 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   }
   slots = std::max(slots, 1u);
 
-  // 3. ZeRO-3 collectives over all N ranks.
-  ZeroTrafficOptions zero_options;
-  zero_options.stage = 3;
-  zero_options.data_parallel = n;
-  zero_options.micro_batches = slots;
-  zero_options.weight_bytes_per_param = model.bytes_per_element;
-  zero_options.gradient_bytes_per_param = model.bytes_per_element;
-  const ZeroStepTraffic zero = zero_step_traffic(model.total_params(), zero_options);
-  std::optional<ZeroCollective> gather_forward, gather_backward, reduce_scatter;
-  for (const auto& c : zero.collectives) {
-    if (c.phase == ZeroPhase::BeforeForward) gather_forward = c;
-    if (c.phase == ZeroPhase::BeforeBackward) gather_backward = c;
-    if (c.phase == ZeroPhase::AfterBackward && c.kind == ZeroCollectiveKind::ReduceScatter) reduce_scatter = c;
-  }
-  // Closed-form ring time over the slowest link the N ranks use.
-  const LinkParams& link = n > sc.cluster.gpus_per_node ? sc.cluster.inter_node : sc.cluster.intra_node;
-  double zero_seconds_per_slot = 0.0;
-  for (const auto* c : {&gather_forward, &gather_backward, &reduce_scatter}) {
-    if (*c) zero_seconds_per_slot += (n - 1) * link.latency.value + static_cast<double>((*c)->sent.count) / link.bandwidth.value;
-  }
-
+  // 3. ZeRO-3, layer by layer (zero3_layers.h): every rank gathers each layer
+  // before it runs and reduce-scatters its gradients after its backward, also
+  // in the slots where its group has no micro-batch left.
+  const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
   ScheduleBuilder b(n, sc.proto.name(), std::string(strategy));
-  const auto compute = b.stream("compute");
-  const auto comm = b.stream("comm");
+  const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
-  std::vector<std::uint32_t> all(n);
-  std::iota(all.begin(), all.end(), 0u);
-  const std::uint32_t zero_group = b.add_group(fmt::format("zero-3 all {} ranks", n), all);
   std::vector<std::uint32_t> sp_groups(groups);
   for (std::uint32_t g = 0; g < groups; ++g) {
     std::vector<std::uint32_t> ranks(d);
@@ -214,6 +165,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   const std::uint64_t weight_buffer = weight_buffer_bytes(model);
   const ActivationOptions act_options{d};
   const double shard_params = model.total_params() / n;
+  const std::uint32_t layers = model.layers;
   double model_flops = 0.0;
   std::uint64_t total_tokens = 0;
   for (auto len : lengths) total_tokens += len;
@@ -221,53 +173,39 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   for (std::uint32_t g = 0; g < groups; ++g) {
     for (std::uint32_t k = 0; k < d; ++k) {
       const std::uint32_t rank = g * d + k;
-      b.memory(rank, compute, {}, true, states, proto::MODEL_STATES);
-      b.memory(rank, compute, {}, true, weight_buffer, proto::WORKSPACE);
-      std::optional<OpIndex> last_comm;
-      auto chain = [&](std::optional<OpIndex> dep) {
-        std::vector<OpIndex> deps;
-        if (dep) deps.push_back(*dep);
-        return deps;
-      };
-      auto zero_collective = [&](const std::optional<ZeroCollective>& c, std::optional<OpIndex> dep) -> std::optional<OpIndex> {
-        if (!c) return dep;
-        const auto kind = c->kind == ZeroCollectiveKind::AllGather ? proto::ALL_GATHER : proto::REDUCE_SCATTER;
-        return b.collective(rank, comm, chain(dep), kind, zero_group, c->size.count);
-      };
-      auto all_to_all = [&](std::span<const Segment> segments, Pass pass, std::optional<OpIndex> dep) -> std::optional<OpIndex> {
-        if (d == 1) return dep;
-        const std::uint64_t bytes = ulysses_layer_cost(model, segments, d, pass, bandwidth).buffer.count * model.layers;
-        return b.collective(rank, comm, chain(dep), proto::ALL_TO_ALL, sp_groups[g], bytes);
+      const bool counts_flops = k == 0;  // model FLOPs once per group
+      b.memory(rank, streams.compute, {}, true, states, proto::MODEL_STATES);
+      b.memory(rank, streams.compute, {}, true, weight_buffer, proto::WORKSPACE);
+      Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
+      auto piece = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
+        LayerPiece p{layer_compute_op(sc, pass, j, d, segments, layer), sp_groups[g], 0};
+        if (d > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, d, pass, bandwidth).buffer.count;
+        if (counts_flops && pass != Pass::Recompute) model_flops += p.op.flops() * d;
+        return p;
       };
       for (std::uint32_t j = 0; j < slots; ++j) {
-        std::optional<OpIndex> dep = zero_collective(gather_forward, last_comm);
-        if (j < per_group[g].size()) {
-          const auto& segments = micro_batches[per_group[g][j]];
-          const ActivationChunk chunk = whole_model_chunk(sc, segments);
-          const std::uint64_t kept = chunk_activation_bytes(model, chunk, act_options).total().count;
-          const std::uint64_t transient = chunk_backward_transient_bytes(model, chunk, act_options).count;
-          b.memory(rank, compute, {}, true, kept, proto::ACTIVATIONS);
-          auto fwd = make_compute(sc, Pass::Forward, j, d, segments, nullptr);
-          model_flops += fwd.flops();
-          dep = b.compute(rank, compute, chain(dep), std::move(fwd));
-          dep = all_to_all(segments, Pass::Forward, dep);
-          dep = zero_collective(gather_backward, dep);
-          if (transient > 0) b.memory(rank, compute, {}, true, transient, proto::WORKSPACE);
-          if (recompute) {
-            dep = b.compute(rank, compute, chain(dep), make_compute(sc, Pass::Recompute, j, d, segments, nullptr));
-            dep = all_to_all(segments, Pass::Recompute, dep);
-          }
-          dep = all_to_all(segments, Pass::Backward, dep);
-          auto bwd = make_compute(sc, Pass::Backward, j, d, segments, nullptr);
-          model_flops += bwd.flops();
-          dep = b.compute(rank, compute, chain(dep), std::move(bwd));
-          b.memory(rank, compute, {}, false, kept, proto::ACTIVATIONS);
-          if (transient > 0) b.memory(rank, compute, {}, false, transient, proto::WORKSPACE);
-        } else {
-          dep = zero_collective(gather_backward, dep);
+        if (j >= per_group[g].size()) {
+          for (std::uint32_t l = 0; l < 2 * layers; ++l) program.visit({}, l >= layers);
+          continue;
         }
-        dep = zero_collective(reduce_scatter, dep);
-        if (dep) last_comm = dep;
+        const auto& segments = micro_batches[per_group[g][j]];
+        const ActivationChunk chunk = whole_model_chunk(sc, segments);
+        const std::uint64_t kept = chunk_activation_bytes(model, chunk, act_options).total().count;
+        const std::uint64_t transient = chunk_backward_transient_bytes(model, chunk, act_options).count;
+        b.memory(rank, streams.compute, {}, true, kept, proto::ACTIVATIONS);
+        for (std::uint32_t l = 0; l < layers; ++l) {
+          const std::array<LayerPiece, 1> forward{piece(Pass::Forward, j, segments, l)};
+          program.visit(forward, false);
+        }
+        if (transient > 0) b.memory(rank, streams.compute, {}, true, transient, proto::WORKSPACE);
+        for (std::uint32_t l = layers; l-- > 0;) {
+          std::vector<LayerPiece> backward;
+          if (recompute) backward.push_back(piece(Pass::Recompute, j, segments, l));
+          backward.push_back(piece(Pass::Backward, j, segments, l));
+          program.visit(backward, true);
+        }
+        b.memory(rank, streams.compute, {}, false, kept, proto::ACTIVATIONS);
+        if (transient > 0) b.memory(rank, streams.compute, {}, false, transient, proto::WORKSPACE);
       }
       // Optimizer on this rank's 1/N shard (Adam, as packed-1f1b: 28 bytes and 12 flops per parameter).
       proto::ComputeOp optimizer;
@@ -279,18 +217,22 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
       optimizer.set_memory_traffic_bytes(traffic);
       optimizer.set_estimated_duration_ns(
           static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-      b.compute(rank, compute, chain(last_comm), std::move(optimizer));
+      b.compute(rank, streams.compute, program.tail(), std::move(optimizer));
     }
   }
 
   if (estimated_step_s != nullptr) {
+    const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, layers);
     double step = 0.0;
     for (std::uint32_t j = 0; j < slots; ++j) {
       double slowest = 0.0;
       for (std::uint32_t g = 0; g < groups; ++g) {
         if (j < per_group[g].size()) slowest = std::max(slowest, costs[per_group[g][j]]);
       }
-      step += slowest + zero_seconds_per_slot;
+      // ZeRO-3 gathers hide behind compute but for the first of each pass;
+      // a pass whose gathers outlast its compute waits for them.
+      const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
+      step += std::max(slowest, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
     }
     step += shard_params * 28.0 / sc.cluster.gpu.memory_bandwidth.value;
     *estimated_step_s = step;

@@ -56,5 +56,45 @@ TEST(SimpleClusterNetwork, GroupInsideOneNodeUsesNvlink) {
               ring_collective_time(proto::ALL_GATHER, 4, size, kNvlink).value, 1e-15);
 }
 
+TEST(SimpleClusterNetwork, HierarchicalGatherAndReduceScatterCrossNodesOncePerNic) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < 32; ++r) nodes.push_back(r / 8);
+  const SimpleClusterNetwork net(kNvlink, kNic, nodes);
+  std::vector<std::uint32_t> all(32);
+  for (std::uint32_t r = 0; r < 32; ++r) all[r] = r;
+  const Bytes shard(8 << 20);
+  const double t_inter = 3 * 5e-6 + 3.0 * shard.count / 25e9;            // 4-node ring of the shard
+  const double t_intra = 7 * 2e-6 + 7.0 * 4 * shard.count / 300e9;       // 8-GPU ring of 4 shards
+  EXPECT_NEAR(net.collective_time(proto::ALL_GATHER, proto::HIERARCHICAL, all, shard).value, t_inter + t_intra, 1e-12);
+  const auto ring = net.collective_time(proto::ALL_GATHER, proto::RING, all, shard);
+  EXPECT_NEAR(net.collective_time(proto::ALL_GATHER, proto::ALGORITHM_AUTO, all, shard).value,
+              std::min(ring.value, t_inter + t_intra), 1e-12);
+  EXPECT_LT(t_inter + t_intra, ring.value);
+
+  const Bytes vector(256 << 20);
+  const double rs = 7 * 2e-6 + 7.0 / 8 * vector.count / 300e9 + 3 * 5e-6 + 3.0 / 4 * (vector.count / 8) / 25e9;
+  EXPECT_NEAR(net.collective_time(proto::REDUCE_SCATTER, proto::HIERARCHICAL, all, vector).value, rs, 1e-12);
+  // Uneven groups fall back to the ring.
+  const std::vector<std::uint32_t> uneven{0, 1, 2, 8};
+  EXPECT_EQ(net.collective_time(proto::ALL_GATHER, proto::HIERARCHICAL, uneven, shard).value,
+            ring_collective_time(proto::ALL_GATHER, 4, shard, kNic).value);
+}
+
+TEST(SimpleClusterNetwork, CrossNodeAllToAllSendsOverNvlinkAndTheNicAtOnce) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < 16; ++r) nodes.push_back(r / 8);
+  const SimpleClusterNetwork net(kNvlink, kNic, nodes);
+  const Bytes buffer(64 << 20);
+  // 8 + 8 ranks: half the buffer leaves the node, the NIC is the bottleneck.
+  std::vector<std::uint32_t> all(16);
+  for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
+  EXPECT_NEAR(net.collective_time(proto::ALL_TO_ALL, proto::ALGORITHM_AUTO, all, buffer).value,
+              15 * 5e-6 + 0.5 * buffer.count / 25e9, 1e-12);
+  // 6 + 2 ranks: the GPUs on the node holding 2 send 6/8 through their NIC.
+  const std::vector<std::uint32_t> skewed{0, 1, 2, 3, 4, 5, 8, 9};
+  EXPECT_NEAR(net.collective_time(proto::ALL_TO_ALL, proto::ALGORITHM_AUTO, skewed, buffer).value,
+              7 * 5e-6 + 6.0 / 8 * buffer.count / 25e9, 1e-12);
+}
+
 }  // namespace
 }  // namespace eppsim
