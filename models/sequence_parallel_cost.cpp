@@ -84,7 +84,9 @@ RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, s
                                  ring_link.bandwidth.value));
   }
   const double d = degree;
-  const double kv_block = static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element;
+  const double head_shards = std::max<std::uint32_t>(options.head_shards, 1);
+  const double kv_block =
+      static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
   // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
   const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
   cost.steps = degree - 1;

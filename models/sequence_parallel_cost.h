@@ -77,6 +77,9 @@ UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<cons
 
 struct RingOptions {
   bool backward_resends_kv = true;  // TransformerEngine: backward sends K/V and dK/dV
+  // Tensor parallelism splits the heads: each rank circulates 1/head_shards of
+  // the K/V (and dK/dV) blocks. 0 means 1.
+  std::uint32_t head_shards = 1;
 };
 
 struct RingAttentionLayerCost {

@@ -706,11 +706,15 @@ void check_flexsp(const proto::Scenario& scenario, const ResolvedScenario& resol
   const proto::FlexSPOptions& options = scenario.plan().flexsp();
   const double limit = options.solver_time_limit_s();
   if (!(limit >= 0.0) || !std::isfinite(limit)) {
-    where.fail("plan.flexsp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 1 s), got {}", limit));
+    where.fail("plan.flexsp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 10 s), got {}", limit));
   }
   const double gap = options.relative_gap();
   if (!(gap >= 0.0 && gap < 1.0)) {
     where.fail("plan.flexsp.relative_gap", fmt::format("must be in [0, 1) (0 means the default 0.01), got {}", gap));
+  }
+  if (options.solver_node_limit() > 10'000'000) {
+    where.fail("plan.flexsp.solver_node_limit",
+               fmt::format("must be <= 10000000 (0 means the default 500), got {}", options.solver_node_limit()));
   }
   if (options.max_buckets() > 4096) {
     where.fail("plan.flexsp.max_buckets", fmt::format("must be <= 4096 (0 means the default 16), got {}", options.max_buckets()));

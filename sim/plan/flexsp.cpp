@@ -32,27 +32,16 @@ class FlexSpCost {
   explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()) {
     preset_ = find_flexsp_model(sc.model.name);
     const auto& model = sc.model;
+    memory_ = zero3_memory(sc, false);
     if (preset_ != nullptr) {
-      const auto max_length = sc.max_length > 196608 ? FlexSpMaxLength::K384 : FlexSpMaxLength::K192;
       bandwidth_ = &flexsp_all_to_all_bandwidth();
-      state_bytes_ = flexsp_model_state_bytes(*preset_, max_length, n_).count;
-      act_per_token_ = preset_->gamma_bytes_per_token;
-      gather_bytes_ = 0;
       beta_ = preset_->beta1.value;
     } else {
       owned_bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
       bandwidth_ = &owned_bandwidth_.back();
-      state_bytes_ = model_state_bytes(model.total_params(), 3, n_).total().count;
-      constexpr std::uint64_t kProbe = 1u << 20;
-      act_per_token_ = static_cast<double>(stage_activation_bytes(model, kProbe, model.layers, true, false).count) /
-                       static_cast<double>(kProbe);
-      // ZeRO-3 gathers layer by layer with one layer prefetched: two layers' bf16 weights.
-      gather_bytes_ = static_cast<std::uint64_t>(2.0 * model.params_per_layer() * model.bytes_per_element);
       beta_ = 0.0;
     }
-    const std::uint64_t limit = sc.memory_limit.count;
-    const std::uint64_t fixed = state_bytes_ + gather_bytes_;
-    capacity_ = limit > fixed ? static_cast<std::uint64_t>(static_cast<double>(limit - fixed) / act_per_token_) : 0;
+    capacity_ = memory_.capacity(sc.memory_limit.count, 1);
     if (n_ == 1) {
       degrees_.push_back(1);
     } else {
@@ -68,12 +57,7 @@ class FlexSpCost {
   std::uint32_t gpus() const { return n_; }
   std::uint64_t capacity() const { return capacity_; }
   double beta() const { return beta_; }
-  std::uint64_t state_bytes() const { return state_bytes_; }
-  std::uint64_t gather_bytes() const { return gather_bytes_; }
-  // Activation bytes on each GPU of a degree-d group running `tokens` tokens.
-  std::uint64_t activation_bytes(std::uint64_t tokens, std::uint32_t d) const {
-    return static_cast<std::uint64_t>(std::ceil(act_per_token_ * static_cast<double>(tokens) / d));
-  }
+  const Zero3Memory& memory() const { return memory_; }
   const AllToAllBandwidth& bandwidth() const { return *bandwidth_; }
   bool fits(std::uint64_t tokens, std::uint32_t d) const { return tokens <= capacity_ * d; }
   // Smallest allowed degree that holds `tokens`; 0 when none.
@@ -110,9 +94,7 @@ class FlexSpCost {
   const FlexSpModel* preset_ = nullptr;
   std::vector<AllToAllBandwidth> owned_bandwidth_;
   const AllToAllBandwidth* bandwidth_ = nullptr;
-  std::uint64_t state_bytes_ = 0;
-  std::uint64_t gather_bytes_ = 0;
-  double act_per_token_ = 1.0;
+  Zero3Memory memory_;
   double beta_ = 0.0;
   std::uint64_t capacity_ = 0;
   std::vector<std::uint32_t> degrees_;
@@ -120,10 +102,11 @@ class FlexSpCost {
 };
 
 struct Options {
-  double time_limit_s = 1.0;
+  double time_limit_s = 10.0;
   std::uint32_t extra = 4;
   std::uint32_t max_buckets = 16;
   double gap = 0.01;
+  std::uint32_t node_limit = 500;
 };
 
 Options options_of(const ResolvedScenario& sc) {
@@ -133,6 +116,7 @@ Options options_of(const ResolvedScenario& sc) {
   out.extra = o.extra_micro_batch_counts() > 0 ? o.extra_micro_batch_counts() : 4;
   if (o.max_buckets() > 0) out.max_buckets = o.max_buckets();
   if (o.relative_gap() > 0) out.gap = o.relative_gap();
+  if (o.solver_node_limit() > 0) out.node_limit = o.solver_node_limit();
   return out;
 }
 
@@ -357,7 +341,7 @@ MicroPlan solve_milp(const FlexSpCost& cost, const Options& opt, std::span<const
     if (!ok) start.clear();
   }
 
-  const auto result = milp.solve(opt.time_limit_s, opt.gap, start);
+  const auto result = milp.solve(opt.time_limit_s, opt.gap, start, static_cast<int>(opt.node_limit));
   if (!result.has_solution()) return MicroPlan{};
 
   // Deal real sequences to the slots' bucket counts.
@@ -496,7 +480,7 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, std::span<const std::uint64_t
   if (cost.capacity() == 0) {
     throw InputError(fmt::format("{}: flexsp: the ZeRO-3 model states ({}) leave no memory for activations under the "
                                  "limit {}; add GPUs or raise plan.memory_fraction",
-                                 sc.source, format_bytes(Bytes(cost.state_bytes())), format_bytes(sc.memory_limit)));
+                                 sc.source, format_bytes(Bytes(cost.memory().state_bytes)), format_bytes(sc.memory_limit)));
   }
   std::vector<std::uint32_t> order(lengths.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -592,8 +576,10 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
   std::vector<Zero3LayerProgram> programs;
   programs.reserve(n);
   for (std::uint32_t r = 0; r < n; ++r) {
-    b.memory(r, streams.compute, {}, true, cost.state_bytes(), proto::MODEL_STATES);
-    if (cost.gather_bytes() > 0) b.memory(r, streams.compute, {}, true, cost.gather_bytes(), proto::WORKSPACE);
+    b.memory(r, streams.compute, {}, true, cost.memory().state_bytes, proto::MODEL_STATES);
+    if (cost.memory().gather_buffer_bytes > 0) {
+      b.memory(r, streams.compute, {}, true, cost.memory().gather_buffer_bytes, proto::WORKSPACE);
+    }
     programs.emplace_back(b, r, streams, weight_bytes, layers);
   }
 
@@ -617,7 +603,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
         segments.push_back(Segment{lengths[i], 0});
         tokens += lengths[i];
       }
-      const std::uint64_t activations = cost.activation_bytes(tokens, g.degree);
+      const std::uint64_t activations = cost.memory().activation_bytes(tokens, g.degree);
       auto piece = [&](Pass pass, std::uint32_t layer) {
         LayerPiece p{layer_compute_op(sc, pass, j, g.degree, segments, layer), group, 0};
         if (g.degree > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, g.degree, pass, cost.bandwidth()).buffer.count;

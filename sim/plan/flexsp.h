@@ -26,36 +26,39 @@
 //                sequence's best time), so CBC can prove the gap early;
 //       warm     FlexSP's greedy per degree d (only d-slots, longest first, each
 //                to the emptiest group that fits) on the real lengths; the best
-//                one seeds CBC and is kept if CBC does not beat it.
+//                one seeds CBC and is kept if CBC does not beat it;
+//       limits   plan.flexsp.solver_node_limit branch-and-bound nodes (default
+//                500: deterministic, the same plan on any machine), the
+//                relative gap, and solver_time_limit_s (default 10 s, FlexSP's)
+//                as a safety net.
 //     Real sequences are then dealt to the slots' bucket counts (longest first,
 //     to the least-loaded slot with room for that bucket) and the plan's
 //     makespan is re-evaluated on real lengths.
 //     To keep planning fast, micro-batch counts are compared on the greedy
-//     plans (sum of makespans + per micro-batch an estimate of the ZeRO-3
-//     all-gathers and reduce-scatter over all N ranks, which the Schedule does
-//     not overlap); the MILP refines the micro-batches of the chosen count only.
+//     plans (per micro-batch max(makespan, the layer-wise ZeRO-3 traffic) plus
+//     its first gather and last reduce-scatter, zero3_layer_seconds); the MILP
+//     refines the micro-batches of the chosen count only.
 //  Cost model: a FlexSP preset model (gpt-7b/13b/30b, find_flexsp_model) uses
 //  the paper's constants and BW(d) table (flexsp_preset.h); any other model the
 //  scenario's compute cost model (forward + backward, whole model, / d) plus
 //  ulysses_layer_cost per layer and pass with AllToAllBandwidth::from_cluster,
 //  and no per-group constant.
-//  Memory: model states ZeRO-3 over all N GPUs; C = (memory limit - states -
-//  gathered-weight buffer) / activation bytes per token.
+//  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma for its models;
+//  C = (memory limit - states - gathered-weight buffer) / activation bytes per token.
 //
 // The Schedule, per micro-batch (groups re-formed each micro-batch; largest
 // degree first on consecutive ranks, so power-of-two groups align to nodes):
-//   every rank:  all-gather of its weight shard over all N ranks (ZeRO-3, the
-//                whole model as one collective), allocate activations, forward
-//                (one compute op per group with shards = d and the group's
-//                sequences as segments), one aggregated Ulysses ALL_TO_ALL over
-//                the group (size = the per-layer per-GPU buffer x layers), the
-//                weight all-gather again, backward, another aggregated
-//                ALL_TO_ALL, free activations, reduce-scatter of gradients over
-//                all N ranks. The N-rank collectives synchronise micro-batches,
-//                as FlexSP runs them one after the other.
+//   every rank of a group: allocate activations; the forward layer by layer and
+//                then the backward in reverse (one compute op per layer with
+//                shards = d and the group's sequences as segments, then the
+//                layer's Ulysses ALL_TO_ALL over the group), with ZeRO-3's
+//                layer-wise weight gathers and gradient reduce-scatters over all
+//                N ranks (zero3_layers.h); free activations. The N-rank
+//                collectives synchronise the groups layer by layer, as FlexSP
+//                runs its groups under one ZeRO-3 engine.
 //   then the optimizer on each rank's 1/N shard.
 // Streams: "compute" (compute, all-to-alls and memory ops, as Ulysses'
-// all-to-alls block the layer), "comm" (ZeRO collectives).
+// all-to-alls block the layer), "zero-gather", "zero-reduce".
 #include <cstdint>
 #include <span>
 #include <vector>

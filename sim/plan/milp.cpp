@@ -59,7 +59,8 @@ double Milp::objective(const std::vector<double>& values) const {
   return sum;
 }
 
-Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start) const {
+Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start,
+                         int node_limit) const {
   const int n = num_variables();
   CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
   matrix.setDimensions(0, n);
@@ -92,6 +93,7 @@ Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::ve
   model.setRandomSeed(12345);
   model.solver()->setIntParam(OsiMaxNumIterationHotStart, 100);
   model.setMaximumSeconds(time_limit_s);
+  if (node_limit > 0) model.setMaximumNodes(node_limit);
   model.setAllowableFractionGap(relative_gap);
   model.setAllowableGap(0.0);
 

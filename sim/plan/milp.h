@@ -31,7 +31,7 @@ class Milp {
 
   enum class Status {
     Optimal,     // proven optimal (within the relative gap)
-    Feasible,    // stopped (time limit) with an incumbent
+    Feasible,    // stopped (time or node limit) with an incumbent
     Infeasible,  // proven infeasible
     NoSolution,  // stopped without an incumbent
   };
@@ -42,8 +42,11 @@ class Milp {
     double bound = -kInfinity;   // best proven lower bound
     bool has_solution() const { return status == Status::Optimal || status == Status::Feasible; }
   };
-  // time_limit_s > 0; relative_gap >= 0; warm_start empty or one value per column.
-  Result solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start = {}) const;
+  // time_limit_s > 0; relative_gap >= 0; warm_start empty or one value per column;
+  // node_limit > 0 stops branch-and-bound after that many nodes (deterministic,
+  // unlike the time limit), 0 means none.
+  Result solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start = {},
+               int node_limit = 0) const;
 
  private:
   struct Row {

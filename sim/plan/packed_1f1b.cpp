@@ -165,15 +165,20 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     return (stage * data_parallel + replica) * group + g;
   };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
-  // dp_groups[stage * group + g]; tp_groups / cp_groups per (stage, replica, c) / (stage, replica, t).
-  std::vector<std::uint32_t> dp_groups(stages * group);
+  // Gradients are reduced, and ZeRO shards model states, over every rank of a
+  // stage that holds the same weights: the data-parallel replicas times the
+  // context-parallel ranks (Megatron's data-parallel-with-context group).
+  // grad_groups[stage * tp + t]; tp_groups / cp_groups per (stage, replica, c) / (stage, replica, t).
+  const std::uint32_t grad_ranks = data_parallel * cp;
+  std::vector<std::uint32_t> grad_groups(stages * tp);
   for (std::uint32_t s = 0; s < stages; ++s) {
-    for (std::uint32_t g = 0; g < group; ++g) {
+    for (std::uint32_t t = 0; t < tp; ++t) {
       std::vector<std::uint32_t> ranks;
-      for (std::uint32_t d = 0; d < data_parallel; ++d) ranks.push_back(rank_of(s, d, g));
-      dp_groups[s * group + g] = b.add_group(group == 1 ? fmt::format("data-parallel stage {}", s)
-                                                        : fmt::format("data-parallel stage {} shard {}", s, g),
-                                             std::move(ranks));
+      for (std::uint32_t d = 0; d < data_parallel; ++d)
+        for (std::uint32_t c = 0; c < cp; ++c) ranks.push_back(rank_of(s, d, c * tp + t));
+      grad_groups[s * tp + t] = b.add_group(group == 1 ? fmt::format("data-parallel stage {}", s)
+                                                       : fmt::format("data-parallel x context-parallel stage {} tp {}", s, t),
+                                            std::move(ranks));
     }
   }
   std::vector<std::uint32_t> tp_groups, cp_groups;
@@ -205,7 +210,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   for (std::uint32_t s = 0; s < stages; ++s) {
     const auto& shape = shapes[s];
     const double rank_params = shape.params / tp;  // TP splits the weights; CP replicates them
-    const ModelStateBytes states = model_state_bytes(rank_params, zero_stage, data_parallel);
+    const ModelStateBytes states = model_state_bytes(rank_params, zero_stage, grad_ranks);
     for (std::uint32_t d = 0; d < data_parallel; ++d) {
       for (std::uint32_t g = 0; g < group; ++g) {
         const auto rank = rank_of(s, d, g);
@@ -215,7 +220,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         // TP and CP communication of one pass, on the compute stream after its compute op.
         auto parallel_comm = [&](Pass pass, std::span<const Segment> segments, std::uint64_t tokens, OpIndex after) {
           if (tp > 1) {
-            const std::uint64_t bytes = 2ull * shape.layer_count * tokens * model.hidden_size * element_bytes;
+            // Two all-reduces of the rank's activations per layer; under CP the rank holds tokens / cp.
+            const std::uint64_t bytes = 2ull * shape.layer_count * ((tokens + cp - 1) / cp) * model.hidden_size * element_bytes;
             after = b.collective(rank, compute, {}, proto::ALL_REDUCE, tp_groups[(s * data_parallel + d) * cp + c], bytes);
           }
           if (cp > 1) {
@@ -223,7 +229,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
             const ComputeCost cost = sc.compute_cost->cost(pass, work);
             const double attention_s =
                 cost.time.value / group * attention_time_share(sc, cost.flops) / std::max<std::uint32_t>(1, shape.layer_count);
-            const auto ring = ring_attention_layer_cost(model, segments, cp, pass, cp_link, Seconds(attention_s));
+            const auto ring = ring_attention_layer_cost(model, segments, cp, pass, cp_link, Seconds(attention_s),
+                                                        RingOptions{.backward_resends_kv = true, .head_shards = tp});
             if (ring.exposed_time.value > 0.0 && ring.comm_time.value > 0.0) {
               const double fraction = ring.exposed_time.value / ring.comm_time.value;
               const auto bytes = static_cast<std::uint64_t>(
@@ -279,12 +286,12 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         // Gradient synchronisation, optimizer step on this rank's shard, weight all-gather.
         const auto gradient_bytes = static_cast<std::uint64_t>(rank_params) * element_bytes;
         std::array<OpIndex, 1> after{last};
-        const auto dp_group = dp_groups[s * group + g];
-        if (data_parallel > 1) {
+        const auto grad_group = grad_groups[s * tp + t];
+        if (grad_ranks > 1) {
           const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
-          after[0] = b.collective(rank, comm, after, kind, dp_group, gradient_bytes);
+          after[0] = b.collective(rank, comm, after, kind, grad_group, gradient_bytes);
         }
-        const double shard_params = zero_stage >= 1 ? rank_params / data_parallel : rank_params;
+        const double shard_params = zero_stage >= 1 ? rank_params / grad_ranks : rank_params;
         proto::ComputeOp optimizer;
         optimizer.set_phase(proto::OPTIMIZER);
         optimizer.set_stage(s);
@@ -297,8 +304,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         optimizer.set_estimated_duration_ns(
             static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
         after[0] = b.compute(rank, compute, after, std::move(optimizer));
-        if (zero_stage >= 1 && data_parallel > 1) {
-          b.collective(rank, comm, after, proto::ALL_GATHER, dp_group, gradient_bytes / data_parallel);
+        if (zero_stage >= 1 && grad_ranks > 1) {
+          b.collective(rank, comm, after, proto::ALL_GATHER, grad_group, gradient_bytes / grad_ranks);
         }
       }
     }

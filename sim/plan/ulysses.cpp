@@ -31,21 +31,6 @@ double packing_fill(const ResolvedScenario& sc) {
 
 bool full_recompute(const ResolvedScenario& sc) { return sc.proto.plan().ulysses().full_recompute(); }
 
-ActivationChunk whole_model_chunk(const ResolvedScenario& sc, std::span<const Segment> segments) {
-  ActivationChunk chunk;
-  chunk.segments = segments;
-  chunk.layer_count = sc.model.layers;
-  chunk.checkpointed_layers = full_recompute(sc) ? sc.model.layers : 0;
-  chunk.includes_lm_head = true;
-  return chunk;
-}
-
-// Gathered-weight buffer: two of the largest parameter groups (in use + prefetched), bf16.
-std::uint64_t weight_buffer_bytes(const TransformerSpec& model) {
-  const double largest = std::max(model.params_per_layer(), model.embedding_params());
-  return static_cast<std::uint64_t>(2.0 * largest * model.bytes_per_element);
-}
-
 void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view strategy) {
   const std::uint32_t n = sc.usable_gpus();
   if (d == 0 || (d & (d - 1)) != 0 || d > n || n % d != 0) {
@@ -85,28 +70,15 @@ std::uint32_t ulysses_sp_degree(const ResolvedScenario& sc) {
 }
 
 std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, std::uint32_t d) {
-  const std::uint32_t n = sc.usable_gpus();
-  const auto& model = sc.model;
-  const std::uint64_t states = model_state_bytes(model.total_params(), 3, n).total().count;
-  const std::uint64_t fixed = states + weight_buffer_bytes(model);
-  if (fixed >= sc.memory_limit.count) {
+  const Zero3Memory memory = zero3_memory(sc, full_recompute(sc));
+  if (memory.fixed_bytes() >= sc.memory_limit.count) {
     throw InputError(fmt::format(
         "{}: ulysses: ZeRO-3 model states ({}) and the gathered-weight buffer ({}) leave no room for activations "
         "under the memory limit {}; use more GPUs or a larger plan.memory_fraction",
-        sc.source, format_bytes(Bytes(states)), format_bytes(Bytes(weight_buffer_bytes(model))),
+        sc.source, format_bytes(Bytes(memory.state_bytes)), format_bytes(Bytes(memory.gather_buffer_bytes)),
         format_bytes(sc.memory_limit)));
   }
-  // Per-GPU bytes per group token, from a large probe (activations are linear in the tokens).
-  constexpr std::uint64_t kProbe = std::uint64_t{1} << 24;
-  const std::array<Segment, 1> probe{Segment{kProbe, 0}};
-  const ActivationOptions options{d};
-  const ActivationChunk chunk = whole_model_chunk(sc, probe);
-  const double per_token = static_cast<double>((chunk_activation_bytes(model, chunk, options).total() +
-                                                chunk_backward_transient_bytes(model, chunk, options))
-                                                   .count) /
-                           static_cast<double>(kProbe);
-  const double available = static_cast<double>(sc.memory_limit.count - fixed);
-  return static_cast<std::uint64_t>(std::floor(packing_fill(sc) * available / per_token));
+  return memory.capacity(sc.memory_limit.count, d, packing_fill(sc));
 }
 
 proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, std::uint32_t d,
@@ -161,9 +133,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
     sp_groups[g] = b.add_group(fmt::format("ulysses sp_degree {} group {}", d, g), std::move(ranks));
   }
 
-  const std::uint64_t states = model_state_bytes(model.total_params(), 3, n).total().count;
-  const std::uint64_t weight_buffer = weight_buffer_bytes(model);
-  const ActivationOptions act_options{d};
+  const Zero3Memory memory = zero3_memory(sc, recompute);
   const double shard_params = model.total_params() / n;
   const std::uint32_t layers = model.layers;
   double model_flops = 0.0;
@@ -174,8 +144,10 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
     for (std::uint32_t k = 0; k < d; ++k) {
       const std::uint32_t rank = g * d + k;
       const bool counts_flops = k == 0;  // model FLOPs once per group
-      b.memory(rank, streams.compute, {}, true, states, proto::MODEL_STATES);
-      b.memory(rank, streams.compute, {}, true, weight_buffer, proto::WORKSPACE);
+      b.memory(rank, streams.compute, {}, true, memory.state_bytes, proto::MODEL_STATES);
+      if (memory.gather_buffer_bytes > 0) {
+        b.memory(rank, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
+      }
       Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
       auto piece = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
         LayerPiece p{layer_compute_op(sc, pass, j, d, segments, layer), sp_groups[g], 0};
@@ -189,23 +161,21 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
           continue;
         }
         const auto& segments = micro_batches[per_group[g][j]];
-        const ActivationChunk chunk = whole_model_chunk(sc, segments);
-        const std::uint64_t kept = chunk_activation_bytes(model, chunk, act_options).total().count;
-        const std::uint64_t transient = chunk_backward_transient_bytes(model, chunk, act_options).count;
-        b.memory(rank, streams.compute, {}, true, kept, proto::ACTIVATIONS);
+        std::uint64_t tokens = 0;
+        for (const auto& seg : segments) tokens += seg.tokens;
+        const std::uint64_t activations = memory.activation_bytes(tokens, d);
+        b.memory(rank, streams.compute, {}, true, activations, proto::ACTIVATIONS);
         for (std::uint32_t l = 0; l < layers; ++l) {
           const std::array<LayerPiece, 1> forward{piece(Pass::Forward, j, segments, l)};
           program.visit(forward, false);
         }
-        if (transient > 0) b.memory(rank, streams.compute, {}, true, transient, proto::WORKSPACE);
         for (std::uint32_t l = layers; l-- > 0;) {
           std::vector<LayerPiece> backward;
           if (recompute) backward.push_back(piece(Pass::Recompute, j, segments, l));
           backward.push_back(piece(Pass::Backward, j, segments, l));
           program.visit(backward, true);
         }
-        b.memory(rank, streams.compute, {}, false, kept, proto::ACTIVATIONS);
-        if (transient > 0) b.memory(rank, streams.compute, {}, false, transient, proto::WORKSPACE);
+        b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }
       // Optimizer on this rank's 1/N shard (Adam, as packed-1f1b: 28 bytes and 12 flops per parameter).
       proto::ComputeOp optimizer;

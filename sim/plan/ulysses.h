@@ -6,16 +6,13 @@
 //   - The N usable GPUs form N/d SP groups of d consecutive ranks (node-aligned
 //     when d <= gpus_per_node). ZeRO-3 shards the model states over all N GPUs:
 //     16 bytes/param / N per GPU.
-//   - Per-GPU memory: model states + a fixed gathered-weight buffer (two of the
-//     largest parameter groups, a layer or the embedding, in bf16: the group in
-//     use and the prefetched next one) + per micro-batch activations
-//     (chunk_activation_bytes over all layers with the LM head, at degree d; every
-//     layer checkpointed with plan.ulysses.full_recompute) + the backward transient
-//     (chunk_backward_transient_bytes). Activations are linear in the tokens, so a
+//   - Per-GPU memory: zero3_memory (zero3_layers.h): model states, the
+//     gathered-layer buffers, and activations linear in the tokens (kept plus
+//     the backward transient; every layer checkpointed with
+//     plan.ulysses.full_recompute; FlexSP's measured gamma for its models). A
 //     group's token capacity is
-//       capacity = floor(packing_fill * (memory_limit - states - weight buffer) / a_d)
-//     with a_d the per-GPU bytes (kept + transient) per token of the group's
-//     micro-batch (= C * d * packing_fill with C the per-GPU token capacity).
+//       capacity = floor(packing_fill * (memory_limit - fixed) * d / a)
+//     with a the bytes per token at degree 1.
 //   - The batch's sequences are packed best-fit-decreasing into micro-batches of
 //     that capacity; the micro-batches are dealt to the groups longest-processing-
 //     time first by estimated cost; each group runs its micro-batches in
@@ -24,22 +21,16 @@
 //   - ZeRO-3 collectives span all N ranks, so every group runs the same number of
 //     micro-batch slots m = the most any group has; a group with fewer runs empty
 //     slots (the collectives only), as DeepSpeed pads with empty micro-batches.
-//   - Per slot, on each rank ("comm" carries collectives, "compute" compute and
-//     memory ops; each op depends on the previous one of the chain):
-//       all-gather weights (all N) -> forward (shards = d) -> all-to-all forward
-//       (SP group) -> all-gather weights (all N) -> [recompute -> all-to-all
-//       recompute] -> all-to-all backward -> backward -> reduce-scatter gradients
-//       (all N)
-//     Activations are allocated before the forward and freed after the backward;
-//     the backward transient lives around the backward. After the last slot, the
-//     optimizer runs on the rank's 1/N shard (no gather after it: ZeRO-3).
-//   - Aggregation (a modelling choice): the 4 all-to-alls of each layer of a pass
-//     (sequence_parallel_cost.h) are charged as ONE ALL_TO_ALL collective per
-//     micro-batch and pass whose size_bytes is the per-layer buffer (sum of the 4)
-//     times the layers, so the all-to-all latency is charged once per pass instead
-//     of 4 * layers times, and the all-to-alls do not overlap compute (Ulysses'
-//     all-to-alls block the layer in practice). Likewise the ZeRO-3 gathers and
-//     reduce-scatter are one collective each for the whole model.
+//   - Per slot, on each rank, ZeRO-3 layer by layer (zero3_layers.h): the
+//     forward visits layers 0..L-1, the backward L-1..0 (recompute then backward
+//     per layer with full_recompute); each visit gathers the layer's weights on
+//     the "zero-gather" stream (prefetched one layer ahead), runs the layer
+//     (shards = d) and then its all-to-all over the SP group on the compute
+//     stream (Ulysses' 4 all-to-alls of a layer as one op: they block the layer),
+//     and after a backward reduce-scatters the layer's gradients on
+//     "zero-reduce". Activations are allocated before the forward and freed
+//     after the backward. After the last slot, the optimizer runs on the rank's
+//     1/N shard (no gather after it: ZeRO-3).
 //   - Degree 1 has no all-to-alls; N = 1 has no ZeRO collectives.
 //
 // `ulysses-adaptive`: for each global batch, every power-of-two degree d with

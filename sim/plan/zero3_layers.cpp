@@ -1,11 +1,16 @@
 #include "sim/plan/zero3_layers.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 
 #include <fmt/format.h>
 
+#include "models/activation_memory.h"
 #include "models/compute_cost.h"
+#include "models/flexsp_preset.h"
+#include "models/memory_model.h"
 #include "sim/engine/network_model.h"
 
 namespace eppsim {
@@ -107,6 +112,46 @@ Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, std::uint64_t 
   out.gather = network.collective_time(proto::ALL_GATHER, proto::ALGORITHM_AUTO, ranks, Bytes(layer_bytes / n)).value;
   out.reduce_scatter =
       network.collective_time(proto::REDUCE_SCATTER, proto::ALGORITHM_AUTO, ranks, Bytes(layer_bytes)).value;
+  return out;
+}
+
+std::uint64_t Zero3Memory::activation_bytes(std::uint64_t tokens, std::uint32_t degree) const {
+  return static_cast<std::uint64_t>(
+      std::ceil(activation_bytes_per_token * static_cast<double>(tokens) / std::max<std::uint32_t>(degree, 1)));
+}
+
+std::uint64_t Zero3Memory::capacity(std::uint64_t limit, std::uint32_t degree, double fill) const {
+  if (limit <= fixed_bytes() || activation_bytes_per_token <= 0.0) return 0;
+  return static_cast<std::uint64_t>(
+      std::floor(fill * static_cast<double>(limit - fixed_bytes()) * degree / activation_bytes_per_token));
+}
+
+Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute) {
+  Zero3Memory out;
+  const std::uint32_t n = sc.usable_gpus();
+  const auto& model = sc.model;
+  if (const FlexSpModel* preset = find_flexsp_model(model.name)) {
+    const auto max_length = sc.max_length > 196608 ? FlexSpMaxLength::K384 : FlexSpMaxLength::K192;
+    out.state_bytes = flexsp_model_state_bytes(*preset, max_length, n).count;
+    out.activation_bytes_per_token = preset->gamma_bytes_per_token;
+    out.flexsp_measured = true;
+    return out;
+  }
+  out.state_bytes = model_state_bytes(model.total_params(), 3, n).total().count;
+  const double largest = std::max(model.params_per_layer(), model.embedding_params());
+  out.gather_buffer_bytes = static_cast<std::uint64_t>(2.0 * largest * model.bytes_per_element);
+  // Activations are linear in the tokens: measure a large probe.
+  constexpr std::uint64_t kProbe = std::uint64_t{1} << 24;
+  const std::array<Segment, 1> probe{Segment{kProbe, 0}};
+  ActivationChunk chunk;
+  chunk.segments = probe;
+  chunk.layer_count = model.layers;
+  chunk.checkpointed_layers = full_recompute ? model.layers : 0;
+  chunk.includes_lm_head = true;
+  const ActivationOptions options{1};
+  const Bytes per_probe = chunk_activation_bytes(model, chunk, options).total() +
+                          chunk_backward_transient_bytes(model, chunk, options);
+  out.activation_bytes_per_token = static_cast<double>(per_probe.count) / static_cast<double>(kProbe);
   return out;
 }
 

@@ -89,4 +89,29 @@ struct Zero3LayerSeconds {
 Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& scenario, std::uint64_t model_weight_bytes,
                                       std::uint32_t layers);
 
+// Memory of a rank under ZeRO-3 sequence parallelism (ulysses, flexsp): its
+// 1/N of the model states, the gathered-layer buffers, and activations linear
+// in the tokens of its group, divided by the group's degree.
+// FlexSP's models (flexsp_preset.h) use FlexSP's measured constants, as the
+// paper's DeepSpeed and FlexSP runs share them: MS = params * 16 / N and
+// gamma bytes per token (FlexSP's own activation checkpointing, whose time its
+// fitted compute already holds), no separate buffer. Other models use
+// memory_model.h and activation_memory.h: states, two layers' weights
+// (or the embedding, if larger) in flight, and per token the kept activations
+// plus the backward's transient, with every layer checkpointed when
+// `full_recompute`.
+struct Zero3Memory {
+  std::uint64_t state_bytes = 0;
+  std::uint64_t gather_buffer_bytes = 0;
+  double activation_bytes_per_token = 0.0;  // at degree 1
+  bool flexsp_measured = false;
+
+  std::uint64_t fixed_bytes() const { return state_bytes + gather_buffer_bytes; }
+  std::uint64_t activation_bytes(std::uint64_t tokens, std::uint32_t degree) const;
+  // Tokens a degree-d group holds within `limit` bytes per GPU, times `fill`
+  // (0 when the fixed part alone exceeds it).
+  std::uint64_t capacity(std::uint64_t limit, std::uint32_t degree, double fill = 1.0) const;
+};
+Zero3Memory zero3_memory(const ResolvedScenario& scenario, bool full_recompute);
+
 }  // namespace eppsim

@@ -142,6 +142,9 @@ TEST(RingAttention, BackwardAddsGradientsOfKeysAndValues) {
   EXPECT_EQ(bwd.sent, fwd.sent * 2);
   EXPECT_EQ(dkv_only.sent, fwd.sent);
   EXPECT_EQ(rec.sent, fwd.sent);
+  // Tensor parallelism over 4 splits the heads: each rank circulates a quarter.
+  const auto tp4 = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0), RingOptions{.head_shards = 4});
+  EXPECT_EQ(tp4.sent.count * 4, fwd.sent.count);
 }
 
 TEST(RingAttention, GqaAndContextAndDegree) {

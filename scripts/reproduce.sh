@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Reruns a paper reproduction: every scenario of scenarios/SET/ through
+# `eppsim compare` with the strategies scenarios/SET/paper.json lists, then
+# writes scenarios/SET/RESULTS.md (our numbers beside the paper's).
+#   bash scripts/reproduce.sh flexsp [OUT_DIR]
+# Needs a built tree (scripts/build.sh); OUT_DIR defaults to eppsim-out/reproduce-SET.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+set_name="${1:?usage: scripts/reproduce.sh SET [OUT_DIR] (SET: a folder of scenarios/ with a paper.json)}"
+dir="scenarios/${set_name}"
+[[ -f "${dir}/paper.json" ]] || { echo "reproduce: ${dir}/paper.json not found" >&2; exit 2; }
+out="${2:-eppsim-out/reproduce-${set_name}}"
+eppsim="${EPPSIM:-build/sim/eppsim}"
+[[ -x "${eppsim}" ]] || { echo "reproduce: ${eppsim} not built; run scripts/build.sh" >&2; exit 2; }
+strategies="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["strategies"]))' "${dir}/paper.json")"
+for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"]))' "${dir}/paper.json"); do
+  echo "reproduce: ${scenario}" >&2
+  "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${strategies}" -o "${out}/${scenario}" >&2
+done
+python3 scripts/reproduction_table.py "${dir}/paper.json" "${out}" "${dir}/RESULTS.md"
+echo "reproduce: wrote ${dir}/RESULTS.md" >&2

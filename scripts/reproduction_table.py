@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Sets a reproduction's measured speedups beside the paper's.
+
+    reproduction_table.py PAPER_JSON RUNS_DIR OUT_MD
+
+PAPER_JSON (scenarios/SET/paper.json) lists the strategies, the pairs to
+compare and, per scenario, the paper's speedups ("a/b": how many times faster a
+is than b) and the step time of one strategy. RUNS_DIR holds one
+`eppsim compare` output folder per scenario (SCENARIO/compare.json). OUT_MD is
+written atomically; the same runs give the same file, byte for byte.
+"""
+import json
+import os
+import sys
+import tempfile
+
+
+def fail(message):
+    print(f"reproduction_table: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        fail(f"{path}: {e}")
+
+
+def fmt_x(value):
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def main(argv):
+    if len(argv) != 4:
+        fail("usage: reproduction_table.py PAPER_JSON RUNS_DIR OUT_MD")
+    paper_path, runs_dir, out_path = argv[1:]
+    paper = load_json(paper_path)
+    for key in ("title", "source", "strategies", "names", "pairs", "rows", "step_time_of"):
+        if key not in paper:
+            fail(f"{paper_path}: missing field '{key}'")
+    names = paper["names"]
+    pairs = paper["pairs"]
+    strategies = paper["strategies"]
+    set_name = os.path.basename(os.path.dirname(os.path.abspath(paper_path)))
+
+    lines = [f"# {paper['title']}", ""]
+    lines.append(f"Written by `bash scripts/reproduce.sh {set_name}` from `eppsim compare` on each scenario of "
+                 f"`scenarios/{set_name}/` (one sampled global batch, the scenario's seed, analytic engine). "
+                 f"Paper numbers: {paper['source']}. "
+                 "Why ours differ is in this folder's README.md.")
+    lines.append("")
+    lines.append("Strategies: " + ", ".join(f"`{s}` = {names.get(s, s)}" for s in strategies) + ".")
+    lines.append("")
+
+    header_steps = ["setting", f"paper {names[paper['step_time_of']]} (s)"] + [f"`{s}` (s)" for s in strategies]
+    step_rows = []
+    header_x = ["setting"] + [f"{names[a]} / {names[b]}: paper · ours" for a, b in pairs]
+    x_rows = []
+    failures = []
+    deviations = {f"{a}/{b}": [] for a, b in pairs}
+    for row in paper["rows"]:
+        compare_path = os.path.join(runs_dir, row["scenario"], "compare.json")
+        comparison = load_json(compare_path)
+        steps = {r["strategy"]: r["step_time_s"] for r in comparison.get("records", [])}
+        for f in comparison.get("failures", []):
+            failures.append((row["label"], f.get("strategy", "?"), f.get("message", "")))
+        step_cells = [row["label"], f"{row['step_time_s']:g}"]
+        for s in strategies:
+            step_cells.append(f"{steps[s]:.2f}" if s in steps else "failed")
+        step_rows.append(step_cells)
+        cells = [row["label"]]
+        for a, b in pairs:
+            key = f"{a}/{b}"
+            ours = steps[b] / steps[a] if a in steps and b in steps else None
+            theirs = row["speedup"].get(key)
+            cells.append(f"{fmt_x(theirs)} · {fmt_x(ours)}")
+            if ours is not None and theirs is not None:
+                deviations[key].append(ours / theirs - 1.0)
+        x_rows.append(cells)
+
+    def table(header, rows):
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(r) + " |" for r in rows]
+        return out
+
+    lines.append("## Step time")
+    lines.append("")
+    lines += table(header_steps, step_rows)
+    lines.append("")
+    lines.append("## Speedups")
+    lines.append("")
+    lines += table(header_x, x_rows)
+    lines.append("")
+    lines.append("Mean deviation of our speedup from the paper's (ours / paper − 1, over the settings where both exist):")
+    lines.append("")
+    for a, b in pairs:
+        d = deviations[f"{a}/{b}"]
+        if d:
+            mean = sum(d) / len(d)
+            worst = max(d, key=abs)
+            lines.append(f"- {names[a]} over {names[b]}: mean {mean:+.1%}, largest {worst:+.1%} ({len(d)} settings)")
+        else:
+            lines.append(f"- {names[a]} over {names[b]}: no setting where both ran")
+    if failures:
+        lines.append("")
+        lines.append("## Strategies that could not run")
+        lines.append("")
+        for label, strategy, message in failures:
+            lines.append(f"- {label}, `{strategy}`: {message}")
+    text = "\n".join(lines) + "\n"
+
+    directory = os.path.dirname(os.path.abspath(out_path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".results-", suffix=".md")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out_path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+if __name__ == "__main__":
+    main(sys.argv)
