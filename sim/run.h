@@ -20,13 +20,17 @@ struct RunResult {
   proto::Schedule schedule;
   proto::Trace trace;
   proto::Report report;
+  // Wall-clock seconds, for the console only (result files hold no timings,
+  // so that the same inputs give the same files).
+  double plan_time_s = 0.0;
+  double simulation_time_s = 0.0;
 };
 
 // Samples the scenario's global batch and plans it with the scenario's strategy.
 PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 
 // Runs `schedule` on the scenario's cluster with the scenario's engine and cost
-// model; the report's plan_time_s is `plan_time_s`.
+// model; `plan_time_s` is passed through to the result.
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s);
 
 // plan_scenario + simulate_schedule.
@@ -37,6 +41,6 @@ RunResult run_scenario(const ResolvedScenario& scenario);
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir);
 
 // A few lines for people: step time, throughput, MFU, breakdown, memory.
-std::string human_summary(const proto::Report& report);
+std::string human_summary(const RunResult& result);
 
 }  // namespace eppsim

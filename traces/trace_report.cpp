@@ -91,8 +91,6 @@ proto::Report build_report(const proto::Trace& trace, const proto::Schedule& sch
   const double capacity = step_s * ranks * context.peak_flops_per_gpu;
   report.set_mfu(capacity > 0 ? summary.model_flops() / capacity : 0.0);
   report.set_memory_limit_bytes(static_cast<double>(trace.memory_limit_bytes()));
-  report.set_plan_time_s(context.plan_time_s);
-  report.set_wall_time_s(context.wall_time_s);
   report.set_eppsim_version(eppsim_version());
 
   proto::Breakdown mean;

@@ -21,8 +21,6 @@ namespace eppsim {
 struct RunContext {
   std::string scenario;
   double peak_flops_per_gpu = 0.0;  // MFU denominator, per GPU
-  double plan_time_s = 0.0;
-  double wall_time_s = 0.0;
   std::uint64_t seed = 0;
 };
 

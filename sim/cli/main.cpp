@@ -93,7 +93,7 @@ std::vector<std::string> overrides_from(const po::variables_map& vars) {
 
 int finish_run(const RunResult& result, const fs::path& out) {
   write_run_directory(result, out);
-  std::cout << human_summary(result.report);
+  std::cout << human_summary(result);
   std::cout << fmt::format("  wrote        {}/{{report.json, trace.pb, trace.json, ops.csv, memory.csv, ranks.csv, schedule.pb}}\n",
                            out.string());
   return 0;

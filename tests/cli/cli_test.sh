@@ -32,15 +32,14 @@ for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.p
 done
 grep -q "step time" "$work/bare.out" || { echo "FAIL bare eppsim: no summary on stdout"; failures=$((failures + 1)); }
 
-# run on the shipped file gives the same report as the embedded copy (but timings).
+# run on the shipped file gives the same report as the embedded copy.
 check "run quickstart" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
-strip_timing() { grep -v -E '"(plan_time_s|wall_time_s)"' "$1"; }
-if ! diff <(strip_timing "$work/eppsim-out/report.json") <(strip_timing "$work/run/report.json") >/dev/null; then
+if ! cmp -s "$work/eppsim-out/report.json" "$work/run/report.json"; then
   echo "FAIL embedded and shipped quickstart differ"; failures=$((failures + 1))
 fi
 # Same inputs and seed, same outputs byte for byte.
 check "run again" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/again"
-for f in trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
   cmp -s "$work/run/$f" "$work/again/$f" || { echo "FAIL $f differs between identical runs"; failures=$((failures + 1)); }
 done
 
@@ -116,6 +115,10 @@ for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.p
   [ -s "$work/compare/packed-1f1b/$f" ] || { echo "FAIL compare: packed-1f1b/$f missing"; failures=$((failures + 1)); }
 done
 grep -q "vs packed-1f1b" "$work/out" || { echo "FAIL compare: no table on stdout"; failures=$((failures + 1)); }
+check "compare again" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare-again"
+for f in compare.json compare.csv flexsp/report.json flexsp/schedule.pb; do
+  cmp -s "$work/compare/$f" "$work/compare-again/$f" || { echo "FAIL compare: $f differs between identical runs"; failures=$((failures + 1)); }
+done
 check "compare chosen" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare-one" \
   --strategies packed-1f1b --set workload.global_batch=64
 grep -q '"pipeline_stages": 4' "$work/compare-one/compare.json" || { echo "FAIL compare: --strategies/--set"; failures=$((failures + 1)); }
