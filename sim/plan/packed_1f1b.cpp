@@ -89,6 +89,33 @@ proto::ComputeOp make_stage_compute(const ResolvedScenario& sc, Pass pass, std::
   return op;
 }
 
+void emit_gradient_step(ScheduleBuilder& b, const ResolvedScenario& sc, std::uint32_t rank, std::uint32_t compute,
+                        std::uint32_t comm, std::uint32_t group, std::uint32_t group_size, const StageShape& shape,
+                        std::uint32_t stage, double params, std::uint32_t zero_stage, std::uint32_t last) {
+  const auto gradient_bytes = static_cast<std::uint64_t>(params) * sc.model.bytes_per_element;
+  std::array<OpIndex, 1> after{last};
+  if (group_size > 1) {
+    const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
+    after[0] = b.collective(rank, comm, after, kind, group, gradient_bytes);
+  }
+  const double shard_params = zero_stage >= 1 ? params / group_size : params;
+  proto::ComputeOp optimizer;
+  optimizer.set_phase(proto::OPTIMIZER);
+  optimizer.set_stage(stage);
+  optimizer.set_first_layer(shape.first_layer);
+  optimizer.set_layer_count(shape.layer_count);
+  // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
+  const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+  optimizer.set_flops(shard_params * 12.0);
+  optimizer.set_memory_traffic_bytes(traffic);
+  optimizer.set_estimated_duration_ns(
+      static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+  after[0] = b.compute(rank, compute, after, std::move(optimizer));
+  if (zero_stage >= 1 && group_size > 1) {
+    b.collective(rank, comm, after, proto::ALL_GATHER, group, gradient_bytes / group_size);
+  }
+}
+
 double attention_time_share(const ResolvedScenario& sc, const FlopCount& flops) {
   const AnalyticEfficiency defaults;
   const double gemm_eff = sc.proto.cost_model().gemm_efficiency() > 0.0 ? sc.proto.cost_model().gemm_efficiency() : defaults.gemm;
@@ -283,30 +310,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
           }
         }
 
-        // Gradient synchronisation, optimizer step on this rank's shard, weight all-gather.
-        const auto gradient_bytes = static_cast<std::uint64_t>(rank_params) * element_bytes;
-        std::array<OpIndex, 1> after{last};
-        const auto grad_group = grad_groups[s * tp + t];
-        if (grad_ranks > 1) {
-          const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
-          after[0] = b.collective(rank, comm, after, kind, grad_group, gradient_bytes);
-        }
-        const double shard_params = zero_stage >= 1 ? rank_params / grad_ranks : rank_params;
-        proto::ComputeOp optimizer;
-        optimizer.set_phase(proto::OPTIMIZER);
-        optimizer.set_stage(s);
-        optimizer.set_first_layer(shape.first_layer);
-        optimizer.set_layer_count(shape.layer_count);
-        // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
-        const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-        optimizer.set_flops(shard_params * 12.0);
-        optimizer.set_memory_traffic_bytes(traffic);
-        optimizer.set_estimated_duration_ns(
-            static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-        after[0] = b.compute(rank, compute, after, std::move(optimizer));
-        if (zero_stage >= 1 && grad_ranks > 1) {
-          b.collective(rank, comm, after, proto::ALL_GATHER, grad_group, gradient_bytes / grad_ranks);
-        }
+        emit_gradient_step(b, sc, rank, compute, comm, grad_groups[s * tp + t], grad_ranks, shape, s, rank_params,
+                           zero_stage, last);
       }
     }
   }

@@ -85,6 +85,17 @@ proto::ComputeOp make_stage_compute(const ResolvedScenario& scenario, Pass pass,
                                     std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
                                     std::uint32_t chunk, std::span<const Segment> segments, std::uint32_t shards = 1);
 
+class ScheduleBuilder;
+// A pipeline rank's step end, after its last backward `last`: its gradients
+// (`params` parameters at training precision) reduced over `group` of
+// `group_size` ranks (all-reduce for ZeRO-0/1, reduce-scatter for ZeRO-2) on
+// `comm_stream`, Adam on its shard (28 bytes of traffic and 12 FLOPs per
+// parameter), and for ZeRO-1/2 the updated weights all-gathered.
+void emit_gradient_step(ScheduleBuilder& builder, const ResolvedScenario& scenario, std::uint32_t rank,
+                        std::uint32_t compute_stream, std::uint32_t comm_stream, std::uint32_t group,
+                        std::uint32_t group_size, const StageShape& shape, std::uint32_t stage, double params,
+                        std::uint32_t zero_stage, std::uint32_t last);
+
 // Share of a chunk's compute time spent in attention under the scenario's
 // analytic efficiencies (attention FLOPs / attention efficiency over the sum).
 double attention_time_share(const ResolvedScenario& scenario, const FlopCount& flops);

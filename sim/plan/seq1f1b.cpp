@@ -197,7 +197,6 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     }
   }
 
-  const std::uint64_t element_bytes = model.bytes_per_element;
   const ActivationOptions activation_options{sp, LogitsMemory::FusedInPlace};
   double model_flops = 0.0;
   std::uint64_t total_tokens = 0;
@@ -275,28 +274,8 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
         }
 
         // Gradients reduced over the stage's dp * sp ranks (Ulysses replicates the weights).
-        const auto gradient_bytes = static_cast<std::uint64_t>(shape.params) * element_bytes;
-        std::array<OpIndex, 1> after{last};
-        if (stage_ranks > 1) {
-          const auto kind = zero_stage >= 2 ? proto::REDUCE_SCATTER : proto::ALL_REDUCE;
-          after[0] = b.collective(rank, comm, after, kind, grad_groups[s], gradient_bytes);
-        }
-        const double shard_params = zero_stage >= 1 ? shape.params / stage_ranks : shape.params;
-        proto::ComputeOp optimizer;
-        optimizer.set_phase(proto::OPTIMIZER);
-        optimizer.set_stage(s);
-        optimizer.set_first_layer(shape.first_layer);
-        optimizer.set_layer_count(l);
-        // Adam on fp32 master weights: 28 bytes of traffic and 12 FLOPs per parameter (as packed-1f1b).
-        const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-        optimizer.set_flops(shard_params * 12.0);
-        optimizer.set_memory_traffic_bytes(traffic);
-        optimizer.set_estimated_duration_ns(
-            static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-        after[0] = b.compute(rank, compute, after, std::move(optimizer));
-        if (zero_stage >= 1 && stage_ranks > 1) {
-          b.collective(rank, comm, after, proto::ALL_GATHER, grad_groups[s], gradient_bytes / stage_ranks);
-        }
+        emit_gradient_step(b, sc, rank, compute, comm, grad_groups[s], stage_ranks, shape, s, shape.params, zero_stage,
+                           last);
       }
     }
   }
