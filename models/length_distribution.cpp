@@ -147,7 +147,17 @@ QuantileDistribution embedded_distribution(std::string_view name) {
     const auto table = embedded::wikipedia_quantiles();
     return QuantileDistribution("wikipedia", {table.begin(), table.end()});
   }
-  throw InputError(fmt::format("unknown length distribution '{}'; embedded distributions: wikipedia", name));
+  if (lower(name) == "longtail") {
+    // Log-uniform inside each bin; the bins' masses as documented in the header.
+    return QuantileDistribution("longtail", {{0.0, 64.0},
+                                             {0.699, 2048.0},
+                                             {0.849, 8192.0},
+                                             {0.909, 16384.0},
+                                             {0.954, 32768.0},
+                                             {0.984, 65536.0},
+                                             {1.0, 131072.0}});
+  }
+  throw InputError(fmt::format("unknown length distribution '{}'; embedded distributions: wikipedia, longtail", name));
 }
 
 std::vector<std::uint64_t> load_lengths_file(const std::filesystem::path& path, std::string_view jsonl_field) {

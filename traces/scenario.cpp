@@ -677,6 +677,47 @@ void check_seq1f1b(const proto::Scenario& scenario, const ResolvedScenario& reso
   }
 }
 
+void check_epp(const proto::Scenario& scenario, const ResolvedScenario& resolved, const FieldLocator& where) {
+  // Every option has a default, so a scenario written for another strategy runs this one.
+  const proto::EppOptions& options = scenario.plan().epp();
+  const std::uint32_t gpus = resolved.usable_gpus();
+  const std::uint32_t stages =
+      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
+  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
+  if (stages > resolved.model.layers) {
+    where.fail("plan.epp.pipeline_stages", fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (sp > resolved.cluster.gpus_per_node || resolved.cluster.gpus_per_node % sp != 0) {
+    where.fail("plan.epp.sp_degree", fmt::format("must divide cluster.gpus_per_node {} (SP stays inside a node), got {}",
+                                                 resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
+    where.fail("plan.epp.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                 resolved.model.attention_heads, resolved.model.kv_heads, sp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
+    where.fail("plan.epp.pipeline_stages",
+               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
+  }
+  for (int i = 0; i < options.slice_counts_size(); ++i) {
+    const auto k = options.slice_counts(i);
+    if (k == 0 || k > 1024) {
+      where.fail(fmt::format("plan.epp.slice_counts[{}]", i), fmt::format("must be in [1, 1024], got {}", k));
+    }
+  }
+  const double gap = options.checkpoint_gap();
+  if (!(gap >= 0.0 && gap < 1.0)) {
+    where.fail("plan.epp.checkpoint_gap", fmt::format("must be in [0, 1) (0 means the default 0.02), got {}", gap));
+  }
+  const double limit = options.solver_time_limit_s();
+  if (!(limit >= 0.0) || !std::isfinite(limit)) {
+    where.fail("plan.epp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 10 s), got {}", limit));
+  }
+  if (scenario.plan().zero_stage() > 2) {
+    where.fail("plan.zero_stage", fmt::format("epp supports ZeRO stages 0 to 2, got {}", scenario.plan().zero_stage()));
+  }
+}
+
 void check_ulysses_adaptive(const proto::Scenario& scenario, const ResolvedScenario&, const FieldLocator& where) {
   // The degree is chosen per batch; sp_degree is ignored.
   const double fill = scenario.plan().ulysses().packing_fill();
@@ -741,6 +782,11 @@ constexpr StrategyRules kStrategies[] = {
     {"ulysses-adaptive", check_ulysses_adaptive},
     {"seq1f1b", check_seq1f1b},
     {"flexsp", check_flexsp},
+    {"epp", check_epp},
+    {"epp-no-ckpt", check_epp},
+    {"epp-full-ckpt", check_epp},
+    {"epp-even-split", check_epp},
+    {"epp-flex", check_epp},
 };
 
 const StrategyRules& resolve_strategy(const std::string& strategy, const FieldLocator& where) {

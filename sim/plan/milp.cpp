@@ -60,7 +60,7 @@ double Milp::objective(const std::vector<double>& values) const {
 }
 
 Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start,
-                         int node_limit) const {
+                         int node_limit, bool strong_branching) const {
   const int n = num_variables();
   CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
   matrix.setDimensions(0, n);
@@ -94,6 +94,10 @@ Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::ve
   model.solver()->setIntParam(OsiMaxNumIterationHotStart, 100);
   model.setMaximumSeconds(time_limit_s);
   if (node_limit > 0) model.setMaximumNodes(node_limit);
+  if (!strong_branching) {
+    model.setNumberStrong(0);
+    model.setNumberBeforeTrust(0);
+  }
   model.setAllowableFractionGap(relative_gap);
   model.setAllowableGap(0.0);
 

@@ -44,9 +44,10 @@ class Milp {
   };
   // time_limit_s > 0; relative_gap >= 0; warm_start empty or one value per column;
   // node_limit > 0 stops branch-and-bound after that many nodes (deterministic,
-  // unlike the time limit), 0 means none.
+  // unlike the time limit), 0 means none. strong_branching = false branches on
+  // pseudo-costs alone: much cheaper nodes for large, loose models.
   Result solve(double time_limit_s, double relative_gap, const std::vector<double>& warm_start = {},
-               int node_limit = 0) const;
+               int node_limit = 0, bool strong_branching = true) const;
 
  private:
   struct Row {

@@ -82,12 +82,29 @@ std::vector<std::pair<bool, std::uint32_t>> seq1f1b_order(std::uint32_t stage, s
                                                           std::span<const Seq1F1BChunk> chunks) {
   const auto m = static_cast<std::uint32_t>(chunks.size());
   const std::uint32_t warmup = std::min(stages - stage - 1, m);
+  // The forward position of the last chunk of each chunk's sequence (a sequence's
+  // chunks are consecutive and end with its last slice).
+  std::vector<std::uint32_t> sequence_end(m, 0);
+  for (std::uint32_t j = m; j-- > 0;) {
+    sequence_end[j] = chunks[j].last_slice || j + 1 == m ? j : sequence_end[j + 1];
+  }
+  // Backwards pop whole sequences in forward order, each in reverse.
+  std::vector<std::uint32_t> backward_order;
+  for (std::uint32_t j = 0; j < m; j = sequence_end[j] + 1) {
+    for (std::uint32_t i = sequence_end[j] + 1; i-- > j;) backward_order.push_back(i);
+  }
   std::vector<std::pair<bool, std::uint32_t>> order;
   order.reserve(2 * m);
   PartiallyOrderedQueue queue;
   std::uint32_t forwards = 0;
   for (std::uint32_t k = 0; k < m; ++k) {
-    while (forwards < std::min(m, warmup + k + 1) || !queue.ready()) {
+    // Warm-up in whole sequences: before a sequence's backward, the forwards run
+    // through the end of the `warmup`-th sequence after it (and, as 1F1B, at
+    // least warmup + k + 1 of them).
+    std::uint32_t end = sequence_end[backward_order[k]];
+    for (std::uint32_t w = 0; w < warmup && end + 1 < m; ++w) end = sequence_end[end + 1];
+    const std::uint32_t needed = std::min(m, std::max(warmup + k + 1, end + 1));
+    while (forwards < needed || !queue.ready()) {
       queue.push(forwards, chunks[forwards].sequence, chunks[forwards].last_slice);
       order.emplace_back(true, forwards);
       ++forwards;

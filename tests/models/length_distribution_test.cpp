@@ -90,6 +90,27 @@ TEST(EmbeddedWikipedia, TableHitsTheDocumentedPercentiles) {
   EXPECT_DOUBLE_EQ(d.quantile(1.0), 1823777.0);
 }
 
+TEST(EmbeddedLongtail, BinsAndMeanAsDocumented) {
+  const QuantileDistribution d = embedded_distribution("longtail");
+  EXPECT_EQ(d.name(), "longtail");
+  EXPECT_DOUBLE_EQ(d.quantile(0.699), 2048.0);
+  EXPECT_DOUBLE_EQ(d.quantile(0.954), 32768.0);
+  EXPECT_DOUBLE_EQ(d.quantile(0.984), 65536.0);
+  EXPECT_DOUBLE_EQ(d.quantile(1.0), 131072.0);
+  // Log-uniform inside a bin: its geometric middle at its middle probability.
+  EXPECT_NEAR(d.quantile((0.984 + 1.0) / 2), std::sqrt(65536.0 * 131072.0), 1e-6);
+  Rng rng(7);
+  double sum = 0.0, above_32k = 0.0;
+  constexpr int kSamples = 400'000;
+  for (int i = 0; i < kSamples; ++i) {
+    const auto len = static_cast<double>(d.sample(rng));
+    sum += len;
+    above_32k += len > 32768.0;
+  }
+  EXPECT_NEAR(sum / kSamples, 5770.0, 120.0);
+  EXPECT_NEAR(above_32k / kSamples, 0.046, 0.002);
+}
+
 std::uint64_t sorted_percentile(const std::vector<std::uint64_t>& sorted, double p) {
   return sorted[static_cast<std::size_t>(p * static_cast<double>(sorted.size()))];
 }

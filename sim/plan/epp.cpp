@@ -1,0 +1,553 @@
+#include "sim/plan/epp.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "models/activation_memory.h"
+#include "models/all_to_all_bandwidth.h"
+#include "models/compute_cost.h"
+#include "models/errors.h"
+#include "models/memory_model.h"
+#include "models/pipeline_traffic.h"
+#include "models/sequence_parallel_cost.h"
+#include "sim/plan/epp_chunking.h"
+#include "sim/plan/packed_1f1b.h"
+#include "sim/plan/packing.h"
+#include "sim/plan/schedule_builder.h"
+
+namespace eppsim {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const std::vector<std::uint32_t> kDefaultSliceCounts = {1, 2, 3, 4, 6, 8};
+constexpr double kRoundingSlackBytes = 1 << 20;  // chunk_activation_bytes rounds each term
+
+// Everything a replica's planning needs, fixed for the scenario.
+class EppContext {
+ public:
+  EppContext(const ResolvedScenario& sc, EppVariant variant) : sc_(sc), variant_(variant) {
+    const auto& o = sc.proto.plan().epp();
+    const std::uint32_t gpus = sc.usable_gpus();
+    stages_ = o.pipeline_stages() > 0 ? o.pipeline_stages() : static_cast<std::uint32_t>(sc.live_nodes.size());
+    sp_ = o.sp_degree() > 0 ? o.sp_degree() : sc.cluster.gpus_per_node;
+    if (stages_ == 0 || sp_ == 0 || gpus % (stages_ * sp_) != 0 || stages_ > sc.model.layers) {
+      throw InputError(fmt::format("{}: plan.epp: pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs, with "
+                                   "at most {} stages",
+                                   sc.source, stages_, sp_, gpus, sc.model.layers));
+    }
+    zero_stage_ = sc.proto.plan().zero_stage();
+    if (zero_stage_ > 2) {
+      throw InputError(fmt::format("{}: plan.zero_stage: epp supports ZeRO stages 0 to 2, got {}", sc.source, zero_stage_));
+    }
+    dp_ = gpus / (stages_ * sp_);
+    shapes_ = stage_shapes(sc.model, stages_);
+    slice_counts_.assign(o.slice_counts().begin(), o.slice_counts().end());
+    if (slice_counts_.empty()) slice_counts_ = kDefaultSliceCounts;
+    gap_ = o.checkpoint_gap() > 0 ? o.checkpoint_gap() : 0.02;
+    time_limit_s_ = o.solver_time_limit_s() > 0 ? o.solver_time_limit_s() : 10.0;
+    bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
+    for (std::uint32_t d = 1; d <= sp_; d *= 2) {
+      if (sp_ % d != 0 || sc.model.attention_heads % d != 0 || sc.model.kv_heads % d != 0) continue;
+      if (variant == EppVariant::Flex || d == sp_) degrees_.push_back(d);
+    }
+    if (degrees_.empty() || degrees_.back() != sp_) degrees_.push_back(sp_);
+  }
+
+  const ResolvedScenario& scenario() const { return sc_; }
+  EppVariant variant() const { return variant_; }
+  std::uint32_t stages() const { return stages_; }
+  std::uint32_t sp() const { return sp_; }
+  std::uint32_t dp() const { return dp_; }
+  std::uint32_t stage_ranks() const { return dp_ * sp_; }
+  std::uint32_t zero_stage() const { return zero_stage_; }
+  const std::vector<StageShape>& shapes() const { return shapes_; }
+  const std::vector<std::uint32_t>& slice_counts() const { return slice_counts_; }
+  const std::vector<std::uint32_t>& degrees() const { return degrees_; }
+
+  // Forward + backward of the whole model on one GPU of a degree-d group, with
+  // the all-to-alls.
+  double segment_seconds(const Segment& seg, std::uint32_t d) const {
+    const auto key = std::make_tuple(d, seg.tokens, seg.context_tokens);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const std::array<Segment, 1> one{seg};
+    const ChunkWork work{one, sc_.model.layers, true, true};
+    double t = (sc_.compute_cost->cost(Pass::Forward, work).time.value +
+                sc_.compute_cost->cost(Pass::Backward, work).time.value) /
+               d;
+    if (d > 1) {
+      for (Pass pass : {Pass::Forward, Pass::Backward}) {
+        const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass, bandwidth_[0]).buffer;
+        t += sc_.model.layers * bandwidth_[0].time(d, buffer).value;
+      }
+    }
+    cache_.emplace(key, t);
+    return t;
+  }
+  double chunk_seconds(std::span<const Segment> segments, std::uint32_t d) const {
+    double t = 0.0;
+    for (const auto& s : segments) t += segment_seconds(s, d);
+    return t;
+  }
+  // One layer's forward of `segments` on one GPU of a degree-d group.
+  double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t d) const {
+    const ChunkWork work{segments, 1, false, false};
+    return sc_.compute_cost->cost(Pass::Forward, work).time.value / d;
+  }
+
+  CheckpointProblem checkpoint_problem(std::uint32_t d, std::span<const Seq1F1BChunk> chunks) const {
+    CheckpointProblem p;
+    p.model = &sc_.model;
+    p.shapes = shapes_;
+    p.sp_degree = d;
+    p.time_limit_s = time_limit_s_;
+    p.relative_gap = gap_;
+    std::uint64_t largest = 0;
+    double forward = 0.0;
+    for (const auto& c : chunks) {
+      largest = std::max(largest, c.tokens());
+      forward += layer_forward_seconds(c.segments, d);
+    }
+    p.layer_forward_seconds = chunks.empty() ? 0.0 : forward / static_cast<double>(chunks.size());
+    const std::array<Segment, 1> probe{Segment{largest, 0}};
+    for (const auto& shape : shapes_) {
+      const double states = static_cast<double>(model_state_bytes(shape.params, zero_stage_, stage_ranks()).total().count);
+      ActivationChunk act{probe, 0, shape.layer_count, 1, shape.last};
+      const double transient = static_cast<double>(
+          chunk_backward_transient_bytes(sc_.model, act, ActivationOptions{d, LogitsMemory::FusedInPlace}).count);
+      p.stage_budget_bytes.push_back(static_cast<double>(sc_.memory_limit.count) - states - transient -
+                                     kRoundingSlackBytes);
+    }
+    return p;
+  }
+
+  CheckpointPolicy policy() const {
+    switch (variant_) {
+      case EppVariant::NoCheckpoint: return CheckpointPolicy::None;
+      case EppVariant::FullCheckpoint: return CheckpointPolicy::Full;
+      default: return CheckpointPolicy::Adaptive;
+    }
+  }
+
+ private:
+  const ResolvedScenario& sc_;
+  EppVariant variant_;
+  std::uint32_t stages_ = 1, sp_ = 1, dp_ = 1, zero_stage_ = 0;
+  std::vector<StageShape> shapes_;
+  std::vector<std::uint32_t> slice_counts_, degrees_;
+  double gap_ = 0.02, time_limit_s_ = 10.0;
+  std::vector<AllToAllBandwidth> bandwidth_;
+  mutable std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, double> cache_;
+};
+
+// The chunks of some units, in order, as the 1F1B queue sees them: a long
+// sequence's chunks share its id and only its last is final.
+std::vector<Seq1F1BChunk> to_pipeline_chunks(std::span<const EppUnit* const> units) {
+  std::vector<Seq1F1BChunk> out;
+  std::uint32_t id = 0;
+  for (const EppUnit* unit : units) {
+    for (std::size_t k = 0; k < unit->chunks.size(); ++k) {
+      out.push_back(Seq1F1BChunk{unit->chunks[k].segments, id, k + 1 == unit->chunks.size()});
+    }
+    ++id;
+  }
+  return out;
+}
+
+double stage_seconds(const EppContext& ctx, std::span<const Seq1F1BChunk> chunks, std::uint32_t d) {
+  double sum = 0.0;
+  for (const auto& c : chunks) sum += ctx.chunk_seconds(c.segments, d);
+  return sum / ctx.stages();
+}
+
+// Estimated time of one lane: its chunks' stage times, warm-up and cool-down,
+// and the checkpoint plan's critical recomputation (F_hat * sum of diagonals).
+double lane_seconds(const EppContext& ctx, const EppLane& lane, std::uint32_t d) {
+  if (lane.chunks.empty()) return 0.0;
+  const double total = stage_seconds(ctx, lane.chunks, d);
+  const double delta = (ctx.stages() - 1) * total / static_cast<double>(lane.chunks.size());
+  double diagonals = 0.0;
+  for (auto x : lane.checkpoint.diagonals) diagonals += x;
+  const CheckpointProblem p = ctx.checkpoint_problem(d, lane.chunks);
+  return total + delta + p.layer_forward_seconds * diagonals;
+}
+
+// A pipeline of `units` at SP degree d: sp/d lanes dealt by cost; infeasible
+// (estimated_s = inf) when a lane does not fit.
+EppPipeline make_pipeline(const EppContext& ctx, std::span<const EppUnit* const> units, std::uint32_t d) {
+  EppPipeline p;
+  p.sp_degree = d;
+  const std::uint32_t lanes = ctx.sp() / d;
+  std::vector<double> costs;
+  for (const EppUnit* u : units) {
+    double c = 0.0;
+    for (const auto& chunk : u->chunks) c += ctx.chunk_seconds(chunk.segments, d);
+    costs.push_back(c);
+  }
+  const Bins bins = longest_processing_time(costs, lanes);
+  p.estimated_s = 0.0;
+  for (const auto& bin : bins) {
+    std::vector<std::uint32_t> members(bin.begin(), bin.end());
+    std::sort(members.begin(), members.end());  // keep the longest-first order
+    std::vector<const EppUnit*> mine;
+    for (auto i : members) mine.push_back(units[i]);
+    EppLane lane;
+    lane.chunks = to_pipeline_chunks(mine);
+    if (!lane.chunks.empty()) {
+      // epp-flex keeps planning time bounded: a degree below sp is only taken
+      // where it needs no recomputation (no ILP per lane).
+      const CheckpointPolicy policy = d < ctx.sp() ? CheckpointPolicy::None : ctx.policy();
+      lane.checkpoint = plan_checkpointing(ctx.checkpoint_problem(d, lane.chunks), lane.chunks, policy);
+      if (!lane.checkpoint.feasible) {
+        p.estimated_s = kInf;
+        return p;
+      }
+    }
+    p.estimated_s = std::max(p.estimated_s, lane_seconds(ctx, lane, d));
+    p.lanes.push_back(std::move(lane));
+  }
+  return p;
+}
+
+// A lower bound of any pipeline of `units`: their stage times at full degree
+// and its warm-up and cool-down, without recomputation.
+double pipeline_lower_bound(const EppContext& ctx, std::span<const EppUnit* const> units) {
+  double total = 0.0;
+  std::size_t chunks = 0;
+  for (const EppUnit* u : units) {
+    for (const auto& c : u->chunks) total += ctx.chunk_seconds(c.segments, ctx.sp());
+    chunks += u->chunks.size();
+  }
+  total /= ctx.stages();
+  return chunks == 0 ? 0.0 : total + (ctx.stages() - 1) * total / static_cast<double>(chunks);
+}
+
+// The best pipeline of `units` over the allowed degrees.
+EppPipeline best_pipeline(const EppContext& ctx, std::span<const EppUnit* const> units) {
+  EppPipeline best;
+  best.estimated_s = kInf;
+  for (auto d : ctx.degrees()) {
+    EppPipeline p = make_pipeline(ctx, units, d);
+    if (p.estimated_s < best.estimated_s) best = std::move(p);
+  }
+  return best;
+}
+
+// epp-flex: whether two consecutive pipelines of one degree can share one 1F1B
+// order per lane (no drain between them) with their own checkpoint plans.
+bool can_overlap(const EppContext& ctx, const EppPipeline& a, const EppPipeline& b) {
+  if (a.sp_degree != b.sp_degree || a.lanes.size() != b.lanes.size()) return false;
+  for (std::size_t j = 0; j < a.lanes.size(); ++j) {
+    std::vector<Seq1F1BChunk> merged = a.lanes[j].chunks;
+    // Sequence ids must stay distinct across the two.
+    std::uint32_t offset = 0;
+    for (const auto& c : merged) offset = std::max(offset, c.sequence + 1);
+    for (auto c : b.lanes[j].chunks) {
+      c.sequence += offset;
+      merged.push_back(std::move(c));
+    }
+    if (merged.empty()) continue;
+    const CheckpointProblem problem = ctx.checkpoint_problem(a.sp_degree, merged);
+    std::vector<std::vector<std::uint32_t>> layers(ctx.stages());
+    for (std::uint32_t s = 0; s < ctx.stages(); ++s) {
+      layers[s] = a.lanes[j].checkpoint.layers.empty() ? std::vector<std::uint32_t>(a.lanes[j].chunks.size(), 0)
+                                                       : a.lanes[j].checkpoint.layers[s];
+      const auto& tail = b.lanes[j].checkpoint.layers;
+      for (std::size_t k = 0; k < b.lanes[j].chunks.size(); ++k) layers[s].push_back(tail.empty() ? 0 : tail[s][k]);
+    }
+    for (std::uint32_t s = 0; s < ctx.stages(); ++s) {
+      std::vector<std::uint32_t> live;
+      for (const auto& [forward, k] : seq1f1b_order(s, ctx.stages(), merged)) {
+        if (!forward) {
+          live.erase(std::find(live.begin(), live.end(), k));
+          continue;
+        }
+        live.push_back(k);
+        double bytes = 0.0;
+        for (auto i : live) {
+          const ChunkMemoryLine line = chunk_memory_line(problem, s, merged[i]);
+          bytes += line.intercept_bytes - layers[s][i] * line.saving_per_layer_bytes;
+        }
+        if (bytes > problem.stage_budget_bytes[s]) return false;
+      }
+    }
+  }
+  return true;
+}
+
+EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t> lengths) {
+  EppReplicaPlan best;
+  best.estimated_step_s = kInf;
+  if (lengths.empty()) {
+    best.estimated_step_s = 0.0;
+    return best;
+  }
+  const auto& model = ctx.scenario().model;
+  const SegmentSeconds seconds = [&](const Segment& s) { return ctx.segment_seconds(s, ctx.sp()); };
+  for (auto k : ctx.slice_counts()) {
+    const EppChunking chunking = ctx.variant() == EppVariant::EvenSplit ? even_chunking(lengths, k, seconds)
+                                                                         : balanced_chunking(model, lengths, k, seconds);
+    std::vector<const EppUnit*> units;
+    for (const auto& u : chunking.units) units.push_back(&u);
+    std::stable_sort(units.begin(), units.end(),
+                     [](const EppUnit* a, const EppUnit* b) { return a->chunks.size() > b->chunks.size(); });
+    // Classes of equal chunk count: [starts[c], starts[c+1]).
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (i == 0 || units[i]->chunks.size() != units[i - 1]->chunks.size()) starts.push_back(i);
+    }
+    starts.push_back(units.size());
+    const std::size_t classes = starts.size() - 1;
+    // No grouping of this K beats the plan in hand: skip its ILPs. (Only with
+    // recomputation-free degrees below sp, the bound is not one for epp-flex.)
+    if (ctx.variant() != EppVariant::Flex && pipeline_lower_bound(ctx, units) >= best.estimated_step_s) continue;
+    std::vector<double> dp(classes + 1, kInf);
+    std::vector<std::size_t> from(classes + 1, 0);
+    std::map<std::pair<std::size_t, std::size_t>, EppPipeline> pipelines;
+    dp[0] = 0.0;
+    for (std::size_t j = 1; j <= classes; ++j) {
+      for (std::size_t i = 0; i < j; ++i) {
+        if (dp[i] == kInf) continue;
+        const std::span<const EppUnit* const> group(units.data() + starts[i], starts[j] - starts[i]);
+        if (ctx.variant() != EppVariant::Flex && dp[i] + pipeline_lower_bound(ctx, group) >= dp[j]) continue;
+        EppPipeline p = best_pipeline(ctx, group);
+        if (dp[i] + p.estimated_s < dp[j]) {
+          dp[j] = dp[i] + p.estimated_s;
+          from[j] = i;
+        }
+        pipelines[{i, j}] = std::move(p);
+      }
+    }
+    if (dp[classes] >= best.estimated_step_s) continue;
+    EppReplicaPlan plan;
+    plan.slices = k;
+    plan.estimated_step_s = dp[classes];
+    for (std::size_t j = classes; j > 0; j = from[j]) plan.pipelines.push_back(std::move(pipelines[{from[j], j}]));
+    std::reverse(plan.pipelines.begin(), plan.pipelines.end());
+    best = std::move(plan);
+  }
+  if (best.estimated_step_s == kInf) {
+    const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    throw InputError(fmt::format(
+        "{}: {}: no slice number K in plan.epp.slice_counts fits the memory limit {}: the longest sequence of {} "
+        "tokens does not fit a {}-stage pipeline even with every layer checkpointed; add pipeline stages or GPUs, "
+        "lower workload.max_length or try larger slice counts",
+        ctx.scenario().source, ctx.variant() == EppVariant::NoCheckpoint ? "epp-no-ckpt" : "epp",
+        format_bytes(ctx.scenario().memory_limit), longest, ctx.stages()));
+  }
+  if (ctx.variant() == EppVariant::Flex) {
+    for (std::size_t q = 1; q < best.pipelines.size(); ++q) {
+      if (can_overlap(ctx, best.pipelines[q - 1], best.pipelines[q])) {
+        best.pipelines[q].overlaps_previous = true;
+        // The saved drain: one warm-up and cool-down.
+        double total = 0.0;
+        std::size_t chunks = 0;
+        for (const auto& lane : best.pipelines[q].lanes) {
+          total = std::max(total, stage_seconds(ctx, lane.chunks, best.pipelines[q].sp_degree));
+          chunks = std::max(chunks, lane.chunks.size());
+        }
+        if (chunks > 0) best.estimated_step_s -= (ctx.stages() - 1) * total / static_cast<double>(chunks);
+      }
+    }
+  }
+  return best;
+}
+
+std::uint64_t minus(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
+
+}  // namespace
+
+EppPlan plan_epp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, EppVariant variant) {
+  const EppContext ctx(sc, variant);
+  EppPlan out;
+  out.stages = ctx.stages();
+  out.sp_degree = ctx.sp();
+  out.data_parallel = ctx.dp();
+  std::vector<double> costs(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
+  for (const auto& bin : longest_processing_time(costs, ctx.dp())) {
+    std::vector<std::uint64_t> mine;
+    for (auto i : bin) mine.push_back(lengths[i]);
+    out.replicas.push_back(plan_replica(ctx, mine));
+  }
+  return out;
+}
+
+std::string EppPlanner::name() const {
+  switch (variant_) {
+    case EppVariant::Faithful: return "epp";
+    case EppVariant::NoCheckpoint: return "epp-no-ckpt";
+    case EppVariant::FullCheckpoint: return "epp-full-ckpt";
+    case EppVariant::EvenSplit: return "epp-even-split";
+    case EppVariant::Flex: return "epp-flex";
+  }
+  return "epp";
+}
+
+proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const EppPlan decisions = plan_epp(sc, lengths, variant_);
+  const EppContext ctx(sc, variant_);
+  const auto& model = sc.model;
+  const std::uint32_t stages = decisions.stages, sp = decisions.sp_degree, dp = decisions.data_parallel;
+  const std::uint32_t num_ranks = stages * dp * sp;
+  const auto& shapes = ctx.shapes();
+
+  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
+  auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  std::vector<std::uint32_t> grad_groups(stages);
+  if (ctx.stage_ranks() > 1) {
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      std::vector<std::uint32_t> ranks(ctx.stage_ranks());
+      std::iota(ranks.begin(), ranks.end(), s * ctx.stage_ranks());
+      grad_groups[s] = b.add_group(fmt::format("gradients stage {}", s), std::move(ranks));
+    }
+  }
+  // SP groups per (stage, replica, degree, lane).
+  std::map<std::array<std::uint32_t, 4>, std::uint32_t> sp_groups;
+  auto sp_group = [&](std::uint32_t s, std::uint32_t d, std::uint32_t degree, std::uint32_t lane) {
+    const std::array<std::uint32_t, 4> key{s, d, degree, lane};
+    if (auto it = sp_groups.find(key); it != sp_groups.end()) return it->second;
+    std::vector<std::uint32_t> ranks;
+    for (std::uint32_t i = 0; i < degree; ++i) ranks.push_back(rank_of(s, d, lane * degree + i));
+    const auto g = b.add_group(fmt::format("sequence-parallel stage {} replica {} degree {} lane {}", s, d, degree, lane),
+                               std::move(ranks));
+    sp_groups.emplace(key, g);
+    return g;
+  };
+
+  double model_flops = 0.0;
+  std::uint64_t total_tokens = 0;
+  for (auto len : lengths) total_tokens += len;
+  std::uint32_t most_chunks = 0;
+
+  for (std::uint32_t d = 0; d < dp; ++d) {
+    const auto& replica = decisions.replicas[d];
+    // Runs of overlapping pipelines: per lane, the merged chunks and each chunk's plan.
+    struct RunChunk {
+      Seq1F1BChunk chunk;
+      const CheckpointPlan* plan;
+      std::uint32_t index;  // in its own pipeline's lane
+    };
+    struct Run {
+      std::uint32_t degree = 1;
+      std::vector<std::vector<RunChunk>> lanes;
+    };
+    std::vector<Run> runs;
+    for (const auto& p : replica.pipelines) {
+      if (runs.empty() || !p.overlaps_previous) runs.push_back(Run{p.sp_degree, std::vector<std::vector<RunChunk>>(p.lanes.size())});
+      Run& run = runs.back();
+      for (std::size_t j = 0; j < p.lanes.size(); ++j) {
+        std::uint32_t offset = 0;
+        for (const auto& rc : run.lanes[j]) offset = std::max(offset, rc.chunk.sequence + 1);
+        for (std::uint32_t k = 0; k < p.lanes[j].chunks.size(); ++k) {
+          Seq1F1BChunk c = p.lanes[j].chunks[k];
+          c.sequence += offset;
+          run.lanes[j].push_back(RunChunk{std::move(c), &p.lanes[j].checkpoint, k});
+        }
+      }
+    }
+    std::uint32_t chunks_here = 0;
+    for (const auto& run : runs) {
+      std::size_t longest_lane = 0;
+      for (const auto& lane : run.lanes) longest_lane = std::max(longest_lane, lane.size());
+      chunks_here += static_cast<std::uint32_t>(longest_lane);
+    }
+    most_chunks = std::max(most_chunks, chunks_here);
+
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      const auto& shape = shapes[s];
+      const std::uint32_t l = shape.layer_count;
+      const std::uint64_t states = model_state_bytes(shape.params, ctx.zero_stage(), ctx.stage_ranks()).total().count;
+      for (std::uint32_t i = 0; i < sp; ++i) {
+        const auto rank = rank_of(s, d, i);
+        OpIndex last = b.memory(rank, compute, {}, true, states, proto::MODEL_STATES);
+        std::uint32_t tag_base = 0;
+        for (const auto& run : runs) {
+          const std::uint32_t degree = run.degree;
+          const std::uint32_t lane = i / degree;
+          const auto& lane_chunks = run.lanes[lane];
+          std::vector<Seq1F1BChunk> chunks;
+          for (const auto& rc : lane_chunks) chunks.push_back(rc.chunk);
+          const std::uint32_t group = degree > 1 ? sp_group(s, d, degree, lane) : 0;
+          auto all_to_all = [&](Pass pass, std::uint64_t tokens, std::uint32_t layers) -> std::optional<OpIndex> {
+            if (degree <= 1 || layers == 0) return std::nullopt;
+            std::uint64_t bytes = 0;
+            for (const auto& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) bytes += a.buffer.count;
+            return b.collective(rank, compute, {}, proto::ALL_TO_ALL, group, bytes * layers);
+          };
+          const ActivationOptions options{degree, LogitsMemory::FusedInPlace};
+          for (const auto& [forward, k] : seq1f1b_order(s, stages, chunks)) {
+            const auto& rc = lane_chunks[k];
+            const auto& chunk = rc.chunk;
+            const std::uint32_t ckpt = rc.plan->layers.empty() ? 0 : rc.plan->layers[s][rc.index];
+            const std::uint64_t tokens = chunk.tokens();
+            const std::uint64_t boundary = pipeline_boundary_bytes(model, tokens, degree).count;
+            const std::uint64_t prefix = chunk.last_slice ? 0 : tokens;
+            const ActivationChunk act{chunk.segments, prefix, l, ckpt, shape.last};
+            const ActivationBreakdown kept = chunk_activation_bytes(model, act, options);
+            const std::uint64_t activations = minus(kept.total().count, kept.prefix_kv.count + kept.dkv_buffer.count);
+            const std::uint32_t tag = 2 * (tag_base + k);
+            std::vector<OpIndex> deps;
+            if (forward) {
+              if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, i), boundary, tag));
+              b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
+              if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, true, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
+              if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, true, kept.dkv_buffer.count, proto::DKV_BUFFER);
+              auto op = make_stage_compute(sc, Pass::Forward, s, shape.first_layer, l, shape.last, tag_base + k,
+                                           chunk.segments, degree);
+              model_flops += op.flops();
+              last = b.compute(rank, compute, deps, std::move(op));
+              if (auto a = all_to_all(Pass::Forward, tokens, l)) last = *a;
+              const std::array<OpIndex, 1> after{last};
+              if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, i), boundary, tag);
+            } else {
+              if (s + 1 < stages) deps.push_back(b.recv(rank, recv_next, {}, rank_of(s + 1, d, i), boundary, tag + 1));
+              const std::uint64_t workspace = chunk_backward_transient_bytes(model, act, options).count;
+              if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
+              if (ckpt > 0) {
+                const auto recomputed =
+                    b.compute(rank, compute, deps,
+                              make_stage_compute(sc, Pass::Recompute, s, shape.first_layer + l - ckpt, ckpt, false,
+                                                 tag_base + k, chunk.segments, degree));
+                all_to_all(Pass::Recompute, tokens, ckpt);
+                deps.assign(1, recomputed);
+              }
+              auto op = make_stage_compute(sc, Pass::Backward, s, shape.first_layer, l, shape.last, tag_base + k,
+                                           chunk.segments, degree);
+              model_flops += op.flops();
+              last = b.compute(rank, compute, deps, std::move(op));
+              if (auto a = all_to_all(Pass::Backward, tokens, l)) last = *a;
+              if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
+              b.memory(rank, compute, {}, false, activations, proto::ACTIVATIONS);
+              if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, false, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
+              if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, false, kept.dkv_buffer.count, proto::DKV_BUFFER);
+              const std::array<OpIndex, 1> after{last};
+              if (s > 0) b.send(rank, send_prev, after, rank_of(s - 1, d, i), boundary, tag + 1);
+            }
+          }
+          std::size_t longest_lane = 0;
+          for (const auto& ln : run.lanes) longest_lane = std::max(longest_lane, ln.size());
+          tag_base += static_cast<std::uint32_t>(longest_lane);
+        }
+        emit_gradient_step(b, sc, rank, compute, comm, grad_groups[s], ctx.stage_ranks(), shape, s, shape.params,
+                           ctx.zero_stage(), last);
+      }
+    }
+  }
+
+  const PlanSummary summary{lengths.size(), total_tokens, most_chunks, model_flops, stages, dp};
+  return finish_plan(b, sc, summary, name(),
+                     [&](std::uint32_t r) { return fmt::format(" (pipeline stage {})", r / ctx.stage_ranks()); },
+                     "add pipeline stages or GPUs, or lower workload.max_length");
+}
+
+}  // namespace eppsim
