@@ -113,6 +113,27 @@ TEST(Seq1F1BOrder, BackwardsReversedWithinASequence) {
   EXPECT_EQ(last[3], std::make_pair(false, 2u));  // the whole first sequence, then its last slice back
 }
 
+TEST(Seq1F1BOrder, WarmUpCountsWholeSequences) {
+  // Three 2-slice sequences on 2 stages: stage 0 forwards all of the next sequence
+  // before the first backward, so stage 1 never waits for a slice while stage 0
+  // runs backwards.
+  std::vector<Seq1F1BChunk> chunks;
+  for (std::uint32_t q = 0; q < 3; ++q) {
+    chunks.push_back({{{100, 0}}, q, false});
+    chunks.push_back({{{80, 100}}, q, true});
+  }
+  const auto first = seq1f1b_order(0, 2, chunks);
+  const std::vector<std::pair<bool, std::uint32_t>> expected_first{
+      {true, 0}, {true, 1}, {true, 2}, {true, 3}, {false, 1}, {false, 0},
+      {true, 4}, {true, 5}, {false, 3}, {false, 2}, {false, 5}, {false, 4}};
+  EXPECT_EQ(first, expected_first);
+  const auto last = seq1f1b_order(1, 2, chunks);
+  const std::vector<std::pair<bool, std::uint32_t>> expected_last{
+      {true, 0}, {true, 1}, {false, 1}, {false, 0}, {true, 2}, {true, 3},
+      {false, 3}, {false, 2}, {true, 4}, {true, 5}, {false, 5}, {false, 4}};
+  EXPECT_EQ(last, expected_last);
+}
+
 struct Totals {
   std::map<std::uint32_t, std::uint64_t> forward_tokens;  // per rank
   std::map<std::uint32_t, std::int64_t> memory;           // per rank, at the end

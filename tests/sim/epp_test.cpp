@@ -1,0 +1,158 @@
+#include "sim/plan/epp.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/errors.h"
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
+#include "traces/scenario.h"
+
+namespace eppsim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// 2 nodes x 4 A100-80GB, llama2-7b, the long-tailed mix up to 32K; `fraction`
+// of the memory usable.
+ResolvedScenario scenario(const std::string& strategy, double fraction, std::uint32_t batch = 48) {
+  const std::string text = fmt::format(R"(
+    name: "epp-test"
+    seed: 5
+    model {{ preset: "llama2-7b" }}
+    cluster {{
+      nodes: 2 gpus_per_node: 4
+      gpu {{ preset: "A100-80GB" }}
+      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
+      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
+    }}
+    workload {{ lengths {{ distribution: "longtail" }} global_batch: {} max_length: 32768 }}
+    plan {{ strategy: "{}" zero_stage: 1 memory_fraction: {} epp {{ pipeline_stages: 2 sp_degree: 4 }} }}
+  )",
+                                       batch, strategy, fraction);
+  return resolve_scenario(parse_scenario_text(text, "epp.textproto"), "epp.textproto", ".");
+}
+
+struct Run {
+  proto::Schedule schedule;
+  double step_s = 0.0;
+  double recompute_s = 0.0;
+};
+
+Run run(const std::string& strategy, double fraction) {
+  const auto sc = scenario(strategy, fraction);
+  const auto lengths = sample_batch(sc);
+  Run out;
+  out.schedule = make_planner(strategy)->plan(sc, lengths);
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < out.schedule.num_ranks(); ++r) nodes.push_back(sc.node_of_rank(r));
+  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, nodes);
+  const auto trace = run_analytic(out.schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu));
+  out.step_s = static_cast<double>(trace.step_time_ns()) * 1e-9;
+  for (const auto& program : out.schedule.programs()) {
+    for (const auto& op : program.ops()) {
+      if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {
+        out.recompute_s += static_cast<double>(op.compute().estimated_duration_ns()) * 1e-9;
+      }
+    }
+  }
+  return out;
+}
+
+std::uint64_t max_peak(const proto::Schedule& schedule) {
+  const auto& peaks = schedule.summary().planned_peak_memory_bytes();
+  return *std::max_element(peaks.begin(), peaks.end());
+}
+
+TEST(Epp, EveryTokenOnceAndWithinMemory) {
+  const auto sc = scenario("epp", 1.0);
+  const auto lengths = sample_batch(sc);
+  const auto plan = plan_epp(sc, lengths, EppVariant::Faithful);
+  EXPECT_EQ(plan.stages, 2u);
+  EXPECT_EQ(plan.sp_degree, 4u);
+  ASSERT_EQ(plan.replicas.size(), 1u);
+  std::uint64_t planned = 0;
+  for (const auto& p : plan.replicas[0].pipelines) {
+    for (const auto& lane : p.lanes) {
+      for (const auto& c : lane.chunks) planned += c.tokens();
+    }
+  }
+  EXPECT_EQ(planned, std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0}));
+  const auto r = run("epp", 1.0);
+  // Rank 0 (stage 0, first SP rank) runs every chunk's forward once with shards = 4.
+  std::uint64_t forward_tokens = 0;
+  for (const auto& op : r.schedule.programs(0).ops()) {
+    if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
+      EXPECT_EQ(op.compute().shards(), 4u);
+      for (const auto& s : op.compute().segments()) forward_tokens += s.tokens();
+    }
+  }
+  EXPECT_EQ(forward_tokens, planned);
+  EXPECT_GT(r.step_s, 0.0);
+  EXPECT_LE(max_peak(r.schedule), sc.memory_limit.count);
+}
+
+TEST(Epp, TightMemoryCheckpointsAdaptivelyAndBeatsFullCheckpointing) {
+  constexpr double kTight = 0.45;
+  const auto adaptive = run("epp", kTight);
+  const auto full = run("epp-full-ckpt", kTight);
+  EXPECT_GT(adaptive.recompute_s, 0.0);
+  EXPECT_LT(adaptive.recompute_s, full.recompute_s);
+  EXPECT_LT(adaptive.step_s, full.step_s);
+  const auto limit = scenario("epp", kTight).memory_limit.count;
+  EXPECT_LE(max_peak(adaptive.schedule), limit);
+  EXPECT_LE(max_peak(full.schedule), limit);
+  try {
+    run("epp-no-ckpt", kTight);
+    FAIL() << "epp-no-ckpt fitted a batch that needs recomputation";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("epp-no-ckpt"));
+    EXPECT_THAT(e.what(), HasSubstr("memory limit"));
+  }
+}
+
+TEST(Epp, AblationsAndFlexRun) {
+  const auto base = run("epp", 1.0);
+  const auto even = run("epp-even-split", 1.0);
+  const auto flex = run("epp-flex", 1.0);
+  EXPECT_EQ(even.schedule.strategy(), "epp-even-split");
+  EXPECT_GT(even.step_s, 0.0);
+  EXPECT_GT(flex.step_s, 0.0);
+  EXPECT_LE(max_peak(flex.schedule), scenario("epp-flex", 1.0).memory_limit.count);
+}
+
+TEST(Epp, SamePlanTwice) {
+  const auto a = run("epp", 0.45).schedule.SerializeAsString();
+  const auto b = run("epp", 0.45).schedule.SerializeAsString();
+  EXPECT_EQ(a, b);
+}
+
+TEST(Epp, ScenarioChecks) {
+  const std::string base = R"(
+    name: "x" model { preset: "llama2-7b" }
+    cluster { nodes: 2 gpus_per_node: 4 gpu { preset: "A100-80GB" }
+              intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }
+    workload { lengths { fixed: 1024 } global_batch: 8 max_length: 4096 }
+  )";
+  auto expect_error = [&](const std::string& plan, const std::string& message) {
+    try {
+      resolve_scenario(parse_scenario_text(base + plan, "bad.textproto"), "bad.textproto", ".");
+      FAIL() << plan;
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(message)) << plan;
+    }
+  };
+  expect_error(R"(plan { strategy: "epp" epp { sp_degree: 3 } })", "plan.epp.sp_degree");
+  expect_error(R"(plan { strategy: "epp" epp { pipeline_stages: 3 } })", "plan.epp.pipeline_stages");
+  expect_error(R"(plan { strategy: "epp" epp { slice_counts: 0 } })", "plan.epp.slice_counts[0]");
+  expect_error(R"(plan { strategy: "epp" epp { checkpoint_gap: 1.5 } })", "plan.epp.checkpoint_gap");
+  expect_error(R"(plan { strategy: "epp-flex" zero_stage: 3 })", "epp supports ZeRO stages 0 to 2");
+}
+
+}  // namespace
+}  // namespace eppsim
