@@ -54,19 +54,24 @@ def main(argv):
     lines.append("Strategies: " + ", ".join(f"`{s}` = {names.get(s, s)}" for s in strategies) + ".")
     lines.append("")
 
-    header_steps = ["setting", f"paper {names[paper['step_time_of']]} (s)"] + [f"`{s}` (s)" for s in strategies]
+    has_paper_steps = any("step_time_s" in row for row in paper["rows"])
+    header_steps = ["setting"] + ([f"paper {names[paper['step_time_of']]} (s)"] if has_paper_steps else [])
+    header_steps += [f"`{s}` (s)" for s in strategies]
     step_rows = []
     header_x = ["setting"] + [f"{names[a]} / {names[b]}: paper · ours" for a, b in pairs]
     x_rows = []
     failures = []
     deviations = {f"{a}/{b}": [] for a, b in pairs}
+    ours_all = {f"{a}/{b}": [] for a, b in pairs}
     for row in paper["rows"]:
         compare_path = os.path.join(runs_dir, row["scenario"], "compare.json")
         comparison = load_json(compare_path)
         steps = {r["strategy"]: r["step_time_s"] for r in comparison.get("records", [])}
         for f in comparison.get("failures", []):
             failures.append((row["label"], f.get("strategy", "?"), f.get("message", "")))
-        step_cells = [row["label"], f"{row['step_time_s']:g}"]
+        step_cells = [row["label"]]
+        if has_paper_steps:
+            step_cells.append(f"{row['step_time_s']:g}" if "step_time_s" in row else "—")
         for s in strategies:
             step_cells.append(f"{steps[s]:.2f}" if s in steps else "failed")
         step_rows.append(step_cells)
@@ -76,8 +81,17 @@ def main(argv):
             ours = steps[b] / steps[a] if a in steps and b in steps else None
             theirs = row["speedup"].get(key)
             cells.append(f"{fmt_x(theirs)} · {fmt_x(ours)}")
+            if ours is not None:
+                ours_all[key].append(ours)
             if ours is not None and theirs is not None:
                 deviations[key].append(ours / theirs - 1.0)
+        x_rows.append(cells)
+    if "maxima" in paper:
+        cells = ["largest over the settings"]
+        for a, b in pairs:
+            key = f"{a}/{b}"
+            mine = max(ours_all[key]) if ours_all[key] else None
+            cells.append(f"{fmt_x(paper['maxima'].get(key))} · {fmt_x(mine)}")
         x_rows.append(cells)
 
     def table(header, rows):
@@ -100,9 +114,10 @@ def main(argv):
         if d:
             mean = sum(d) / len(d)
             worst = max(d, key=abs)
-            lines.append(f"- {names[a]} over {names[b]}: mean {mean:+.1%}, largest {worst:+.1%} ({len(d)} settings)")
+            settings = "setting" if len(d) == 1 else "settings"
+            lines.append(f"- {names[a]} over {names[b]}: mean {mean:+.1%}, largest {worst:+.1%} ({len(d)} {settings})")
         else:
-            lines.append(f"- {names[a]} over {names[b]}: no setting where both ran")
+            lines.append(f"- {names[a]} over {names[b]}: no setting with both numbers")
     if failures:
         lines.append("")
         lines.append("## Strategies that could not run")

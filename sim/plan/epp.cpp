@@ -335,12 +335,13 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
   }
   if (best.estimated_step_s == kInf) {
     const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    const bool no_ckpt = ctx.variant() == EppVariant::NoCheckpoint;
     throw InputError(fmt::format(
         "{}: {}: no slice number K in plan.epp.slice_counts fits the memory limit {}: the longest sequence of {} "
-        "tokens does not fit a {}-stage pipeline even with every layer checkpointed; add pipeline stages or GPUs, "
-        "lower workload.max_length or try larger slice counts",
-        ctx.scenario().source, ctx.variant() == EppVariant::NoCheckpoint ? "epp-no-ckpt" : "epp",
-        format_bytes(ctx.scenario().memory_limit), longest, ctx.stages()));
+        "tokens does not fit a {}-stage pipeline {}; add pipeline stages or GPUs, lower workload.max_length or try "
+        "larger slice counts",
+        ctx.scenario().source, no_ckpt ? "epp-no-ckpt" : "epp", format_bytes(ctx.scenario().memory_limit), longest,
+        ctx.stages(), no_ckpt ? "without recomputation" : "even with every layer checkpointed"));
   }
   if (ctx.variant() == EppVariant::Flex) {
     for (std::size_t q = 1; q < best.pipelines.size(); ++q) {
