@@ -262,21 +262,9 @@ bool can_overlap(const EppContext& ctx, const EppPipeline& a, const EppPipeline&
       const auto& tail = b.lanes[j].checkpoint.layers;
       for (std::size_t k = 0; k < b.lanes[j].chunks.size(); ++k) layers[s].push_back(tail.empty() ? 0 : tail[s][k]);
     }
+    const std::vector<double> peaks = peak_activation_bytes(problem, merged, layers);
     for (std::uint32_t s = 0; s < ctx.stages(); ++s) {
-      std::vector<std::uint32_t> live;
-      for (const auto& [forward, k] : seq1f1b_order(s, ctx.stages(), merged)) {
-        if (!forward) {
-          live.erase(std::find(live.begin(), live.end(), k));
-          continue;
-        }
-        live.push_back(k);
-        double bytes = 0.0;
-        for (auto i : live) {
-          const ChunkMemoryLine line = chunk_memory_line(problem, s, merged[i]);
-          bytes += line.intercept_bytes - layers[s][i] * line.saving_per_layer_bytes;
-        }
-        if (bytes > problem.stage_budget_bytes[s]) return false;
-      }
+      if (peaks[s] > problem.stage_budget_bytes[s]) return false;
     }
   }
   return true;

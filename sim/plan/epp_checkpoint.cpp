@@ -36,6 +36,29 @@ std::vector<std::uint32_t> backward_positions(std::span<const Seq1F1BChunk> chun
   return position;
 }
 
+std::vector<double> peak_activation_bytes(const CheckpointProblem& problem, std::span<const Seq1F1BChunk> chunks,
+                                          const std::vector<std::vector<std::uint32_t>>& layers) {
+  const auto stages = static_cast<std::uint32_t>(problem.shapes.size());
+  std::vector<double> peaks(stages, 0.0);
+  for (std::uint32_t s = 0; s < stages; ++s) {
+    std::vector<std::uint32_t> live;
+    for (const auto& [forward, k] : seq1f1b_order(s, stages, chunks)) {
+      if (!forward) {
+        live.erase(std::find(live.begin(), live.end(), k));
+        continue;
+      }
+      live.push_back(k);
+      double bytes = 0.0;
+      for (auto i : live) {
+        const ChunkMemoryLine line = chunk_memory_line(problem, s, chunks[i]);
+        bytes += line.intercept_bytes - layers[s][i] * line.saving_per_layer_bytes;
+      }
+      peaks[s] = std::max(peaks[s], bytes);
+    }
+  }
+  return peaks;
+}
+
 CheckpointPlan plan_checkpointing(const CheckpointProblem& problem, std::span<const Seq1F1BChunk> chunks,
                                   CheckpointPolicy policy) {
   const auto stages = static_cast<std::uint32_t>(problem.shapes.size());

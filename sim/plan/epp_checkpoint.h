@@ -70,6 +70,11 @@ ChunkMemoryLine chunk_memory_line(const CheckpointProblem& problem, std::uint32_
 // Position of each chunk in the backward order of seq1f1b_order.
 std::vector<std::uint32_t> backward_positions(std::span<const Seq1F1BChunk> chunks, std::uint32_t stages);
 
+// The largest sum over stage s's windows (every forward of seq1f1b_order) of
+// chunk_memory_line under `layers[s][k]` checkpointed layers, per stage.
+std::vector<double> peak_activation_bytes(const CheckpointProblem& problem, std::span<const Seq1F1BChunk> chunks,
+                                          const std::vector<std::vector<std::uint32_t>>& layers);
+
 CheckpointPlan plan_checkpointing(const CheckpointProblem& problem, std::span<const Seq1F1BChunk> chunks,
                                   CheckpointPolicy policy);
 

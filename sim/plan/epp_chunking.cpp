@@ -32,6 +32,21 @@ struct Bucket {
   double per_token() const { return tokens > 0 ? chunk.seconds / static_cast<double>(tokens) : 0.0; }
 };
 
+// Short sequence `index` of `tokens` tokens and `seconds` into buckets[*chosen],
+// or into a new bucket when none was chosen.
+void place_short(std::vector<Bucket>& buckets, std::optional<std::size_t> chosen, std::uint32_t index,
+                 std::uint64_t tokens, double seconds) {
+  if (!chosen) {
+    buckets.emplace_back();
+    chosen = buckets.size() - 1;
+  }
+  Bucket& b = buckets[*chosen];
+  b.chunk.segments.push_back(Segment{tokens, 0});
+  b.chunk.shorts.push_back(index);
+  b.chunk.seconds += seconds;
+  b.tokens += tokens;
+}
+
 // Long sequences cut into pieces; returns per long sequence its pieces, longest sequence first.
 struct LongSequence {
   std::uint32_t index = 0;
@@ -178,15 +193,7 @@ EppChunking balanced_chunking(const TransformerSpec& model, std::span<const std:
         time_target = best;
       }
     }
-    if (!chosen) {
-      buckets.emplace_back();
-      chosen = buckets.size() - 1;
-    }
-    Bucket& b = buckets[*chosen];
-    b.chunk.segments.push_back(Segment{n, 0});
-    b.chunk.shorts.push_back(i);
-    b.chunk.seconds += t;
-    b.tokens += n;
+    place_short(buckets, chosen, i, n, t);
   }
   EppChunking out = assemble(std::move(longs), std::move(buckets), lengths, seconds);
   out.slices = slices;
@@ -229,15 +236,7 @@ EppChunking even_chunking(std::span<const std::uint64_t> lengths, std::uint32_t 
       if (buckets[k].tokens + n > piece) continue;
       if (!chosen || buckets[k].tokens > buckets[*chosen].tokens) chosen = k;
     }
-    if (!chosen) {
-      buckets.emplace_back();
-      chosen = buckets.size() - 1;
-    }
-    Bucket& b = buckets[*chosen];
-    b.chunk.segments.push_back(Segment{n, 0});
-    b.chunk.shorts.push_back(i);
-    b.chunk.seconds += seconds(Segment{n, 0});
-    b.tokens += n;
+    place_short(buckets, chosen, i, n, seconds(Segment{n, 0}));
   }
   EppChunking out = assemble(std::move(longs), std::move(buckets), lengths, seconds);
   out.slices = slices;
