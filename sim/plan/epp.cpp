@@ -17,6 +17,9 @@
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
 #include "sim/plan/epp_chunking.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
@@ -169,10 +172,20 @@ double stage_seconds(const EppContext& ctx, std::span<const Seq1F1BChunk> chunks
 
 // Estimated time of one lane: its chunks' stage times, warm-up and cool-down,
 // and the checkpoint plan's critical recomputation (F_hat * sum of diagonals).
+// Warm-up and cool-down: the paper's (stages - 1) * the mean chunk stage time;
+// epp-flex refines it to what 1F1B fills and drains with, the first chunk's
+// forward and the last chunk's backward on every other stage (about 1/3 and
+// 2/3 of a chunk's time): with the longest sequences first, the mean
+// understates it, most for the short lanes of a split pipeline.
 double lane_seconds(const EppContext& ctx, const EppLane& lane, std::uint32_t d) {
   if (lane.chunks.empty()) return 0.0;
   const double total = stage_seconds(ctx, lane.chunks, d);
-  const double delta = (ctx.stages() - 1) * total / static_cast<double>(lane.chunks.size());
+  double delta = (ctx.stages() - 1) * total / static_cast<double>(lane.chunks.size());
+  if (ctx.variant() == EppVariant::Flex) {
+    const double first = ctx.chunk_seconds(lane.chunks.front().segments, d) / ctx.stages();
+    const double last = ctx.chunk_seconds(lane.chunks.back().segments, d) / ctx.stages();
+    delta = (ctx.stages() - 1) * (first / 3.0 + 2.0 * last / 3.0);
+  }
   double diagonals = 0.0;
   for (auto x : lane.checkpoint.diagonals) diagonals += x;
   const CheckpointProblem p = ctx.checkpoint_problem(d, lane.chunks);
@@ -270,125 +283,24 @@ bool can_overlap(const EppContext& ctx, const EppPipeline& a, const EppPipeline&
   return true;
 }
 
-EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t> lengths) {
-  EppReplicaPlan best;
-  best.estimated_step_s = kInf;
-  if (lengths.empty()) {
-    best.estimated_step_s = 0.0;
-    return best;
-  }
-  const auto& model = ctx.scenario().model;
-  const SegmentSeconds seconds = [&](const Segment& s) { return ctx.segment_seconds(s, ctx.sp()); };
-  for (auto k : ctx.slice_counts()) {
-    const EppChunking chunking = ctx.variant() == EppVariant::EvenSplit ? even_chunking(lengths, k, seconds)
-                                                                         : balanced_chunking(model, lengths, k, seconds);
-    std::vector<const EppUnit*> units;
-    for (const auto& u : chunking.units) units.push_back(&u);
-    std::stable_sort(units.begin(), units.end(),
-                     [](const EppUnit* a, const EppUnit* b) { return a->chunks.size() > b->chunks.size(); });
-    // Classes of equal chunk count: [starts[c], starts[c+1]).
-    std::vector<std::size_t> starts;
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (i == 0 || units[i]->chunks.size() != units[i - 1]->chunks.size()) starts.push_back(i);
-    }
-    starts.push_back(units.size());
-    const std::size_t classes = starts.size() - 1;
-    // No grouping of this K beats the plan in hand: skip its ILPs. (Only with
-    // recomputation-free degrees below sp, the bound is not one for epp-flex.)
-    if (ctx.variant() != EppVariant::Flex && pipeline_lower_bound(ctx, units) >= best.estimated_step_s) continue;
-    std::vector<double> dp(classes + 1, kInf);
-    std::vector<std::size_t> from(classes + 1, 0);
-    std::map<std::pair<std::size_t, std::size_t>, EppPipeline> pipelines;
-    dp[0] = 0.0;
-    for (std::size_t j = 1; j <= classes; ++j) {
-      for (std::size_t i = 0; i < j; ++i) {
-        if (dp[i] == kInf) continue;
-        const std::span<const EppUnit* const> group(units.data() + starts[i], starts[j] - starts[i]);
-        if (ctx.variant() != EppVariant::Flex && dp[i] + pipeline_lower_bound(ctx, group) >= dp[j]) continue;
-        EppPipeline p = best_pipeline(ctx, group);
-        if (dp[i] + p.estimated_s < dp[j]) {
-          dp[j] = dp[i] + p.estimated_s;
-          from[j] = i;
-        }
-        pipelines[{i, j}] = std::move(p);
-      }
-    }
-    if (dp[classes] >= best.estimated_step_s) continue;
-    EppReplicaPlan plan;
-    plan.slices = k;
-    plan.estimated_step_s = dp[classes];
-    for (std::size_t j = classes; j > 0; j = from[j]) plan.pipelines.push_back(std::move(pipelines[{from[j], j}]));
-    std::reverse(plan.pipelines.begin(), plan.pipelines.end());
-    best = std::move(plan);
-  }
-  if (best.estimated_step_s == kInf) {
-    const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
-    const bool no_ckpt = ctx.variant() == EppVariant::NoCheckpoint;
-    throw InputError(fmt::format(
-        "{}: {}: no slice number K in plan.epp.slice_counts fits the memory limit {}: the longest sequence of {} "
-        "tokens does not fit a {}-stage pipeline {}; add pipeline stages or GPUs, lower workload.max_length or try "
-        "larger slice counts",
-        ctx.scenario().source, no_ckpt ? "epp-no-ckpt" : "epp", format_bytes(ctx.scenario().memory_limit), longest,
-        ctx.stages(), no_ckpt ? "without recomputation" : "even with every layer checkpointed"));
-  }
-  if (ctx.variant() == EppVariant::Flex) {
-    for (std::size_t q = 1; q < best.pipelines.size(); ++q) {
-      if (can_overlap(ctx, best.pipelines[q - 1], best.pipelines[q])) {
-        best.pipelines[q].overlaps_previous = true;
-        // The saved drain: one warm-up and cool-down.
-        double total = 0.0;
-        std::size_t chunks = 0;
-        for (const auto& lane : best.pipelines[q].lanes) {
-          total = std::max(total, stage_seconds(ctx, lane.chunks, best.pipelines[q].sp_degree));
-          chunks = std::max(chunks, lane.chunks.size());
-        }
-        if (chunks > 0) best.estimated_step_s -= (ctx.stages() - 1) * total / static_cast<double>(chunks);
-      }
-    }
-  }
-  return best;
-}
-
 std::uint64_t minus(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; }
 
-}  // namespace
-
-EppPlan plan_epp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, EppVariant variant) {
-  const EppContext ctx(sc, variant);
-  EppPlan out;
-  out.stages = ctx.stages();
-  out.sp_degree = ctx.sp();
-  out.data_parallel = ctx.dp();
-  std::vector<double> costs(lengths.size());
-  for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
-  for (const auto& bin : longest_processing_time(costs, ctx.dp())) {
-    std::vector<std::uint64_t> mine;
-    for (auto i : bin) mine.push_back(lengths[i]);
-    out.replicas.push_back(plan_replica(ctx, mine));
-  }
-  return out;
-}
-
-std::string EppPlanner::name() const {
-  switch (variant_) {
-    case EppVariant::Faithful: return "epp";
-    case EppVariant::NoCheckpoint: return "epp-no-ckpt";
-    case EppVariant::FullCheckpoint: return "epp-full-ckpt";
-    case EppVariant::EvenSplit: return "epp-even-split";
-    case EppVariant::Flex: return "epp-flex";
-  }
-  return "epp";
-}
-
-proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const EppPlan decisions = plan_epp(sc, lengths, variant_);
-  const EppContext ctx(sc, variant_);
+// The Schedule of `decisions` (its replicas on ranks 0 .. stages*replicas*sp-1),
+// with the model FLOPs and the most chunks of a replica; finish_plan is the caller's.
+struct EmittedEpp {
+  ScheduleBuilder builder;
+  double model_flops = 0.0;
+  std::uint32_t most_chunks = 0;
+};
+EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::string& strategy) {
+  const ResolvedScenario& sc = ctx.scenario();
   const auto& model = sc.model;
-  const std::uint32_t stages = decisions.stages, sp = decisions.sp_degree, dp = decisions.data_parallel;
+  const std::uint32_t stages = decisions.stages, sp = decisions.sp_degree;
+  const auto dp = static_cast<std::uint32_t>(decisions.replicas.size());
   const std::uint32_t num_ranks = stages * dp * sp;
   const auto& shapes = ctx.shapes();
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
@@ -414,8 +326,6 @@ proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std
   };
 
   double model_flops = 0.0;
-  std::uint64_t total_tokens = 0;
-  for (auto len : lengths) total_tokens += len;
   std::uint32_t most_chunks = 0;
 
   for (std::uint32_t d = 0; d < dp; ++d) {
@@ -533,8 +443,158 @@ proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std
     }
   }
 
-  const PlanSummary summary{lengths.size(), total_tokens, most_chunks, model_flops, stages, dp};
-  return finish_plan(b, sc, summary, name(),
+  return EmittedEpp{std::move(b), model_flops, most_chunks};
+}
+
+// epp-flex: the analytic engine's step time of one pipeline run alone on the
+// first stages*sp ranks (the simple cluster's closed forms), to check a degree
+// the closed-form estimate chose.
+double simulated_seconds(const EppContext& ctx, const EppPipeline& pipeline) {
+  EppPlan one;
+  one.stages = ctx.stages();
+  one.sp_degree = ctx.sp();
+  one.data_parallel = 1;
+  one.replicas.push_back(EppReplicaPlan{0, {pipeline}, 0.0});
+  EmittedEpp emitted = emit_epp(ctx, one, "epp-flex");
+  const proto::Schedule schedule = emitted.builder.finish();
+  const ResolvedScenario& sc = ctx.scenario();
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(sc.node_of_rank(r));
+  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, nodes);
+  return static_cast<double>(run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu)).step_time_ns()) *
+         1e-9;
+}
+
+EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t> lengths) {
+  EppReplicaPlan best;
+  best.estimated_step_s = kInf;
+  if (lengths.empty()) {
+    best.estimated_step_s = 0.0;
+    return best;
+  }
+  const auto& model = ctx.scenario().model;
+  const SegmentSeconds seconds = [&](const Segment& s) { return ctx.segment_seconds(s, ctx.sp()); };
+  for (auto k : ctx.slice_counts()) {
+    const EppChunking chunking = ctx.variant() == EppVariant::EvenSplit ? even_chunking(lengths, k, seconds)
+                                                                         : balanced_chunking(model, lengths, k, seconds);
+    std::vector<const EppUnit*> units;
+    for (const auto& u : chunking.units) units.push_back(&u);
+    std::stable_sort(units.begin(), units.end(),
+                     [](const EppUnit* a, const EppUnit* b) { return a->chunks.size() > b->chunks.size(); });
+    // Classes of equal chunk count: [starts[c], starts[c+1]).
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (i == 0 || units[i]->chunks.size() != units[i - 1]->chunks.size()) starts.push_back(i);
+    }
+    starts.push_back(units.size());
+    const std::size_t classes = starts.size() - 1;
+    // No grouping of this K beats the plan in hand: skip its ILPs. (Only with
+    // recomputation-free degrees below sp, the bound is not one for epp-flex.)
+    if (ctx.variant() != EppVariant::Flex && pipeline_lower_bound(ctx, units) >= best.estimated_step_s) continue;
+    std::vector<double> dp(classes + 1, kInf);
+    std::vector<std::size_t> from(classes + 1, 0);
+    std::map<std::pair<std::size_t, std::size_t>, EppPipeline> pipelines;
+    dp[0] = 0.0;
+    for (std::size_t j = 1; j <= classes; ++j) {
+      for (std::size_t i = 0; i < j; ++i) {
+        if (dp[i] == kInf) continue;
+        const std::span<const EppUnit* const> group(units.data() + starts[i], starts[j] - starts[i]);
+        if (ctx.variant() != EppVariant::Flex && dp[i] + pipeline_lower_bound(ctx, group) >= dp[j]) continue;
+        EppPipeline p = best_pipeline(ctx, group);
+        if (dp[i] + p.estimated_s < dp[j]) {
+          dp[j] = dp[i] + p.estimated_s;
+          from[j] = i;
+        }
+        pipelines[{i, j}] = std::move(p);
+      }
+    }
+    if (dp[classes] >= best.estimated_step_s) continue;
+    EppReplicaPlan plan;
+    plan.slices = k;
+    plan.estimated_step_s = dp[classes];
+    for (std::size_t j = classes; j > 0; j = from[j]) {
+      EppPipeline chosen = std::move(pipelines[{from[j], j}]);
+      if (ctx.variant() == EppVariant::Flex && chosen.sp_degree < ctx.sp()) {
+        // The closed form chose a smaller degree: confirm it on the engine
+        // against the full degree, and keep the faster.
+        const std::span<const EppUnit* const> group(units.data() + starts[from[j]], starts[j] - starts[from[j]]);
+        EppPipeline full = make_pipeline(ctx, group, ctx.sp());
+        if (full.estimated_s < kInf && simulated_seconds(ctx, full) <= simulated_seconds(ctx, chosen)) {
+          plan.estimated_step_s += full.estimated_s - chosen.estimated_s;
+          chosen = std::move(full);
+        }
+      }
+      plan.pipelines.push_back(std::move(chosen));
+    }
+    std::reverse(plan.pipelines.begin(), plan.pipelines.end());
+    best = std::move(plan);
+  }
+  if (best.estimated_step_s == kInf) {
+    const std::uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
+    const bool no_ckpt = ctx.variant() == EppVariant::NoCheckpoint;
+    throw InputError(fmt::format(
+        "{}: {}: no slice number K in plan.epp.slice_counts fits the memory limit {}: the longest sequence of {} "
+        "tokens does not fit a {}-stage pipeline {}; add pipeline stages or GPUs, lower workload.max_length or try "
+        "larger slice counts",
+        ctx.scenario().source, no_ckpt ? "epp-no-ckpt" : "epp", format_bytes(ctx.scenario().memory_limit), longest,
+        ctx.stages(), no_ckpt ? "without recomputation" : "even with every layer checkpointed"));
+  }
+  if (ctx.variant() == EppVariant::Flex) {
+    for (std::size_t q = 1; q < best.pipelines.size(); ++q) {
+      if (can_overlap(ctx, best.pipelines[q - 1], best.pipelines[q])) {
+        best.pipelines[q].overlaps_previous = true;
+        // The saved drain: one warm-up and cool-down.
+        double total = 0.0;
+        std::size_t chunks = 0;
+        for (const auto& lane : best.pipelines[q].lanes) {
+          total = std::max(total, stage_seconds(ctx, lane.chunks, best.pipelines[q].sp_degree));
+          chunks = std::max(chunks, lane.chunks.size());
+        }
+        if (chunks > 0) best.estimated_step_s -= (ctx.stages() - 1) * total / static_cast<double>(chunks);
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+EppPlan plan_epp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, EppVariant variant) {
+  const EppContext ctx(sc, variant);
+  EppPlan out;
+  out.stages = ctx.stages();
+  out.sp_degree = ctx.sp();
+  out.data_parallel = ctx.dp();
+  std::vector<double> costs(lengths.size());
+  for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
+  for (const auto& bin : longest_processing_time(costs, ctx.dp())) {
+    std::vector<std::uint64_t> mine;
+    for (auto i : bin) mine.push_back(lengths[i]);
+    out.replicas.push_back(plan_replica(ctx, mine));
+  }
+  return out;
+}
+
+std::string EppPlanner::name() const {
+  switch (variant_) {
+    case EppVariant::Faithful: return "epp";
+    case EppVariant::NoCheckpoint: return "epp-no-ckpt";
+    case EppVariant::FullCheckpoint: return "epp-full-ckpt";
+    case EppVariant::EvenSplit: return "epp-even-split";
+    case EppVariant::Flex: return "epp-flex";
+  }
+  return "epp";
+}
+
+proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const EppPlan decisions = plan_epp(sc, lengths, variant_);
+  const EppContext ctx(sc, variant_);
+  EmittedEpp emitted = emit_epp(ctx, decisions, name());
+  std::uint64_t total_tokens = 0;
+  for (auto len : lengths) total_tokens += len;
+  const PlanSummary summary{lengths.size(), total_tokens, emitted.most_chunks, emitted.model_flops, decisions.stages,
+                            decisions.data_parallel};
+  return finish_plan(emitted.builder, sc, summary, name(),
                      [&](std::uint32_t r) { return fmt::format(" (pipeline stage {})", r / ctx.stage_ranks()); },
                      "add pipeline stages or GPUs, or lower workload.max_length");
 }

@@ -46,7 +46,10 @@
 // stages (the pipeline's units dealt longest-processing-time first); to keep
 // planning fast such a degree is only taken where it fits without
 // recomputation (the full degree keeps the ILP); short-sequence pipelines then
-// skip most all-to-all traffic. And consecutive pipelines of the same degree overlap: the next
+// skip most all-to-all traffic. Its estimate counts warm-up and cool-down from
+// the pipeline's first and last chunks, and a smaller degree the DP chose is
+// confirmed on the analytic engine (the pipeline alone, simple-cluster closed
+// forms) against the full degree, the faster kept. And consecutive pipelines of the same degree overlap: the next
 // pipeline's warm-up forwards run in the previous one's cool-down (one
 // seq1f1b_order over both), when the checkpoint ILP over the merged order still
 // fits; otherwise they stay back to back.

@@ -37,9 +37,10 @@
 // d | N and ulysses_degree_fits (heads and KV heads divisible) whose plan fits
 // memory is planned; the plan with the smallest estimated step time is kept
 // (ties: the smaller degree). The estimate follows the lockstep structure:
-//   sum over slots of (max over groups of the slot's compute + all-to-all time
-//   (AllToAllBandwidth::from_cluster)) + m * ZeRO collective time (ring closed
-//   form over the slowest link) + optimizer.
+//   sum over slots of max(max over groups of the slot's compute + all-to-all
+//   time (AllToAllBandwidth::from_cluster), the slot's layer-wise ZeRO-3
+//   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds)
+//   + optimizer.
 // The schedule's strategy is "ulysses-adaptive"; the chosen degree is in the
 // group names ("ulysses sp_degree 8 group 0").
 #include <cstdint>

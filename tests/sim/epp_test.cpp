@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 
 // 2 nodes x 4 A100-80GB, llama2-7b, the long-tailed mix up to 32K; `fraction`
 // of the memory usable.
-ResolvedScenario scenario(const std::string& strategy, double fraction, std::uint32_t batch = 48) {
+ResolvedScenario scenario(const std::string& strategy, double fraction, const std::string& intra = "300GB/s",
+                          const std::string& distribution = "longtail") {
   const std::string text = fmt::format(R"(
     name: "epp-test"
     seed: 5
@@ -28,13 +29,13 @@ ResolvedScenario scenario(const std::string& strategy, double fraction, std::uin
     cluster {{
       nodes: 2 gpus_per_node: 4
       gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
+      intra_node {{ bandwidth: "{}" latency: "2us" }}
       inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
     }}
-    workload {{ lengths {{ distribution: "longtail" }} global_batch: {} max_length: 32768 }}
+    workload {{ lengths {{ distribution: "{}" }} global_batch: 48 max_length: 32768 }}
     plan {{ strategy: "{}" zero_stage: 1 memory_fraction: {} epp {{ pipeline_stages: 2 sp_degree: 4 }} }}
   )",
-                                       batch, strategy, fraction);
+                                       intra, distribution, strategy, fraction);
   return resolve_scenario(parse_scenario_text(text, "epp.textproto"), "epp.textproto", ".");
 }
 
@@ -44,8 +45,9 @@ struct Run {
   double recompute_s = 0.0;
 };
 
-Run run(const std::string& strategy, double fraction) {
-  const auto sc = scenario(strategy, fraction);
+Run run(const std::string& strategy, double fraction, const std::string& intra = "300GB/s",
+        const std::string& distribution = "longtail") {
+  const auto sc = scenario(strategy, fraction, intra, distribution);
   const auto lengths = sample_batch(sc);
   Run out;
   out.schedule = make_planner(strategy)->plan(sc, lengths);
@@ -124,6 +126,22 @@ TEST(Epp, AblationsAndFlexRun) {
   EXPECT_GT(even.step_s, 0.0);
   EXPECT_GT(flex.step_s, 0.0);
   EXPECT_LE(max_peak(flex.schedule), scenario("epp-flex", 1.0).memory_limit.count);
+}
+
+TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {
+  // PCIe-class links inside the node and mostly short sequences: all-to-alls
+  // cost more than sub-pipelines of smaller degree.
+  const auto sc = scenario("epp-flex", 1.0, "25GB/s", "wikipedia");
+  const auto plan = plan_epp(sc, sample_batch(sc), EppVariant::Flex);
+  bool smaller = false;
+  for (const auto& p : plan.replicas[0].pipelines) {
+    smaller = smaller || p.sp_degree < 4;
+    EXPECT_EQ(p.lanes.size(), 4u / p.sp_degree);
+  }
+  EXPECT_TRUE(smaller);
+  const auto base = run("epp", 1.0, "25GB/s", "wikipedia");
+  const auto flex = run("epp-flex", 1.0, "25GB/s", "wikipedia");
+  EXPECT_LT(flex.step_s, base.step_s);
 }
 
 TEST(Epp, SamePlanTwice) {
