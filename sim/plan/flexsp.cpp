@@ -626,17 +626,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
 
   const double shard_params = params / n;
   for (std::uint32_t r = 0; r < n; ++r) {
-    proto::ComputeOp optimizer;
-    optimizer.set_phase(proto::OPTIMIZER);
-    optimizer.set_stage(0);
-    optimizer.set_first_layer(0);
-    optimizer.set_layer_count(model.layers);
-    const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-    optimizer.set_flops(shard_params * 12.0);
-    optimizer.set_memory_traffic_bytes(traffic);
-    optimizer.set_estimated_duration_ns(
-        static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-    b.compute(r, streams.compute, programs[r].tail(), std::move(optimizer));
+    b.compute(r, streams.compute, programs[r].tail(), adam_step_op(sc, shard_params, 0, 0, model.layers));
   }
 
   const PlanSummary summary{lengths.size(), total_tokens, static_cast<std::uint32_t>(decisions.micro_batches.size()),

@@ -99,18 +99,7 @@ void emit_gradient_step(ScheduleBuilder& b, const ResolvedScenario& sc, std::uin
     after[0] = b.collective(rank, comm, after, kind, group, gradient_bytes);
   }
   const double shard_params = zero_stage >= 1 ? params / group_size : params;
-  proto::ComputeOp optimizer;
-  optimizer.set_phase(proto::OPTIMIZER);
-  optimizer.set_stage(stage);
-  optimizer.set_first_layer(shape.first_layer);
-  optimizer.set_layer_count(shape.layer_count);
-  // Adam on fp32 master weights: read gradient (2 B), master, m, v (12 B); write master, m, v (12 B), bf16 weight (2 B).
-  const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-  optimizer.set_flops(shard_params * 12.0);
-  optimizer.set_memory_traffic_bytes(traffic);
-  optimizer.set_estimated_duration_ns(
-      static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-  after[0] = b.compute(rank, compute, after, std::move(optimizer));
+  after[0] = b.compute(rank, compute, after, adam_step_op(sc, shard_params, stage, shape.first_layer, shape.layer_count));
   if (zero_stage >= 1 && group_size > 1) {
     b.collective(rank, comm, after, proto::ALL_GATHER, group, gradient_bytes / group_size);
   }

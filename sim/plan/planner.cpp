@@ -13,6 +13,21 @@
 
 namespace eppsim {
 
+proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, std::uint32_t stage,
+                              std::uint32_t first_layer, std::uint32_t layer_count) {
+  proto::ComputeOp optimizer;
+  optimizer.set_phase(proto::OPTIMIZER);
+  optimizer.set_stage(stage);
+  optimizer.set_first_layer(first_layer);
+  optimizer.set_layer_count(layer_count);
+  const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
+  optimizer.set_flops(shard_params * 12.0);
+  optimizer.set_memory_traffic_bytes(traffic);
+  optimizer.set_estimated_duration_ns(
+      static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+  return optimizer;
+}
+
 std::vector<std::string> planner_names() {
   return {"packed-1f1b", "ulysses",     "ulysses-adaptive", "seq1f1b",        "flexsp",
           "epp",         "epp-no-ckpt", "epp-full-ckpt",    "epp-even-split", "epp-flex"};

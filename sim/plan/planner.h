@@ -44,6 +44,13 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& sc
                             std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
                             std::string_view advice);
 
+// Adam on a rank's `shard_params` parameters with fp32 master weights: it reads
+// the gradient (2 B), master weights, m and v (12 B) and writes the three back
+// (12 B) and the bf16 weights (2 B), 28 bytes and 12 FLOPs per parameter,
+// timed by the GPU's memory bandwidth.
+proto::ComputeOp adam_step_op(const ResolvedScenario& scenario, double shard_params, std::uint32_t stage,
+                              std::uint32_t first_layer, std::uint32_t layer_count);
+
 // Names of every strategy, in a stable order.
 std::vector<std::string> planner_names();
 // Throws InputError listing the known strategies when `strategy` is unknown.

@@ -177,17 +177,8 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
         }
         b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }
-      // Optimizer on this rank's 1/N shard (Adam, as packed-1f1b: 28 bytes and 12 flops per parameter).
-      proto::ComputeOp optimizer;
-      optimizer.set_phase(proto::OPTIMIZER);
-      optimizer.set_first_layer(0);
-      optimizer.set_layer_count(model.layers);
-      const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
-      optimizer.set_flops(shard_params * 12.0);
-      optimizer.set_memory_traffic_bytes(traffic);
-      optimizer.set_estimated_duration_ns(
-          static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
-      b.compute(rank, streams.compute, program.tail(), std::move(optimizer));
+      // Optimizer on this rank's 1/N shard.
+      b.compute(rank, streams.compute, program.tail(), adam_step_op(sc, shard_params, 0, 0, model.layers));
     }
   }
 
