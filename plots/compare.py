@@ -91,7 +91,7 @@ def main():
     ax.set_title(f"{first.get('scenario', '')}: {float(first.get('tokens', 0)):,.0f} tokens per step, "
                  f"{first.get('ranks', 0)} GPUs")
     ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=len(PARTS))
-    ax.margins(y=0.2)
+    ax.set_ylim(0.0, 1.18 * top)  # room for the labels above the tallest bar
     fig.tight_layout()
 
     output = args.output or os.path.join(args.run_dir, "compare.png")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Reruns a paper reproduction: every scenario of scenarios/SET/ through
 # `eppsim compare` with the strategies scenarios/SET/paper.json lists, then
-# writes scenarios/SET/RESULTS.md (our numbers beside the paper's).
+# writes scenarios/SET/RESULTS.md (our numbers beside the paper's) and a bar chart
+# per scenario (OUT_DIR/SCENARIO/compare.png).
 #   bash scripts/reproduce.sh flexsp [OUT_DIR]
 # Needs a built tree (scripts/build.sh); OUT_DIR defaults to eppsim-out/reproduce-SET.
 set -euo pipefail
@@ -16,6 +17,7 @@ strategies="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.arg
 for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"]))' "${dir}/paper.json"); do
   echo "reproduce: ${scenario}" >&2
   "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${strategies}" -o "${out}/${scenario}" >&2
+  /usr/bin/python3 plots/compare.py "${out}/${scenario}" >&2  # speedups against the first strategy
 done
 python3 scripts/reproduction_table.py "${dir}/paper.json" "${out}" "${dir}/RESULTS.md"
 echo "reproduce: wrote ${dir}/RESULTS.md" >&2
