@@ -298,6 +298,7 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
   const std::uint32_t stages = decisions.stages, sp = decisions.sp_degree;
   const auto dp = static_cast<std::uint32_t>(decisions.replicas.size());
   const std::uint32_t num_ranks = stages * dp * sp;
+  const std::uint32_t stage_ranks = dp * sp;  // the replicas emitted (all, or one to score a pipeline)
   const auto& shapes = ctx.shapes();
 
   ScheduleBuilder b(num_ranks, sc.proto.name(), strategy);
@@ -305,10 +306,10 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
   std::vector<std::uint32_t> grad_groups(stages);
-  if (ctx.stage_ranks() > 1) {
+  if (stage_ranks > 1) {
     for (std::uint32_t s = 0; s < stages; ++s) {
-      std::vector<std::uint32_t> ranks(ctx.stage_ranks());
-      std::iota(ranks.begin(), ranks.end(), s * ctx.stage_ranks());
+      std::vector<std::uint32_t> ranks(stage_ranks);
+      std::iota(ranks.begin(), ranks.end(), s * stage_ranks);
       grad_groups[s] = b.add_group(fmt::format("gradients stage {}", s), std::move(ranks));
     }
   }
@@ -365,7 +366,7 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
     for (std::uint32_t s = 0; s < stages; ++s) {
       const auto& shape = shapes[s];
       const std::uint32_t l = shape.layer_count;
-      const std::uint64_t states = model_state_bytes(shape.params, ctx.zero_stage(), ctx.stage_ranks()).total().count;
+      const std::uint64_t states = model_state_bytes(shape.params, ctx.zero_stage(), stage_ranks).total().count;
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
         OpIndex last = b.memory(rank, compute, {}, true, states, proto::MODEL_STATES);
@@ -437,7 +438,7 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
           for (const auto& ln : run.lanes) longest_lane = std::max(longest_lane, ln.size());
           tag_base += static_cast<std::uint32_t>(longest_lane);
         }
-        emit_gradient_step(b, sc, rank, compute, comm, grad_groups[s], ctx.stage_ranks(), shape, s, shape.params,
+        emit_gradient_step(b, sc, rank, compute, comm, grad_groups[s], stage_ranks, shape, s, shape.params,
                            ctx.zero_stage(), last);
       }
     }

@@ -21,13 +21,13 @@ using ::testing::HasSubstr;
 // 2 nodes x 4 A100-80GB, llama2-7b, the long-tailed mix up to 32K; `fraction`
 // of the memory usable.
 ResolvedScenario scenario(const std::string& strategy, double fraction, const std::string& intra = "300GB/s",
-                          const std::string& distribution = "longtail") {
+                          const std::string& distribution = "longtail", std::uint32_t nodes = 2) {
   const std::string text = fmt::format(R"(
     name: "epp-test"
     seed: 5
     model {{ preset: "llama2-7b" }}
     cluster {{
-      nodes: 2 gpus_per_node: 4
+      nodes: {} gpus_per_node: 4
       gpu {{ preset: "A100-80GB" }}
       intra_node {{ bandwidth: "{}" latency: "2us" }}
       inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
@@ -35,7 +35,7 @@ ResolvedScenario scenario(const std::string& strategy, double fraction, const st
     workload {{ lengths {{ distribution: "{}" }} global_batch: 48 max_length: 32768 }}
     plan {{ strategy: "{}" zero_stage: 1 memory_fraction: {} epp {{ pipeline_stages: 2 sp_degree: 4 }} }}
   )",
-                                       intra, distribution, strategy, fraction);
+                                       nodes, intra, distribution, strategy, fraction);
   return resolve_scenario(parse_scenario_text(text, "epp.textproto"), "epp.textproto", ".");
 }
 
@@ -46,14 +46,14 @@ struct Run {
 };
 
 Run run(const std::string& strategy, double fraction, const std::string& intra = "300GB/s",
-        const std::string& distribution = "longtail") {
-  const auto sc = scenario(strategy, fraction, intra, distribution);
+        const std::string& distribution = "longtail", std::uint32_t nodes = 2) {
+  const auto sc = scenario(strategy, fraction, intra, distribution, nodes);
   const auto lengths = sample_batch(sc);
   Run out;
   out.schedule = make_planner(strategy)->plan(sc, lengths);
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < out.schedule.num_ranks(); ++r) nodes.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, nodes);
+  std::vector<std::uint32_t> node_of_rank;
+  for (std::uint32_t r = 0; r < out.schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
+  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
   const auto trace = run_analytic(out.schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu));
   out.step_s = static_cast<double>(trace.step_time_ns()) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
@@ -142,6 +142,10 @@ TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {
   const auto base = run("epp", 1.0, "25GB/s", "wikipedia");
   const auto flex = run("epp-flex", 1.0, "25GB/s", "wikipedia");
   EXPECT_LT(flex.step_s, base.step_s);
+  // With two data-parallel replicas (4 nodes, 2 stages), each scored on its own.
+  const auto replicas = run("epp-flex", 1.0, "25GB/s", "wikipedia", 4);
+  EXPECT_EQ(replicas.schedule.summary().data_parallel(), 2u);
+  EXPECT_GT(replicas.step_s, 0.0);
 }
 
 TEST(Epp, SamePlanTwice) {
