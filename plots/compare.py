@@ -23,6 +23,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from figure_io import save_figure
+
 PARTS = [
     ("compute", "compute", "#4c72b0"),
     ("recompute", "recompute", "#dd8452"),
@@ -94,11 +96,7 @@ def main():
     ax.set_ylim(0.0, 1.18 * top)  # room for the labels above the tallest bar
     fig.tight_layout()
 
-    output = args.output or os.path.join(args.run_dir, "compare.png")
-    temporary = output + ".tmp.png"
-    fig.savefig(temporary, dpi=120)
-    os.replace(temporary, output)
-    print(f"wrote {output}", file=sys.stderr)
+    save_figure(fig, args.output or os.path.join(args.run_dir, "compare.png"))
 
 
 if __name__ == "__main__":

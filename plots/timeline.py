@@ -21,6 +21,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
+from figure_io import save_figure
+
 COMPUTE_COLOURS = {
     "forward": "#4c72b0",
     "backward": "#55a868",
@@ -107,11 +109,7 @@ def main():
               ncol=len(legend), frameon=False)
     fig.tight_layout()
 
-    output = args.output or os.path.join(args.run_dir, "timeline.png")
-    temporary = output + ".tmp.png"
-    fig.savefig(temporary, dpi=120)
-    os.replace(temporary, output)
-    print(f"wrote {output}", file=sys.stderr)
+    save_figure(fig, args.output or os.path.join(args.run_dir, "timeline.png"))
 
 
 if __name__ == "__main__":

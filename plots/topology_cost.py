@@ -24,6 +24,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from figure_io import save_figure
+
 SERIES = [
     ("cost_per_injection_Bps", "injection", "#4c72b0"),
     ("cost_per_bisection_Bps", "bisection", "#dd8452"),
@@ -108,11 +110,7 @@ def main():
     ax.margins(y=0.15)
     fig.tight_layout()
 
-    output = args.output or os.path.join(args.run_dir, "topology_cost.png")
-    temporary = output + ".tmp.png"
-    fig.savefig(temporary, dpi=120)
-    os.replace(temporary, output)
-    print(f"wrote {output}", file=sys.stderr)
+    save_figure(fig, args.output or os.path.join(args.run_dir, "topology_cost.png"))
 
 
 if __name__ == "__main__":

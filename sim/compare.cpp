@@ -12,6 +12,7 @@
 
 #include "models/errors.h"
 #include "models/units.h"
+#include "traces/csv_export.h"
 #include "traces/proto_io.h"
 
 namespace eppsim {
@@ -24,20 +25,6 @@ double max_peak_memory(const proto::Report& r) {
 }
 
 double share(const proto::Report& r, double part) { return r.step_time_s() > 0 ? part / r.step_time_s() : 0.0; }
-
-// RFC 4180: quoted when it holds a comma, a quote or a line break.
-void append_csv_field(std::string& out, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.append(text);
-    return;
-  }
-  out.push_back('"');
-  for (const char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-}
 
 // A strategy's name becomes a directory of the output: no separators, no dot names.
 void check_directory_name(const std::string& name) {
@@ -145,11 +132,11 @@ std::string comparison_csv(const proto::Comparison& comparison) {
   std::string out = "strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share";
   for (const auto& b : comparison.records()) {
     out += ",";
-    append_csv_field(out, "speedup_over_" + b.strategy());
+    out += csv_field("speedup_over_" + b.strategy());
   }
   out += ",error\n";
   for (const auto& r : comparison.records()) {
-    append_csv_field(out, r.strategy());
+    out += csv_field(r.strategy());
     fmt::format_to(std::back_inserter(out), ",{:.9f},{:.6g},{:.6g},{:.0f},{:.6g},{:.6g}", r.step_time_s(),
                    r.tokens_per_s(), r.mfu(), max_peak_memory(r), share(r, r.breakdown_s().bubble()),
                    share(r, r.breakdown_s().communication()));
@@ -159,10 +146,10 @@ std::string comparison_csv(const proto::Comparison& comparison) {
     out += ",\n";
   }
   for (const auto& f : comparison.failures()) {
-    append_csv_field(out, f.strategy());
+    out += csv_field(f.strategy());
     out += std::string(6 + static_cast<std::size_t>(comparison.records_size()), ',');
     out += ",";
-    append_csv_field(out, f.message());
+    out += csv_field(f.message());
     out += "\n";
   }
   return out;

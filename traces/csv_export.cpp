@@ -30,18 +30,9 @@ void append_enum(Buffer& out, Enum value, NameOf name_of) {
   for (const char c : name) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
 }
 
-// RFC 4180: quoted when it holds a comma, a quote or a line break.
 void append_field(Buffer& out, std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out.append(text);
-    return;
-  }
-  out.push_back('"');
-  for (const char c : text) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
+  const std::string field = csv_field(text);
+  out.append(field);
 }
 
 // Nanoseconds as seconds with 9 decimals, exactly: "0.000001500".
@@ -52,6 +43,17 @@ void append_seconds(Buffer& out, std::int64_t ns) {
 }
 
 }  // namespace
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
 
 std::string ops_csv(const proto::Trace& trace) {
   Buffer out;

@@ -6,11 +6,16 @@
 // write_file_atomically) and throw std::runtime_error naming the path.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "traces/report.pb.h"
 #include "traces/trace.pb.h"
 
 namespace eppsim {
+
+// `text` as one CSV field (RFC 4180): quoted, with quotes doubled, when it
+// holds a comma, a quote or a line break; as is otherwise.
+std::string csv_field(std::string_view text);
 
 // rank,op,stream,kind,phase,collective,chunk,stage,peer,group,size_bytes,start_s,end_s,duration_s
 // One row per event, in the trace's order; stream is the stream's name.

@@ -321,10 +321,7 @@ void FatTreeTopology::route(VertexId src, VertexId dst, std::uint64_t flow, std:
       path->push_back(nic_link(dst, best_down));
     }
   }
-  if (!ok && !route_shortest_path(src, dst, flow, path)) {
-    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
-                                         src, dst));
-  }
+  if (!ok) route_over_live_links(src, dst, flow, path);
 }
 
 BytesPerSecond FatTreeTopology::bisection_bandwidth() const {

@@ -150,10 +150,7 @@ void RailOptimizedTopology::route(VertexId src, VertexId dst, std::uint64_t flow
     }
     ok = ok && route_rail(at, dst, h, path);
   }
-  if (!ok && !route_shortest_path(src, dst, flow, path)) {
-    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
-                                         src, dst));
-  }
+  if (!ok) route_over_live_links(src, dst, flow, path);
 }
 
 BytesPerSecond RailOptimizedTopology::bisection_bandwidth() const {

@@ -318,11 +318,7 @@ void RailXTopology::route(VertexId src, VertexId dst, std::uint64_t flow, std::v
   check_route_endpoints(src, dst);
   if (src == dst) return;
   if (route_by_rule(src, dst, flow, path)) return;
-  path->clear();
-  if (!route_shortest_path(src, dst, flow, path)) {
-    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
-                                         src, dst));
-  }
+  route_over_live_links(src, dst, flow, path);
 }
 
 std::vector<LinkId> RailXTopology::links_between(std::uint32_t node_a, std::uint32_t node_b) const {

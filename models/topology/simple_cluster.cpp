@@ -43,10 +43,7 @@ void SimpleClusterTopology::route(VertexId src, VertexId dst, std::uint64_t flow
     path->push_back(nic_link(dst));
     ok = !link(nic_link(src)).failed && !link(nic_link(dst)).failed;
   }
-  if (!ok && !route_shortest_path(src, dst, flow, path)) {
-    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
-                                         src, dst));
-  }
+  if (!ok) route_over_live_links(src, dst, flow, path);
 }
 
 BytesPerSecond SimpleClusterTopology::bisection_bandwidth() const {

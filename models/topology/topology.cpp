@@ -225,6 +225,13 @@ void Topology::check_route_endpoints(VertexId src, VertexId dst) const {
   }
 }
 
+void Topology::route_over_live_links(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>* path) const {
+  if (!route_shortest_path(src, dst, flow, path)) {
+    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
+                                         src, dst));
+  }
+}
+
 bool Topology::route_shortest_path(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>* path) const {
   std::shared_ptr<const ShortestPathRouter> router;
   {

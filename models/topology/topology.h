@@ -121,6 +121,10 @@ class Topology {
   bool route_shortest_path(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>* path) const;
 
  protected:
+  // What every rule-based router does when its rule fails: the shortest path
+  // over the live links, or std::runtime_error naming both chips.
+  void route_over_live_links(VertexId src, VertexId dst, std::uint64_t flow, std::vector<LinkId>* path) const;
+
   Topology(std::string name, std::uint32_t nodes, std::uint32_t chips_per_node);
   VertexId add_vertex(VertexKind kind);
   LinkId add_link(const Link& link);

@@ -96,18 +96,34 @@ void mark_unreached_sources(const HopGraph& g, const std::vector<std::uint64_t>&
   for_each_bit(missing, [&](unsigned bit) { ecc[bit] = -1; });
 }
 
+// The bit-parallel BFS state of up to 64 sources: bit i of a vertex's word is
+// source i; each source is seen and on the frontier at the start.
+struct BatchBfs {
+  BatchBfs(const HopGraph& g, const std::vector<VertexId>& sources)
+      : all(sources.size() == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << sources.size()) - 1)),
+        seen(g.vertices, 0),
+        frontier(g.vertices, 0),
+        next(g.vertices, 0) {
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      seen[sources[i]] |= std::uint64_t{1} << i;
+      frontier[sources[i]] |= std::uint64_t{1} << i;
+    }
+  }
+  std::uint64_t all;
+  std::vector<std::uint64_t> seen, frontier, next;
+};
+
 // Chip-to-chip hops over every link. Returns the eccentricity of each source
 // (-1 when a live chip stays unreached); `farthest` (when given) receives the
 // chips first reached at the batch's last level, the periphery.
 std::vector<std::int64_t> batch_chip_eccentricity(const HopGraph& g, const std::vector<VertexId>& sources,
                                                   std::vector<VertexId>* farthest) {
   assert(sources.size() <= 64 && "batch_chip_eccentricity: at most 64 sources per batch");
-  const std::uint64_t all = sources.size() == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << sources.size()) - 1);
-  std::vector<std::uint64_t> seen(g.vertices, 0), frontier(g.vertices, 0), next(g.vertices, 0);
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    seen[sources[i]] |= std::uint64_t{1} << i;
-    frontier[sources[i]] |= std::uint64_t{1} << i;
-  }
+  BatchBfs bfs(g, sources);
+  const std::uint64_t all = bfs.all;
+  auto& seen = bfs.seen;
+  auto& frontier = bfs.frontier;
+  auto& next = bfs.next;
   std::vector<std::int64_t> ecc(sources.size(), 0);
   for (std::int64_t level = 1;; ++level) {
     bool any = false;
@@ -160,12 +176,11 @@ void intra_closure(const HopGraph& g, std::vector<std::uint64_t>& seen, std::vec
 std::vector<std::int64_t> batch_inter_node_eccentricity(const HopGraph& g, const std::vector<VertexId>& sources,
                                                         std::vector<VertexId>* farthest) {
   assert(sources.size() <= 64 && "batch_inter_node_eccentricity: at most 64 sources per batch");
-  const std::uint64_t all = sources.size() == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << sources.size()) - 1);
-  std::vector<std::uint64_t> seen(g.vertices, 0), frontier(g.vertices, 0), next(g.vertices, 0);
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    seen[sources[i]] |= std::uint64_t{1} << i;
-    frontier[sources[i]] |= std::uint64_t{1} << i;
-  }
+  BatchBfs bfs(g, sources);
+  const std::uint64_t all = bfs.all;
+  auto& seen = bfs.seen;
+  auto& frontier = bfs.frontier;
+  auto& next = bfs.next;
   intra_closure(g, seen, frontier, all);
   std::vector<std::int64_t> ecc(sources.size(), 0);
   for (std::int64_t level = 1;; ++level) {

@@ -121,10 +121,7 @@ void TorusTopology::route(VertexId src, VertexId dst, std::uint64_t flow, std::v
       x = next_x;
     }
   }
-  if (!ok && !route_shortest_path(src, dst, flow, path)) {
-    throw std::runtime_error(fmt::format("topology '{}': no route from chip{} to chip{} over the live links", name(),
-                                         src, dst));
-  }
+  if (!ok) route_over_live_links(src, dst, flow, path);
 }
 
 BytesPerSecond TorusTopology::bisection_bandwidth() const {

@@ -22,9 +22,8 @@
 // end of the warm-up-th sequence after the popped one) forwards (warm-up =
 // stages - s - 1, as in 1F1B, but counted in whole sequences: counted in chunks,
 // as InfiniPipe's Eq. 7 window reads, the next stage waits for a sequence's
-// remaining chunks while this one runs backwards, 13% bubble on the quickstart
-// against 2%); this count never grows with the stage, which keeps the pipeline
-// deadlock-free.
+// remaining chunks while this one runs backwards); this count never grows with
+// the stage, which keeps the pipeline deadlock-free.
 //
 // Per chunk and stage, each rank (its 1/sp of the chunk, ComputeOp.shards = sp):
 //   forward  [recv] MEMORY ACTIVATIONS (+ KV_EARLIER_SLICES for a non-final slice:

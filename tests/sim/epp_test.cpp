@@ -8,10 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
-#include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "traces/scenario.h"
+#include "test_scenarios.h"
 
 namespace eppsim {
 namespace {
@@ -22,21 +20,15 @@ using ::testing::HasSubstr;
 // of the memory usable.
 ResolvedScenario scenario(const std::string& strategy, double fraction, const std::string& intra = "300GB/s",
                           const std::string& distribution = "longtail", std::uint32_t nodes = 2) {
-  const std::string text = fmt::format(R"(
+  return testing::test_scenario(nodes, 4, fmt::format(R"(
     name: "epp-test"
     seed: 5
     model {{ preset: "llama2-7b" }}
-    cluster {{
-      nodes: {} gpus_per_node: 4
-      gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "{}" latency: "2us" }}
-      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
-    }}
     workload {{ lengths {{ distribution: "{}" }} global_batch: 48 max_length: 32768 }}
     plan {{ strategy: "{}" zero_stage: 1 memory_fraction: {} epp {{ pipeline_stages: 2 sp_degree: 4 }} }}
   )",
-                                       nodes, intra, distribution, strategy, fraction);
-  return resolve_scenario(parse_scenario_text(text, "epp.textproto"), "epp.textproto", ".");
+                                                      distribution, strategy, fraction),
+                                "epp.textproto", intra);
 }
 
 struct Run {
@@ -51,11 +43,7 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   const auto lengths = sample_batch(sc);
   Run out;
   out.schedule = make_planner(strategy)->plan(sc, lengths);
-  std::vector<std::uint32_t> node_of_rank;
-  for (std::uint32_t r = 0; r < out.schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
-  const auto trace = run_analytic(out.schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu));
-  out.step_s = static_cast<double>(trace.step_time_ns()) * 1e-9;
+  out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
     for (const auto& op : program.ops()) {
       if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {

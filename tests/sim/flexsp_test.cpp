@@ -7,11 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
-#include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "sim/plan/ulysses.h"
 #include "traces/scenario.h"
+#include "test_scenarios.h"
 
 namespace eppsim {
 namespace {
@@ -19,29 +17,19 @@ namespace {
 // `nodes` x 8 A100-80GB; `model` a preset; a flexsp plan with `extra_plan`.
 ResolvedScenario scenario(std::uint32_t nodes, const std::string& model, std::uint32_t batch, std::uint64_t max_length,
                           const std::string& extra_plan = "", const std::string& lengths = "distribution: \"wikipedia\"") {
-  const std::string text = fmt::format(R"(
+  return testing::test_scenario(nodes, 8, fmt::format(R"(
     name: "flexsp-test"
     seed: 3
     model {{ preset: "{}" }}
-    cluster {{
-      nodes: {} gpus_per_node: 8
-      gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
-      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
-    }}
     workload {{ lengths {{ {} }} global_batch: {} max_length: {} over_max_length: DROP }}
     plan {{ strategy: "flexsp" {} }}
   )",
-                                       model, nodes, lengths, batch, max_length, extra_plan);
-  return resolve_scenario(parse_scenario_text(text, "flexsp.textproto"), "flexsp.textproto", ".");
+                                                      model, lengths, batch, max_length, extra_plan),
+                                "flexsp.textproto");
 }
 
 double simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> node_of_rank;
-  for (const auto& p : schedule.placement()) node_of_rank.push_back(p.node());
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
-  const auto trace = run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu));
-  return static_cast<double>(trace.step_time_ns()) * 1e-9;
+  return static_cast<double>(testing::simulate_step_ns(sc, schedule)) * 1e-9;
 }
 
 void expect_valid(const FlexSpPlan& plan, std::size_t sequences, std::uint32_t gpus) {
@@ -131,9 +119,7 @@ TEST(FlexSp, MixedBatchBeatsHomogeneousGroups) {
   const auto plan = plan_flexsp(sc, lengths);
   expect_valid(plan, lengths.size(), 16);
   // Homogeneous plans: DeepSpeed-Ulysses at one degree for every group, from the
-  // smallest that holds the long sequence up to a node. (At 16, across nodes, the
-  // simulated ulysses step is 2.5% faster: the planner prices all-to-alls with
-  // AllToAllBandwidth::from_cluster, which differs from the engine's network.)
+  // smallest that holds the long sequence up to a node.
   std::uint32_t d = 2;
   while (49152 > plan.token_capacity * d) d *= 2;
   for (std::uint32_t degree = d; degree <= 8; degree *= 2) {

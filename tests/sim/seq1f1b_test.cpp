@@ -26,21 +26,14 @@ using ::testing::HasSubstr;
 // `nodes` x `gpus_per_node` A100-80GB, llama2-7b, strategy seq1f1b with `options`.
 ResolvedScenario seq_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint64_t max_length,
                               const std::string& options = "") {
-  const std::string text = fmt::format(R"(
+  return testing::test_scenario(nodes, gpus_per_node, fmt::format(R"(
     name: "test"
     seed: 7
     model {{ preset: "llama2-7b" }}
-    cluster {{
-      nodes: {} gpus_per_node: {}
-      gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
-      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
-    }}
     workload {{ lengths {{ fixed: 1024 }} global_batch: 8 max_length: {} }}
     plan {{ strategy: "seq1f1b" zero_stage: 1 seq1f1b {{ {} }} }}
   )",
-                                       nodes, gpus_per_node, max_length, options);
-  return resolve_scenario(parse_scenario_text(text, "test.textproto"), "test.textproto", ".");
+                                                                  max_length, options));
 }
 
 double forward_flops(const TransformerSpec& model, Segment segment) {

@@ -1,35 +1,60 @@
 #pragma once
 // Small scenarios for the sim tests, parsed from text so that they go through
 // the same validation as users' files.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "sim/engine/analytic_engine.h"
+#include "sim/engine/compute_timer.h"
+#include "sim/engine/network_model.h"
 #include "traces/scenario.h"
 
 namespace eppsim::testing {
+
+// `nodes` x `gpus_per_node` A100-80GB with the sim tests' links (NVLink
+// `intra_bandwidth`, 200 Gb/s NICs); `body` holds the name, seed, model,
+// workload and plan; `source` names the file in error messages.
+inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, const std::string& body,
+                                      const std::string& source = "test.textproto",
+                                      const std::string& intra_bandwidth = "300GB/s") {
+  const std::string text = fmt::format(R"(
+    {}
+    cluster {{
+      nodes: {} gpus_per_node: {}
+      gpu {{ preset: "A100-80GB" }}
+      intra_node {{ bandwidth: "{}" latency: "2us" }}
+      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
+    }}
+  )",
+                                       body, nodes, gpus_per_node, intra_bandwidth);
+  return resolve_scenario(parse_scenario_text(text, source), source, ".");
+}
+
+// The analytic engine's step time of `schedule` on the scenario's simple cluster.
+inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Schedule& schedule) {
+  std::vector<std::uint32_t> node_of_rank;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
+  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
+  return run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu)).step_time_ns();
+}
 
 // `nodes` x `gpus_per_node` A100-80GB, llama2-7b, fixed-length sequences.
 inline ResolvedScenario fixed_length_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t stages,
                                               std::uint32_t sequences, std::uint64_t length,
                                               std::uint64_t micro_batch_tokens, const std::string& extra_plan = "") {
-  const std::string text = fmt::format(R"(
+  return test_scenario(nodes, gpus_per_node,
+                       fmt::format(R"(
     name: "test"
     seed: 7
     model {{ preset: "llama2-7b" }}
-    cluster {{
-      nodes: {} gpus_per_node: {}
-      gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
-      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
-    }}
     workload {{ lengths {{ fixed: {} }} global_batch: {} max_length: {} }}
     plan {{ strategy: "packed-1f1b" zero_stage: 1
             packed_1f1b {{ pipeline_stages: {} micro_batch_tokens: {} {} }} }}
   )",
-                                       nodes, gpus_per_node, length, sequences, length, stages, micro_batch_tokens,
-                                       extra_plan);
-  return resolve_scenario(parse_scenario_text(text, "test.textproto"), "test.textproto", ".");
+                                   length, sequences, length, stages, micro_batch_tokens, extra_plan));
 }
 
 }  // namespace eppsim::testing

@@ -8,10 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
-#include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "traces/scenario.h"
+#include "test_scenarios.h"
 
 namespace eppsim {
 namespace {
@@ -20,29 +18,19 @@ using ::testing::HasSubstr;
 
 // `nodes` x `gpus_per_node` A100-80GB, llama2-7b; `plan` is the plan block's body.
 ResolvedScenario scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, const std::string& plan) {
-  const std::string text = fmt::format(R"(
+  return testing::test_scenario(nodes, gpus_per_node, fmt::format(R"(
     name: "ulysses-test"
     seed: 7
     model {{ preset: "llama2-7b" }}
-    cluster {{
-      nodes: {} gpus_per_node: {}
-      gpu {{ preset: "A100-80GB" }}
-      intra_node {{ bandwidth: "300GB/s" latency: "2us" }}
-      inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
-    }}
     workload {{ lengths {{ fixed: 4096 }} global_batch: 16 max_length: 1048576 }}
     plan {{ {} }}
   )",
-                                       nodes, gpus_per_node, plan);
-  return resolve_scenario(parse_scenario_text(text, "ulysses.textproto"), "ulysses.textproto", ".");
+                                                                  plan),
+                                "ulysses.textproto");
 }
 
 std::int64_t simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> node_of_rank;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
-  const auto timer = cost_model_timer(*sc.compute_cost, sc.cluster.gpu);
-  return run_analytic(schedule, network, timer).step_time_ns();
+  return testing::simulate_step_ns(sc, schedule);
 }
 
 const std::vector<std::uint64_t> kBatch = {32768, 16384, 16384, 8192, 8192, 8192, 8192, 4096,
