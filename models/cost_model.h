@@ -1,0 +1,52 @@
+#pragma once
+// The one cost model: what every op of a Schedule costs on a cluster. Planners
+// (to decide) and engines (to time) use the same object, so a plan is scored
+// by the model it was made with.
+//
+// A CostModel is bound to a placement: ranks 0..N-1 on the chips the Schedule
+// places them on. It answers four questions:
+//   compute_time     a pass over a chunk's layers (or a part of each layer),
+//                    this rank's share when the chunk is split over `shards` GPUs
+//   optimizer_time   an optimizer step that moves `memory_traffic` through HBM
+//   p2p_time         one message between two ranks, nothing else on the wire
+//   collective_time  one collective over a group of ranks, nothing else on the wire
+// The answers are uncontended durations. Engines that model contention (the
+// flow engine, shared endpoints) use the same routes and algorithms but decide
+// themselves when a transfer ends.
+//
+// Implementations (models/cost_model_factory.h builds them from a scenario's
+// `cost_model` block): compute by roofline or calibrated fits; network by the
+// simple cluster's closed forms or routed over a topology.
+#include <cstdint>
+#include <span>
+
+#include "models/chunk.h"
+#include "models/units.h"
+
+namespace eppsim {
+
+enum class CollectiveKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
+enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Direct, Hierarchical };
+
+// Which part of each layer a compute op runs (schedule.proto's LayerPart).
+enum class LayerPart : std::uint8_t { Whole, PreAttention, Attention, PostAttention };
+
+struct ComputeWork {
+  Pass pass = Pass::Forward;
+  ChunkWork chunk;
+  LayerPart part = LayerPart::Whole;
+  std::uint32_t shards = 1;  // GPUs sharing the chunk (SP x TP x CP); this rank does 1/shards
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  virtual Seconds compute_time(const ComputeWork& work) const = 0;
+  virtual Seconds optimizer_time(Bytes memory_traffic) const = 0;
+  virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
+  // `size` as schedule.proto's CollectiveOp.size_bytes defines it per kind.
+  virtual Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                  std::span<const std::uint32_t> ranks, Bytes size) const = 0;
+};
+
+}  // namespace eppsim

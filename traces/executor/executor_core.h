@@ -1,0 +1,133 @@
+#pragma once
+// The executor core: the Schedule's semantics (DESIGN.md, "The Schedule") in one
+// place, shared by every executor: the analytic and flow engines in sim/, the
+// runtime's backends in runtime/. An executor supplies time and completion; the
+// core decides what may run, matches peers, accounts memory, records the trace
+// and explains a deadlock.
+//
+// Semantics:
+//   - An op becomes ready when the previous op on its stream and every op in its
+//     deps are done.
+//   - MEMORY ops complete the moment they are ready and update the rank's bytes
+//     in use (a free of more than is allocated throws ScheduleMismatch).
+//   - COMPUTE ops are handed to the executor (ExecutorHooks::compute_ready); the
+//     executor calls ExecutorCore::finish when its model (or the hardware) says
+//     the op is over.
+//   - SEND and RECV match in posting order per (sender, receiver, tag). With
+//     Matching::Global (simulators), the transfer is handed to the executor when
+//     both sides have posted (rendezvous); both ops end when the executor
+//     finishes it. Sizes must agree (ScheduleMismatch).
+//   - The k-th COLLECTIVE a rank issues on a group meets the k-th of every other
+//     member; with Matching::Global it is handed to the executor when every
+//     member has arrived and ends for all members at once. Kinds and sizes must
+//     agree (ScheduleMismatch).
+//   - With Matching::Local (one process per rank, the runtime), the core runs
+//     only the ranks it is given; each SEND, RECV and COLLECTIVE is handed to the
+//     executor when it is ready on this rank, and the executor (MPI, NCCL)
+//     matches it with the peers and finishes it.
+// Communication is asynchronous: the core learns when a transfer may start,
+// the executor decides when it ends, so concurrent transfers may share links.
+//
+// Time is the executor's: seconds since the start of the step, non-decreasing
+// across calls. The trace records, per op, when it started (a transfer: when it
+// was handed to the executor, so waiting for peers shows as idle) and ended.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "traces/schedule.pb.h"
+#include "traces/trace.pb.h"
+
+namespace eppsim {
+
+class ScheduleDeadlock : public std::runtime_error {
+ public:
+  explicit ScheduleDeadlock(const std::string& message) : std::runtime_error(message) {}
+};
+
+class ScheduleMismatch : public std::runtime_error {
+ public:
+  explicit ScheduleMismatch(const std::string& message) : std::runtime_error(message) {}
+};
+
+// An op of the Schedule: rank and index in the rank's program.
+struct OpRef {
+  std::uint32_t rank = 0;
+  std::uint32_t op = 0;
+  bool operator==(const OpRef&) const = default;
+};
+
+// What an executor is asked to run; the id is what it passes back to finish().
+using ActivityId = std::uint32_t;
+
+enum class Matching : std::uint8_t { Global, Local };
+
+struct ExecutorOptions {
+  Matching matching = Matching::Global;
+  // Matching::Local: the ranks this process runs (empty = all).
+  std::vector<std::uint32_t> local_ranks;
+  std::size_t max_blocked_ops_reported = 20;
+  bool record_memory_samples = true;
+};
+
+class ExecutorHooks {
+ public:
+  virtual ~ExecutorHooks() = default;
+  // A COMPUTE op may start now.
+  virtual void compute_ready(ActivityId id, OpRef op, double now) = 0;
+  // Matching::Global: both sides of a transfer have posted.
+  virtual void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) = 0;
+  // Matching::Global: every member has arrived; `members` in the group's rank order.
+  virtual void collective_ready(ActivityId id, std::span<const OpRef> members, double now) = 0;
+  // Matching::Local: a SEND, RECV or COLLECTIVE is ready on a local rank; the
+  // executor matches it with its peers. Default: throws std::logic_error.
+  virtual void communication_ready(ActivityId id, OpRef op, double now);
+};
+
+class ExecutorCore {
+ public:
+  // Validates the schedule (traces/executor/schedule_validation.h). The schedule
+  // and the hooks must outlive the core.
+  ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options = {});
+  ~ExecutorCore();
+  ExecutorCore(const ExecutorCore&) = delete;
+  ExecutorCore& operator=(const ExecutorCore&) = delete;
+
+  // Makes every op without predecessors ready at `now` (calls the hooks).
+  void start(double now = 0.0);
+  // The executor's activity ended at `now`: its ops are done and their
+  // successors become ready (the hooks may be called again, re-entrantly safe).
+  void finish(ActivityId id, double now);
+
+  bool all_done() const;
+  std::size_t ops_done() const;
+  std::size_t ops_total() const;
+  // Throws ScheduleDeadlock naming the blocked ops and why (no matching receive,
+  // a different tag or size posted instead, collective members missing).
+  [[noreturn]] void throw_deadlock() const;
+
+  const proto::Schedule& schedule() const;
+  const proto::Op& op(OpRef ref) const;
+  // Ranks of a group, in the order the Schedule lists them.
+  std::span<const std::uint32_t> group_ranks(std::uint32_t group) const;
+  // The ops an activity covers (one for compute and Local matching, two for a
+  // transfer, the members for a collective).
+  std::span<const OpRef> activity_ops(ActivityId id) const;
+
+  // The trace of everything done so far (complete once all_done()); `engine`
+  // names the executor ("analytic", "flow", "cpu", "cuda").
+  proto::Trace trace(const std::string& engine) const;
+  // Bytes in use and peak on each rank so far.
+  std::span<const std::uint64_t> memory_in_use() const;
+  std::span<const std::uint64_t> memory_peak() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace eppsim

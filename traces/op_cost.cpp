@@ -1,0 +1,76 @@
+#include "traces/op_cost.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace eppsim {
+namespace {
+
+Seconds fixed(const proto::Op& op) { return Seconds(static_cast<double>(op.fixed_duration_ns()) * 1e-9); }
+
+}  // namespace
+
+CollectiveKind to_model(proto::CollectiveKind kind) {
+  switch (kind) {
+    case proto::ALL_REDUCE: return CollectiveKind::AllReduce;
+    case proto::ALL_GATHER: return CollectiveKind::AllGather;
+    case proto::REDUCE_SCATTER: return CollectiveKind::ReduceScatter;
+    case proto::ALL_TO_ALL: return CollectiveKind::AllToAll;
+    case proto::BROADCAST: return CollectiveKind::Broadcast;
+    default: throw std::invalid_argument(fmt::format("collective kind {} has no cost", static_cast<int>(kind)));
+  }
+}
+
+CollectiveAlgorithm to_model(proto::CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case proto::RING: return CollectiveAlgorithm::Ring;
+    case proto::TREE: return CollectiveAlgorithm::Tree;
+    case proto::DIRECT: return CollectiveAlgorithm::Direct;
+    case proto::HIERARCHICAL: return CollectiveAlgorithm::Hierarchical;
+    default: return CollectiveAlgorithm::Auto;
+  }
+}
+
+LayerPart to_model(proto::LayerPart part) {
+  switch (part) {
+    case proto::PRE_ATTENTION: return LayerPart::PreAttention;
+    case proto::ATTENTION: return LayerPart::Attention;
+    case proto::POST_ATTENTION: return LayerPart::PostAttention;
+    default: return LayerPart::Whole;
+  }
+}
+
+Pass pass_of(proto::Phase phase) {
+  return phase == proto::FORWARD ? Pass::Forward : phase == proto::BACKWARD ? Pass::Backward : Pass::Recompute;
+}
+
+Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments) {
+  if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
+  const proto::ComputeOp& c = op.compute();
+  if (c.phase() == proto::OPTIMIZER || c.phase() == proto::PHASE_UNSPECIFIED)
+    return cost.optimizer_time(Bytes(c.memory_traffic_bytes()));
+  segments.clear();
+  segments.reserve(static_cast<std::size_t>(c.segments_size()));
+  for (const auto& s : c.segments()) segments.push_back(Segment{s.tokens(), s.context_tokens()});
+  ComputeWork work;
+  work.pass = pass_of(c.phase());
+  work.chunk = ChunkWork{segments, c.layer_count(), c.first_layer() == 0, c.includes_lm_head()};
+  work.part = to_model(c.layer_part());
+  work.shards = c.shards() > 1 ? c.shards() : 1;
+  return cost.compute_time(work);
+}
+
+Seconds transfer_duration(const CostModel& cost, const proto::Op& send, std::uint32_t src_rank,
+                          std::uint32_t dst_rank) {
+  if (send.duration_source() == proto::DURATION_FIXED) return fixed(send);
+  return cost.p2p_time(src_rank, dst_rank, Bytes(send.send().size_bytes()));
+}
+
+Seconds collective_duration(const CostModel& cost, const proto::Op& op, std::span<const std::uint32_t> ranks) {
+  if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
+  const auto& c = op.collective();
+  return cost.collective_time(to_model(c.kind()), to_model(c.algorithm()), ranks, Bytes(c.size_bytes()));
+}
+
+}  // namespace eppsim

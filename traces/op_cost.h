@@ -1,0 +1,29 @@
+#pragma once
+// Schedule ops priced by the cost model (models/cost_model.h): the one place
+// that reads an op's fields into the model's terms. Honours the op's
+// duration_source: DURATION_FIXED ops take fixed_duration_ns whatever the model.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "traces/schedule.pb.h"
+
+namespace eppsim {
+
+CollectiveKind to_model(proto::CollectiveKind kind);
+CollectiveAlgorithm to_model(proto::CollectiveAlgorithm algorithm);
+LayerPart to_model(proto::LayerPart part);
+Pass pass_of(proto::Phase phase);  // FORWARD, BACKWARD or RECOMPUTE
+
+// Duration of a COMPUTE op: OPTIMIZER (and unspecified) phases by their memory
+// traffic, the others by their work; `segments` is scratch space the returned
+// work's chunk points into.
+Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments);
+// Duration of a matched SEND/RECV pair (the send's op decides a fixed duration).
+Seconds transfer_duration(const CostModel& cost, const proto::Op& send, std::uint32_t src_rank,
+                          std::uint32_t dst_rank);
+// Duration of a collective over `ranks` (the first member's op decides a fixed duration).
+Seconds collective_duration(const CostModel& cost, const proto::Op& op, std::span<const std::uint32_t> ranks);
+
+}  // namespace eppsim
