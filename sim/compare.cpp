@@ -62,34 +62,39 @@ std::vector<std::string> parse_strategy_list(std::string_view list) {
 }
 
 ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies) {
-  std::vector<std::unique_ptr<Planner>> owned;
-  owned.reserve(strategies.size());
-  for (const auto& name : strategies) owned.push_back(make_planner(name));  // InputError for unknown names
-  std::vector<const Planner*> planners;
-  planners.reserve(owned.size());
-  for (const auto& p : owned) planners.push_back(p.get());
+  // Each strategy's planner is built the way `run` builds it (make_planner:
+  // the registry resolves and checks that strategy's options), so a setting
+  // that `run` rejects fails that strategy here too.
+  const auto known = planner_names();
+  std::vector<PlannerFactory> planners;
+  planners.reserve(strategies.size());
+  for (const auto& name : strategies) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw InputError(fmt::format("compare: unknown strategy '{}' (known: {})", name, fmt::join(known, ", ")));
+    }
+    planners.push_back(PlannerFactory{name, [name](const ResolvedScenario& own) { return make_planner(name, own); }});
+  }
   return compare_planners(scenario, planners);
 }
 
-ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const Planner* const> planners) {
+ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const PlannerFactory> planners) {
   if (planners.empty()) throw InputError("compare: no strategies to compare");
   std::set<std::string> seen;
-  for (const Planner* planner : planners) {
-    const auto name = planner->name();
-    check_directory_name(name);
-    if (!seen.insert(name).second) throw InputError(fmt::format("compare: strategy '{}' is listed twice", name));
+  for (const PlannerFactory& planner : planners) {
+    check_directory_name(planner.name);
+    if (!seen.insert(planner.name).second) throw InputError(fmt::format("compare: strategy '{}' is listed twice", planner.name));
   }
   // One batch for all: the comparison is between strategies, not samples.
   const auto lengths = sample_batch(scenario);
   ComparisonResult result;
-  for (const Planner* planner : planners) {
-    const auto name = planner->name();
+  for (const PlannerFactory& planner : planners) {
+    const auto& name = planner.name;
     ResolvedScenario own = scenario;
     own.strategy = name;
     own.proto.mutable_plan()->set_strategy(name);
     try {
       const auto start = std::chrono::steady_clock::now();
-      auto schedule = planner->plan(own, lengths);
+      auto schedule = planner.make(own)->plan(own, lengths);
       schedule.set_strategy(name);  // records and directories are keyed by the name asked for
       const double plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       auto run = simulate_schedule(std::move(schedule), own, plan_time_s);

@@ -5,6 +5,8 @@
 // it (an InputError, e.g. the batch does not fit in memory) is reported as a
 // failure and the others still run.
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,13 +29,22 @@ struct ComparisonResult {
 // repeated one is an InputError.
 std::vector<std::string> parse_strategy_list(std::string_view list);
 
-// Runs the named strategies (known, distinct; see make_planner) on the
-// scenario's batch, in order.
+// Runs the named strategies (known, distinct) on the scenario's batch, in
+// order, each planner built by make_planner as `run` builds it: a strategy
+// whose options break its rules is reported as that strategy's failure.
 ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies);
 
-// The same with the planners given (the seam for tests): each plans the one
-// sampled batch with the scenario's plan.strategy set to its name().
-ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const Planner* const> planners);
+// A strategy to compare: its name and how its planner is built from the
+// scenario with plan.strategy set to that name.
+struct PlannerFactory {
+  std::string name;
+  std::function<std::unique_ptr<Planner>(const ResolvedScenario&)> make;
+};
+
+// The same with the planners given (the seam for tests): each is built and
+// plans the one sampled batch with the scenario's plan.strategy set to its
+// name; an InputError from either step is that strategy's failure.
+ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<const PlannerFactory> planners);
 
 // speedup[A][B] = B's step time / A's for every pair of records (A == B gives
 // exactly 1). Records must have positive step times.

@@ -44,7 +44,7 @@ std::vector<std::uint32_t> node_of_ranks(const proto::Schedule& schedule, const 
 
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   const auto start = std::chrono::steady_clock::now();
-  const auto planner = make_planner(scenario.strategy);
+  const auto planner = make_planner(scenario.strategy, scenario);
   const auto lengths = sample_batch(scenario);
   PlannedBatch planned;
   planned.schedule = planner->plan(scenario, lengths);

@@ -1,6 +1,11 @@
 #pragma once
 // Scenarios: strict text-format parsing, --set overrides, validation, and
 // resolution of presets and unit strings into the typed specs of models/.
+// Resolution is staged, so that a command resolves only the parts it uses:
+// `eppsim topo` the cluster, `eppsim sim` the cluster, model, cost model and
+// engine, planning everything. The strategy stays a name here: each planner
+// resolves and checks its own options (sim/plan/planner_registry.h) through
+// the scenario's FieldLocator.
 //
 // Every error is an InputError naming the source, the line where known, the
 // field path and the rule:
@@ -20,14 +25,37 @@
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
 #include "models/transformer_spec.h"
+#include "traces/field_locator.h"
 #include "traces/scenario.pb.h"
 
 namespace eppsim {
 
-// Everything a planner and an engine need, resolved and validated.
+// The default of plan.strategy.
+inline constexpr std::string_view kDefaultStrategy = "packed-1f1b";
+
+// How much of a scenario a resolution covers; each part includes the ones before.
+enum class ScenarioPart {
+  Cluster,     // cluster: GPUs, links, topology, failures, prices (`eppsim topo`)
+  Simulation,  // + model, cost_model and simulation.engine (`eppsim sim`)
+  Full,        // + workload and the plan block's shared fields (plan, run, compare)
+};
+
+// A scenario as written, with the --set overrides applied, not yet resolved.
+struct ParsedScenario {
+  proto::Scenario proto;
+  std::shared_ptr<const FieldLocator> where;  // never null
+  std::filesystem::path base_dir;             // relative paths in the scenario resolve against it
+};
+
+// Everything a planner and an engine need, resolved and validated; the fields
+// of parts beyond `part` keep their defaults.
 struct ResolvedScenario {
+  ScenarioPart part = ScenarioPart::Full;
   proto::Scenario proto;  // as parsed, with overrides applied
   std::string source;     // file name (or "<embedded quickstart>") for messages
+  // Locates fields of `proto` for errors found after resolution (a planner's
+  // options); never null.
+  std::shared_ptr<const FieldLocator> locator;
   TransformerSpec model;
   ClusterSpec cluster;
   std::shared_ptr<const LengthDistribution> lengths;
@@ -35,7 +63,7 @@ struct ResolvedScenario {
   std::uint64_t max_length = 0;
   OverMaxLength over_max_length = OverMaxLength::Truncate;
   std::uint64_t seed = 0;
-  std::string strategy;   // plan.strategy (default "packed-1f1b")
+  std::string strategy;   // plan.strategy (default kDefaultStrategy), unchecked: the planner registry knows the names
   std::string engine;     // simulation.engine (default "analytic")
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
   std::shared_ptr<const ComputeCostModel> compute_cost;
@@ -53,6 +81,7 @@ struct ResolvedScenario {
   }
   // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
   std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / cluster.gpus_per_node]; }
+  const FieldLocator& where() const { return *locator; }
 };
 
 // The network the scenario's chips sit on: cluster.topology, or the simple
@@ -68,18 +97,36 @@ proto::Scenario parse_scenario_text(std::string_view text, std::string_view sour
 // Errors name the override and the rule.
 void apply_override(proto::Scenario* scenario, std::string_view assignment);
 
-// Checks every rule (positive counts, parseable units, known presets, divisible
-// shapes) and resolves presets, units, the length source and the cost model.
-// Relative paths in the scenario (workload.lengths.file) resolve against
-// `base_dir`.
+// Parses `text` (named `source` in messages) and applies the overrides in
+// order; the locator knows every field's line. Relative paths in the scenario
+// resolve against `base_dir`.
+ParsedScenario parse_scenario(std::string_view text, const std::string& source, const std::filesystem::path& base_dir,
+                              const std::vector<std::string>& overrides = {});
+// Reads a scenario file and parses it as parse_scenario does, relative paths
+// resolving against the file's folder.
+ParsedScenario parse_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
+// The embedded quickstart (scenarios/quickstart.textproto compiled in), parsed.
+std::string_view embedded_quickstart_text();
+ParsedScenario parse_embedded_quickstart(const std::vector<std::string>& overrides = {});
+// A scenario built in code: no line numbers in its errors.
+ParsedScenario parsed_scenario(const proto::Scenario& scenario, std::string_view source,
+                               const std::filesystem::path& base_dir);
+
+// The staged resolutions: each checks every rule of its part (positive counts,
+// parseable units, known presets, divisible shapes) and resolves presets,
+// units, the length source and the cost model; nothing outside its part is read.
+ResolvedScenario resolve_cluster_part(const ParsedScenario& scenario);
+ResolvedScenario resolve_simulation_part(const ParsedScenario& scenario);
+ResolvedScenario resolve_full(const ParsedScenario& scenario);
+ResolvedScenario resolve_part(const ParsedScenario& scenario, ScenarioPart part);
+
+// resolve_full of parsed_scenario.
 ResolvedScenario resolve_scenario(const proto::Scenario& scenario, std::string_view source,
                                   const std::filesystem::path& base_dir);
 
-// parse + overrides + resolve. Line numbers of validation errors refer to the file.
-ResolvedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
-
-// The embedded quickstart (scenarios/quickstart.textproto compiled in).
-std::string_view embedded_quickstart_text();
+// parse + overrides + resolve `part`. Line numbers of validation errors refer to the file.
+ResolvedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides = {},
+                               ScenarioPart part = ScenarioPart::Full);
 ResolvedScenario load_embedded_quickstart(const std::vector<std::string>& overrides = {});
 
 }  // namespace eppsim

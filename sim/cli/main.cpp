@@ -130,7 +130,8 @@ int command_topo(const std::vector<std::string>& args) {
        "override a scenario field, e.g. --set cluster.prices.optical_switch_port_usd=300 (repeatable)");
   const auto parsed = parse(args, options, {"scenario"});
   if (!parsed) return 0;
-  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
+  const auto scenario =
+      load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed), ScenarioPart::Cluster);
   const fs::path out = (*parsed)["output"].as<std::string>();
   const auto report = run_topology_study(scenario);
   write_topology_report(report, out);
@@ -199,7 +200,8 @@ int command_sim(const std::vector<std::string>& args) {
   add_scenario_options(options);
   const auto parsed = parse(args, options, {"schedule"});
   if (!parsed) return 0;
-  const auto cluster = load_scenario((*parsed)["cluster"].as<std::string>(), overrides_from(*parsed));
+  const auto cluster =
+      load_scenario((*parsed)["cluster"].as<std::string>(), overrides_from(*parsed), ScenarioPart::Simulation);
   proto::Schedule schedule;
   read_message((*parsed)["schedule"].as<std::string>(), &schedule);
   return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), (*parsed)["output"].as<std::string>());

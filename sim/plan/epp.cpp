@@ -23,6 +23,7 @@
 #include "sim/plan/epp_chunking.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 
 namespace eppsim {
@@ -30,32 +31,20 @@ namespace eppsim {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const std::vector<std::uint32_t> kDefaultSliceCounts = {1, 2, 3, 4, 6, 8};
 constexpr double kRoundingSlackBytes = 1 << 20;  // chunk_activation_bytes rounds each term
 
 // Everything a replica's planning needs, fixed for the scenario.
 class EppContext {
  public:
-  EppContext(const ResolvedScenario& sc, EppVariant variant) : sc_(sc), variant_(variant) {
-    const auto& o = sc.proto.plan().epp();
-    const std::uint32_t gpus = sc.usable_gpus();
-    stages_ = o.pipeline_stages() > 0 ? o.pipeline_stages() : static_cast<std::uint32_t>(sc.live_nodes.size());
-    sp_ = o.sp_degree() > 0 ? o.sp_degree() : sc.cluster.gpus_per_node;
-    if (stages_ == 0 || sp_ == 0 || gpus % (stages_ * sp_) != 0 || stages_ > sc.model.layers) {
-      throw InputError(fmt::format("{}: plan.epp: pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs, with "
-                                   "at most {} stages",
-                                   sc.source, stages_, sp_, gpus, sc.model.layers));
-    }
-    zero_stage_ = sc.proto.plan().zero_stage();
-    if (zero_stage_ > 2) {
-      throw InputError(fmt::format("{}: plan.zero_stage: epp supports ZeRO stages 0 to 2, got {}", sc.source, zero_stage_));
-    }
-    dp_ = gpus / (stages_ * sp_);
+  EppContext(const ResolvedScenario& sc, const EppOptions& options, EppVariant variant) : sc_(sc), variant_(variant) {
+    stages_ = options.pipeline_stages;
+    sp_ = options.sp_degree;
+    zero_stage_ = options.zero_stage;
+    dp_ = sc.usable_gpus() / (stages_ * sp_);
     shapes_ = stage_shapes(sc.model, stages_);
-    slice_counts_.assign(o.slice_counts().begin(), o.slice_counts().end());
-    if (slice_counts_.empty()) slice_counts_ = kDefaultSliceCounts;
-    gap_ = o.checkpoint_gap() > 0 ? o.checkpoint_gap() : 0.02;
-    time_limit_s_ = o.solver_time_limit_s() > 0 ? o.solver_time_limit_s() : 10.0;
+    slice_counts_ = options.slice_counts;
+    gap_ = options.checkpoint_gap;
+    time_limit_s_ = options.solver_time_limit_s;
     bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
     for (std::uint32_t d = 1; d <= sp_; d *= 2) {
       if (sp_ % d != 0 || sc.model.attention_heads % d != 0 || sc.model.kv_heads % d != 0) continue;
@@ -560,8 +549,9 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
 
 }  // namespace
 
-EppPlan plan_epp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, EppVariant variant) {
-  const EppContext ctx(sc, variant);
+EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::span<const std::uint64_t> lengths,
+                 EppVariant variant) {
+  const EppContext ctx(sc, options, variant);
   EppPlan out;
   out.stages = ctx.stages();
   out.sp_degree = ctx.sp();
@@ -572,6 +562,69 @@ EppPlan plan_epp(const ResolvedScenario& sc, std::span<const std::uint64_t> leng
     std::vector<std::uint64_t> mine;
     for (auto i : bin) mine.push_back(lengths[i]);
     out.replicas.push_back(plan_replica(ctx, mine));
+  }
+  return out;
+}
+
+EppOptions resolve_epp_options(const ResolvedScenario& resolved) {
+  // Every option has a default, so a scenario written for another strategy runs this one.
+  const FieldLocator& where = resolved.where();
+  const proto::Plan& plan = resolved.proto.plan();
+  const proto::EppOptions& options = plan.epp();
+  const std::uint32_t gpus = resolved.usable_gpus();
+  const std::uint32_t stages =
+      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
+  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
+  if (stages > resolved.model.layers) {
+    where.fail("plan.epp.pipeline_stages", fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (sp > resolved.cluster.gpus_per_node || resolved.cluster.gpus_per_node % sp != 0) {
+    where.fail("plan.epp.sp_degree", fmt::format("must divide cluster.gpus_per_node {} (SP stays inside a node), got {}",
+                                                 resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
+    where.fail("plan.epp.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                 resolved.model.attention_heads, resolved.model.kv_heads, sp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
+    where.fail("plan.epp.pipeline_stages",
+               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
+  }
+  for (int i = 0; i < options.slice_counts_size(); ++i) {
+    const auto k = options.slice_counts(i);
+    if (k == 0 || k > 1024) {
+      where.fail(fmt::format("plan.epp.slice_counts[{}]", i), fmt::format("must be in [1, 1024], got {}", k));
+    }
+  }
+  const double gap = options.checkpoint_gap();
+  if (!(gap >= 0.0 && gap < 1.0)) {
+    where.fail("plan.epp.checkpoint_gap", fmt::format("must be in [0, 1) (0 means the default 0.02), got {}", gap));
+  }
+  const double limit = options.solver_time_limit_s();
+  if (!(limit >= 0.0) || !std::isfinite(limit)) {
+    where.fail("plan.epp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 10 s), got {}", limit));
+  }
+  if (plan.zero_stage() > 2) {
+    where.fail("plan.zero_stage", fmt::format("epp supports ZeRO stages 0 to 2, got {}", plan.zero_stage()));
+  }
+  EppOptions out;
+  out.pipeline_stages = stages;
+  out.sp_degree = sp;
+  if (options.slice_counts_size() > 0) out.slice_counts.assign(options.slice_counts().begin(), options.slice_counts().end());
+  if (gap > 0) out.checkpoint_gap = gap;
+  if (limit > 0) out.solver_time_limit_s = limit;
+  out.zero_stage = plan.zero_stage();
+  return out;
+}
+
+std::vector<PlannerRegistration> epp_registrations() {
+  std::vector<PlannerRegistration> out;
+  for (const EppVariant variant : {EppVariant::Faithful, EppVariant::NoCheckpoint, EppVariant::FullCheckpoint,
+                                   EppVariant::EvenSplit, EppVariant::Flex}) {
+    out.push_back(register_planner<EppOptions>(EppPlanner(variant, EppOptions{}).name(), resolve_epp_options,
+                                               [variant](EppOptions options) {
+                                                 return std::make_unique<EppPlanner>(variant, std::move(options));
+                                               }));
   }
   return out;
 }
@@ -588,8 +641,8 @@ std::string EppPlanner::name() const {
 }
 
 proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const EppPlan decisions = plan_epp(sc, lengths, variant_);
-  const EppContext ctx(sc, variant_);
+  const EppPlan decisions = plan_epp(sc, options_, lengths, variant_);
+  const EppContext ctx(sc, options_, variant_);
   EmittedEpp emitted = emit_epp(ctx, decisions, name());
   std::uint64_t total_tokens = 0;
   for (auto len : lengths) total_tokens += len;

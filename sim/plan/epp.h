@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/plan/epp_checkpoint.h"
@@ -88,18 +89,37 @@ struct EppPlan {
   std::vector<EppReplicaPlan> replicas;
 };
 
+// plan.epp and plan.zero_stage, resolved and checked; shared by every variant.
+struct EppOptions {
+  std::uint32_t pipeline_stages = 1;  // default: the live nodes
+  std::uint32_t sp_degree = 1;        // default: cluster.gpus_per_node
+  std::vector<std::uint32_t> slice_counts = {1, 2, 3, 4, 6, 8};  // the K tried per replica
+  double checkpoint_gap = 0.02;       // the checkpoint ILP's relative gap
+  double solver_time_limit_s = 10.0;  // per checkpoint ILP
+  std::uint32_t zero_stage = 0;       // 0 to 2
+};
+
+// Resolves the defaults and checks: stages at most the model's layers; SP
+// dividing gpus_per_node and the model's attention and KV heads; stages x sp
+// dividing the GPUs; slice counts in [1, 1024]; checkpoint_gap in [0, 1);
+// solver_time_limit_s >= 0; ZeRO stage at most 2. InputError located by the
+// scenario's FieldLocator.
+EppOptions resolve_epp_options(const ResolvedScenario& scenario);
+
 // The decisions of `variant` for the batch (no Schedule); InputError when a
 // sequence cannot fit even with every layer checkpointed.
-EppPlan plan_epp(const ResolvedScenario& scenario, std::span<const std::uint64_t> lengths, EppVariant variant);
+EppPlan plan_epp(const ResolvedScenario& scenario, const EppOptions& options, std::span<const std::uint64_t> lengths,
+                 EppVariant variant);
 
 class EppPlanner final : public Planner {
  public:
-  explicit EppPlanner(EppVariant variant) : variant_(variant) {}
+  EppPlanner(EppVariant variant, EppOptions options) : variant_(variant), options_(std::move(options)) {}
   std::string name() const override;
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   EppVariant variant_;
+  EppOptions options_;
 };
 
 }  // namespace eppsim

@@ -16,6 +16,7 @@
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/milp.h"
+#include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 #include "sim/plan/zero3_layers.h"
 
@@ -100,25 +101,6 @@ class FlexSpCost {
   std::vector<std::uint32_t> degrees_;
   mutable std::map<std::pair<std::uint64_t, std::uint32_t>, double> cache_;
 };
-
-struct Options {
-  double time_limit_s = 10.0;
-  std::uint32_t extra = 4;
-  std::uint32_t max_buckets = 16;
-  double gap = 0.01;
-  std::uint32_t node_limit = 500;
-};
-
-Options options_of(const ResolvedScenario& sc) {
-  const auto& o = sc.proto.plan().flexsp();
-  Options out;
-  if (o.solver_time_limit_s() > 0) out.time_limit_s = o.solver_time_limit_s();
-  out.extra = o.extra_micro_batch_counts() > 0 ? o.extra_micro_batch_counts() : 4;
-  if (o.max_buckets() > 0) out.max_buckets = o.max_buckets();
-  if (o.relative_gap() > 0) out.gap = o.relative_gap();
-  if (o.solver_node_limit() > 0) out.node_limit = o.solver_node_limit();
-  return out;
-}
 
 // ---------------------------------------------------------------- one micro-batch
 
@@ -209,7 +191,7 @@ double lower_bound(const FlexSpCost& cost, std::span<const std::uint32_t> seqs, 
 }
 
 // The bucketed MILP (see flexsp.h). `seqs` sorted descending; `warm` a greedy plan or infeasible.
-MicroPlan solve_milp(const FlexSpCost& cost, const Options& opt, std::span<const std::uint32_t> seqs,
+MicroPlan solve_milp(const FlexSpCost& cost, const FlexSpOptions& opt, std::span<const std::uint32_t> seqs,
                      std::span<const std::uint64_t> lengths, const MicroPlan& warm, double bound) {
   const std::uint32_t n = cost.gpus();
   std::vector<std::uint64_t> sorted;
@@ -381,7 +363,7 @@ MicroPlan solve_milp(const FlexSpCost& cost, const Options& opt, std::span<const
   return plan;
 }
 
-MicroPlan plan_micro_batch(const FlexSpCost& cost, const Options& opt, std::span<const std::uint32_t> seqs,
+MicroPlan plan_micro_batch(const FlexSpCost& cost, const FlexSpOptions& opt, std::span<const std::uint32_t> seqs,
                            std::span<const std::uint64_t> lengths) {
   MicroPlan best = best_greedy(cost, seqs, lengths);
   const double bound = lower_bound(cost, seqs, lengths);
@@ -470,9 +452,48 @@ std::vector<std::uint32_t> bucket_lengths(std::span<const std::uint64_t> lengths
 
 // ---------------------------------------------------------------- planning
 
-FlexSpPlan plan_flexsp(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) {
+FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
+  const FieldLocator& where = resolved.where();
+  const proto::FlexSPOptions& options = resolved.proto.plan().flexsp();
+  const double limit = options.solver_time_limit_s();
+  if (!(limit >= 0.0) || !std::isfinite(limit)) {
+    where.fail("plan.flexsp.solver_time_limit_s", fmt::format("must be >= 0 (0 means the default 10 s), got {}", limit));
+  }
+  const double gap = options.relative_gap();
+  if (!(gap >= 0.0 && gap < 1.0)) {
+    where.fail("plan.flexsp.relative_gap", fmt::format("must be in [0, 1) (0 means the default 0.01), got {}", gap));
+  }
+  if (options.solver_node_limit() > 10'000'000) {
+    where.fail("plan.flexsp.solver_node_limit",
+               fmt::format("must be <= 10000000 (0 means the default 500), got {}", options.solver_node_limit()));
+  }
+  if (options.max_buckets() > 4096) {
+    where.fail("plan.flexsp.max_buckets", fmt::format("must be <= 4096 (0 means the default 16), got {}", options.max_buckets()));
+  }
+  if (options.extra_micro_batch_counts() > 64) {
+    where.fail("plan.flexsp.extra_micro_batch_counts",
+               fmt::format("must be <= 64 (0 means the default 4), got {}", options.extra_micro_batch_counts()));
+  }
+  const std::uint32_t gpus = resolved.usable_gpus();
+  if (gpus != 1 && gpus % 2 != 0) {
+    where.fail("cluster.nodes", fmt::format("flexsp needs an even number of GPUs (power-of-two SP groups), got {}", gpus));
+  }
+  FlexSpOptions out;
+  if (options.solver_time_limit_s() > 0) out.time_limit_s = options.solver_time_limit_s();
+  if (options.extra_micro_batch_counts() > 0) out.extra = options.extra_micro_batch_counts();
+  if (options.max_buckets() > 0) out.max_buckets = options.max_buckets();
+  if (options.relative_gap() > 0) out.gap = options.relative_gap();
+  if (options.solver_node_limit() > 0) out.node_limit = options.solver_node_limit();
+  return out;
+}
+
+std::vector<PlannerRegistration> flexsp_registrations() {
+  return {register_planner<FlexSpOptions>("flexsp", resolve_flexsp_options,
+                                          [](FlexSpOptions options) { return std::make_unique<FlexSpPlanner>(options); })};
+}
+
+FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std::span<const std::uint64_t> lengths) {
   const FlexSpCost cost(sc);
-  const Options opt = options_of(sc);
   const std::uint32_t n = cost.gpus();
   if (n != 1 && n % 2 != 0) {
     throw InputError(fmt::format("{}: flexsp: needs an even number of GPUs (power-of-two SP groups), got {}", sc.source, n));
@@ -561,7 +582,7 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, std::span<const std::uint64_t
 // ---------------------------------------------------------------- schedule
 
 proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const FlexSpPlan decisions = plan_flexsp(sc, lengths);
+  const FlexSpPlan decisions = plan_flexsp(sc, options_, lengths);
   const FlexSpCost cost(sc);
   const auto& model = sc.model;
   const std::uint32_t n = cost.gpus();

@@ -86,14 +86,33 @@ struct FlexSpPlan {
   double step_time_s = 0.0;          // sum of micro-batch makespans (planner's model)
 };
 
+// plan.flexsp, resolved and checked.
+struct FlexSpOptions {
+  double time_limit_s = 10.0;   // per micro-batch MILP
+  std::uint32_t extra = 4;      // micro-batch counts tried beyond the least
+  std::uint32_t max_buckets = 16;
+  double gap = 0.01;            // the MILP's relative optimality gap
+  std::uint32_t node_limit = 500;
+};
+
+// Resolves the defaults (0 means the default) and checks each option's range
+// and that the usable GPUs are 1 or even. InputError located by the scenario's
+// FieldLocator.
+FlexSpOptions resolve_flexsp_options(const ResolvedScenario& scenario);
+
 class FlexSpPlanner final : public Planner {
  public:
+  explicit FlexSpPlanner(FlexSpOptions options) : options_(options) {}
   std::string name() const override { return "flexsp"; }
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+
+ private:
+  FlexSpOptions options_;
 };
 
 // The planning decisions alone. Throws InputError when a sequence cannot fit.
-FlexSpPlan plan_flexsp(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths);
+FlexSpPlan plan_flexsp(const ResolvedScenario& scenario, const FlexSpOptions& options,
+                       std::span<const std::uint64_t> sequence_lengths);
 
 // Consecutive split of `sizes` (in order) into `parts` non-empty chunks
 // minimising the largest chunk sum; returns the chunk sizes (counts). parts is

@@ -11,6 +11,7 @@
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 
 namespace eppsim {
@@ -124,33 +125,68 @@ proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const Stage
 
 }  // namespace
 
-proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const auto& options = sc.proto.plan().packed_1f1b();
+Packed1F1BOptions resolve_packed_1f1b_options(const ResolvedScenario& resolved) {
+  const FieldLocator& where = resolved.where();
+  const proto::Packed1F1BOptions& options = resolved.proto.plan().packed_1f1b();
   const std::uint32_t stages = options.pipeline_stages();
-  const std::uint32_t tp = std::max<std::uint32_t>(1, options.tensor_parallel());
-  const std::uint32_t cp = std::max<std::uint32_t>(1, options.context_parallel());
+  const std::uint32_t gpus = resolved.usable_gpus();
+  if (stages == 0) where.fail("plan.packed_1f1b.pipeline_stages", "must be > 0, got 0");
+  if (gpus % stages != 0) {
+    where.fail("plan.packed_1f1b.pipeline_stages",
+               fmt::format("must divide the cluster's {} GPUs (cluster.nodes {}{} x cluster.gpus_per_node {}), got {}", gpus,
+                           resolved.cluster.nodes,
+                           resolved.live_nodes.size() == resolved.cluster.nodes
+                               ? std::string()
+                               : fmt::format(" less {} failed", resolved.cluster.nodes - resolved.live_nodes.size()),
+                           resolved.cluster.gpus_per_node, stages));
+  }
+  if (stages > resolved.model.layers) {
+    where.fail("plan.packed_1f1b.pipeline_stages",
+               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (options.micro_batch_tokens() == 0) where.fail("plan.packed_1f1b.micro_batch_tokens", "must be > 0, got 0");
+  const std::uint32_t tp = (options.tensor_parallel() > 0 ? options.tensor_parallel() : 1u);
+  const std::uint32_t cp = (options.context_parallel() > 0 ? options.context_parallel() : 1u);
+  if (tp > resolved.cluster.gpus_per_node) {
+    where.fail("plan.packed_1f1b.tensor_parallel",
+               fmt::format("must be <= cluster.gpus_per_node {} (TP stays inside a node), got {}",
+                           resolved.cluster.gpus_per_node, tp));
+  }
+  if (resolved.model.attention_heads % tp != 0) {
+    where.fail("plan.packed_1f1b.tensor_parallel",
+               fmt::format("must divide the model's {} attention heads, got {}", resolved.model.attention_heads, tp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(tp) * cp * stages) != 0) {
+    where.fail("plan.packed_1f1b.context_parallel",
+               fmt::format("tensor_parallel x context_parallel x pipeline_stages ({} x {} x {}) must divide the {} GPUs",
+                           tp, cp, stages, gpus));
+  }
+  const std::uint32_t zero_stage = resolved.proto.plan().zero_stage();
+  if (zero_stage > 2) {
+    where.fail("plan.zero_stage",
+               fmt::format("packed-1f1b supports ZeRO stages 0 to 2 (Megatron's distributed optimizer), got {}", zero_stage));
+  }
+  return Packed1F1BOptions{stages, options.micro_batch_tokens(), tp, cp, options.full_recompute(), zero_stage};
+}
+
+std::vector<PlannerRegistration> packed_1f1b_registrations() {
+  return {register_planner<Packed1F1BOptions>("packed-1f1b", resolve_packed_1f1b_options, [](Packed1F1BOptions options) {
+    return std::make_unique<Packed1F1BPlanner>(options);
+  })};
+}
+
+proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const Packed1F1BOptions& options = options_;
+  const std::uint32_t stages = options.pipeline_stages;
+  const std::uint32_t tp = options.tensor_parallel;
+  const std::uint32_t cp = options.context_parallel;
   const std::uint32_t group = tp * cp;
   const std::uint32_t num_ranks = sc.usable_gpus();
-  const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
-  if (stages == 0 || num_ranks % (stages * group) != 0) {
-    throw InputError(fmt::format("{}: plan.packed_1f1b.pipeline_stages x tensor_parallel x context_parallel: must divide "
-                                 "the {} GPUs, got {} x {} x {}",
-                                 sc.source, num_ranks, stages, tp, cp));
-  }
-  if (tp > sc.cluster.gpus_per_node || sc.model.attention_heads % tp != 0) {
-    throw InputError(fmt::format("{}: plan.packed_1f1b.tensor_parallel: must be <= the {} GPUs of a node and divide the "
-                                 "model's {} heads, got {}",
-                                 sc.source, sc.cluster.gpus_per_node, sc.model.attention_heads, tp));
-  }
-  if (zero_stage > 2) {
-    throw InputError(fmt::format("{}: plan.zero_stage: packed-1f1b supports ZeRO stages 0 to 2 (Megatron's distributed "
-                                 "optimizer), got {}",
-                                 sc.source, zero_stage));
-  }
+  const std::uint32_t zero_stage = options.zero_stage;
   const std::uint32_t data_parallel = num_ranks / (stages * group);
   const auto& model = sc.model;
   const auto shapes = stage_shapes(model, stages);
-  const bool full_recompute = options.full_recompute();
+  const bool full_recompute = options.full_recompute;
 
   // 1. Sequences to replicas, balanced by the estimated cost of a whole-model forward.
   std::vector<double> costs(lengths.size());
@@ -166,7 +202,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   for (std::uint32_t d = 0; d < data_parallel; ++d) {
     std::vector<std::uint64_t> sizes;
     for (auto i : replicas[d]) sizes.push_back(lengths[i]);
-    for (const auto& bin : best_fit_decreasing(sizes, options.micro_batch_tokens())) {
+    for (const auto& bin : best_fit_decreasing(sizes, options.micro_batch_tokens)) {
       std::vector<Segment> segments;
       for (auto k : bin) segments.push_back(Segment{sizes[k], 0});
       micro_batches[d].push_back(std::move(segments));
@@ -312,7 +348,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
       fmt::format("lower plan.packed_1f1b.micro_batch_tokens ({}), raise plan.packed_1f1b.pipeline_stages ({}), "
                   "tensor_parallel ({}) or context_parallel ({}), raise plan.zero_stage ({}) or set "
                   "plan.packed_1f1b.full_recompute",
-                  options.micro_batch_tokens(), stages, tp, cp, zero_stage));
+                  options.micro_batch_tokens, stages, tp, cp, zero_stage));
 }
 
 }  // namespace eppsim

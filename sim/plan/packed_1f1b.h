@@ -52,10 +52,30 @@
 
 namespace eppsim {
 
+// plan.packed_1f1b and plan.zero_stage, resolved and checked.
+struct Packed1F1BOptions {
+  std::uint32_t pipeline_stages = 1;
+  std::uint64_t micro_batch_tokens = 0;
+  std::uint32_t tensor_parallel = 1;   // tp (0 in the scenario means 1)
+  std::uint32_t context_parallel = 1;  // cp (0 in the scenario means 1)
+  bool full_recompute = false;
+  std::uint32_t zero_stage = 0;        // 0 to 2
+};
+
+// Checks: pipeline_stages > 0 dividing the usable GPUs and at most the model's
+// layers; micro_batch_tokens > 0; tp inside a node and dividing the heads;
+// tp x cp x stages dividing the GPUs; ZeRO stage at most 2. InputError located
+// by the scenario's FieldLocator.
+Packed1F1BOptions resolve_packed_1f1b_options(const ResolvedScenario& scenario);
+
 class Packed1F1BPlanner final : public Planner {
  public:
+  explicit Packed1F1BPlanner(Packed1F1BOptions options) : options_(options) {}
   std::string name() const override { return "packed-1f1b"; }
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+
+ private:
+  Packed1F1BOptions options_;
 };
 
 // Layers of each of `stages` stages: as even as possible, the first stages take

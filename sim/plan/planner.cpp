@@ -1,15 +1,9 @@
 #include "sim/plan/planner.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "models/errors.h"
-#include "sim/plan/epp.h"
-#include "sim/plan/flexsp.h"
-#include "sim/plan/packed_1f1b.h"
 #include "sim/plan/schedule_builder.h"
-#include "sim/plan/seq1f1b.h"
-#include "sim/plan/ulysses.h"
 
 namespace eppsim {
 
@@ -26,25 +20,6 @@ proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, s
   optimizer.set_estimated_duration_ns(
       static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
   return optimizer;
-}
-
-std::vector<std::string> planner_names() {
-  return {"packed-1f1b", "ulysses",     "ulysses-adaptive", "seq1f1b",        "flexsp",
-          "epp",         "epp-no-ckpt", "epp-full-ckpt",    "epp-even-split", "epp-flex"};
-}
-
-std::unique_ptr<Planner> make_planner(std::string_view strategy) {
-  if (strategy == "packed-1f1b") return std::make_unique<Packed1F1BPlanner>();
-  if (strategy == "ulysses") return std::make_unique<UlyssesPlanner>();
-  if (strategy == "ulysses-adaptive") return std::make_unique<UlyssesAdaptivePlanner>();
-  if (strategy == "seq1f1b") return std::make_unique<Seq1F1BPlanner>();
-  if (strategy == "flexsp") return std::make_unique<FlexSpPlanner>();
-  if (strategy == "epp") return std::make_unique<EppPlanner>(EppVariant::Faithful);
-  if (strategy == "epp-no-ckpt") return std::make_unique<EppPlanner>(EppVariant::NoCheckpoint);
-  if (strategy == "epp-full-ckpt") return std::make_unique<EppPlanner>(EppVariant::FullCheckpoint);
-  if (strategy == "epp-even-split") return std::make_unique<EppPlanner>(EppVariant::EvenSplit);
-  if (strategy == "epp-flex") return std::make_unique<EppPlanner>(EppVariant::Flex);
-  throw InputError(fmt::format("unknown strategy '{}' (known: {})", strategy, fmt::join(planner_names(), ", ")));
 }
 
 proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& plan,

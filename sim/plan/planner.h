@@ -51,10 +51,13 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& sc
 proto::ComputeOp adam_step_op(const ResolvedScenario& scenario, double shard_params, std::uint32_t stage,
                               std::uint32_t first_layer, std::uint32_t layer_count);
 
-// Names of every strategy, in a stable order.
+// Names of every strategy, in a stable order (sim/plan/planner_registry.h).
 std::vector<std::string> planner_names();
-// Throws InputError listing the known strategies when `strategy` is unknown.
-std::unique_ptr<Planner> make_planner(std::string_view strategy);
+// The planner of `strategy` with its options resolved from the fully resolved
+// `scenario` (planner_registry.h). Throws InputError, located by the scenario's
+// FieldLocator, for an unknown strategy (listing the known ones) or options
+// that break the strategy's rules.
+std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario);
 
 // The global batch a scenario describes: sampled with its seed.
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario);

@@ -15,6 +15,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 
 namespace eppsim {
@@ -145,30 +146,68 @@ std::uint64_t minus(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0
 
 }  // namespace
 
-proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const auto& options = sc.proto.plan().seq1f1b();
-  const std::uint32_t num_ranks = sc.usable_gpus();
+// Seq1F1B: defaults pipeline_stages = live nodes, sp_degree = gpus_per_node,
+// slices = 4, chunk_tokens = ceil(max_length / slices), checkpointed_layers = 0.
+Seq1F1BOptions resolve_seq1f1b_options(const ResolvedScenario& resolved) {
+  const FieldLocator& where = resolved.where();
+  const proto::Plan& plan = resolved.proto.plan();
+  const proto::Seq1F1BOptions& options = plan.seq1f1b();
+  const std::uint32_t gpus = resolved.usable_gpus();
   const std::uint32_t stages =
-      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(sc.live_nodes.size());
-  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : sc.cluster.gpus_per_node;
+      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
+  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
+  if (stages > resolved.model.layers) {
+    where.fail("plan.seq1f1b.pipeline_stages",
+               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
+  }
+  if (sp > resolved.cluster.gpus_per_node) {
+    where.fail("plan.seq1f1b.sp_degree",
+               fmt::format("must be <= cluster.gpus_per_node {} (SP stays inside a node), got {}",
+                           resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.cluster.gpus_per_node % sp != 0) {
+    where.fail("plan.seq1f1b.sp_degree",
+               fmt::format("must divide cluster.gpus_per_node {}, got {}", resolved.cluster.gpus_per_node, sp));
+  }
+  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
+    where.fail("plan.seq1f1b.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                     resolved.model.attention_heads, resolved.model.kv_heads, sp));
+  }
+  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
+    where.fail("plan.seq1f1b.pipeline_stages",
+               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
+  }
+  const std::uint32_t min_layers = resolved.model.layers / stages;
+  if (options.checkpointed_layers() > min_layers) {
+    where.fail("plan.seq1f1b.checkpointed_layers",
+               fmt::format("must be <= the {} layers of the smallest stage, got {}", min_layers,
+                           options.checkpointed_layers()));
+  }
+  if (plan.zero_stage() > 2) {
+    where.fail("plan.zero_stage", fmt::format("seq1f1b supports ZeRO stages 0 to 2, got {}", plan.zero_stage()));
+  }
   const std::uint32_t slices = options.slices() > 0 ? options.slices() : 4;
-  const std::uint64_t chunk_tokens =
-      options.chunk_tokens() > 0 ? options.chunk_tokens() : std::max<std::uint64_t>(1, (sc.max_length + slices - 1) / slices);
-  const std::uint32_t zero_stage = sc.proto.plan().zero_stage();
+  const std::uint64_t chunk_tokens = options.chunk_tokens() > 0
+                                         ? options.chunk_tokens()
+                                         : std::max<std::uint64_t>(1, (resolved.max_length + slices - 1) / slices);
+  return Seq1F1BOptions{stages, sp, slices, chunk_tokens, options.checkpointed_layers(), plan.zero_stage()};
+}
+
+std::vector<PlannerRegistration> seq1f1b_registrations() {
+  return {register_planner<Seq1F1BOptions>("seq1f1b", resolve_seq1f1b_options, [](Seq1F1BOptions options) {
+    return std::make_unique<Seq1F1BPlanner>(options);
+  })};
+}
+
+proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  const std::uint32_t num_ranks = sc.usable_gpus();
+  const std::uint32_t stages = options_.pipeline_stages;
+  const std::uint32_t sp = options_.sp_degree;
+  const std::uint32_t slices = options_.slices;
+  const std::uint64_t chunk_tokens = options_.chunk_tokens;
+  const std::uint32_t zero_stage = options_.zero_stage;
   const auto& model = sc.model;
-  if (stages == 0 || sp == 0 || num_ranks % (stages * sp) != 0 || stages > model.layers) {
-    throw InputError(fmt::format("{}: plan.seq1f1b: pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs, "
-                                 "with at most {} stages",
-                                 sc.source, stages, sp, num_ranks, model.layers));
-  }
-  if (zero_stage > 2) {
-    throw InputError(fmt::format("{}: plan.zero_stage: seq1f1b supports ZeRO stages 0 to 2, got {}", sc.source, zero_stage));
-  }
-  const std::uint32_t checkpointed = options.checkpointed_layers();
-  if (checkpointed > model.layers / stages) {
-    throw InputError(fmt::format("{}: plan.seq1f1b.checkpointed_layers: must be <= the {} layers of the smallest stage, got {}",
-                                 sc.source, model.layers / stages, checkpointed));
-  }
+  const std::uint32_t checkpointed = options_.checkpointed_layers;
   const std::uint32_t data_parallel = num_ranks / (stages * sp);
   const std::uint32_t stage_ranks = data_parallel * sp;
   const auto shapes = stage_shapes(model, stages);

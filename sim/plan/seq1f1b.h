@@ -52,10 +52,31 @@
 
 namespace eppsim {
 
+// plan.seq1f1b and plan.zero_stage, resolved and checked.
+struct Seq1F1BOptions {
+  std::uint32_t pipeline_stages = 1;      // default: the live nodes
+  std::uint32_t sp_degree = 1;            // default: cluster.gpus_per_node
+  std::uint32_t slices = 4;               // slices per long sequence
+  std::uint64_t chunk_tokens = 0;         // default: ceil(max_length / slices)
+  std::uint32_t checkpointed_layers = 0;  // per stage, recomputed in every chunk
+  std::uint32_t zero_stage = 0;           // 0 to 2
+};
+
+// Resolves the defaults and checks: stages at most the model's layers; SP
+// inside a node, dividing gpus_per_node and the model's attention and KV heads;
+// stages x sp dividing the GPUs; checkpointed_layers at most the smallest
+// stage's layers; ZeRO stage at most 2. InputError located by the scenario's
+// FieldLocator.
+Seq1F1BOptions resolve_seq1f1b_options(const ResolvedScenario& scenario);
+
 class Seq1F1BPlanner final : public Planner {
  public:
+  explicit Seq1F1BPlanner(Seq1F1BOptions options) : options_(options) {}
   std::string name() const override { return "seq1f1b"; }
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+
+ private:
+  Seq1F1BOptions options_;
 };
 
 // Lengths of `slices` slices of a `length`-token sequence with equal forward FLOPs

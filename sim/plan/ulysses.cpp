@@ -15,6 +15,7 @@
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 #include "sim/plan/zero3_layers.h"
 
@@ -23,13 +24,6 @@ namespace eppsim {
 namespace {
 
 constexpr double kDefaultPackingFill = 0.9;
-
-double packing_fill(const ResolvedScenario& sc) {
-  const double fill = sc.proto.plan().ulysses().packing_fill();
-  return fill == 0.0 ? kDefaultPackingFill : fill;
-}
-
-bool full_recompute(const ResolvedScenario& sc) { return sc.proto.plan().ulysses().full_recompute(); }
 
 void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view strategy) {
   const std::uint32_t n = sc.usable_gpus();
@@ -46,11 +40,11 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
 
 // The rank's compute time (all passes) and all-to-all time of one micro-batch,
 // with one all-to-all op per layer and pass as the Schedule has it.
-double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> segments, std::uint32_t d,
-                           const AllToAllBandwidth& bandwidth) {
+double micro_batch_seconds(const ResolvedScenario& sc, bool full_recompute, std::span<const Segment> segments,
+                           std::uint32_t d, const AllToAllBandwidth& bandwidth) {
   const ChunkWork work{segments, sc.model.layers, true, true};
   std::vector<Pass> passes{Pass::Forward, Pass::Backward};
-  if (full_recompute(sc)) passes.push_back(Pass::Recompute);
+  if (full_recompute) passes.push_back(Pass::Recompute);
   double total = 0.0;
   for (Pass pass : passes) {
     total += sc.compute_cost->cost(pass, work).time.value / d;
@@ -64,13 +58,49 @@ double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> 
 
 }  // namespace
 
-std::uint32_t ulysses_sp_degree(const ResolvedScenario& sc) {
-  const std::uint32_t d = sc.proto.plan().ulysses().sp_degree();
-  return d == 0 ? sc.cluster.gpus_per_node : d;
+UlyssesOptions resolve_ulysses_adaptive_options(const ResolvedScenario& resolved) {
+  const proto::UlyssesOptions& options = resolved.proto.plan().ulysses();
+  const double fill = options.packing_fill();
+  if (!(fill >= 0.0 && fill <= 1.0)) {
+    resolved.where().fail("plan.ulysses.packing_fill",
+                          fmt::format("must be in (0, 1] (0 means the default 0.9), got {}", fill));
+  }
+  UlyssesOptions out;
+  out.packing_fill = fill == 0.0 ? kDefaultPackingFill : fill;
+  out.full_recompute = options.full_recompute();
+  return out;
 }
 
-std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, std::uint32_t d) {
-  const Zero3Memory memory = zero3_memory(sc, full_recompute(sc));
+UlyssesOptions resolve_ulysses_options(const ResolvedScenario& resolved) {
+  // Every option has a default, so a scenario written for another strategy runs this one.
+  const FieldLocator& where = resolved.where();
+  const proto::UlyssesOptions& options = resolved.proto.plan().ulysses();
+  const std::uint32_t gpus = resolved.usable_gpus();
+  const std::uint32_t degree = options.sp_degree() == 0 ? resolved.cluster.gpus_per_node : options.sp_degree();
+  if ((degree & (degree - 1)) != 0 || gpus % degree != 0) {
+    where.fail("plan.ulysses.sp_degree",
+               fmt::format("must be a power of two dividing the cluster's {} GPUs (0 means gpus_per_node), got {}", gpus,
+                           degree));
+  }
+  if (resolved.model.attention_heads % degree != 0 || resolved.model.kv_heads % degree != 0) {
+    where.fail("plan.ulysses.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
+                                                     resolved.model.attention_heads, resolved.model.kv_heads, degree));
+  }
+  UlyssesOptions out = resolve_ulysses_adaptive_options(resolved);
+  out.sp_degree = degree;
+  return out;
+}
+
+std::vector<PlannerRegistration> ulysses_registrations() {
+  return {register_planner<UlyssesOptions>("ulysses", resolve_ulysses_options,
+                                           [](UlyssesOptions options) { return std::make_unique<UlyssesPlanner>(options); }),
+          register_planner<UlyssesOptions>("ulysses-adaptive", resolve_ulysses_adaptive_options, [](UlyssesOptions options) {
+            return std::make_unique<UlyssesAdaptivePlanner>(options);
+          })};
+}
+
+std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, const UlyssesOptions& options, std::uint32_t d) {
+  const Zero3Memory memory = zero3_memory(sc, options.full_recompute);
   if (memory.fixed_bytes() >= sc.memory_limit.count) {
     throw InputError(fmt::format(
         "{}: ulysses: ZeRO-3 model states ({}) and the gathered-weight buffer ({}) leave no room for activations "
@@ -78,17 +108,18 @@ std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, std::uint32_t d
         sc.source, format_bytes(Bytes(memory.state_bytes)), format_bytes(Bytes(memory.gather_buffer_bytes)),
         format_bytes(sc.memory_limit)));
   }
-  return memory.capacity(sc.memory_limit.count, d, packing_fill(sc));
+  return memory.capacity(sc.memory_limit.count, d, options.packing_fill);
 }
 
-proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths, std::uint32_t d,
-                             std::string_view strategy, double* estimated_step_s) {
+proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+                             std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy,
+                             double* estimated_step_s) {
   check_degree(sc, d, strategy);
   const std::uint32_t n = sc.usable_gpus();
   const std::uint32_t groups = n / d;
   const auto& model = sc.model;
-  const bool recompute = full_recompute(sc);
-  const std::uint64_t capacity = ulysses_group_capacity(sc, d);
+  const bool recompute = options.full_recompute;
+  const std::uint64_t capacity = ulysses_group_capacity(sc, options, d);
   const AllToAllBandwidth bandwidth = AllToAllBandwidth::from_cluster(sc.cluster);
 
   for (auto len : lengths) {
@@ -96,7 +127,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
       throw InputError(fmt::format(
           "{}: {}: a sequence of {} tokens does not fit an SP group of degree {} (capacity {} tokens per micro-batch "
           "at packing_fill {}); raise plan.ulysses.sp_degree or set plan.ulysses.full_recompute",
-          sc.source, strategy, len, d, capacity, packing_fill(sc)));
+          sc.source, strategy, len, d, capacity, options.packing_fill));
     }
   }
 
@@ -108,7 +139,8 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
     micro_batches.push_back(std::move(segments));
   }
   std::vector<double> costs(micro_batches.size());
-  for (std::size_t i = 0; i < micro_batches.size(); ++i) costs[i] = micro_batch_seconds(sc, micro_batches[i], d, bandwidth);
+  for (std::size_t i = 0; i < micro_batches.size(); ++i)
+    costs[i] = micro_batch_seconds(sc, recompute, micro_batches[i], d, bandwidth);
 
   // 2. Micro-batches to groups, balanced; each group runs its own in decreasing cost.
   Bins per_group = longest_processing_time(costs, groups);
@@ -203,11 +235,11 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   return finish_plan(
       b, sc, summary, strategy, [&](std::uint32_t r) { return fmt::format(" (SP group {} of degree {})", r / d, d); },
       fmt::format("lower plan.ulysses.packing_fill ({}), raise plan.ulysses.sp_degree or set plan.ulysses.full_recompute",
-                  packing_fill(sc)));
+                  options.packing_fill));
 }
 
 proto::Schedule UlyssesPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  return plan_ulysses(sc, lengths, ulysses_sp_degree(sc), name());
+  return plan_ulysses(sc, options_, lengths, options_.sp_degree, name());
 }
 
 proto::Schedule UlyssesAdaptivePlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
@@ -219,7 +251,7 @@ proto::Schedule UlyssesAdaptivePlanner::plan(const ResolvedScenario& sc, std::sp
     if (n % d != 0 || !ulysses_degree_fits(sc.model, d)) continue;
     try {
       double estimate = 0.0;
-      auto schedule = plan_ulysses(sc, lengths, d, name(), &estimate);
+      auto schedule = plan_ulysses(sc, options_, lengths, d, name(), &estimate);
       if (estimate < best_time) {
         best_time = estimate;
         best = std::move(schedule);

@@ -51,30 +51,51 @@
 
 namespace eppsim {
 
+// plan.ulysses, resolved and checked.
+struct UlyssesOptions {
+  std::uint32_t sp_degree = 1;  // "ulysses" only (0 in the scenario means gpus_per_node)
+  double packing_fill = 0.9;    // 0 in the scenario means 0.9
+  bool full_recompute = false;
+};
+
+// "ulysses": sp_degree a power of two dividing the usable GPUs and the model's
+// attention and KV heads, plus the checks of resolve_ulysses_adaptive_options.
+UlyssesOptions resolve_ulysses_options(const ResolvedScenario& scenario);
+// "ulysses-adaptive" (the degree is chosen per batch; sp_degree is ignored):
+// packing_fill in (0, 1]. InputError located by the scenario's FieldLocator.
+UlyssesOptions resolve_ulysses_adaptive_options(const ResolvedScenario& scenario);
+
 class UlyssesPlanner final : public Planner {
  public:
+  explicit UlyssesPlanner(UlyssesOptions options) : options_(options) {}
   std::string name() const override { return "ulysses"; }
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+
+ private:
+  UlyssesOptions options_;
 };
 
 class UlyssesAdaptivePlanner final : public Planner {
  public:
+  explicit UlyssesAdaptivePlanner(UlyssesOptions options) : options_(options) {}
   std::string name() const override { return "ulysses-adaptive"; }
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+
+ private:
+  UlyssesOptions options_;
 };
 
-// The Ulysses schedule at `sp_degree` under the scenario's plan.ulysses options,
+// The Ulysses schedule at `sp_degree` under `options` (its sp_degree unused),
 // with `strategy` as the schedule's strategy name. Sets *estimated_step_s (when
 // given) to the closed-form estimate above. Throws InputError for a degree that
 // does not suit the cluster or the model, or a batch that does not fit.
-proto::Schedule plan_ulysses(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths,
-                             std::uint32_t sp_degree, std::string_view strategy, double* estimated_step_s = nullptr);
+proto::Schedule plan_ulysses(const ResolvedScenario& scenario, const UlyssesOptions& options,
+                             std::span<const std::uint64_t> sequence_lengths, std::uint32_t sp_degree,
+                             std::string_view strategy, double* estimated_step_s = nullptr);
 
 // Tokens one SP group of `sp_degree` GPUs may hold per micro-batch (packing_fill
 // applied). Throws InputError when the model states alone do not fit.
-std::uint64_t ulysses_group_capacity(const ResolvedScenario& scenario, std::uint32_t sp_degree);
-
-// The degree plan.ulysses.sp_degree names (0: gpus_per_node).
-std::uint32_t ulysses_sp_degree(const ResolvedScenario& scenario);
+std::uint64_t ulysses_group_capacity(const ResolvedScenario& scenario, const UlyssesOptions& options,
+                                     std::uint32_t sp_degree);
 
 }  // namespace eppsim

@@ -44,7 +44,7 @@ class TextbookOneFOneB : public ::testing::TestWithParam<std::tuple<std::uint32_
 TEST_P(TextbookOneFOneB, StepTimeMatchesTheClosedForm) {
   const auto [stages, micro_batches] = GetParam();
   const auto scenario = testing::fixed_length_scenario(1, stages, stages, micro_batches, 1024, 1024);
-  auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(micro_batches, 1024));
+  auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(micro_batches, 1024));
   ASSERT_EQ(schedule.summary().micro_batches(), micro_batches);
   const std::int64_t tf = 1'000'000, tb = 2'000'000;
   set_durations(&schedule, tf, tb);
@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(StagesAndMicroBatches, TextbookOneFOneB,
 
 TEST(AnalyticEngine, CommunicationStretchesThePipeline) {
   const auto scenario = testing::fixed_length_scenario(1, 4, 4, 8, 1024, 1024);
-  auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(8, 1024));
+  auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(8, 1024));
   set_durations(&schedule, 1'000'000, 2'000'000);
   const auto free = run_analytic(schedule, free_network(4), planner_estimate_timer());
   const auto slow = run_analytic(schedule, slow_network(4), planner_estimate_timer());

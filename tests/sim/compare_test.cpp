@@ -49,7 +49,7 @@ class StagesPlanner final : public Planner {
     seen_->assign(lengths.begin(), lengths.end());
     ResolvedScenario own = scenario;
     own.proto.mutable_plan()->mutable_packed_1f1b()->set_pipeline_stages(stages_);
-    return Packed1F1BPlanner().plan(own, lengths);
+    return make_planner("packed-1f1b", own)->plan(own, lengths);
   }
 
  private:
@@ -75,6 +75,24 @@ class BuggyPlanner final : public Planner {
     throw std::logic_error("buggy: broken invariant");
   }
 };
+
+// compare builds each planner from a factory; this one hands out a planner
+// that forwards to `planner`, built by the test.
+class Forwarding final : public Planner {
+ public:
+  explicit Forwarding(const Planner& planner) : planner_(planner) {}
+  std::string name() const override { return planner_.name(); }
+  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> lengths) const override {
+    return planner_.plan(scenario, lengths);
+  }
+
+ private:
+  const Planner& planner_;
+};
+
+PlannerFactory factory_of(const Planner& planner) {
+  return PlannerFactory{planner.name(), [&planner](const ResolvedScenario&) { return std::make_unique<Forwarding>(planner); }};
+}
 
 std::vector<std::string> strategies_of(const proto::Comparison& comparison) {
   std::vector<std::string> names;
@@ -126,7 +144,7 @@ TEST(Compare, SameBatchForAllRecordsInOrderFailuresBeside) {
   std::vector<std::uint64_t> seen4, seen2;
   const StagesPlanner four("stages-4", 4, &seen4), two("stages-2", 2, &seen2);
   const FailingPlanner broken;
-  const std::vector<const Planner*> planners = {&four, &broken, &two};
+  const std::vector<PlannerFactory> planners = {factory_of(four), factory_of(broken), factory_of(two)};
   const auto result = compare_planners(scenario, planners);
   const auto& c = result.comparison;
 
@@ -150,7 +168,7 @@ TEST(Compare, SameBatchForAllRecordsInOrderFailuresBeside) {
 
 TEST(Compare, BugsAreNotFailures) {
   const BuggyPlanner buggy;
-  const std::vector<const Planner*> planners = {&buggy};
+  const std::vector<PlannerFactory> planners = {factory_of(buggy)};
   EXPECT_THROW(compare_planners(small_quickstart(), planners), std::logic_error);
 }
 
@@ -168,6 +186,27 @@ TEST(Compare, NoStrategyFits) {
   // With every strategy: each either runs or fails, none aborts the others.
   const auto all = compare_strategies(scenario, planner_names());
   EXPECT_EQ(all.comparison.records_size() + all.comparison.failures_size(), static_cast<int>(planner_names().size()));
+}
+
+TEST(Compare, ResolvesEachStrategyAsRunDoes) {
+  // plan.epp.sp_degree 3 does not divide the quickstart's 8 GPUs per node:
+  // `run` rejects it, and so does `compare`, as epp's failure, while the
+  // strategies that ignore plan.epp still run.
+  const std::string expected = "plan.epp.sp_degree: must divide cluster.gpus_per_node 8 (SP stays inside a node), got 3 "
+                               "(set by --set plan.epp.sp_degree=3)";
+  try {
+    run_scenario(small_quickstart({"plan.strategy=epp", "plan.epp.sp_degree=3"}));
+    FAIL() << "run: no InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(expected));
+  }
+  const auto result = compare_strategies(small_quickstart({"plan.epp.sp_degree=3"}), {"packed-1f1b", "epp", "epp-flex"});
+  EXPECT_EQ(strategies_of(result.comparison), std::vector<std::string>{"packed-1f1b"});
+  ASSERT_EQ(result.comparison.failures_size(), 2);
+  EXPECT_EQ(result.comparison.failures(0).strategy(), "epp");
+  EXPECT_THAT(result.comparison.failures(0).message(), HasSubstr(expected));
+  EXPECT_EQ(result.comparison.failures(1).strategy(), "epp-flex");
+  EXPECT_THAT(result.comparison.failures(1).message(), HasSubstr(expected));
 }
 
 TEST(Compare, UnknownAndRepeatedStrategies) {
@@ -200,7 +239,7 @@ ComparisonResult two_and_a_failure() {
   static std::vector<std::uint64_t> seen4, seen2;
   static const StagesPlanner four("stages-4", 4, &seen4), two("stages-2", 2, &seen2);
   static const FailingPlanner broken;
-  const std::vector<const Planner*> planners = {&four, &two, &broken};
+  const std::vector<PlannerFactory> planners = {factory_of(four), factory_of(two), factory_of(broken)};
   return compare_planners(small_quickstart(), planners);
 }
 

@@ -42,7 +42,7 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   const auto sc = scenario(strategy, fraction, intra, distribution, nodes);
   const auto lengths = sample_batch(sc);
   Run out;
-  out.schedule = make_planner(strategy)->plan(sc, lengths);
+  out.schedule = make_planner(strategy, sc)->plan(sc, lengths);
   out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
     for (const auto& op : program.ops()) {
@@ -62,7 +62,7 @@ std::uint64_t max_peak(const proto::Schedule& schedule) {
 TEST(Epp, EveryTokenOnceAndWithinMemory) {
   const auto sc = scenario("epp", 1.0);
   const auto lengths = sample_batch(sc);
-  const auto plan = plan_epp(sc, lengths, EppVariant::Faithful);
+  const auto plan = plan_epp(sc, resolve_epp_options(sc), lengths, EppVariant::Faithful);
   EXPECT_EQ(plan.stages, 2u);
   EXPECT_EQ(plan.sp_degree, 4u);
   ASSERT_EQ(plan.replicas.size(), 1u);
@@ -120,7 +120,7 @@ TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {
   // PCIe-class links inside the node and mostly short sequences: all-to-alls
   // cost more than sub-pipelines of smaller degree.
   const auto sc = scenario("epp-flex", 1.0, "25GB/s", "wikipedia");
-  const auto plan = plan_epp(sc, sample_batch(sc), EppVariant::Flex);
+  const auto plan = plan_epp(sc, resolve_epp_options(sc), sample_batch(sc), EppVariant::Flex);
   bool smaller = false;
   for (const auto& p : plan.replicas[0].pipelines) {
     smaller = smaller || p.sp_degree < 4;
@@ -142,26 +142,29 @@ TEST(Epp, SamePlanTwice) {
   EXPECT_EQ(a, b);
 }
 
+// Errors in plan.epp name the file, the line, the field, the rule and the
+// --set that caused them; every variant resolves the same options.
 TEST(Epp, ScenarioChecks) {
-  const std::string base = R"(
-    name: "x" model { preset: "llama2-7b" }
-    cluster { nodes: 2 gpus_per_node: 4 gpu { preset: "A100-80GB" }
-              intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }
-    workload { lengths { fixed: 1024 } global_batch: 8 max_length: 4096 }
-  )";
+  const std::string base = testing::test_scenario_text(2, 4, R"(name: "x" model { preset: "llama2-7b" }
+    workload { lengths { fixed: 1024 } global_batch: 8 max_length: 4096 })");
   auto expect_error = [&](const std::string& plan, const std::string& message) {
-    try {
-      resolve_scenario(parse_scenario_text(base + plan, "bad.textproto"), "bad.textproto", ".");
-      FAIL() << plan;
-    } catch (const InputError& e) {
-      EXPECT_THAT(e.what(), HasSubstr(message)) << plan;
-    }
+    EXPECT_THAT(testing::planner_error(base + plan), HasSubstr(message)) << plan;
   };
-  expect_error(R"(plan { strategy: "epp" epp { sp_degree: 3 } })", "plan.epp.sp_degree");
-  expect_error(R"(plan { strategy: "epp" epp { pipeline_stages: 3 } })", "plan.epp.pipeline_stages");
-  expect_error(R"(plan { strategy: "epp" epp { slice_counts: 0 } })", "plan.epp.slice_counts[0]");
-  expect_error(R"(plan { strategy: "epp" epp { checkpoint_gap: 1.5 } })", "plan.epp.checkpoint_gap");
-  expect_error(R"(plan { strategy: "epp-flex" zero_stage: 3 })", "epp supports ZeRO stages 0 to 2");
+  expect_error(R"(plan { strategy: "epp" epp { sp_degree: 3 } })",
+               "s.textproto:10: plan.epp.sp_degree: must divide cluster.gpus_per_node 4 (SP stays inside a node), got 3");
+  expect_error(R"(plan { strategy: "epp" epp { pipeline_stages: 3 } })", "s.textproto:10: plan.epp.pipeline_stages");
+  expect_error(R"(plan { strategy: "epp" epp { slice_counts: 0 } })",
+               "s.textproto:10: plan.epp.slice_counts[0]: must be in [1, 1024], got 0");
+  expect_error(R"(plan { strategy: "epp" epp { checkpoint_gap: 1.5 } })", "s.textproto:10: plan.epp.checkpoint_gap");
+  expect_error(R"(plan { strategy: "epp-flex" zero_stage: 3 })",
+               "s.textproto:10: plan.zero_stage: epp supports ZeRO stages 0 to 2, got 3");
+  for (const std::string strategy : {"epp", "epp-no-ckpt", "epp-full-ckpt", "epp-even-split", "epp-flex"}) {
+    EXPECT_EQ(testing::planner_error(base, {"plan.strategy=" + strategy, "plan.epp.sp_degree=3"}),
+              "s.textproto: plan.epp.sp_degree: must divide cluster.gpus_per_node 4 (SP stays inside a node), got 3 (set "
+              "by --set plan.epp.sp_degree=3)")
+        << strategy;
+    EXPECT_EQ(testing::planner_error(base, {"plan.strategy=" + strategy}), "") << strategy;
+  }
 }
 
 }  // namespace

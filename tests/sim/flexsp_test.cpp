@@ -77,7 +77,7 @@ TEST(FlexSpBuckets, MinimisePadding) {
 TEST(FlexSp, EverySequenceOnceAndDegreesFillTheCluster) {
   const auto sc = scenario(2, "llama2-7b", 128, 32768);
   const auto lengths = sample_batch(sc);
-  const auto plan = plan_flexsp(sc, lengths);
+  const auto plan = plan_flexsp(sc, resolve_flexsp_options(sc), lengths);
   ASSERT_FALSE(plan.micro_batches.empty());
   expect_valid(plan, lengths.size(), 16);
   EXPECT_GT(plan.step_time_s, 0.0);
@@ -87,7 +87,7 @@ TEST(FlexSp, PresetModelOnSixtyFourGpus) {
   // GPT-7B (FlexSP's constants), 28 GB of each GPU, 512 Wikipedia sequences up to 192K.
   const auto sc = scenario(8, "gpt-6.7b", 512, 196608, "memory_fraction: 0.35");
   const auto lengths = sample_batch(sc);
-  const auto plan = plan_flexsp(sc, lengths);
+  const auto plan = plan_flexsp(sc, resolve_flexsp_options(sc), lengths);
   expect_valid(plan, lengths.size(), 64);
   EXPECT_GE(plan.micro_batches.size(), 1u);
 }
@@ -95,7 +95,7 @@ TEST(FlexSp, PresetModelOnSixtyFourGpus) {
 TEST(FlexSp, ScheduleRunsWithoutDeadlock) {
   const auto sc = scenario(2, "llama2-7b", 64, 16384);
   const auto lengths = sample_batch(sc);
-  const auto schedule = FlexSpPlanner().plan(sc, lengths);
+  const auto schedule = make_planner("flexsp", sc)->plan(sc, lengths);
   EXPECT_EQ(schedule.num_ranks(), 16u);
   EXPECT_EQ(schedule.summary().sequences(), lengths.size());
   for (const auto& program : schedule.programs()) {
@@ -114,9 +114,9 @@ TEST(FlexSp, MixedBatchBeatsHomogeneousGroups) {
   const auto sc = scenario(2, "llama2-7b", 64, 49152);
   std::vector<std::uint64_t> lengths(64, 1024);
   lengths[0] = 49152;
-  const auto schedule = FlexSpPlanner().plan(sc, lengths);
+  const auto schedule = make_planner("flexsp", sc)->plan(sc, lengths);
   const double flexsp = simulate(sc, schedule);
-  const auto plan = plan_flexsp(sc, lengths);
+  const auto plan = plan_flexsp(sc, resolve_flexsp_options(sc), lengths);
   expect_valid(plan, lengths.size(), 16);
   // Homogeneous plans: DeepSpeed-Ulysses at one degree for every group, from the
   // smallest that holds the long sequence up to a node.
@@ -124,7 +124,7 @@ TEST(FlexSp, MixedBatchBeatsHomogeneousGroups) {
   while (49152 > plan.token_capacity * d) d *= 2;
   for (std::uint32_t degree = d; degree <= 8; degree *= 2) {
     const auto homo_sc = scenario(2, "llama2-7b", 64, 49152, fmt::format("ulysses {{ sp_degree: {} }}", degree));
-    const auto homogeneous = simulate(homo_sc, UlyssesPlanner().plan(homo_sc, lengths));
+    const auto homogeneous = simulate(homo_sc, make_planner("ulysses", homo_sc)->plan(homo_sc, lengths));
     EXPECT_LE(flexsp, homogeneous) << "degree " << degree;
   }
 }
@@ -132,7 +132,26 @@ TEST(FlexSp, MixedBatchBeatsHomogeneousGroups) {
 TEST(FlexSp, TooLongSequenceIsAnInputError) {
   const auto sc = scenario(1, "llama2-7b", 4, 8192, "memory_fraction: 0.2");
   const std::vector<std::uint64_t> lengths{4'000'000};
-  EXPECT_THROW(plan_flexsp(sc, lengths), InputError);
+  EXPECT_THROW(plan_flexsp(sc, resolve_flexsp_options(sc), lengths), InputError);
+}
+
+// Errors in plan.flexsp name the file, the line, the field, the rule and the
+// --set that caused them.
+TEST(FlexSp, OptionErrorsAreLocated) {
+  const std::string text = testing::test_scenario_text(1, 8, R"(name: "f"
+    model { preset: "llama2-7b" }
+    workload { lengths { fixed: 4096 } global_batch: 8 max_length: 8192 }
+    plan { strategy: "flexsp"
+      flexsp { relative_gap: 1.5 }
+    })");
+  EXPECT_EQ(testing::planner_error(text),
+            "s.textproto:6: plan.flexsp.relative_gap: must be in [0, 1) (0 means the default 0.01), got 1.5");
+  EXPECT_EQ(testing::planner_error(text, {"plan.flexsp.relative_gap=0.05"}), "");
+  EXPECT_EQ(testing::planner_error(text, {"plan.flexsp={max_buckets: 5000}"}),
+            "s.textproto: plan.flexsp.max_buckets: must be <= 4096 (0 means the default 16), got 5000 (set by --set "
+            "plan.flexsp={max_buckets: 5000})");
+  EXPECT_EQ(testing::planner_error(text, {"plan.flexsp={}", "cluster.gpus_per_node=3"}),
+            "s.textproto:9: cluster.nodes: flexsp needs an even number of GPUs (power-of-two SP groups), got 3");
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ int count_ops(const proto::RankProgram& program, proto::Op::KindCase kind) {
 TEST(Packed1F1B, ShapeOfTheSchedule) {
   // 8 GPUs, 2 stages x 4 replicas, 32 sequences of 2048 tokens in 4096-token micro-batches.
   const auto scenario = testing::fixed_length_scenario(1, 8, 2, 32, 2048, 4096);
-  const auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(32, 2048));
+  const auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(32, 2048));
   EXPECT_EQ(schedule.num_ranks(), 8u);
   EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
   EXPECT_EQ(schedule.summary().data_parallel(), 4u);
@@ -68,9 +68,9 @@ TEST(Packed1F1B, ShapeOfTheSchedule) {
 
 TEST(Packed1F1B, ModelFlopsCountForwardAndBackwardOnce) {
   const auto scenario = testing::fixed_length_scenario(1, 4, 4, 4, 1024, 1024);
-  const auto plain = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(4, 1024));
+  const auto plain = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(4, 1024));
   const auto recompute = testing::fixed_length_scenario(1, 4, 4, 4, 1024, 1024, "full_recompute: true");
-  const auto with_recompute = Packed1F1BPlanner().plan(recompute, std::vector<std::uint64_t>(4, 1024));
+  const auto with_recompute = make_planner("packed-1f1b", recompute)->plan(recompute, std::vector<std::uint64_t>(4, 1024));
   EXPECT_GT(plain.summary().model_flops(), 0.0);
   EXPECT_DOUBLE_EQ(plain.summary().model_flops(), with_recompute.summary().model_flops());
   // Recompute keeps fewer activations.
@@ -81,7 +81,7 @@ TEST(Packed1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
   // A 7B model on one GPU: 16 bytes per parameter alone exceed 80 GB.
   const auto scenario = testing::fixed_length_scenario(1, 1, 1, 1, 1024, 1024);
   try {
-    Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{1024});
+    make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>{1024});
     FAIL() << "expected an out-of-memory plan error";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("rank 0 (pipeline stage 0) needs"));
@@ -91,7 +91,7 @@ TEST(Packed1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
 
 TEST(Packed1F1B, LongSequenceGetsItsOwnMicroBatch) {
   const auto scenario = testing::fixed_length_scenario(1, 4, 4, 3, 1024, 2048);
-  const auto schedule = Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{6000, 1000, 1000});
+  const auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>{6000, 1000, 1000});
   EXPECT_EQ(schedule.summary().micro_batches(), 2u);
 }
 
@@ -100,7 +100,7 @@ TEST(Packed1F1B, RejectsZero3) {
   auto proto = base.proto;
   proto.mutable_plan()->set_zero_stage(3);
   const auto scenario = resolve_scenario(proto, "test.textproto", ".");
-  EXPECT_THROW(Packed1F1BPlanner().plan(scenario, std::vector<std::uint64_t>(4, 1024)), InputError);
+  EXPECT_THROW(make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(4, 1024)), InputError);
 }
 
 proto::Trace run_with_cost_model(const ResolvedScenario& scenario, const proto::Schedule& schedule) {
@@ -120,10 +120,10 @@ TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
   };
   for (const auto& [tp, cp] : {std::pair{2u, 1u}, std::pair{1u, 2u}, std::pair{2u, 2u}}) {
     const auto base = testing::fixed_length_scenario(2, 8 / (tp * cp), 2, 16, 4096, 8192);
-    const auto plain = Packed1F1BPlanner().plan(base, batch);
+    const auto plain = make_planner("packed-1f1b", base)->plan(base, batch);
     const auto scenario = testing::fixed_length_scenario(
         2, 8, 2, 16, 4096, 8192, fmt::format("tensor_parallel: {} context_parallel: {}", tp, cp));
-    const auto schedule = Packed1F1BPlanner().plan(scenario, batch);
+    const auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, batch);
     EXPECT_EQ(schedule.summary().data_parallel(), plain.summary().data_parallel());
     EXPECT_EQ(schedule.num_ranks(), 16u);
     EXPECT_LT(peak_of(schedule), peak_of(plain)) << tp << "x" << cp;
@@ -155,14 +155,47 @@ TEST(Packed1F1B, DefaultTensorAndContextParallelChangeNothing) {
   const auto base = testing::fixed_length_scenario(1, 8, 2, 16, 2048, 4096);
   const auto ones = testing::fixed_length_scenario(1, 8, 2, 16, 2048, 4096, "tensor_parallel: 1 context_parallel: 1");
   const std::vector<std::uint64_t> batch(16, 2048);
-  EXPECT_EQ(Packed1F1BPlanner().plan(base, batch).SerializeAsString(), Packed1F1BPlanner().plan(ones, batch).SerializeAsString());
+  EXPECT_EQ(make_planner("packed-1f1b", base)->plan(base, batch).SerializeAsString(), make_planner("packed-1f1b", ones)->plan(ones, batch).SerializeAsString());
 }
 
 TEST(Packed1F1B, TensorParallelRules) {
-  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 8"), InputError);
-  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 3"), InputError);
-  EXPECT_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 4 context_parallel: 2 "), InputError);
-  EXPECT_NO_THROW(testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, "tensor_parallel: 4"));
+  const auto planner_of = [](const std::string& extra) {
+    return make_planner("packed-1f1b", testing::fixed_length_scenario(2, 4, 2, 4, 1024, 1024, extra));
+  };
+  EXPECT_THROW(planner_of("tensor_parallel: 8"), InputError);
+  EXPECT_THROW(planner_of("tensor_parallel: 3"), InputError);
+  EXPECT_THROW(planner_of("tensor_parallel: 4 context_parallel: 2 "), InputError);
+  EXPECT_NO_THROW(planner_of("tensor_parallel: 4"));
+}
+
+// Errors in plan.packed_1f1b name the file, the line, the field, the rule and
+// the --set that caused them.
+TEST(Packed1F1B, OptionErrorsAreLocated) {
+  const std::string text = testing::test_scenario_text(2, 8, R"(name: "t"
+    model { preset: "llama2-7b" }
+    workload { lengths { fixed: 4096 } global_batch: 32 max_length: 8192 }
+    plan {
+      zero_stage: 1
+      packed_1f1b { pipeline_stages: 5 micro_batch_tokens: 8192 }
+    })");
+  EXPECT_EQ(testing::planner_error(text), "s.textproto:7: plan.packed_1f1b.pipeline_stages: must divide the cluster's 16 "
+                                          "GPUs (cluster.nodes 2 x cluster.gpus_per_node 8), got 5");
+  EXPECT_EQ(testing::planner_error(text, {"plan.packed_1f1b.pipeline_stages=3"}),
+            "s.textproto: plan.packed_1f1b.pipeline_stages: must divide the cluster's 16 GPUs (cluster.nodes 2 x "
+            "cluster.gpus_per_node 8), got 3 (set by --set plan.packed_1f1b.pipeline_stages=3)");
+  EXPECT_EQ(testing::planner_error(text, {"plan.packed_1f1b.pipeline_stages=4"}), "");
+  EXPECT_EQ(testing::planner_error(text, {"cluster.nodes=8", "plan.packed_1f1b.pipeline_stages=64"}),
+            "s.textproto: plan.packed_1f1b.pipeline_stages: must be <= the model's 32 layers, got 64 (set by --set "
+            "plan.packed_1f1b.pipeline_stages=64)");
+  EXPECT_EQ(testing::planner_error(text, {"plan.packed_1f1b={pipeline_stages: 4}"}),
+            "s.textproto: plan.packed_1f1b.micro_batch_tokens: must be > 0, got 0 (set by --set "
+            "plan.packed_1f1b={pipeline_stages: 4})");
+  EXPECT_EQ(testing::planner_error(text, {"plan.packed_1f1b.pipeline_stages=4", "plan.zero_stage=3"}),
+            "s.textproto: plan.zero_stage: packed-1f1b supports ZeRO stages 0 to 2 (Megatron's distributed optimizer), "
+            "got 3 (set by --set plan.zero_stage=3)");
+  EXPECT_EQ(testing::planner_error(text, {"plan.packed_1f1b.pipeline_stages=4", "plan.packed_1f1b.tensor_parallel=3"}),
+            "s.textproto: plan.packed_1f1b.tensor_parallel: must divide the model's 32 attention heads, got 3 (set by "
+            "--set plan.packed_1f1b.tensor_parallel=3)");
 }
 
 }  // namespace

@@ -162,7 +162,7 @@ const std::vector<std::uint64_t> kBatch{16384, 3000, 1000, 500, 2000, 8000, 4096
 TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
   // 2 nodes x 4: 2 stages (one per node) of one 4-GPU SP group; chunks of 16384 / 4 tokens.
   const auto scenario = seq_scenario(2, 4, 16384);
-  const auto schedule = Seq1F1BPlanner().plan(scenario, kBatch);
+  const auto schedule = make_planner("seq1f1b", scenario)->plan(scenario, kBatch);
   ASSERT_EQ(schedule.num_ranks(), 8u);
   EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
   EXPECT_EQ(schedule.summary().data_parallel(), 1u);
@@ -207,8 +207,8 @@ TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
   // 2 nodes x 4, SP 2: 2 stages x 2 replicas; 2 checkpointed layers per stage.
   const auto plain = seq_scenario(2, 4, 16384, "sp_degree: 2");
   const auto checkpointed = seq_scenario(2, 4, 16384, "sp_degree: 2 checkpointed_layers: 2");
-  const auto a = Seq1F1BPlanner().plan(plain, kBatch);
-  const auto b = Seq1F1BPlanner().plan(checkpointed, kBatch);
+  const auto a = make_planner("seq1f1b", plain)->plan(plain, kBatch);
+  const auto b = make_planner("seq1f1b", checkpointed)->plan(checkpointed, kBatch);
   EXPECT_EQ(b.summary().data_parallel(), 2u);
   int recompute = 0;
   for (const auto& op : b.programs(0).ops()) {
@@ -228,7 +228,7 @@ TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
 
 TEST(Seq1F1B, RunsOnAnotherStrategysScenarioWithDefaults) {
   const auto scenario = testing::fixed_length_scenario(2, 4, 2, 8, 2048, 4096);
-  const auto schedule = make_planner("seq1f1b")->plan(scenario, std::vector<std::uint64_t>(8, 2048));
+  const auto schedule = make_planner("seq1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(8, 2048));
   EXPECT_EQ(schedule.summary().pipeline_stages(), 2u);
   EXPECT_GT(run(scenario, schedule).step_time_ns(), 0);
 }
@@ -236,7 +236,7 @@ TEST(Seq1F1B, RunsOnAnotherStrategysScenarioWithDefaults) {
 TEST(Seq1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
   const auto scenario = seq_scenario(1, 1, 4096);
   try {
-    Seq1F1BPlanner().plan(scenario, std::vector<std::uint64_t>{4096});
+    make_planner("seq1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>{4096});
     FAIL() << "expected an out-of-memory plan error";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("rank 0 (pipeline stage 0) needs"));
@@ -244,10 +244,33 @@ TEST(Seq1F1B, FailsClearlyWhenTheBatchDoesNotFit) {
 }
 
 TEST(Seq1F1B, ScenarioChecks) {
-  EXPECT_THROW(seq_scenario(2, 4, 4096, "sp_degree: 8"), InputError);
-  EXPECT_THROW(seq_scenario(2, 4, 4096, "sp_degree: 3"), InputError);
-  EXPECT_THROW(seq_scenario(2, 4, 4096, "pipeline_stages: 3"), InputError);
-  EXPECT_THROW(seq_scenario(2, 4, 4096, "checkpointed_layers: 17"), InputError);
+  const auto planner_of = [](const std::string& options) {
+    const auto scenario = seq_scenario(2, 4, 4096, options);
+    return make_planner("seq1f1b", scenario);
+  };
+  EXPECT_THROW(planner_of("sp_degree: 8"), InputError);
+  EXPECT_THROW(planner_of("sp_degree: 3"), InputError);
+  EXPECT_THROW(planner_of("pipeline_stages: 3"), InputError);
+  EXPECT_THROW(planner_of("checkpointed_layers: 17"), InputError);
+  EXPECT_NO_THROW(planner_of("checkpointed_layers: 16"));
+}
+
+// Errors in plan.seq1f1b name the file, the line, the field, the rule and the
+// --set that caused them.
+TEST(Seq1F1B, OptionErrorsAreLocated) {
+  const std::string text = testing::test_scenario_text(2, 4, R"(name: "t"
+    model { preset: "llama2-7b" }
+    workload { lengths { fixed: 4096 } global_batch: 8 max_length: 4096 }
+    plan { strategy: "seq1f1b"
+      seq1f1b { sp_degree: 3 }
+    })");
+  EXPECT_EQ(testing::planner_error(text), "s.textproto:6: plan.seq1f1b.sp_degree: must divide cluster.gpus_per_node 4, got 3");
+  EXPECT_EQ(testing::planner_error(text, {"plan.seq1f1b.sp_degree=2"}), "");
+  EXPECT_EQ(testing::planner_error(text, {"plan.seq1f1b={checkpointed_layers: 17}"}),
+            "s.textproto: plan.seq1f1b.checkpointed_layers: must be <= the 16 layers of the smallest stage, got 17 (set by "
+            "--set plan.seq1f1b={checkpointed_layers: 17})");
+  EXPECT_EQ(testing::planner_error(text, {"plan.seq1f1b.sp_degree=4", "plan.zero_stage=3"}),
+            "s.textproto: plan.zero_stage: seq1f1b supports ZeRO stages 0 to 2, got 3 (set by --set plan.zero_stage=3)");
 }
 
 }  // namespace

@@ -7,21 +7,22 @@
 
 #include <fmt/format.h>
 
+#include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/compute_timer.h"
 #include "sim/engine/network_model.h"
+#include "sim/plan/planner.h"
 #include "traces/scenario.h"
 
 namespace eppsim::testing {
 
-// `nodes` x `gpus_per_node` A100-80GB with the sim tests' links (NVLink
-// `intra_bandwidth`, 200 Gb/s NICs); `body` holds the name, seed, model,
-// workload and plan; `source` names the file in error messages.
-inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, const std::string& body,
-                                      const std::string& source = "test.textproto",
+// The text of a scenario on `nodes` x `gpus_per_node` A100-80GB with the sim
+// tests' links (NVLink `intra_bandwidth`, 200 Gb/s NICs); `body` holds the
+// name, seed, model, workload and plan, its first line on line 2.
+inline std::string test_scenario_text(std::uint32_t nodes, std::uint32_t gpus_per_node, const std::string& body,
                                       const std::string& intra_bandwidth = "300GB/s") {
-  const std::string text = fmt::format(R"(
-    {}
+  return fmt::format(R"(
+{}
     cluster {{
       nodes: {} gpus_per_node: {}
       gpu {{ preset: "A100-80GB" }}
@@ -29,8 +30,28 @@ inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_pe
       inter_node {{ bandwidth: "200Gbps" latency: "5us" }}
     }}
   )",
-                                       body, nodes, gpus_per_node, intra_bandwidth);
+                     body, nodes, gpus_per_node, intra_bandwidth);
+}
+
+// That scenario resolved; `source` names the file in error messages.
+inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, const std::string& body,
+                                      const std::string& source = "test.textproto",
+                                      const std::string& intra_bandwidth = "300GB/s") {
+  const std::string text = test_scenario_text(nodes, gpus_per_node, body, intra_bandwidth);
   return resolve_scenario(parse_scenario_text(text, source), source, ".");
+}
+
+// What `eppsim run` reports for the scenario `text`, read as "s.textproto"
+// with `overrides`: the InputError of resolving it and building its
+// strategy's planner, or "" when both succeed.
+inline std::string planner_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    const ResolvedScenario scenario = resolve_full(parse_scenario(text, "s.textproto", ".", overrides));
+    make_planner(scenario.strategy, scenario);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // The analytic engine's step time of `schedule` on the scenario's simple cluster.

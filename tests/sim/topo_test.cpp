@@ -18,6 +18,7 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include "models/errors.h"
 #include "traces/proto_io.h"
 #include "traces/report.pb.h"
 #include "traces/scenario.h"
@@ -49,7 +50,7 @@ std::vector<std::string> topology_scenarios() {
 const proto::TopologyReport& study(const std::string& relative) {
   static std::map<std::string, proto::TopologyReport> cache;
   auto it = cache.find(relative);
-  if (it == cache.end()) it = cache.emplace(relative, run_topology_study(load_scenario(source_path(relative)))).first;
+  if (it == cache.end()) it = cache.emplace(relative, run_topology_study(load_scenario(source_path(relative), {}, ScenarioPart::Cluster))).first;
   return it->second;
 }
 
@@ -227,6 +228,27 @@ TEST(TopologyStudies, TheSimpleClusterWithoutATopology) {
   EXPECT_EQ(r.inter_node_diameter_hops(), 2);
   EXPECT_DOUBLE_EQ(r.injection_bandwidth_per_chip_bps(), 25e9);  // 200 Gb/s
   EXPECT_FALSE(r.has_failures());
+}
+
+// `eppsim topo` needs the cluster only: no model, workload or plan.
+TEST(TopologyStudies, AScenarioWithOnlyACluster) {
+  const std::string text = R"(name: "racks"
+cluster {
+  nodes: 4 gpus_per_node: 8
+  gpu { preset: "H100-SXM" }
+  intra_node { bandwidth: "450GB/s" latency: "1us" }
+  topology { fat_tree { radix: 8 levels: 2 link { bandwidth: "400Gbps" latency: "1us" } } }
+}
+)";
+  const auto r = run_topology_study(resolve_cluster_part(parse_scenario(text, "racks.textproto", ".")));
+  EXPECT_EQ(r.scenario(), "racks");
+  EXPECT_EQ(r.kind(), "fat-tree");
+  EXPECT_EQ(r.chips(), 32);
+  EXPECT_DOUBLE_EQ(r.injection_bandwidth_per_chip_bps(), 50e9);  // 400 Gb/s
+  // A broken plan is no concern of topo's.
+  const auto with_bad_plan = parse_scenario(text + "plan { strategy: \"magic\" zero_stage: 9 }\n", "racks.textproto", ".");
+  EXPECT_EQ(run_topology_study(resolve_cluster_part(with_bad_plan)).chips(), 32);
+  EXPECT_THROW(resolve_full(with_bad_plan), InputError);
 }
 
 // topology.json carries the fields of DESIGN.md's output contract, as numbers.

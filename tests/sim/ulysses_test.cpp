@@ -43,7 +43,7 @@ std::uint64_t max_peak(const proto::Schedule& schedule) {
 
 TEST(Ulysses, ShapeTokensAndEngineRun) {
   const auto sc = scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 4 })");
-  const auto schedule = UlyssesPlanner().plan(sc, kBatch);
+  const auto schedule = make_planner("ulysses", sc)->plan(sc, kBatch);
   EXPECT_EQ(schedule.strategy(), "ulysses");
   EXPECT_EQ(schedule.num_ranks(), 8u);
   EXPECT_EQ(schedule.summary().data_parallel(), 2u);
@@ -73,8 +73,8 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
 TEST(Ulysses, DefaultsRunAScenarioWrittenForAnotherStrategy) {
   // No ulysses block at all: sp_degree = gpus_per_node, packing_fill 0.9.
   const auto sc = scenario(2, 8, R"(strategy: "ulysses" zero_stage: 1 packed_1f1b { pipeline_stages: 2 micro_batch_tokens: 4096 })");
-  EXPECT_EQ(ulysses_sp_degree(sc), 8u);
-  const auto schedule = UlyssesPlanner().plan(sc, kBatch);
+  EXPECT_EQ(resolve_ulysses_options(sc).sp_degree, 8u);
+  const auto schedule = make_planner("ulysses", sc)->plan(sc, kBatch);
   EXPECT_EQ(schedule.summary().data_parallel(), 2u);
   EXPECT_GT(simulate(sc, schedule), 0);
 }
@@ -83,10 +83,10 @@ TEST(Ulysses, FullRecomputeRunsAndKeepsLessMemory) {
   const auto plain_sc = scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 8 })");
   const auto rc_sc = scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 8 full_recompute: true })");
   const std::vector<std::uint64_t> one = {65536};
-  const auto plain = UlyssesPlanner().plan(plain_sc, one);
-  const auto rc = UlyssesPlanner().plan(rc_sc, one);
+  const auto plain = make_planner("ulysses", plain_sc)->plan(plain_sc, one);
+  const auto rc = make_planner("ulysses", rc_sc)->plan(rc_sc, one);
   EXPECT_LT(max_peak(rc), max_peak(plain));
-  EXPECT_GT(ulysses_group_capacity(rc_sc, 8), ulysses_group_capacity(plain_sc, 8));
+  EXPECT_GT(ulysses_group_capacity(rc_sc, resolve_ulysses_adaptive_options(rc_sc), 8), ulysses_group_capacity(plain_sc, resolve_ulysses_adaptive_options(plain_sc), 8));
   EXPECT_GT(simulate(rc_sc, rc), simulate(plain_sc, plain));
   EXPECT_DOUBLE_EQ(rc.summary().model_flops(), plain.summary().model_flops());
 }
@@ -96,11 +96,11 @@ TEST(Ulysses, LargerDegreeNeedsLessMemoryPerGpu) {
   const std::vector<std::uint64_t> one = {8192};
   std::uint64_t previous = UINT64_MAX;
   for (std::uint32_t d : {1u, 2u, 4u, 8u}) {
-    const auto schedule = plan_ulysses(sc, one, d, "ulysses");
+    const auto schedule = plan_ulysses(sc, resolve_ulysses_adaptive_options(sc), one, d, "ulysses");
     EXPECT_LT(max_peak(schedule), previous) << "degree " << d;
     previous = max_peak(schedule);
     if (d > 1) {
-      EXPECT_GT(ulysses_group_capacity(sc, d), ulysses_group_capacity(sc, d / 2));
+      EXPECT_GT(ulysses_group_capacity(sc, resolve_ulysses_adaptive_options(sc), d), ulysses_group_capacity(sc, resolve_ulysses_adaptive_options(sc), d / 2));
     }
   }
 }
@@ -108,14 +108,14 @@ TEST(Ulysses, LargerDegreeNeedsLessMemoryPerGpu) {
 TEST(UlyssesAdaptive, NoSlowerThanAnyStaticDegree) {
   const auto sc = scenario(1, 8, R"(strategy: "ulysses-adaptive")");
   for (const auto& batch : {kBatch, std::vector<std::uint64_t>(16, 2048), std::vector<std::uint64_t>{65536, 4096}}) {
-    const auto adaptive = UlyssesAdaptivePlanner().plan(sc, batch);
+    const auto adaptive = make_planner("ulysses-adaptive", sc)->plan(sc, batch);
     EXPECT_EQ(adaptive.strategy(), "ulysses-adaptive");
     EXPECT_THAT(adaptive.groups(2).name(), HasSubstr("sp_degree"));
     const auto adaptive_time = simulate(sc, adaptive);
     int fitted = 0;
     for (std::uint32_t d : {1u, 2u, 4u, 8u}) {
       try {
-        const auto fixed = plan_ulysses(sc, batch, d, "ulysses");
+        const auto fixed = plan_ulysses(sc, resolve_ulysses_adaptive_options(sc), batch, d, "ulysses");
         ++fitted;
         EXPECT_LE(adaptive_time, simulate(sc, fixed)) << "degree " << d << ", batch of " << batch.size();
       } catch (const InputError&) {
@@ -127,10 +127,10 @@ TEST(UlyssesAdaptive, NoSlowerThanAnyStaticDegree) {
 
 TEST(Ulysses, SequenceTooLongForTheGroup) {
   const auto sc = scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 1 })");
-  const std::uint64_t capacity = ulysses_group_capacity(sc, 1);
+  const std::uint64_t capacity = ulysses_group_capacity(sc, resolve_ulysses_adaptive_options(sc), 1);
   const std::vector<std::uint64_t> batch = {capacity + 1};
   try {
-    UlyssesPlanner().plan(sc, batch);
+    make_planner("ulysses", sc)->plan(sc, batch);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr(std::to_string(capacity + 1)));
@@ -139,35 +139,57 @@ TEST(Ulysses, SequenceTooLongForTheGroup) {
     EXPECT_THAT(e.what(), HasSubstr("sp_degree"));
   }
   // A larger degree holds it; adaptive finds one.
-  EXPECT_NO_THROW(plan_ulysses(sc, batch, 8, "ulysses"));
-  EXPECT_NO_THROW(UlyssesAdaptivePlanner().plan(sc, batch));
+  EXPECT_NO_THROW(plan_ulysses(sc, resolve_ulysses_adaptive_options(sc), batch, 8, "ulysses"));
+  EXPECT_NO_THROW(make_planner("ulysses-adaptive", sc)->plan(sc, batch));
 }
 
 TEST(Ulysses, ModelStatesAloneDoNotFit) {
   // 7B on one GPU: 16 bytes per parameter exceed 80 GB.
   const auto sc = scenario(1, 1, R"(strategy: "ulysses")");
   const std::vector<std::uint64_t> batch = {1024};
-  EXPECT_THROW(UlyssesPlanner().plan(sc, batch), InputError);
-  EXPECT_THROW(UlyssesAdaptivePlanner().plan(sc, batch), InputError);
+  EXPECT_THROW(make_planner("ulysses", sc)->plan(sc, batch), InputError);
+  EXPECT_THROW(make_planner("ulysses-adaptive", sc)->plan(sc, batch), InputError);
 }
 
 TEST(Ulysses, DegreesMustDivideHeadsAndGpus) {
   // llama2-7b has 32 heads: 64 does not divide them.
-  EXPECT_THROW(scenario(8, 8, R"(strategy: "ulysses" ulysses { sp_degree: 64 })"), InputError);
+  EXPECT_THROW(make_planner("ulysses", scenario(8, 8, R"(strategy: "ulysses" ulysses { sp_degree: 64 })")), InputError);
   const auto sc = scenario(8, 8, R"(strategy: "ulysses")");
   const std::vector<std::uint64_t> batch = {1024};
   try {
-    plan_ulysses(sc, batch, 64, "ulysses");
+    plan_ulysses(sc, resolve_ulysses_adaptive_options(sc), batch, 64, "ulysses");
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_THAT(e.what(), HasSubstr("heads"));
   }
-  EXPECT_THROW(plan_ulysses(sc, batch, 3, "ulysses"), InputError);
-  EXPECT_THROW(scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 3 })"), InputError);
-  EXPECT_THROW(scenario(1, 8, R"(strategy: "ulysses" ulysses { packing_fill: 1.5 })"), InputError);
+  EXPECT_THROW(plan_ulysses(sc, resolve_ulysses_adaptive_options(sc), batch, 3, "ulysses"), InputError);
+  EXPECT_THROW(make_planner("ulysses", scenario(1, 8, R"(strategy: "ulysses" ulysses { sp_degree: 3 })")), InputError);
+  EXPECT_THROW(make_planner("ulysses", scenario(1, 8, R"(strategy: "ulysses" ulysses { packing_fill: 1.5 })")),
+               InputError);
+  EXPECT_THROW(make_planner("ulysses-adaptive", scenario(1, 8, R"(ulysses { packing_fill: 1.5 })")), InputError);
+  // ulysses-adaptive chooses the degree: sp_degree is not its option.
+  EXPECT_NO_THROW(make_planner("ulysses-adaptive", scenario(1, 8, R"(ulysses { sp_degree: 3 })")));
   // Adaptive skips 64 and picks a fitting degree.
-  const auto adaptive = UlyssesAdaptivePlanner().plan(sc, batch);
+  const auto adaptive = make_planner("ulysses-adaptive", sc)->plan(sc, batch);
   EXPECT_EQ(adaptive.num_ranks(), 64u);
+}
+
+// Errors in plan.ulysses name the file, the line, the field, the rule and the
+// --set that caused them.
+TEST(Ulysses, OptionErrorsAreLocated) {
+  const std::string text = testing::test_scenario_text(1, 8, R"(name: "u"
+    model { preset: "llama2-7b" }
+    workload { lengths { fixed: 4096 } global_batch: 8 max_length: 8192 }
+    plan { strategy: "ulysses"
+      ulysses { sp_degree: 3 }
+    })");
+  EXPECT_EQ(testing::planner_error(text), "s.textproto:6: plan.ulysses.sp_degree: must be a power of two dividing the "
+                                          "cluster's 8 GPUs (0 means gpus_per_node), got 3");
+  EXPECT_EQ(testing::planner_error(text, {"plan.ulysses.sp_degree=4"}), "");
+  EXPECT_EQ(testing::planner_error(text, {"plan.ulysses={packing_fill: 2}"}),
+            "s.textproto: plan.ulysses.packing_fill: must be in (0, 1] (0 means the default 0.9), got 2 (set by --set "
+            "plan.ulysses={packing_fill: 2})");
+  EXPECT_EQ(testing::planner_error(text, {"plan.strategy=ulysses-adaptive"}), "");
 }
 
 }  // namespace

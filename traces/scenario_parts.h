@@ -1,0 +1,73 @@
+#pragma once
+// Internal to traces/scenario*.cpp: the resolution of each part of a scenario,
+// shared by the staged resolutions of traces/scenario.cpp. Not for other code.
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "traces/field_locator.h"
+#include "traces/scenario.h"
+
+namespace eppsim::scenario_parts {
+
+// "a, b, c": name(item) for each item of `range`.
+template <typename Range, typename Name>
+std::string join_names(const Range& range, Name name) {
+  std::string joined;
+  for (const auto& item : range) {
+    if (!joined.empty()) joined += ", ";
+    joined += name(item);
+  }
+  return joined;
+}
+
+inline std::string join(std::span<const std::string_view> names) {
+  return join_names(names, [](std::string_view n) { return std::string(n); });
+}
+
+// Parses a unit string with `parse`, turning the unit parser's error into one
+// that names the field.
+template <typename Parse>
+auto parse_unit(const FieldLocator& where, std::string_view path, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const InputError& e) {
+    where.fail(path, e.what());
+  }
+}
+
+template <typename Quantity>
+void require_positive(const FieldLocator& where, std::string_view path, Quantity quantity, const std::string& text) {
+  if (!(quantity.value > 0.0)) where.fail(path, fmt::format("must be > 0, got {}", quote_string(text)));
+}
+
+// model: the preset or the custom shape, checked.
+TransformerSpec resolve_model(const proto::Model& m, const FieldLocator& where);
+
+// cluster: nodes, GPUs and the simple links.
+ClusterSpec resolve_cluster(const proto::Cluster& c, const FieldLocator& where);
+// cluster.failures against the cluster's nodes.
+FailureConfig resolve_failures(const proto::Failures& f, const ClusterSpec& cluster, const FieldLocator& where);
+
+// The topology, the networks to compare and the prices; fills the simple
+// cluster's links from the topology where the scenario left them out.
+void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const FieldLocator& where);
+
+// workload: the length source, global_batch, max_length and over_max_length.
+void resolve_workload(const proto::Workload& workload, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
+                      const FieldLocator& where);
+
+// plan: the fields every strategy shares (the strategy's name, zero_stage,
+// memory_fraction into memory_limit); the strategy's own options are its planner's.
+void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where);
+
+// cost_model: the compute cost model over the resolved model and GPU.
+std::shared_ptr<const ComputeCostModel> resolve_cost_model(const proto::CostModel& cost, const ResolvedScenario& resolved,
+                                                           const FieldLocator& where);
+
+}  // namespace eppsim::scenario_parts
