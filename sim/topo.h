@@ -21,7 +21,8 @@ proto::TopologyReport study_topology(const TopologyConfig& config, const Network
 
 // The scenario's network (cluster.topology, or the simple cluster when it has
 // none) with cluster.compare_topologies as `comparisons`, all at the
-// scenario's prices.
+// scenario's prices. Reads only the cluster: a scenario resolved with
+// resolve_cluster_part (ScenarioPart::Cluster) is enough.
 proto::TopologyReport run_topology_study(const ResolvedScenario& scenario);
 
 // A table for people: one line per network.

@@ -621,7 +621,7 @@ std::vector<PlannerRegistration> epp_registrations() {
   std::vector<PlannerRegistration> out;
   for (const EppVariant variant : {EppVariant::Faithful, EppVariant::NoCheckpoint, EppVariant::FullCheckpoint,
                                    EppVariant::EvenSplit, EppVariant::Flex}) {
-    out.push_back(register_planner<EppOptions>(EppPlanner(variant, EppOptions{}).name(), resolve_epp_options,
+    out.push_back(register_planner<EppOptions>(epp_strategy_name(variant), resolve_epp_options,
                                                [variant](EppOptions options) {
                                                  return std::make_unique<EppPlanner>(variant, std::move(options));
                                                }));
@@ -629,8 +629,8 @@ std::vector<PlannerRegistration> epp_registrations() {
   return out;
 }
 
-std::string EppPlanner::name() const {
-  switch (variant_) {
+std::string epp_strategy_name(EppVariant variant) {
+  switch (variant) {
     case EppVariant::Faithful: return "epp";
     case EppVariant::NoCheckpoint: return "epp-no-ckpt";
     case EppVariant::FullCheckpoint: return "epp-full-ckpt";
@@ -639,6 +639,8 @@ std::string EppPlanner::name() const {
   }
   return "epp";
 }
+
+std::string EppPlanner::name() const { return epp_strategy_name(variant_); }
 
 proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
   const EppPlan decisions = plan_epp(sc, options_, lengths, variant_);

@@ -67,6 +67,9 @@ namespace eppsim {
 
 enum class EppVariant { Faithful, NoCheckpoint, FullCheckpoint, EvenSplit, Flex };
 
+// "epp", "epp-no-ckpt", "epp-full-ckpt", "epp-even-split", "epp-flex".
+std::string epp_strategy_name(EppVariant variant);
+
 // One 1F1B pipeline of a replica. With sub-pipelines (epp-flex, degree < sp),
 // `lanes` holds one chunk list and plan per sub-pipeline.
 struct EppLane {

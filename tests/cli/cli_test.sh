@@ -49,6 +49,11 @@ check "sim" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/
 step() { grep -o '"step_time_s": [0-9.e+-]*' "$1"; }
 [ "$(step "$work/run/report.json")" = "$(step "$work/sim/report.json")" ] || {
   echo "FAIL plan+sim step time differs from run"; failures=$((failures + 1)); }
+# sim resolves no plan: a plan block it cannot use does not stop it; run still rejects it.
+check "sim without a plan" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/quickstart.textproto" \
+  -o "$work/sim-no-plan" --set plan.strategy=nope --set plan.epp.sp_degree=3
+check "run with that plan" 2 "unknown strategy" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/z" \
+  --set plan.strategy=nope
 check "export chrome" 0 "" -- "$eppsim" export chrome "$work/run/trace.pb" -o "$work/exported.json"
 cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrome differs from run's trace.json"; failures=$((failures + 1)); }
 
@@ -88,6 +93,10 @@ grep -q '"injection_lost_Bps"' "$work/topo-failures/topology.json" || { echo "FA
 check "topo bad grid" 2 "cluster.topology.railx.nx" -- "$eppsim" topo "$src/scenarios/topology_small.textproto" -o "$work/y" \
   --set cluster.topology.railx.nx=8
 check "topo no scenario" 2 "" -- "$eppsim" topo
+# topo resolves the cluster only: a scenario with nothing else works.
+sed -n '/^cluster {/,/^}/p' "$src/scenarios/quickstart.textproto" >"$work/cluster-only.textproto"
+check "topo cluster only" 0 "" -- "$eppsim" topo "$work/cluster-only.textproto" -o "$work/topo-cluster-only"
+[ -s "$work/topo-cluster-only/topology.json" ] || { echo "FAIL topo cluster only: no topology.json"; failures=$((failures + 1)); }
 [ ! -e "$work/y" ] || { echo "FAIL a failed topo left $work/y behind"; failures=$((failures + 1)); }
 
 # compare: every strategy on one sampled batch; compare.json is {"records": [...], "speedup": {A: {B: x}}}
