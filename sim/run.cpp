@@ -184,7 +184,7 @@ std::string plan_decisions_summary(const proto::PlanDecisions& d, std::string_vi
       statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", count,
                               solve_status_name(static_cast<proto::SolveStatus>(status)));
     }
-    parts.push_back(fmt::format("{} MILP{}: {}", d.solves_size(), d.solves_size() == 1 ? "" : "s", statuses));
+    parts.push_back(fmt::format("MILPs: {}", statuses));
   }
   out += fmt::format("{}{}\n", indent, fmt::join(parts, "; "));
   return out;

@@ -308,7 +308,8 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
     }
     po::notify(vars);
   } catch (const po::error& e) {
-    throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", title, e.what(), option_names(options), title));
+    throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", command.name.empty() ? "(no command)" : command.name,
+                                 e.what(), option_names(options), title));
   }
   logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
   return command.handler(vars);
