@@ -1,15 +1,20 @@
 #include "sim/run.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/compute_timer.h"
 #include "sim/engine/network_model.h"
 #include "sim/engine/topology_network.h"
+#include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
 #include "traces/csv_export.h"
@@ -97,6 +102,7 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   result.plan_time_s = plan_time_s;
   result.simulation_time_s = seconds_since(start);
   result.schedule = std::move(schedule);
+  result.scenario = cluster.proto;
   return result;
 }
 
@@ -105,15 +111,83 @@ RunResult run_scenario(const ResolvedScenario& scenario) {
   return simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
 }
 
+double peak_rss_bytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0.0;
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports kilobytes
+}
+
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir) {
+  const auto start = std::chrono::steady_clock::now();
   std::filesystem::create_directories(dir);
   write_message(result.report, dir / "report.json");
+  write_message(result.scenario, dir / "scenario.textproto");
   write_message(result.trace, dir / "trace.pb");
   write_message(result.schedule, dir / "schedule.pb");
   write_chrome_trace(result.trace, dir / "trace.json");
   write_ops_csv(result.trace, dir / "ops.csv");
   write_memory_csv(result.trace, dir / "memory.csv");
   write_ranks_csv(result.report, dir / "ranks.csv");
+  proto::Timings timings;
+  timings.set_plan_time_s(result.plan_time_s);
+  timings.set_simulation_time_s(result.simulation_time_s);
+  timings.set_write_time_s(seconds_since(start));
+  timings.set_peak_rss_bytes(peak_rss_bytes());
+  write_message(timings, dir / "timings.json");
+}
+
+std::string plan_decisions_summary(const proto::PlanDecisions& d, std::string_view indent) {
+  if (d.ranks() == 0) return {};
+  // Line 1: the layout.
+  std::string sp;
+  for (int i = 0; i < d.sp_degrees_size(); ++i) sp += fmt::format("{}{}", i > 0 ? "/" : "", d.sp_degrees(i));
+  std::string layout = fmt::format("{} stage{} x {} SP", d.pipeline_stages(), d.pipeline_stages() == 1 ? "" : "s", sp);
+  if (d.tensor_parallel() > 1) layout += fmt::format(" x {} TP", d.tensor_parallel());
+  if (d.context_parallel() > 1) layout += fmt::format(" x {} CP", d.context_parallel());
+  layout += fmt::format(" x {} DP", d.data_parallel());
+  // SP degrees that vary per micro-batch (FlexSP) do not multiply out.
+  std::string out = d.sp_degrees_size() > 1 ? fmt::format("{}, {} ranks", layout, d.ranks())
+                                            : fmt::format("{} = {} ranks", layout, d.ranks());
+  if (!d.reproduces().empty()) out += fmt::format(" ({})", d.reproduces());
+  out += "\n";
+  // Line 2: chunks, recomputation, solves.
+  std::vector<std::string> parts;
+  std::string chunking;
+  if (d.slice_counts_size() > 0) {
+    std::string ks;
+    for (int i = 0; i < d.slice_counts_size(); ++i) ks += fmt::format("{}{}", i > 0 ? "/" : "", d.slice_counts(i));
+    chunking += fmt::format("K={}, ", ks);
+  }
+  if (d.pipelines() > 0) chunking += fmt::format("{} pipeline{}, ", d.pipelines(), d.pipelines() == 1 ? "" : "s");
+  chunking += fmt::format("{} chunk{}", d.chunks(), d.chunks() == 1 ? "" : "s");
+  if (d.micro_batch_groups_size() > 0) {
+    std::string groups;
+    for (int j = 0; j < d.micro_batch_groups_size() && j < 4; ++j) {
+      std::string sizes;
+      for (int g = 0; g < d.micro_batch_groups(j).sp_degrees_size(); ++g) {
+        sizes += fmt::format("{}{}", g > 0 ? "+" : "", d.micro_batch_groups(j).sp_degrees(g));
+      }
+      groups += fmt::format("{}{}", j > 0 ? ", " : "", sizes);
+    }
+    if (d.micro_batch_groups_size() > 4) groups += ", ...";
+    chunking += fmt::format(" (SP groups {})", groups);
+  }
+  parts.push_back(chunking);
+  if (d.layer_chunks() > 0) {
+    parts.push_back(fmt::format("checkpointing {} of {} layer-chunks", d.checkpointed_layer_chunks(), d.layer_chunks()));
+  }
+  if (d.solves_size() > 0) {
+    std::map<int, int> counts;
+    for (const auto& solve : d.solves()) ++counts[solve.status()];
+    std::string statuses;
+    for (const auto& [status, count] : counts) {
+      statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", count,
+                              solve_status_name(static_cast<proto::SolveStatus>(status)));
+    }
+    parts.push_back(fmt::format("MILPs: {}", statuses));
+  }
+  out += fmt::format("{}{}\n", indent, fmt::join(parts, "; "));
+  return out;
 }
 
 std::string human_summary(const RunResult& result) {
@@ -131,8 +205,13 @@ std::string human_summary(const RunResult& result) {
   }
   std::string out;
   out += fmt::format("eppsim {}: {} ({}, {} engine)\n", r.eppsim_version(), r.scenario(), r.strategy(), r.engine());
-  out += fmt::format("  ranks        {} ({} pipeline stages x {} data-parallel), {} micro-batches\n", r.ranks(),
-                     r.pipeline_stages(), r.data_parallel(), r.micro_batches());
+  const std::string plan = plan_decisions_summary(r.plan(), "               ");
+  if (plan.empty()) {
+    out += fmt::format("  ranks        {} ({} pipeline stages x {} data-parallel), {} micro-batches\n", r.ranks(),
+                       r.pipeline_stages(), r.data_parallel(), r.micro_batches());
+  } else {
+    out += "  plan         " + plan;
+  }
   out += fmt::format("  step time    {:.4f} s for {} sequences, {:.0f} tokens\n", step, r.sequences(), r.tokens());
   out += fmt::format("  throughput   {:.0f} tokens/s, MFU {:.1f}%\n", r.tokens_per_s(), 100.0 * r.mfu());
   out += fmt::format("  breakdown    compute {:.1f}%, recompute {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%\n",

@@ -3,9 +3,11 @@
 // -> Report, and the run directory that holds the results.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "traces/report.pb.h"
 #include "traces/scenario.h"
+#include "traces/scenario.pb.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
 
@@ -17,11 +19,12 @@ struct PlannedBatch {
 };
 
 struct RunResult {
+  proto::Scenario scenario;  // the effective scenario (after --set): scenario.textproto
   proto::Schedule schedule;
   proto::Trace trace;
   proto::Report report;
-  // Wall-clock seconds, for the console only (result files hold no timings,
-  // so that the same inputs give the same files).
+  // Wall-clock seconds: for the console and timings.json only (report.json
+  // holds no timings, so that the same inputs give the same report).
   double plan_time_s = 0.0;
   double simulation_time_s = 0.0;
 };
@@ -36,11 +39,23 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
 // plan_scenario + simulate_schedule.
 RunResult run_scenario(const ResolvedScenario& scenario);
 
-// Writes report.json, trace.pb, trace.json (Chrome trace), ops.csv, memory.csv,
-// ranks.csv and schedule.pb into `dir` (created if missing), each atomically.
+// Writes report.json, scenario.textproto, trace.pb, trace.json (Chrome trace),
+// ops.csv, memory.csv, ranks.csv, schedule.pb and, last, timings.json (the
+// result's times, the time taken to write the others and the process's peak
+// resident set) into `dir` (created if missing), each atomically.
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir);
 
-// A few lines for people: step time, throughput, MFU, breakdown, memory.
+// The process's peak resident set so far (getrusage), in bytes.
+double peak_rss_bytes();
+
+// A few lines for people: what the planner decided, step time, throughput,
+// MFU, breakdown, memory.
 std::string human_summary(const RunResult& result);
+
+// One or two lines on what the planner decided (from Report.plan), e.g.
+//   "4 stages x 8 SP x 1 DP = 32 ranks (InfiniPipe)\n"
+//   "K=4, 3 pipelines, 37 chunks; checkpointing 12 of 64 layer-chunks; MILPs: 3 optimal\n"
+// each line prefixed by `indent` after the first; empty when the schedule carries no decisions.
+std::string plan_decisions_summary(const proto::PlanDecisions& decisions, std::string_view indent);
 
 }  // namespace eppsim

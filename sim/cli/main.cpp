@@ -1,13 +1,12 @@
 // eppsim: plan, simulate and report long-context training schedules.
 // Only this file turns errors into exit codes: 0 success, 2 bad input, 1 other.
-#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <map>
-#include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -16,6 +15,7 @@
 
 #include "models/errors.h"
 #include "models/gpu_spec.h"
+#include "models/log.h"
 #include "models/transformer_spec.h"
 #include "sim/compare.h"
 #include "sim/plan/planner.h"
@@ -32,53 +32,29 @@ namespace fs = std::filesystem;
 namespace eppsim {
 namespace {
 
-constexpr const char* kUsage = R"(usage: eppsim [COMMAND] [OPTIONS]
+// ---------------------------------------------------------------- options
 
-Plans, simulates and reports training schedules of variable-length long-context LLM training.
+void add_output_option(po::options_description& options) {
+  options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
+}
 
-commands:
-  (none)                       run the embedded quickstart scenario into ./eppsim-out/
-  run SCENARIO [-o DIR]        plan and simulate a scenario; write report, trace, CSV
-  compare SCENARIO [--strategies a,b,...] [-o DIR]
-                               every strategy (default all) on the same sampled batch and
-                               cluster; a table, DIR/compare.json, DIR/compare.csv and
-                               DIR/STRATEGY/ run files
-  topo SCENARIO [-o DIR]       build the cluster's topology (and cluster.compare_topologies);
-                               report metrics and cost in DIR/topology.json
-  plan SCENARIO -o SCHEDULE    write the planned Schedule (.pb, .json or .textproto)
-  sim SCHEDULE --cluster SCENARIO [-o DIR]
-                               simulate a Schedule on a scenario's cluster
-  export chrome TRACE -o FILE.json
-                               convert a trace.pb to Chrome trace JSON (Perfetto)
-  presets                      list the built-in GPU and model presets, and the strategies
+void add_scenario_option(po::options_description& options) {
+  options.add_options()("scenario", po::value<std::string>()->required(), "scenario file (.textproto)");
+}
 
-`eppsim COMMAND --help` describes a command's options. Exit status: 0 success,
-2 bad input, 1 any other failure.
-)";
+void add_engine_option(po::options_description& options) {
+  options.add_options()("engine", po::value<std::string>(), "simulation engine: analytic (overrides simulation.engine)");
+}
 
-// Parses `args` against `options` plus the named positional arguments, in
-// order. Returns nothing after printing the help when --help was asked for.
-std::optional<po::variables_map> parse(const std::vector<std::string>& args, po::options_description& options,
-                                       const std::vector<std::string>& positionals, std::string_view preamble = {}) {
-  options.add_options()("help,h", "show this help");
-  po::positional_options_description positional;
-  for (const auto& name : positionals) positional.add(name.c_str(), 1);
-  po::variables_map vars;
-  po::store(po::command_line_parser(args).options(options).positional(positional).run(), vars);
-  if (vars.count("help")) {
-    std::cout << preamble << options;
-    return std::nullopt;
-  }
-  po::notify(vars);
-  return vars;
+void add_set_option(po::options_description& options, std::string_view example) {
+  options.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                        fmt::format("override a scenario field, e.g. --set {} (repeatable)", example).c_str());
 }
 
 void add_scenario_options(po::options_description& options) {
-  options.add_options()
-      ("strategy", po::value<std::string>(), "planner to use (overrides plan.strategy)")
-      ("engine", po::value<std::string>(), "simulation engine: analytic (overrides simulation.engine)")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "override a scenario field, e.g. --set plan.packed_1f1b.pipeline_stages=8 (repeatable)");
+  options.add_options()("strategy", po::value<std::string>(), "planner to use (overrides plan.strategy)");
+  add_engine_option(options);
+  add_set_option(options, "plan.packed_1f1b.pipeline_stages=8");
 }
 
 std::vector<std::string> overrides_from(const po::variables_map& vars) {
@@ -91,48 +67,30 @@ std::vector<std::string> overrides_from(const po::variables_map& vars) {
   return overrides;
 }
 
+// ---------------------------------------------------------------- handlers
+
 int finish_run(const RunResult& result, const fs::path& out) {
   write_run_directory(result, out);
   std::cout << human_summary(result);
-  std::cout << fmt::format("  wrote        {}/{{report.json, trace.pb, trace.json, ops.csv, memory.csv, ranks.csv, schedule.pb}}\n",
+  std::cout << fmt::format("  wrote        {}/{{report.json, timings.json, scenario.textproto, trace.pb, trace.json, "
+                           "ops.csv, memory.csv, ranks.csv, schedule.pb}}\n",
                            out.string());
   return 0;
 }
 
-int command_quickstart(const std::vector<std::string>& args) {
-  po::options_description options("eppsim (no command): run the embedded quickstart scenario");
-  options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
-  add_scenario_options(options);
-  const auto parsed = parse(args, options, {}, std::string(kUsage) + "\n");
-  if (!parsed) return 0;
-  const auto scenario = load_embedded_quickstart(overrides_from(*parsed));
-  return finish_run(run_scenario(scenario), (*parsed)["output"].as<std::string>());
+int command_quickstart(const po::variables_map& vars) {
+  const auto scenario = load_embedded_quickstart(overrides_from(vars));
+  return finish_run(run_scenario(scenario), vars["output"].as<std::string>());
 }
 
-int command_run(const std::vector<std::string>& args) {
-  po::options_description options("eppsim run SCENARIO [-o DIR]: plan and simulate a scenario");
-  options.add_options()
-      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
-      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
-  add_scenario_options(options);
-  const auto parsed = parse(args, options, {"scenario"});
-  if (!parsed) return 0;
-  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
-  return finish_run(run_scenario(scenario), (*parsed)["output"].as<std::string>());
+int command_run(const po::variables_map& vars) {
+  const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
+  return finish_run(run_scenario(scenario), vars["output"].as<std::string>());
 }
 
-int command_topo(const std::vector<std::string>& args) {
-  po::options_description options("eppsim topo SCENARIO [-o DIR]: network metrics and cost into DIR/topology.json");
-  options.add_options()
-      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
-      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "override a scenario field, e.g. --set cluster.prices.optical_switch_port_usd=300 (repeatable)");
-  const auto parsed = parse(args, options, {"scenario"});
-  if (!parsed) return 0;
-  const auto scenario =
-      load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed), ScenarioPart::Cluster);
-  const fs::path out = (*parsed)["output"].as<std::string>();
+int command_topo(const po::variables_map& vars) {
+  const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars), ScenarioPart::Cluster);
+  const fs::path out = vars["output"].as<std::string>();
   const auto report = run_topology_study(scenario);
   write_topology_report(report, out);
   std::cout << topology_summary(report);
@@ -140,23 +98,11 @@ int command_topo(const std::vector<std::string>& args) {
   return 0;
 }
 
-int command_compare(const std::vector<std::string>& args) {
-  po::options_description options(
-      "eppsim compare SCENARIO [--strategies a,b,...] [-o DIR]: every strategy on the same batch and cluster");
-  options.add_options()
-      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
-      ("strategies", po::value<std::string>(),
-       fmt::format("comma-separated strategies to compare, in order (default all: {})", fmt::join(planner_names(), ",")).c_str())
-      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory")
-      ("engine", po::value<std::string>(), "simulation engine: analytic (overrides simulation.engine)")
-      ("set", po::value<std::vector<std::string>>()->composing(),
-       "override a scenario field, e.g. --set workload.global_batch=64 (repeatable)");
-  const auto parsed = parse(args, options, {"scenario"});
-  if (!parsed) return 0;
-  const auto strategies = parsed->count("strategies") ? parse_strategy_list((*parsed)["strategies"].as<std::string>())
-                                                      : planner_names();
-  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
-  const fs::path out = (*parsed)["output"].as<std::string>();
+int command_compare(const po::variables_map& vars) {
+  const auto strategies = vars.count("strategies") ? parse_strategy_list(vars["strategies"].as<std::string>())
+                                                   : planner_names();
+  const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
+  const fs::path out = vars["output"].as<std::string>();
   const auto result = compare_strategies(scenario, strategies);
   const auto& comparison = result.comparison;
   if (comparison.records_size() == 0) {
@@ -164,69 +110,41 @@ int command_compare(const std::vector<std::string>& args) {
     for (const auto& f : comparison.failures()) reasons += fmt::format("\n  {}: {}", f.strategy(), f.message());
     throw InputError(fmt::format("compare: no strategy could run {}:{}", scenario.source, reasons));
   }
-  for (const auto& f : comparison.failures()) {
-    std::cerr << fmt::format("eppsim compare: {} failed: {}\n", f.strategy(), f.message());
-  }
+  for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
   write_comparison_directory(result, out);
   std::cout << comparison_summary(comparison);
-  std::cerr << fmt::format("wrote {}/{{compare.json, compare.csv}} and a run directory per strategy\n", out.string());
+  logging::info("cli", "wrote {}/{{compare.json, compare.csv}} and a run directory per strategy", out.string());
   return 0;
 }
 
-int command_plan(const std::vector<std::string>& args) {
-  po::options_description options("eppsim plan SCENARIO -o SCHEDULE: write the planned Schedule");
-  options.add_options()
-      ("scenario", po::value<std::string>()->required(), "scenario file (.textproto)")
-      ("output,o", po::value<std::string>()->required(), "schedule file: .pb, .json or .textproto");
-  add_scenario_options(options);
-  const auto parsed = parse(args, options, {"scenario"});
-  if (!parsed) return 0;
-  const auto scenario = load_scenario((*parsed)["scenario"].as<std::string>(), overrides_from(*parsed));
-  const fs::path out = (*parsed)["output"].as<std::string>();
+int command_plan(const po::variables_map& vars) {
+  const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
+  const fs::path out = vars["output"].as<std::string>();
   const auto format = proto_format_for(out);
   const auto planned = plan_scenario(scenario);
   write_message(planned.schedule, out, format);
-  std::cerr << fmt::format("planned {} ranks with {} in {:.3f} s; wrote {}\n", planned.schedule.num_ranks(),
-                           planned.schedule.strategy(), planned.plan_time_s, out.string());
+  logging::info("cli", "planned {} ranks with {} in {:.3f} s; wrote {}", planned.schedule.num_ranks(),
+                planned.schedule.strategy(), planned.plan_time_s, out.string());
   return 0;
 }
 
-int command_sim(const std::vector<std::string>& args) {
-  po::options_description options("eppsim sim SCHEDULE --cluster SCENARIO [-o DIR]: simulate a Schedule");
-  options.add_options()
-      ("schedule", po::value<std::string>()->required(), "schedule file (.pb, .json or .textproto)")
-      ("cluster", po::value<std::string>()->required(), "scenario whose cluster, model and cost model are used")
-      ("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
-  add_scenario_options(options);
-  const auto parsed = parse(args, options, {"schedule"});
-  if (!parsed) return 0;
-  const auto cluster =
-      load_scenario((*parsed)["cluster"].as<std::string>(), overrides_from(*parsed), ScenarioPart::Simulation);
+int command_sim(const po::variables_map& vars) {
+  const auto cluster = load_scenario(vars["cluster"].as<std::string>(), overrides_from(vars), ScenarioPart::Simulation);
   proto::Schedule schedule;
-  read_message((*parsed)["schedule"].as<std::string>(), &schedule);
-  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), (*parsed)["output"].as<std::string>());
+  read_message(vars["schedule"].as<std::string>(), &schedule);
+  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), vars["output"].as<std::string>());
 }
 
-int command_export(const std::vector<std::string>& args) {
-  po::options_description options("eppsim export chrome TRACE -o FILE.json: Chrome trace JSON for Perfetto");
-  options.add_options()
-      ("format", po::value<std::string>()->required(), "export format: chrome")
-      ("trace", po::value<std::string>()->required(), "trace file (.pb or .json)")
-      ("output,o", po::value<std::string>()->required(), "output file");
-  const auto parsed = parse(args, options, {"format", "trace"});
-  if (!parsed) return 0;
-  const auto format = (*parsed)["format"].as<std::string>();
+int command_export(const po::variables_map& vars) {
+  const auto format = vars["format"].as<std::string>();
   if (format != "chrome") throw InputError(fmt::format("export: unknown format '{}' (known: chrome)", format));
   proto::Trace trace;
-  read_message((*parsed)["trace"].as<std::string>(), &trace);
-  write_chrome_trace(trace, (*parsed)["output"].as<std::string>());
+  read_message(vars["trace"].as<std::string>(), &trace);
+  write_chrome_trace(trace, vars["output"].as<std::string>());
   return 0;
 }
 
-int command_presets(const std::vector<std::string>& args) {
-  po::options_description options("eppsim presets: list GPU and model presets and strategies");
-  const auto parsed = parse(args, options, {});
-  if (!parsed) return 0;
+int command_presets(const po::variables_map&) {
   std::cout << "GPUs (dense BF16, HBM, HBM bandwidth, NVLink per direction):\n";
   for (const auto& g : gpu_presets()) {
     std::cout << fmt::format("  {:<12} {:>14} {:>10} {:>12} {:>12}\n", g.name, format_flops(g.peak_bf16),
@@ -241,26 +159,178 @@ int command_presets(const std::vector<std::string>& args) {
   return 0;
 }
 
+int command_version(const po::variables_map&) {
+  std::cout << "eppsim " << eppsim_version() << '\n';
+  return 0;
+}
+
+// ---------------------------------------------------------------- the command table
+
+// One entry per command: usage, dispatch and errors are generated from it.
+struct Command {
+  std::string_view name;      // "" for the bare command (the embedded quickstart)
+  std::string_view synopsis;  // what follows "eppsim"
+  std::string_view help;      // one line
+  std::vector<std::string> positionals;  // options filled by position, in order
+  std::function<void(po::options_description&)> add_options;
+  std::function<int(const po::variables_map&)> handler;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"", "[-o DIR] [--strategy NAME] [--set FIELD=VALUE]...",
+       "run the embedded quickstart scenario into ./eppsim-out/", {},
+       [](po::options_description& o) {
+         add_output_option(o);
+         add_scenario_options(o);
+       },
+       command_quickstart},
+      {"run", "run SCENARIO [-o DIR] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
+       "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
+       [](po::options_description& o) {
+         add_scenario_option(o);
+         add_output_option(o);
+         add_scenario_options(o);
+       },
+       command_run},
+      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR]",
+       "every strategy (default all) on the same sampled batch and cluster: a table, DIR/compare.json, "
+       "DIR/compare.csv and DIR/STRATEGY/ run directories",
+       {"scenario"},
+       [](po::options_description& o) {
+         add_scenario_option(o);
+         o.add_options()("strategies", po::value<std::string>(),
+                         fmt::format("comma-separated strategies to compare, in order (default all: {})",
+                                     fmt::join(planner_names(), ","))
+                             .c_str());
+         add_output_option(o);
+         add_engine_option(o);
+         add_set_option(o, "workload.global_batch=64");
+       },
+       command_compare},
+      {"topo", "topo SCENARIO [-o DIR]",
+       "build the cluster's topology (and cluster.compare_topologies); report metrics and cost in DIR/topology.json",
+       {"scenario"},
+       [](po::options_description& o) {
+         add_scenario_option(o);
+         add_output_option(o);
+         add_set_option(o, "cluster.prices.optical_switch_port_usd=300");
+       },
+       command_topo},
+      {"plan", "plan SCENARIO -o SCHEDULE", "write the planned Schedule (.pb, .json or .textproto)", {"scenario"},
+       [](po::options_description& o) {
+         add_scenario_option(o);
+         o.add_options()("output,o", po::value<std::string>()->required(), "schedule file: .pb, .json or .textproto");
+         add_scenario_options(o);
+       },
+       command_plan},
+      {"sim", "sim SCHEDULE --cluster SCENARIO [-o DIR]", "simulate a Schedule on a scenario's cluster", {"schedule"},
+       [](po::options_description& o) {
+         o.add_options()("schedule", po::value<std::string>()->required(), "schedule file (.pb, .json or .textproto)")(
+             "cluster", po::value<std::string>()->required(), "scenario whose cluster, model and cost model are used");
+         add_output_option(o);
+         add_scenario_options(o);
+       },
+       command_sim},
+      {"export", "export chrome TRACE -o FILE.json", "convert a trace.pb to Chrome trace JSON (Perfetto)",
+       {"format", "trace"},
+       [](po::options_description& o) {
+         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome")(
+             "trace", po::value<std::string>()->required(), "trace file (.pb or .json)")(
+             "output,o", po::value<std::string>()->required(), "output file");
+       },
+       command_export},
+      {"presets", "presets", "list the built-in GPU and model presets, and the strategies", {},
+       [](po::options_description&) {}, command_presets},
+      {"version", "version", "print eppsim's version", {}, [](po::options_description&) {}, command_version},
+  };
+  return table;
+}
+
+std::vector<std::string_view> command_names() {
+  std::vector<std::string_view> names;
+  for (const auto& c : commands()) {
+    if (!c.name.empty()) names.push_back(c.name);
+  }
+  return names;
+}
+
+// Options every command takes.
+void add_common_options(po::options_description& options) {
+  options.add_options()("log", po::value<std::string>(),
+                        "log levels on stderr: CATEGORY:LEVEL or LEVEL, comma-separated, e.g. "
+                        "plan.flexsp:debug,engine:warn (levels error, warn, info, debug; default info)")(
+      "help,h", "show this help");
+}
+
+std::string usage() {
+  std::string out =
+      "usage: eppsim [COMMAND] [OPTIONS]\n\n"
+      "Plans, simulates and reports training schedules of variable-length long-context LLM training.\n\n"
+      "commands:\n";
+  for (const auto& c : commands()) {
+    out += fmt::format("  eppsim {}\n      {}\n", c.synopsis, c.help);
+  }
+  po::options_description common("options of every command");
+  add_common_options(common);
+  std::ostringstream options;
+  options << common;
+  out += "\n" + options.str();
+  out += "\n`eppsim COMMAND --help` describes a command's options. Exit status: 0 success,\n"
+         "2 bad input, 1 any other failure.\n";
+  return out;
+}
+
+// --name for each option of `options`, for error messages.
+std::string option_names(const po::options_description& options) {
+  std::vector<std::string> names;
+  for (const auto& option : options.options()) names.push_back("--" + option->long_name());
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+int run_command(const Command& command, const std::vector<std::string>& args) {
+  const std::string title = command.name.empty() ? "eppsim" : fmt::format("eppsim {}", command.name);
+  po::options_description options(fmt::format("{} options", title));
+  command.add_options(options);
+  add_common_options(options);
+  po::positional_options_description positional;
+  for (const auto& name : command.positionals) positional.add(name.c_str(), 1);
+  po::variables_map vars;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vars);
+    if (vars.count("help")) {
+      if (command.name.empty()) {
+        std::cout << usage() << '\n' << options;
+      } else {
+        std::cout << fmt::format("usage: eppsim {}\n\n{}\n\n", command.synopsis, command.help) << options;
+      }
+      return 0;
+    }
+    po::notify(vars);
+  } catch (const po::error& e) {
+    throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", command.name.empty() ? "(no command)" : command.name,
+                                 e.what(), option_names(options), title));
+  }
+  logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
+  return command.handler(vars);
+}
+
 int dispatch(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "--version" || args[0] == "version")) {
-    std::cout << "eppsim " << eppsim_version() << '\n';
-    return 0;
-  }
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
-    std::cout << kUsage;
+    std::cout << usage();
     return 0;
   }
-  const std::map<std::string, std::function<int(const std::vector<std::string>&)>> commands = {
-      {"run", command_run},       {"plan", command_plan},     {"sim", command_sim},
-      {"export", command_export}, {"presets", command_presets}, {"topo", command_topo},
-      {"compare", command_compare}};
-  if (args.empty() || args[0].starts_with("-")) return command_quickstart(args);
-  const auto it = commands.find(args[0]);
-  if (it == commands.end()) {
-    throw InputError(fmt::format("unknown command '{}' (commands: run, compare, topo, plan, sim, export, presets; see eppsim --help)", args[0]));
+  if (!args.empty() && args[0] == "--version") args[0] = "version";
+  // No command, or options only: the bare command.
+  const std::string_view name = args.empty() || args[0].starts_with("-") ? std::string_view() : std::string_view(args[0]);
+  for (const auto& command : commands()) {
+    if (command.name != name) continue;
+    if (!name.empty()) args.erase(args.begin());
+    return run_command(command, args);
   }
-  return it->second(std::vector<std::string>(args.begin() + 1, args.end()));
+  throw InputError(fmt::format("unknown command '{}' (commands: {}; see eppsim --help)", name,
+                               fmt::join(command_names(), ", ")));
 }
 
 }  // namespace
@@ -271,9 +341,6 @@ int main(int argc, char** argv) {
     return eppsim::dispatch(argc, argv);
   } catch (const eppsim::InputError& e) {
     std::cerr << "eppsim: error: " << e.what() << '\n';
-    return 2;
-  } catch (const po::error& e) {
-    std::cerr << "eppsim: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "eppsim: failure: " << e.what() << '\n';

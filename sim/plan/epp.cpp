@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "models/all_to_all_bandwidth.h"
 #include "models/compute_cost.h"
 #include "models/errors.h"
+#include "models/log.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
@@ -480,7 +483,11 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
     const std::size_t classes = starts.size() - 1;
     // No grouping of this K beats the plan in hand: skip its ILPs. (Only with
     // recomputation-free degrees below sp, the bound is not one for epp-flex.)
-    if (ctx.variant() != EppVariant::Flex && pipeline_lower_bound(ctx, units) >= best.estimated_step_s) continue;
+    if (ctx.variant() != EppVariant::Flex && pipeline_lower_bound(ctx, units) >= best.estimated_step_s) {
+      logging::debug("plan.epp", "K={}: {} chunks; skipped, its lower bound is no better than {:.4f} s", k,
+                     chunking.chunk_count(), best.estimated_step_s);
+      continue;
+    }
     std::vector<double> dp(classes + 1, kInf);
     std::vector<std::size_t> from(classes + 1, 0);
     std::map<std::pair<std::size_t, std::size_t>, EppPipeline> pipelines;
@@ -498,6 +505,8 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
         pipelines[{i, j}] = std::move(p);
       }
     }
+    logging::debug("plan.epp", "K={}: {} chunks in {} classes, estimated {:.4f} s", k, chunking.chunk_count(), classes,
+                   dp[classes]);
     if (dp[classes] >= best.estimated_step_s) continue;
     EppReplicaPlan plan;
     plan.slices = k;
@@ -562,6 +571,9 @@ EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::spa
     std::vector<std::uint64_t> mine;
     for (auto i : bin) mine.push_back(lengths[i]);
     out.replicas.push_back(plan_replica(ctx, mine));
+    logging::debug("plan.epp", "replica {}: {} sequences, chose K={}, {} pipelines, estimated {:.4f} s",
+                   out.replicas.size() - 1, mine.size(), out.replicas.back().slices,
+                   out.replicas.back().pipelines.size(), out.replicas.back().estimated_step_s);
   }
   return out;
 }
@@ -648,6 +660,50 @@ proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std
   EmittedEpp emitted = emit_epp(ctx, decisions, name());
   std::uint64_t total_tokens = 0;
   for (auto len : lengths) total_tokens += len;
+  {
+    auto* d = emitted.builder.summary()->mutable_decisions();
+    d->set_reproduces("InfiniPipe");
+    d->set_pipeline_stages(decisions.stages);
+    d->set_data_parallel(decisions.data_parallel);
+    d->set_tensor_parallel(1);
+    d->set_context_parallel(1);
+    std::set<std::uint32_t, std::greater<>> degrees;
+    std::uint32_t chunks = 0, pipelines = 0;
+    std::vector<std::uint32_t> checkpointed(decisions.stages, 0);
+    std::vector<std::uint32_t> most(decisions.stages, 0);
+    for (std::size_t r = 0; r < decisions.replicas.size(); ++r) {
+      const auto& replica = decisions.replicas[r];
+      if (replica.pipelines.empty()) continue;  // no sequences
+      d->add_slice_counts(replica.slices);
+      for (std::size_t q = 0; q < replica.pipelines.size(); ++q) {
+        const auto& pipeline = replica.pipelines[q];
+        ++pipelines;
+        degrees.insert(pipeline.sp_degree);
+        for (std::size_t l = 0; l < pipeline.lanes.size(); ++l) {
+          const auto& lane = pipeline.lanes[l];
+          chunks += static_cast<std::uint32_t>(lane.chunks.size());
+          for (std::uint32_t s = 0; s < lane.checkpoint.layers.size() && s < decisions.stages; ++s) {
+            for (auto layers : lane.checkpoint.layers[s]) {
+              checkpointed[s] += layers;
+              most[s] = std::max(most[s], layers);
+            }
+          }
+          auto* solve = d->add_solves();
+          solve->set_problem(pipeline.lanes.size() == 1
+                                 ? fmt::format("epp replica {} pipeline {} checkpointing", r, q)
+                                 : fmt::format("epp replica {} pipeline {} lane {} checkpointing", r, q, l));
+          solve->set_status(lane.checkpoint.solve);
+        }
+      }
+    }
+    for (auto degree : degrees) d->add_sp_degrees(degree);
+    if (degrees.empty()) d->add_sp_degrees(decisions.sp_degree);
+    d->set_chunks(chunks);
+    d->set_pipelines(pipelines);
+    for (std::uint32_t s = 0; s < decisions.stages; ++s) {
+      add_stage_checkpointing(d, s, ctx.shapes()[s].layer_count, chunks, checkpointed[s], most[s]);
+    }
+  }
   const PlanSummary summary{lengths.size(), total_tokens, emitted.most_chunks, emitted.model_flops, decisions.stages,
                             decisions.data_parallel};
   return finish_plan(emitted.builder, sc, summary, name(),

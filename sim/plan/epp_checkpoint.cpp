@@ -152,8 +152,12 @@ CheckpointPlan plan_checkpointing(const CheckpointProblem& problem, std::span<co
     for (std::uint32_t d = 0; d < diagonals; ++d) x[d] = static_cast<std::uint32_t>(std::lround(result.values[d]));
   }
   evaluate(x, &plan);
-  if (!plan.feasible) return full;  // rounding at the edge of a budget: fall back to the safe plan
+  if (!plan.feasible) {  // rounding at the edge of a budget: fall back to the safe plan
+    full.solve = proto::SOLVE_FELL_BACK;
+    return full;
+  }
   plan.solved_by_milp = true;
+  plan.solve = result.has_solution() ? solve_status(result.status) : proto::SOLVE_FELL_BACK;
   return plan;
 }
 

@@ -56,6 +56,9 @@ struct CheckpointPlan {
   std::vector<std::uint32_t> diagonals;            // the tied variables x
   double recompute_seconds = 0.0;                  // F_hat * sum over stages and chunks of layers
   bool solved_by_milp = false;                     // the ILP ran (not the trivial cases)
+  // How the ILP ended: not needed (a trivial case), optimal, feasible at its
+  // limit, or fell back to checkpointing every layer.
+  proto::SolveStatus solve = proto::SOLVE_NOT_NEEDED;
   // Largest window sum per stage under the plan (bytes), for tests and reports.
   std::vector<double> peak_activation_bytes;
 };

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "models/chunk.h"
 #include "models/errors.h"
 #include "models/flexsp_preset.h"
+#include "models/log.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/milp.h"
@@ -116,6 +119,7 @@ struct MicroPlan {
   std::vector<Group> groups;
   double makespan = kInf;
   bool by_milp = false;
+  proto::SolveStatus solve = proto::SOLVE_NOT_NEEDED;  // how the micro-batch's MILP ended
   bool feasible() const { return makespan < kInf; }
 };
 
@@ -360,6 +364,7 @@ MicroPlan solve_milp(const FlexSpCost& cost, const FlexSpOptions& opt, std::span
   }
   finalize(cost, plan, lengths);
   plan.by_milp = true;
+  plan.solve = solve_status(result.status);
   return plan;
 }
 
@@ -370,6 +375,9 @@ MicroPlan plan_micro_batch(const FlexSpCost& cost, const FlexSpOptions& opt, std
   if (best.feasible() && best.makespan <= bound * (1.0 + opt.gap)) return best;
   auto milp = solve_milp(cost, opt, seqs, lengths, best, bound);
   if (milp.makespan < best.makespan * (1.0 - 1e-9)) return milp;
+  // The greedy plan (the MILP's warm start) stands: the MILP found nothing
+  // better, or nothing usable.
+  best.solve = milp.feasible() ? milp.solve : proto::SOLVE_FELL_BACK;
   return best;
 }
 
@@ -573,6 +581,10 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
     }
     mb.makespan_s = mp.makespan;
     mb.solved_by_milp = mp.by_milp;
+    mb.solve = mp.solve;
+    logging::debug("plan.flexsp", "micro-batch {}: {} sequences, {} SP groups, makespan {:.4f} s, MILP {}{}",
+                   out.micro_batches.size(), count, mb.groups.size(), mp.makespan, solve_status_name(mp.solve),
+                   mp.by_milp ? " (its plan used)" : "");
     out.step_time_s += mp.makespan;
     out.micro_batches.push_back(std::move(mb));
   }
@@ -650,6 +662,28 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
     b.compute(r, streams.compute, programs[r].tail(), adam_step_op(sc, shard_params, 0, 0, model.layers));
   }
 
+  {
+    auto* d = b.summary()->mutable_decisions();
+    d->set_reproduces("FlexSP");
+    d->set_pipeline_stages(1);
+    std::set<std::uint32_t, std::greater<>> degrees;
+    for (std::uint32_t j = 0; j < decisions.micro_batches.size(); ++j) {
+      auto* groups = d->add_micro_batch_groups();
+      for (const auto& g : decisions.micro_batches[j].groups) {
+        groups->add_sp_degrees(g.degree);
+        degrees.insert(g.degree);
+      }
+      auto* solve = d->add_solves();
+      solve->set_problem(fmt::format("flexsp micro-batch {} groups", j));
+      solve->set_status(decisions.micro_batches[j].solve);
+    }
+    for (auto degree : degrees) d->add_sp_degrees(degree);
+    d->set_data_parallel(most_groups);
+    d->set_tensor_parallel(1);
+    d->set_context_parallel(1);
+    d->set_chunks(static_cast<std::uint32_t>(decisions.micro_batches.size()));
+    add_stage_checkpointing(d, 0, layers, static_cast<std::uint32_t>(decisions.micro_batches.size()), 0, 0);
+  }
   const PlanSummary summary{lengths.size(), total_tokens, static_cast<std::uint32_t>(decisions.micro_batches.size()),
                             model_flops, 1, most_groups};
   return finish_plan(b, sc, summary, name(), [](std::uint32_t) { return std::string(); },

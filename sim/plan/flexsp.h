@@ -78,6 +78,9 @@ struct FlexSpMicroBatch {
   std::vector<FlexSpGroup> groups;  // descending degree, consecutive ranks
   double makespan_s = 0.0;
   bool solved_by_milp = false;      // the MILP beat the greedy warm start
+  // How its MILP ended: not needed (the greedy plan met the lower bound),
+  // optimal, feasible at the node or time limit, or fell back to the greedy plan.
+  proto::SolveStatus solve = proto::SOLVE_NOT_NEEDED;
 };
 
 struct FlexSpPlan {

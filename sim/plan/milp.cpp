@@ -136,4 +136,24 @@ Milp::Result Milp::solve(double time_limit_s, double relative_gap, const std::ve
   return result;
 }
 
+proto::SolveStatus solve_status(Milp::Status status) {
+  switch (status) {
+    case Milp::Status::Optimal: return proto::SOLVE_OPTIMAL;
+    case Milp::Status::Feasible: return proto::SOLVE_FEASIBLE_AT_LIMIT;
+    case Milp::Status::Infeasible:
+    case Milp::Status::NoSolution: return proto::SOLVE_FELL_BACK;
+  }
+  return proto::SOLVE_FELL_BACK;
+}
+
+std::string_view solve_status_name(proto::SolveStatus status) {
+  switch (status) {
+    case proto::SOLVE_OPTIMAL: return "optimal";
+    case proto::SOLVE_FEASIBLE_AT_LIMIT: return "feasible at limit";
+    case proto::SOLVE_FELL_BACK: return "fell back";
+    case proto::SOLVE_NOT_NEEDED: return "not needed";
+    default: return "unspecified";
+  }
+}
+
 }  // namespace eppsim

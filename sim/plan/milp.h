@@ -8,8 +8,11 @@
 // incumbent is returned when the time limit stops the search.
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "traces/schedule.pb.h"
 
 namespace eppsim {
 
@@ -59,5 +62,11 @@ class Milp {
   std::vector<bool> integer_;
   std::vector<Row> rows_;
 };
+
+// How a solve ended, for the schedule summary's decisions: Optimal and
+// Feasible (stopped at a limit) give a solution; anything else falls back to
+// the planner's heuristic.
+proto::SolveStatus solve_status(Milp::Status status);
+std::string_view solve_status_name(proto::SolveStatus status);  // "optimal", "feasible at limit", ...
 
 }  // namespace eppsim

@@ -341,6 +341,22 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     }
   }
 
+  {
+    auto* decisions = b.summary()->mutable_decisions();
+    decisions->set_reproduces("Megatron-LM");
+    decisions->set_pipeline_stages(stages);
+    decisions->add_sp_degrees(1);
+    decisions->set_data_parallel(data_parallel);
+    decisions->set_tensor_parallel(tp);
+    decisions->set_context_parallel(cp);
+    std::uint32_t chunks = 0;
+    for (const auto& mbs : micro_batches) chunks += static_cast<std::uint32_t>(mbs.size());
+    decisions->set_chunks(chunks);
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      const std::uint32_t recomputed = full_recompute ? shapes[s].layer_count : 0;
+      add_stage_checkpointing(decisions, s, shapes[s].layer_count, chunks, recomputed * chunks, recomputed);
+    }
+  }
   const PlanSummary summary{lengths.size(), total_tokens, most_micro_batches, model_flops, stages, data_parallel};
   return finish_plan(
       b, sc, summary, name(),

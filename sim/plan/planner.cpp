@@ -22,6 +22,19 @@ proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, s
   return optimizer;
 }
 
+void add_stage_checkpointing(proto::PlanDecisions* decisions, std::uint32_t stage, std::uint32_t layers,
+                             std::uint32_t chunks, std::uint32_t checkpointed_layer_chunks,
+                             std::uint32_t most_checkpointed_layers) {
+  auto* c = decisions->add_checkpointing();
+  c->set_stage(stage);
+  c->set_layers(layers);
+  c->set_chunks(chunks);
+  c->set_checkpointed_layer_chunks(checkpointed_layer_chunks);
+  c->set_most_checkpointed_layers(most_checkpointed_layers);
+  decisions->set_checkpointed_layer_chunks(decisions->checkpointed_layer_chunks() + checkpointed_layer_chunks);
+  decisions->set_layer_chunks(decisions->layer_chunks() + layers * chunks);
+}
+
 proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& plan,
                             std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
                             std::string_view advice) {
@@ -33,6 +46,7 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& sc
   summary->set_memory_limit_bytes(scenario.memory_limit.count);
   summary->set_pipeline_stages(plan.pipeline_stages);
   summary->set_data_parallel(plan.data_parallel);
+  summary->mutable_decisions()->set_ranks(builder.schedule().num_ranks());
   const auto peaks = sequential_peak_memory(builder.schedule());
   for (std::uint32_t r = 0; r < peaks.size(); ++r) {
     summary->add_planned_peak_memory_bytes(peaks[r]);

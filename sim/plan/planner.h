@@ -36,6 +36,14 @@ struct PlanSummary {
   std::uint32_t data_parallel = 1;
 };
 
+// PlanDecisions (the summary's record of what the planner decided): adds stage
+// `stage`'s recomputation, `checkpointed_layer_chunks` of its `layers` x
+// `chunks` (layer, chunk) units with at most `most_checkpointed_layers` in one
+// chunk, to the per-stage list and the totals.
+void add_stage_checkpointing(proto::PlanDecisions* decisions, std::uint32_t stage, std::uint32_t layers,
+                             std::uint32_t chunks, std::uint32_t checkpointed_layer_chunks,
+                             std::uint32_t most_checkpointed_layers);
+
 // Fills the Schedule's summary, with each rank's planned peak memory (its
 // MEMORY ops in program order), and returns the Schedule. Throws InputError for
 // the first rank over the scenario's memory limit:

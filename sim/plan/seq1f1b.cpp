@@ -336,6 +336,24 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     }
   }
 
+  {
+    auto* decisions = b.summary()->mutable_decisions();
+    decisions->set_reproduces("Seq1F1B");
+    decisions->set_pipeline_stages(stages);
+    decisions->add_sp_degrees(sp);
+    decisions->set_data_parallel(data_parallel);
+    decisions->set_tensor_parallel(1);
+    decisions->set_context_parallel(1);
+    std::uint32_t total_chunks = 0;
+    for (const auto& mine : chunks) total_chunks += static_cast<std::uint32_t>(mine.size());
+    decisions->set_chunks(total_chunks);
+    decisions->add_slice_counts(slices);
+    for (std::uint32_t s = 0; s < stages; ++s) {
+      const std::uint32_t recomputed = std::min(checkpointed, shapes[s].layer_count);
+      add_stage_checkpointing(decisions, s, shapes[s].layer_count, total_chunks, recomputed * total_chunks,
+                              recomputed);
+    }
+  }
   const PlanSummary summary{lengths.size(), total_tokens, most_chunks, model_flops, stages, data_parallel};
   return finish_plan(
       b, sc, summary, name(), [&](std::uint32_t r) { return fmt::format(" (pipeline stage {})", r / stage_ranks); },

@@ -12,6 +12,7 @@
 #include "models/all_to_all_bandwidth.h"
 #include "models/chunk.h"
 #include "models/errors.h"
+#include "models/log.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"
@@ -231,6 +232,19 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
     *estimated_step_s = step;
   }
 
+  {
+    auto* decisions = b.summary()->mutable_decisions();
+    decisions->set_reproduces("DeepSpeed-Ulysses");
+    decisions->set_pipeline_stages(1);
+    decisions->add_sp_degrees(d);
+    decisions->set_data_parallel(groups);
+    decisions->set_tensor_parallel(1);
+    decisions->set_context_parallel(1);
+    const auto chunks = static_cast<std::uint32_t>(micro_batches.size());
+    decisions->set_chunks(chunks);
+    const std::uint32_t recomputed = recompute ? layers : 0;
+    add_stage_checkpointing(decisions, 0, layers, chunks, recomputed * chunks, recomputed);
+  }
   const PlanSummary summary{lengths.size(), total_tokens, slots, model_flops, 1, groups};
   return finish_plan(
       b, sc, summary, strategy, [&](std::uint32_t r) { return fmt::format(" (SP group {} of degree {})", r / d, d); },
@@ -252,11 +266,13 @@ proto::Schedule UlyssesAdaptivePlanner::plan(const ResolvedScenario& sc, std::sp
     try {
       double estimate = 0.0;
       auto schedule = plan_ulysses(sc, options_, lengths, d, name(), &estimate);
+      logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} estimated at {:.4f} s", d, estimate);
       if (estimate < best_time) {
         best_time = estimate;
         best = std::move(schedule);
       }
     } catch (const InputError& e) {
+      logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} does not fit: {}", d, e.what());
       last_error = e.what();
     }
   }

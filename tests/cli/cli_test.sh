@@ -27,7 +27,7 @@ check() {  # check NAME EXPECTED_STATUS EXPECTED_STDERR_SUBSTRING -- COMMAND...
 (cd "$work" && "$eppsim" >"$work/bare.out" 2>"$work/bare.err")
 status=$?
 if [ $status -ne 0 ]; then echo "FAIL bare eppsim: exit $status"; cat "$work/bare.err"; failures=$((failures + 1)); fi
-for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+for f in report.json timings.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
   if [ ! -s "$work/eppsim-out/$f" ]; then echo "FAIL bare eppsim: eppsim-out/$f missing"; failures=$((failures + 1)); fi
 done
 grep -q "step time" "$work/bare.out" || { echo "FAIL bare eppsim: no summary on stdout"; failures=$((failures + 1)); }
@@ -39,9 +39,21 @@ if ! cmp -s "$work/eppsim-out/report.json" "$work/run/report.json"; then
 fi
 # Same inputs and seed, same outputs byte for byte.
 check "run again" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/again"
-for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+for f in report.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
   cmp -s "$work/run/$f" "$work/again/$f" || { echo "FAIL $f differs between identical runs"; failures=$((failures + 1)); }
 done
+# timings.json: the wall-clock facts, beside the deterministic report.
+/usr/bin/python3 - "$work/run/timings.json" "$work/run/report.json" <<'PY' || { echo "FAIL timings.json"; failures=$((failures + 1)); }
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert sorted(t) == ["peak_rss_bytes", "plan_time_s", "simulation_time_s", "write_time_s"], t
+assert all(isinstance(v, (int, float)) and v >= 0 for v in t.values()), t
+assert t["peak_rss_bytes"] > 1e6, t
+r = json.load(open(sys.argv[2]))
+assert not any(k in r for k in t), "report.json holds a timing"
+assert r["plan"]["reproduces"] == "Megatron-LM" and r["plan"]["ranks"] == r["ranks"], r["plan"]
+PY
+grep -q "^  plan         4 stages x 1 SP x 4 DP = 16 ranks" "$work/out" || { echo "FAIL run: no plan line in the summary"; failures=$((failures + 1)); }
 
 # plan, then sim the written schedule: the same step time.
 check "plan" 0 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto" -o "$work/schedule.pb"
@@ -61,7 +73,26 @@ cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrom
 check "set override" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/set" \
   --set plan.packed_1f1b.pipeline_stages=8 --set workload.global_batch=64
 grep -q '"pipeline_stages": 8' "$work/set/report.json" || { echo "FAIL --set not applied"; failures=$((failures + 1)); }
-for cmd in run compare topo plan sim export presets; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
+# scenario.textproto is the effective scenario: the overrides applied, and it runs to the same report.
+grep -q 'global_batch: 64' "$work/set/scenario.textproto" && grep -q 'pipeline_stages: 8' "$work/set/scenario.textproto" ||
+  { echo "FAIL scenario.textproto lacks the --set values"; failures=$((failures + 1)); }
+check "rerun scenario.textproto" 0 "" -- "$eppsim" run "$work/set/scenario.textproto" -o "$work/set-again"
+cmp -s "$work/set/report.json" "$work/set-again/report.json" || { echo "FAIL scenario.textproto does not reproduce report.json"; failures=$((failures + 1)); }
+cmp -s "$work/set/scenario.textproto" "$work/set-again/scenario.textproto" || { echo "FAIL scenario.textproto is not a fixed point"; failures=$((failures + 1)); }
+for f in timings.json scenario.textproto; do
+  [ -s "$work/sim/$f" ] || { echo "FAIL sim: $f missing"; failures=$((failures + 1)); }
+done
+
+# --log: categories and levels on stderr; a normal run logs at info.
+check "plan logs at info" 0 "[info cli] planned 16 ranks" -- "$eppsim" plan "$src/scenarios/quickstart.textproto" -o "$work/logged.pb"
+check "--log=warn" 0 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto" -o "$work/logged.pb" --log=warn
+[ ! -s "$work/err" ] || { echo "FAIL --log=warn still logs: $(cat "$work/err")"; failures=$((failures + 1)); }
+check "--log debug" 0 "[debug plan.epp] replica 0:" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/epp" \
+  --strategy epp --set workload.global_batch=64 --log=plan.epp:debug
+grep -q "debug plan.flexsp" "$work/err" && { echo "FAIL --log=plan.epp:debug enabled plan.flexsp"; failures=$((failures + 1)); }
+grep -q "K=" "$work/out" || { echo "FAIL epp: no K in the plan summary"; failures=$((failures + 1)); }
+check "--log bad level" 2 "unknown log level 'loud'" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --log=plan:loud
+for cmd in run compare topo plan sim export presets version; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
 check "--help" 0 "" -- "$eppsim" --help
 check "presets" 0 "" -- "$eppsim" presets
 
@@ -71,7 +102,12 @@ check "unknown field" 2 "unknown.textproto:2" -- "$eppsim" run "$work/unknown.te
 sed 's/bandwidth: "200Gbps"/bandwidth: "200 parsecs"/' "$src/scenarios/quickstart.textproto" >"$work/badunit.textproto"
 check "bad unit" 2 "cluster.inter_node.bandwidth" -- "$eppsim" run "$work/badunit.textproto" -o "$work/x"
 check "missing file" 2 "nope.textproto" -- "$eppsim" run "$work/nope.textproto"
-check "unknown command" 2 "unknown command" -- "$eppsim" frobnicate
+check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, presets" -- "$eppsim" frobnicate
+check "unknown option" 2 "run: unrecognised option '--bogus' (options: --scenario, --output" -- \
+  "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --bogus
+check "unknown option, no command" 2 "(no command): unrecognised option '--bogus'" -- "$eppsim" -o "$work/x" --bogus
+grep -q "eppsim compare SCENARIO" <("$eppsim" --help) || { echo "FAIL --help lists no compare synopsis"; failures=$((failures + 1)); }
+grep -q "^usage: eppsim sim SCHEDULE --cluster SCENARIO" <("$eppsim" sim --help) || { echo "FAIL sim --help"; failures=$((failures + 1)); }
 check "unknown strategy" 2 "unknown strategy" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --strategy nope
 check "bad override" 2 "pipeline_stagez" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --set plan.packed_1f1b.pipeline_stagez=2
 check "does not fit" 2 "memory limit" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --set plan.packed_1f1b.micro_batch_tokens=65536 --set workload.max_length=65536
@@ -120,12 +156,15 @@ assert packed["step_time_s"] == run["step_time_s"], (packed["step_time_s"], run[
 PY
 head -1 "$work/compare/compare.csv" | grep -q '^strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,speedup_over_packed-1f1b' ||
   { echo "FAIL compare: compare.csv header"; failures=$((failures + 1)); }
-for f in report.json trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+for f in report.json timings.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
   [ -s "$work/compare/packed-1f1b/$f" ] || { echo "FAIL compare: packed-1f1b/$f missing"; failures=$((failures + 1)); }
 done
 grep -q "vs packed-1f1b" "$work/out" || { echo "FAIL compare: no table on stdout"; failures=$((failures + 1)); }
+# Each strategy's scenario.textproto runs that strategy.
+grep -q 'strategy: "flexsp"' "$work/compare/flexsp/scenario.textproto" ||
+  { echo "FAIL compare: flexsp/scenario.textproto does not name flexsp"; failures=$((failures + 1)); }
 check "compare again" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare-again"
-for f in compare.json compare.csv flexsp/report.json flexsp/schedule.pb; do
+for f in compare.json compare.csv flexsp/report.json flexsp/schedule.pb flexsp/scenario.textproto; do
   cmp -s "$work/compare/$f" "$work/compare-again/$f" || { echo "FAIL compare: $f differs between identical runs"; failures=$((failures + 1)); }
 done
 check "compare chosen" 0 "" -- "$eppsim" compare "$src/scenarios/quickstart.textproto" -o "$work/compare-one" \

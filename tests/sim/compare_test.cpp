@@ -334,6 +334,15 @@ TEST(Compare, CsvAndDirectory) {
     EXPECT_TRUE(fs::is_regular_file(dir / file)) << file;
   }
   EXPECT_FALSE(fs::exists(dir / "broken"));
+  // Each strategy's directory: its own timings and its effective scenario, which names it.
+  for (const char* strategy : {"stages-4", "stages-2"}) {
+    proto::Timings timings;
+    read_message(dir / strategy / "timings.json", &timings);
+    EXPECT_GT(timings.peak_rss_bytes(), 0.0) << strategy;
+    const auto scenario = parse_scenario_text(read_file(dir / strategy / "scenario.textproto"), "scenario.textproto");
+    EXPECT_EQ(scenario.plan().strategy(), strategy);
+    EXPECT_EQ(scenario.workload().global_batch(), 64u);
+  }
   EXPECT_EQ(read_file(dir / "compare.csv"), csv);
   EXPECT_EQ(read_file(dir / "compare.json"), comparison_json(result.comparison));
   proto::Comparison back;

@@ -34,6 +34,7 @@ TEST(EppCheckpoint, NoRecomputationWhenEverythingFits) {
   const auto plan = plan_checkpointing(problem(1e15), c, CheckpointPolicy::Adaptive);
   EXPECT_TRUE(plan.feasible);
   EXPECT_FALSE(plan.solved_by_milp);
+  EXPECT_EQ(plan.solve, proto::SOLVE_NOT_NEEDED);
   EXPECT_EQ(plan.recompute_seconds, 0.0);
 }
 
@@ -47,6 +48,7 @@ TEST(EppCheckpoint, IlpFitsEveryStageWithLessRecomputeThanFull) {
   const auto plan = plan_checkpointing(p, c, CheckpointPolicy::Adaptive);
   ASSERT_TRUE(plan.feasible);
   EXPECT_TRUE(plan.solved_by_milp);
+  EXPECT_TRUE(plan.solve == proto::SOLVE_OPTIMAL || plan.solve == proto::SOLVE_FEASIBLE_AT_LIMIT) << plan.solve;
   EXPECT_GT(plan.recompute_seconds, 0.0);
   EXPECT_LT(plan.recompute_seconds, full.recompute_seconds);
   // Every window (not only the largest ones the ILP keeps) is within the budget.

@@ -81,6 +81,13 @@ TEST(FlexSp, EverySequenceOnceAndDegreesFillTheCluster) {
   ASSERT_FALSE(plan.micro_batches.empty());
   expect_valid(plan, lengths.size(), 16);
   EXPECT_GT(plan.step_time_s, 0.0);
+  // Each micro-batch records how its MILP ended; a plan the MILP made is its solution.
+  for (const auto& mb : plan.micro_batches) {
+    EXPECT_NE(mb.solve, proto::SOLVE_STATUS_UNSPECIFIED);
+    if (mb.solved_by_milp) {
+      EXPECT_TRUE(mb.solve == proto::SOLVE_OPTIMAL || mb.solve == proto::SOLVE_FEASIBLE_AT_LIMIT) << mb.solve;
+    }
+  }
 }
 
 TEST(FlexSp, PresetModelOnSixtyFourGpus) {

@@ -1,16 +1,146 @@
-// The main flow as a library (sim/run.h): what each step needs of the scenario.
+// The main flow as a library (sim/run.h): what each step needs of the scenario;
+// the run directory: report.json byte-deterministic, timings.json and
+// scenario.textproto beside it, and the human summary's plan lines.
 #include "sim/run.h"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "traces/proto_io.h"
 #include "traces/scenario.h"
 
 namespace eppsim {
 namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class RunDirectory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("eppsim_run_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(RunDirectory, HoldsTimingsAndTheEffectiveScenario) {
+  const std::vector<std::string> overrides = {"workload.global_batch=64", "plan.packed_1f1b.pipeline_stages=2"};
+  const auto scenario = load_embedded_quickstart(overrides);
+  const auto result = run_scenario(scenario);
+  write_run_directory(result, dir_ / "a");
+  for (const char* file : {"report.json", "timings.json", "scenario.textproto", "trace.pb", "trace.json", "ops.csv",
+                           "memory.csv", "ranks.csv", "schedule.pb"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / file)) << file;
+  }
+
+  // timings.json: strict JSON of proto::Timings, the result's times.
+  proto::Timings timings;
+  read_message(dir_ / "a" / "timings.json", &timings);
+  EXPECT_EQ(timings.plan_time_s(), result.plan_time_s);
+  EXPECT_EQ(timings.simulation_time_s(), result.simulation_time_s);
+  EXPECT_GT(timings.write_time_s(), 0.0);
+  EXPECT_GT(timings.peak_rss_bytes(), 1e6);  // a process holds at least a megabyte
+  EXPECT_EQ(timings.peak_rss_bytes(), static_cast<double>(static_cast<std::uint64_t>(timings.peak_rss_bytes())));
+  EXPECT_THAT(read_file(dir_ / "a" / "timings.json"), HasSubstr("\"peak_rss_bytes\": "));
+
+  // scenario.textproto re-parses to the effective scenario, overrides applied.
+  const auto text = read_file(dir_ / "a" / "scenario.textproto");
+  const proto::Scenario back = parse_scenario_text(text, "scenario.textproto");
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(back, scenario.proto));
+  EXPECT_EQ(back.workload().global_batch(), 64u);
+  EXPECT_EQ(back.plan().packed_1f1b().pipeline_stages(), 2u);
+  EXPECT_EQ(text, to_text(scenario.proto));
+
+  // Running the written scenario reproduces the report byte for byte.
+  const auto rerun = run_scenario(load_scenario(dir_ / "a" / "scenario.textproto"));
+  write_run_directory(rerun, dir_ / "b");
+  EXPECT_EQ(read_file(dir_ / "a" / "report.json"), read_file(dir_ / "b" / "report.json"));
+  EXPECT_EQ(read_file(dir_ / "a" / "schedule.pb"), read_file(dir_ / "b" / "schedule.pb"));
+  EXPECT_EQ(read_file(dir_ / "a" / "scenario.textproto"), read_file(dir_ / "b" / "scenario.textproto"));
+}
+
+TEST_F(RunDirectory, ReportIsByteIdenticalAcrossRunsAndHoldsThePlan) {
+  const auto scenario = load_embedded_quickstart({"workload.global_batch=64"});
+  write_run_directory(run_scenario(scenario), dir_ / "a");
+  write_run_directory(run_scenario(scenario), dir_ / "b");
+  const auto report = read_file(dir_ / "a" / "report.json");
+  EXPECT_EQ(report, read_file(dir_ / "b" / "report.json"));
+  EXPECT_THAT(report, HasSubstr("\"reproduces\": \"Megatron-LM\""));
+  proto::Report parsed;
+  read_message(dir_ / "a" / "report.json", &parsed);
+  EXPECT_EQ(parsed.plan().pipeline_stages(), 4u);
+  EXPECT_EQ(parsed.plan().data_parallel(), 4u);
+  EXPECT_EQ(parsed.plan().ranks(), 16u);
+}
+
+TEST(HumanSummary, SaysWhatThePlannerDecided) {
+  const auto result = run_scenario(load_embedded_quickstart({"workload.global_batch=64"}));
+  const auto summary = human_summary(result);
+  EXPECT_THAT(summary, HasSubstr("  plan         4 stages x 1 SP x 4 DP = 16 ranks (Megatron-LM)\n"));
+  EXPECT_THAT(summary, HasSubstr("checkpointing 0 of "));
+  EXPECT_THAT(summary, HasSubstr("step time"));
+}
+
+TEST(PlanDecisionsSummary, OneOrTwoLines) {
+  proto::PlanDecisions d;
+  EXPECT_EQ(plan_decisions_summary(d, "  "), "");  // no decisions recorded (an imported schedule)
+  d.set_reproduces("InfiniPipe");
+  d.set_pipeline_stages(4);
+  d.add_sp_degrees(8);
+  d.set_data_parallel(1);
+  d.set_tensor_parallel(1);
+  d.set_context_parallel(1);
+  d.set_ranks(32);
+  d.add_slice_counts(4);
+  d.set_pipelines(3);
+  d.set_chunks(37);
+  d.set_checkpointed_layer_chunks(12);
+  d.set_layer_chunks(64);
+  d.add_solves()->set_status(proto::SOLVE_OPTIMAL);
+  d.add_solves()->set_status(proto::SOLVE_OPTIMAL);
+  d.add_solves()->set_status(proto::SOLVE_FELL_BACK);
+  EXPECT_EQ(plan_decisions_summary(d, "  "),
+            "4 stages x 8 SP x 1 DP = 32 ranks (InfiniPipe)\n"
+            "  K=4, 3 pipelines, 37 chunks; checkpointing 12 of 64 layer-chunks; MILPs: 2 optimal, 1 fell back\n");
+
+  proto::PlanDecisions flexsp;
+  flexsp.set_reproduces("FlexSP");
+  flexsp.set_pipeline_stages(1);
+  flexsp.add_sp_degrees(8);
+  flexsp.add_sp_degrees(4);
+  flexsp.set_data_parallel(3);
+  flexsp.set_ranks(16);
+  flexsp.set_chunks(2);
+  for (auto groups : {std::vector<std::uint32_t>{8, 8}, std::vector<std::uint32_t>{8, 4, 4}}) {
+    auto* mb = flexsp.add_micro_batch_groups();
+    for (auto g : groups) mb->add_sp_degrees(g);
+  }
+  flexsp.add_solves()->set_status(proto::SOLVE_NOT_NEEDED);
+  flexsp.add_solves()->set_status(proto::SOLVE_FEASIBLE_AT_LIMIT);
+  EXPECT_EQ(plan_decisions_summary(flexsp, ""),
+            "1 stage x 8/4 SP x 3 DP, 16 ranks (FlexSP)\n"
+            "2 chunks (SP groups 8+8, 8+4+4); MILPs: 1 feasible at limit, 1 not needed\n");
+
+  proto::PlanDecisions megatron;
+  megatron.set_pipeline_stages(2);
+  megatron.add_sp_degrees(1);
+  megatron.set_tensor_parallel(2);
+  megatron.set_context_parallel(2);
+  megatron.set_data_parallel(2);
+  megatron.set_ranks(16);
+  megatron.set_chunks(1);
+  EXPECT_EQ(plan_decisions_summary(megatron, ""), "2 stages x 1 SP x 2 TP x 2 CP x 2 DP = 16 ranks\n1 chunk\n");
+}
 
 // `eppsim sim SCHEDULE --cluster SCENARIO` resolves the cluster, model and
 // cost model only: a plan or workload block it cannot use does not stop it.
