@@ -60,6 +60,14 @@ TEST(ValidateSchedule, RejectsStructuralErrors) {
   auto bad_peer = h.schedule();
   bad_peer.mutable_programs(0)->mutable_ops(0)->mutable_send()->set_peer(5);
   EXPECT_THAT(error_of(bad_peer), HasSubstr("schedule: rank 0 op 0: send peer 5 out of range"));
+  auto bad_dep = h.schedule();
+  bad_dep.mutable_programs(0)->mutable_ops(0)->add_deps(0);
+  EXPECT_THAT(error_of(bad_dep), HasSubstr("rank 0 op 0: depends on op 0, which is not earlier"));
+  auto bad_group = h.schedule();
+  auto* unknown = bad_group.mutable_programs(1)->add_ops()->mutable_collective();
+  unknown->set_kind(proto::ALL_REDUCE);
+  unknown->set_group(3);
+  EXPECT_THAT(error_of(bad_group), HasSubstr("rank 1 op 0: unknown group 3"));
   auto bad_stream = h.schedule();
   bad_stream.mutable_programs(0)->mutable_ops(0)->set_stream(2);
   EXPECT_THAT(error_of(bad_stream), HasSubstr("rank 0 op 0: stream 2 out of range (2 streams)"));

@@ -21,7 +21,7 @@ void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
 
 namespace {
 
-enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Memory };
+enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free };
 // Pending: waits for predecessors. Posted: a send/recv waiting for its peer or
 // a collective waiting for its group (Matching::Global). Running: handed to the
 // executor. Done: finished.
@@ -34,7 +34,7 @@ Kind kind_of(const proto::Op& op) {
     case proto::Op::kSend: return Kind::Send;
     case proto::Op::kRecv: return Kind::Recv;
     case proto::Op::kCollective: return Kind::Collective;
-    case proto::Op::kMemory: return Kind::Memory;
+    case proto::Op::kMemory: return op.memory().allocate() ? Kind::Allocate : Kind::Free;
     default: return Kind::Compute;  // validation rejects KIND_NOT_SET
   }
 }
@@ -74,6 +74,10 @@ struct ExecutorCore::State {
   std::vector<std::uint32_t> rank_of;
   std::vector<Kind> kind;
   std::vector<Status> status;
+  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
+  // that matching and memory accounting do not read the op's message.
+  std::vector<std::uint64_t> bytes;
+  std::vector<proto::CollectiveKind> collective_kind;
   std::vector<std::uint32_t> pending;      // predecessors not yet done
   std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
   std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
@@ -102,7 +106,8 @@ struct ExecutorCore::State {
   std::vector<std::uint32_t> arrived;        // per instance
   std::vector<std::uint32_t> first_arrival;  // per instance
   std::vector<std::uint32_t> arrival;
-  std::vector<std::uint32_t> issued;  // per (rank, group) counter: collectives posted so far
+  std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
+  std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
 
   // Activities handed to the executor: their ops in activity_refs.
   std::vector<std::uint32_t> activity_begin{0};
@@ -161,6 +166,8 @@ void ExecutorCore::State::build() {
   rank_of.resize(n);
   kind.resize(n);
   status.assign(n, Status::Pending);
+  bytes.assign(n, 0);
+  collective_kind.assign(n, proto::COLLECTIVE_KIND_UNSPECIFIED);
   pending.assign(n, 0);
   link.assign(n, kNone);
   aux.assign(n, kNone);
@@ -185,6 +192,17 @@ void ExecutorCore::State::build() {
       ops[g] = &o;
       rank_of[g] = r;
       kind[g] = kind_of(o);
+      switch (kind[g]) {
+        case Kind::Compute: break;
+        case Kind::Send: bytes[g] = o.send().size_bytes(); break;
+        case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
+        case Kind::Collective:
+          bytes[g] = o.collective().size_bytes();
+          collective_kind[g] = o.collective().kind();
+          break;
+        case Kind::Allocate:
+        case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
+      }
       auto& last = last_on_stream[o.stream()];
       if (last != kNone) edges.emplace_back(last, g);
       last = g;
@@ -272,6 +290,7 @@ void ExecutorCore::State::build_collectives() {
       if (counter[group] == kNone) {
         counter[group] = static_cast<std::uint32_t>(issued.size());
         issued.push_back(0);
+        counter_group.push_back(group);
       }
       link[g] = counter[group];
       aux[g] = position[group];
@@ -327,7 +346,8 @@ void ExecutorCore::State::drain() {
 
 void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
   switch (kind[g]) {
-    case Kind::Memory:
+    case Kind::Allocate:
+    case Kind::Free:
       start_s[g] = now;
       apply_memory(g, now);
       complete(g, now);
@@ -354,17 +374,16 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
 }
 
 void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
-  const auto& m = ops[g]->memory();
   const auto r = rank_of[g];
-  if (m.allocate()) {
-    in_use[r] += m.size_bytes();
+  if (kind[g] == Kind::Allocate) {
+    in_use[r] += bytes[g];
     peak[r] = std::max(peak[r], in_use[r]);
   } else {
-    if (m.size_bytes() > in_use[r]) {
+    if (bytes[g] > in_use[r]) {
       throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],
-                                         format_bytes(Bytes(m.size_bytes())), format_bytes(Bytes(in_use[r]))));
+                                         format_bytes(Bytes(bytes[g])), format_bytes(Bytes(in_use[r]))));
     }
-    in_use[r] -= m.size_bytes();
+    in_use[r] -= bytes[g];
   }
   if (options.record_memory_samples) samples.push_back({r, now, in_use[r]});
 }
@@ -391,8 +410,8 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   their_head = aux[other];
   if (their_head == kNone) their_tail = kNone;
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  const auto send_bytes = ops[pair[0]]->send().size_bytes();
-  const auto recv_bytes = ops[pair[1]]->recv().size_bytes();
+  const auto send_bytes = bytes[pair[0]];
+  const auto recv_bytes = bytes[pair[1]];
   if (send_bytes != recv_bytes) {
     const auto s = ref(pair[0]), r = ref(pair[1]);
     throw ScheduleMismatch(fmt::format("rank {} op {} sends {} bytes (tag {}) to rank {}, whose op {} receives {} bytes",
@@ -408,21 +427,20 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
 
 void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   status[g] = Status::Posted;
-  const auto& c = ops[g]->collective();
-  const auto group = c.group();
+  const auto group = counter_group[link[g]];
   const auto k = issued[link[g]]++;
   const auto instance = instance_offset[group] + k;
   instance_of[g] = instance;
   if (first_arrival[instance] == kNone) {
     first_arrival[instance] = g;
   } else {
-    const auto& first = ops[first_arrival[instance]]->collective();
-    if (first.kind() != c.kind() || first.size_bytes() != c.size_bytes()) {
-      const auto me = ref(g), them = ref(first_arrival[instance]);
+    const auto first = first_arrival[instance];
+    if (collective_kind[first] != collective_kind[g] || bytes[first] != bytes[g]) {
+      const auto me = ref(g), them = ref(first);
       throw ScheduleMismatch(fmt::format(
           "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(c.kind()), c.size_bytes(), them.rank, them.op,
-          collective_kind_name(first.kind()), first.size_bytes()));
+          me.rank, me.op, collective_kind_name(collective_kind[g]), bytes[g], them.rank, them.op,
+          collective_kind_name(collective_kind[first]), bytes[first]));
     }
   }
   const auto size = group_size(group);
@@ -546,7 +564,7 @@ void ExecutorCore::throw_deadlock() const {
     for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
       if (s.status[g] == Status::Done) continue;
       stuck = true;
-      const bool communication = s.kind[g] != Kind::Compute && s.kind[g] != Kind::Memory;
+      const bool communication = s.kind[g] == Kind::Send || s.kind[g] == Kind::Recv || s.kind[g] == Kind::Collective;
       const bool waits_on_peers = s.status[g] == Status::Posted ||
                                   (s.options.matching == Matching::Local && s.status[g] == Status::Running && communication);
       if (waits_on_peers) {
@@ -627,7 +645,8 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
         e->set_group(o.collective().group());
         e->set_size_bytes(o.collective().size_bytes());
         break;
-      case Kind::Memory:
+      case Kind::Allocate:
+      case Kind::Free:
         e->set_kind(proto::MEMORY);
         e->set_size_bytes(o.memory().size_bytes());
         break;
