@@ -366,6 +366,17 @@ TEST(ExecutorCore, LocalMatchingNeedsAnExecutorThatSupportsIt) {
   EXPECT_THROW(core.start(), std::logic_error);
 }
 
+TEST(ExecutorCore, LocalRanksNeedLocalMatching) {
+  HandSchedule h(2);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  options.local_ranks = {0};
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
+  options.matching = Matching::Local;
+  options.local_ranks = {2};
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
+}
+
 TEST(ExecutorCore, ValidatesTheSchedule) {
   HandSchedule h(1);
   h.compute(0, 0);

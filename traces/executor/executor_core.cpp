@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/errors.h"
 #include "models/units.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/op_names.h"
@@ -84,9 +85,9 @@ struct ExecutorCore::State {
   // SEND/RECV: its channel; COLLECTIVE: its (rank, group) counter.
   std::vector<std::uint32_t> link;
   // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
-  // position in the group, then (once posted) its instance.
+  // position in the group.
   std::vector<std::uint32_t> aux;
-  std::vector<std::uint32_t> instance_of;
+  std::vector<std::uint32_t> instance_of;  // COLLECTIVE, once posted: its instance
   std::vector<double> start_s, end_s;
 
   // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
@@ -150,6 +151,9 @@ struct ExecutorCore::State {
 
 void ExecutorCore::State::build() {
   ranks = schedule.num_ranks();
+  if (options.matching == Matching::Global && !options.local_ranks.empty()) {
+    throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
+  }
   local.assign(ranks, options.matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
   if (options.matching == Matching::Local && !options.local_ranks.empty()) {
     for (auto r : options.local_ranks) {
@@ -157,9 +161,13 @@ void ExecutorCore::State::build() {
       local[r] = 1;
     }
   }
+  // Global op ids are 32-bit (kNone excluded).
+  std::uint64_t count = 0;
   rank_offset.assign(ranks + 1, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    rank_offset[r + 1] = rank_offset[r] + static_cast<std::uint32_t>(schedule.programs(static_cast<int>(r)).ops_size());
+    count += static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).ops_size());
+    if (count >= kNone) throw InputError(fmt::format("schedule: more than {} ops", kNone - 1));
+    rank_offset[r + 1] = static_cast<std::uint32_t>(count);
   }
   const std::size_t n = rank_offset[ranks];
   ops.resize(n);

@@ -50,22 +50,39 @@ class GroupMembers {
   std::vector<std::uint32_t> members_;
 };
 
-void check_group(const GroupMembers& groups, std::uint32_t group, std::uint32_t rank, std::string_view field,
-                 const std::string& where) {
-  if (group >= groups.groups()) fail(fmt::format("{}: {}: unknown group {}", where, field, group));
-  if (!groups.contains(group, rank)) fail(fmt::format("{}: {}: rank {} is not a member of group {}", where, field, rank, group));
-}
+// Where an op is, for messages: "rank 3 op 17" (formatted only on failure).
+struct OpAt {
+  std::uint32_t rank;
+  int op;
+};
 
-void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, std::uint32_t rank, const std::string& where) {
+}  // namespace
+}  // namespace eppsim
+
+template <>
+struct fmt::formatter<eppsim::OpAt> : fmt::formatter<std::string_view> {
+  auto format(const eppsim::OpAt& at, fmt::format_context& ctx) const {
+    return fmt::format_to(ctx.out(), "rank {} op {}", at.rank, at.op);
+  }
+};
+
+namespace eppsim {
+namespace {
+
+void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, OpAt where) {
   std::uint64_t product = 1;
   for (int s = 0; s < c.splits_size(); ++s) {
     const auto& split = c.splits(s);
-    const auto field = fmt::format("compute.splits[{}]", s);
     if (split.kind() == proto::SPLIT_KIND_UNSPECIFIED || !proto::SplitKind_IsValid(split.kind())) {
-      fail(fmt::format("{}: {}.kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL", where, field));
+      fail(fmt::format("{}: compute.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL",
+                       where, s));
     }
-    check_group(groups, split.group(), rank, field + ".group", where);
-    product *= groups.size(split.group());
+    const auto group = split.group();
+    if (group >= groups.groups()) fail(fmt::format("{}: compute.splits[{}].group: unknown group {}", where, s, group));
+    if (!groups.contains(group, where.rank)) {
+      fail(fmt::format("{}: compute.splits[{}].group: rank {} is not a member of group {}", where, s, where.rank, group));
+    }
+    product *= groups.size(group);
   }
   const std::uint64_t shards = c.shards() > 1 ? c.shards() : 1;
   if (shards != product) {
@@ -74,7 +91,7 @@ void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, std::u
   }
 }
 
-void check_duration(const proto::Op& op, const std::string& where) {
+void check_duration(const proto::Op& op, OpAt where) {
   switch (op.duration_source()) {
     case proto::DURATION_FROM_WORK:
       if (op.fixed_duration_ns() != 0) {
@@ -114,36 +131,35 @@ void validate_schedule(const proto::Schedule& schedule) {
     const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     for (int i = 0; i < ops.size(); ++i) {
       const auto& op = ops[i];
-      // Formatted only on failure: validation runs over every op of every schedule.
-      auto where = [&] { return fmt::format("rank {} op {}", r, i); };
-      if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", where(), op.stream(), streams));
+      const OpAt at{r, i};
+      if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
       for (auto d : op.deps()) {
-        if (d >= static_cast<std::uint32_t>(i)) fail(fmt::format("{}: depends on op {}, which is not earlier", where(), d));
+        if (d >= static_cast<std::uint32_t>(i)) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
       }
-      if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, where());
+      if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, at);
       switch (op.kind_case()) {
         case proto::Op::kSend:
-          if (op.send().peer() >= ranks) fail(fmt::format("{}: send peer {} out of range", where(), op.send().peer()));
+          if (op.send().peer() >= ranks) fail(fmt::format("{}: send peer {} out of range", at, op.send().peer()));
           break;
         case proto::Op::kRecv:
-          if (op.recv().peer() >= ranks) fail(fmt::format("{}: recv peer {} out of range", where(), op.recv().peer()));
+          if (op.recv().peer() >= ranks) fail(fmt::format("{}: recv peer {} out of range", at, op.recv().peer()));
           break;
         case proto::Op::kCollective: {
           const auto& c = op.collective();
-          if (c.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", where(), c.group()));
-          if (!groups.contains(c.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", where(), r, c.group()));
+          if (c.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, c.group()));
+          if (!groups.contains(c.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, c.group()));
           if (c.kind() == proto::COLLECTIVE_KIND_UNSPECIFIED || !proto::CollectiveKind_IsValid(c.kind())) {
-            fail(fmt::format("{}: collective kind not set", where()));
+            fail(fmt::format("{}: collective kind not set", at));
           }
           break;
         }
         case proto::Op::kCompute:
-          if (op.compute().splits_size() > 0) check_compute(op.compute(), groups, r, where());
+          if (op.compute().splits_size() > 0) check_compute(op.compute(), groups, at);
           break;
         case proto::Op::kMemory:
           break;
         case proto::Op::KIND_NOT_SET:
-          fail(fmt::format("{}: op kind not set", where()));
+          fail(fmt::format("{}: op kind not set", at));
       }
     }
   }
