@@ -78,7 +78,7 @@ struct ExecutorCore::State {
   // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
   // that matching and memory accounting do not read the op's message.
   std::vector<std::uint64_t> bytes;
-  std::vector<proto::CollectiveKind> collective_kind;
+  std::vector<std::uint8_t> collective_kind;  // a proto::CollectiveKind
   std::vector<std::uint32_t> pending;      // predecessors not yet done
   std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
   std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
@@ -175,7 +175,7 @@ void ExecutorCore::State::build() {
   kind.resize(n);
   status.assign(n, Status::Pending);
   bytes.assign(n, 0);
-  collective_kind.assign(n, proto::COLLECTIVE_KIND_UNSPECIFIED);
+  collective_kind.assign(n, 0);
   pending.assign(n, 0);
   link.assign(n, kNone);
   aux.assign(n, kNone);
@@ -206,7 +206,7 @@ void ExecutorCore::State::build() {
         case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
         case Kind::Collective:
           bytes[g] = o.collective().size_bytes();
-          collective_kind[g] = o.collective().kind();
+          collective_kind[g] = static_cast<std::uint8_t>(o.collective().kind());
           break;
         case Kind::Allocate:
         case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
@@ -447,8 +447,8 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
       const auto me = ref(g), them = ref(first);
       throw ScheduleMismatch(fmt::format(
           "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(collective_kind[g]), bytes[g], them.rank, them.op,
-          collective_kind_name(collective_kind[first]), bytes[first]));
+          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[g])), bytes[g], them.rank, them.op,
+          collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[first])), bytes[first]));
     }
   }
   const auto size = group_size(group);
