@@ -11,7 +11,7 @@
 
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
+#include "sim/engine/engine_registry.h"
 #include "sim/engine/network_model.h"
 #include "sim/engine/topology_network.h"
 #include "sim/plan/milp.h"
@@ -58,10 +58,7 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
 }
 
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s) {
-  if (cluster.engine != "analytic") {
-    throw InputError(fmt::format("{}: simulation.engine: unknown engine '{}' (available: analytic)", cluster.source,
-                                 cluster.engine));
-  }
+  const EngineInfo& engine = find_engine(cluster.engine, cluster.source + ": simulation.engine");
   if (schedule.num_ranks() > cluster.usable_gpus()) {
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  cluster.source, cluster.usable_gpus()));
@@ -91,9 +88,9 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   } else {
     network = std::make_unique<SimpleClusterNetwork>(cluster.cluster.intra_node, cluster.cluster.inter_node, nodes);
   }
-  const ComputeTimer timer = cost_model_timer(*cluster.compute_cost, cluster.cluster.gpu);
+  const auto cost = compat_cost_model(*network, *cluster.compute_cost, cluster.cluster.gpu);
   RunResult result;
-  result.trace = run_analytic(schedule, *network, timer);
+  result.trace = engine.run(schedule, EngineContext{*cost});
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;

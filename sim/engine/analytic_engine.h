@@ -1,52 +1,47 @@
 #pragma once
-// The analytic engine: an event-driven executor of a Schedule.
+// The analytic engine: an event-driven executor of a Schedule on the executor
+// core (traces/executor/executor_core.h), which holds the Schedule's semantics:
+// readiness, stream order, matching, memory, deadlock and mismatch diagnosis,
+// the trace. The engine supplies time: a COMPUTE op takes the cost model's
+// duration, a matched transfer the model's uncontended point-to-point time, a
+// collective the model's time over its group's placement (traces/op_cost.h;
+// DURATION_FIXED ops take their fixed duration). Completions are kept in one
+// event heap, in time order, ties in the order they were scheduled.
 //
-// Semantics (DESIGN.md, "The Schedule"): an op starts when the previous op on
-// its stream and all its dependencies are done. COMPUTE takes the timer's
-// duration; MEMORY is instantaneous and updates the rank's bytes in use. SEND
-// and RECV are matched in order per (sender, receiver, tag); the transfer starts
-// when both are posted (rendezvous) and both complete when the data has
-// arrived. The k-th COLLECTIVE a rank issues on a group meets the k-th of every
-// other member; it starts when all have arrived and ends for all at once.
-// In the trace, a send/recv/collective spans the transfer, not the wait for the
-// peers, so the wait shows as idle time.
-//
-// When no event is left but ops are unfinished, the engine throws
-// ScheduleDeadlock naming the blocked ops and why (no matching receive, a
-// different tag or size posted instead, collective members missing). A
-// malformed schedule (dependency on a later op, unknown peer or group) is an
-// InputError; mismatched sizes of matched transfers or collectives throw
-// ScheduleMismatch.
+// A malformed schedule is an InputError (schedule_validation.h); a deadlock
+// throws ScheduleDeadlock, mismatched transfers or collectives ScheduleMismatch.
 #include <cstddef>
-#include <stdexcept>
-#include <string>
+#include <memory>
 
+#include "models/cost_model.h"
+#include "models/compute_cost.h"
+#include "models/gpu_spec.h"
 #include "sim/engine/compute_timer.h"
 #include "sim/engine/network_model.h"
+#include "traces/executor/executor_core.h"
+#include "traces/executor/schedule_validation.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
 
 namespace eppsim {
 
-class ScheduleDeadlock : public std::runtime_error {
- public:
-  explicit ScheduleDeadlock(const std::string& message) : std::runtime_error(message) {}
-};
-
-class ScheduleMismatch : public std::runtime_error {
- public:
-  explicit ScheduleMismatch(const std::string& message) : std::runtime_error(message) {}
-};
-
 struct AnalyticEngineOptions {
   std::size_t max_blocked_ops_reported = 20;
 };
 
-// Checks the structure every executor relies on; throws InputError naming the
-// rank, op and rule.
-void validate_schedule(const proto::Schedule& schedule);
+proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,
+                          const AnalyticEngineOptions& options = {});
 
+// Compatibility with the models from before the CostModel facade, until
+// models/ builds a CostModel from a scenario (issue 9): communication from the
+// network model, compute from the timer (which may read fields a ComputeWork
+// does not carry, such as the planner's estimate).
 proto::Trace run_analytic(const proto::Schedule& schedule, const NetworkModel& network, const ComputeTimer& timer,
                           const AnalyticEngineOptions& options = {});
+// A CostModel over the same models: communication from `network`, compute from
+// `compute` divided by the op's shards, the optimizer step by HBM bandwidth, as
+// cost_model_timer prices them. The arguments must outlive the model.
+std::unique_ptr<CostModel> compat_cost_model(const NetworkModel& network, const ComputeCostModel& compute,
+                                             const GpuSpec& gpu);
 
 }  // namespace eppsim

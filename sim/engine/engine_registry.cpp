@@ -1,0 +1,49 @@
+#include "sim/engine/engine_registry.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/errors.h"
+#include "sim/engine/analytic_engine.h"
+
+namespace eppsim {
+namespace {
+
+// The table of engines: a new engine adds its entry here (kept in name order).
+std::vector<EngineInfo> make_engines() {
+  std::vector<EngineInfo> list;
+  list.push_back({"analytic", "event-driven, closed-form uncontended communication over the placement's links",
+                  [](const proto::Schedule& schedule, const EngineContext& context) {
+                    return run_analytic(schedule, context.cost);
+                  }});
+  std::sort(list.begin(), list.end(), [](const EngineInfo& a, const EngineInfo& b) { return a.name < b.name; });
+  return list;
+}
+
+}  // namespace
+
+std::span<const EngineInfo> engines() {
+  static const std::vector<EngineInfo> list = make_engines();
+  return list;
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> names;
+  for (const auto& e : engines()) names.push_back(e.name);
+  return names;
+}
+
+const EngineInfo& find_engine(std::string_view name, std::string_view where) {
+  for (const auto& e : engines()) {
+    if (e.name == name) return e;
+  }
+  throw InputError(fmt::format("{}: unknown engine '{}' (available: {})", where, name, fmt::join(engine_names(), ", ")));
+}
+
+proto::Trace run_engine(std::string_view name, const proto::Schedule& schedule, const EngineContext& context) {
+  return find_engine(name).run(schedule, context);
+}
+
+}  // namespace eppsim

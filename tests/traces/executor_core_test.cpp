@@ -1,0 +1,389 @@
+#include "traces/executor/executor_core.h"
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/errors.h"
+#include "schedule_fixture.h"
+
+namespace eppsim {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::HandSchedule;
+
+// What the core handed to the executor, in order.
+struct Handed {
+  enum What { Compute, Transfer, Collective, Communication } what;
+  ActivityId id;
+  std::vector<OpRef> ops;
+  double now;
+};
+
+// An executor that only records; the test decides when activities finish.
+// `on_ready`, when set, runs after each record (to finish re-entrantly).
+class FakeExecutor : public ExecutorHooks {
+ public:
+  void compute_ready(ActivityId id, OpRef op, double now) override { record({Handed::Compute, id, {op}, now}); }
+  void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
+    record({Handed::Transfer, id, {send, recv}, now});
+  }
+  void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
+    record({Handed::Collective, id, {members.begin(), members.end()}, now});
+  }
+  void communication_ready(ActivityId id, OpRef op, double now) override {
+    record({Handed::Communication, id, {op}, now});
+  }
+
+  std::vector<Handed> handed;
+  std::function<void(const Handed&)> on_ready;
+
+ private:
+  void record(Handed h) {
+    handed.push_back(h);
+    if (on_ready) on_ready(handed.back());
+  }
+};
+
+// An executor of the compute-only kind: no Matching::Local support.
+class ComputeOnlyExecutor : public ExecutorHooks {
+ public:
+  void compute_ready(ActivityId, OpRef, double) override {}
+  void transfer_ready(ActivityId, OpRef, OpRef, double) override {}
+  void collective_ready(ActivityId, std::span<const OpRef>, double) override {}
+};
+
+}  // namespace
+
+void PrintTo(const OpRef& ref, std::ostream* os) { *os << "{rank " << ref.rank << ", op " << ref.op << "}"; }
+
+namespace {
+
+const proto::OpEvent& event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
+  for (const auto& e : trace.events()) {
+    if (e.rank() == rank && e.op() == op) return e;
+  }
+  throw std::runtime_error("no event");
+}
+
+TEST(ExecutorCore, StreamOrderAndDependencies) {
+  HandSchedule h(1);
+  h.compute(0, 0);       // op 0
+  h.compute(0, 1);       // op 1, another stream: ready at once
+  h.compute(0, 0, {1});  // op 2: after op 0 (stream) and op 1 (dependency)
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start(0.0);
+  ASSERT_EQ(exec.handed.size(), 2u);
+  EXPECT_EQ(exec.handed[0].ops[0], (OpRef{0, 0}));
+  EXPECT_EQ(exec.handed[1].ops[0], (OpRef{0, 1}));
+  core.finish(exec.handed[1].id, 1.0);
+  EXPECT_EQ(exec.handed.size(), 2u);  // op 2 still waits for op 0
+  core.finish(exec.handed[0].id, 2.0);
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_EQ(exec.handed[2].ops[0], (OpRef{0, 2}));
+  EXPECT_EQ(exec.handed[2].now, 2.0);
+  core.finish(exec.handed[2].id, 3.0);
+  EXPECT_TRUE(core.all_done());
+  EXPECT_EQ(core.ops_done(), 3u);
+  const auto trace = core.trace("fake");
+  EXPECT_EQ(trace.engine(), "fake");
+  EXPECT_EQ(trace.step_time_ns(), 3'000'000'000);
+  EXPECT_EQ(event(trace, 0, 2).start_ns(), 2'000'000'000);
+  EXPECT_EQ(event(trace, 0, 1).end_ns(), 1'000'000'000);
+}
+
+TEST(ExecutorCore, ActivitiesMayFinishOutOfOrder) {
+  HandSchedule h(2);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    h.compute(r, 0);
+    h.compute(r, 0);
+  }
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  ASSERT_EQ(exec.handed.size(), 2u);
+  core.finish(exec.handed[1].id, 1.0);  // rank 1 first
+  core.finish(exec.handed[0].id, 2.0);
+  ASSERT_EQ(exec.handed.size(), 4u);
+  EXPECT_EQ(exec.handed[2].ops[0], (OpRef{1, 1}));
+  EXPECT_EQ(exec.handed[3].ops[0], (OpRef{0, 1}));
+  core.finish(exec.handed[3].id, 2.5);
+  core.finish(exec.handed[2].id, 3.0);
+  EXPECT_TRUE(core.all_done());
+}
+
+TEST(ExecutorCore, HooksMayFinishReentrantly) {
+  HandSchedule h(1);
+  h.compute(0, 0);
+  h.memory(0, 0, true, 100);
+  h.compute(0, 0);
+  h.memory(0, 0, false, 100);
+  h.compute(0, 0);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  double clock = 0.0;
+  exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
+  core.start(0.0);
+  EXPECT_TRUE(core.all_done());
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_EQ(exec.handed[1].now, 1.0);  // ready when its predecessor finished, not when the first finish returned
+  EXPECT_EQ(exec.handed[2].now, 2.0);
+  const auto trace = core.trace("fake");
+  EXPECT_EQ(event(trace, 0, 1).start_ns(), 1'000'000'000);
+  EXPECT_EQ(event(trace, 0, 3).start_ns(), 2'000'000'000);
+}
+
+TEST(ExecutorCore, FinishingTwiceOrAnUnknownActivityIsALogicError) {
+  HandSchedule h(1);
+  h.compute(0, 0);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  core.finish(exec.handed[0].id, 1.0);
+  EXPECT_THROW(core.finish(exec.handed[0].id, 2.0), std::logic_error);
+  EXPECT_THROW(core.finish(99, 2.0), std::logic_error);
+}
+
+TEST(ExecutorCore, GlobalMatchingPairsSendsAndReceivesInPostingOrderPerTag) {
+  HandSchedule h(2, {"a", "b"});
+  h.send(0, 0, 1, 10, 7);  // two messages with tag 7, then one with tag 8
+  h.send(0, 0, 1, 20, 7);
+  h.send(0, 1, 1, 30, 8);
+  h.recv(1, 1, 0, 30, 8);  // tag 8 first, on its own stream
+  h.recv(1, 0, 0, 10, 7);
+  h.recv(1, 0, 0, 20, 7);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  ASSERT_EQ(exec.handed.size(), 2u);  // rank 1's tag-8 receive met rank 0's tag-8 send, then tag 7's first pair
+  EXPECT_EQ(exec.handed[0].what, Handed::Transfer);
+  EXPECT_THAT(exec.handed[0].ops, ElementsAre(OpRef{0, 2}, OpRef{1, 0}));
+  EXPECT_THAT(exec.handed[1].ops, ElementsAre(OpRef{0, 0}, OpRef{1, 1}));
+  EXPECT_THAT(core.activity_ops(exec.handed[1].id), ElementsAre(OpRef{0, 0}, OpRef{1, 1}));
+  core.finish(exec.handed[1].id, 1.0);
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_THAT(exec.handed[2].ops, ElementsAre(OpRef{0, 1}, OpRef{1, 2}));
+  core.finish(exec.handed[2].id, 2.0);
+  core.finish(exec.handed[0].id, 3.0);
+  EXPECT_TRUE(core.all_done());
+}
+
+TEST(ExecutorCore, GlobalMatchingRejectsDifferentSizes) {
+  HandSchedule h(2);
+  h.send(0, 1, 1, 64, 1);
+  h.recv(1, 1, 0, 32, 1);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  try {
+    core.start();
+    FAIL() << "expected a mismatch";
+  } catch (const ScheduleMismatch& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 0 op 0 sends 64 bytes (tag 1) to rank 1, whose op 0 receives 32 bytes"));
+  }
+}
+
+TEST(ExecutorCore, CollectivesMeetByTheirIndexOnEachGroup) {
+  HandSchedule h(3, {"a", "b"});
+  const auto g01 = h.group({1, 0});  // members listed out of rank order
+  const auto g12 = h.group({1, 2});
+  h.collective(0, 0, g01, 8);
+  h.collective(0, 0, g01, 16);
+  h.collective(1, 0, g12, 4);  // rank 1 meets group 1-2 first, on the same stream
+  h.collective(1, 0, g01, 8);
+  h.collective(1, 0, g01, 16);
+  h.collective(2, 0, g12, 4);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  ASSERT_EQ(exec.handed.size(), 1u);
+  EXPECT_EQ(exec.handed[0].what, Handed::Collective);
+  EXPECT_THAT(exec.handed[0].ops, ElementsAre(OpRef{1, 0}, OpRef{2, 0}));
+  core.finish(exec.handed[0].id, 1.0);
+  ASSERT_EQ(exec.handed.size(), 2u);
+  EXPECT_THAT(exec.handed[1].ops, ElementsAre(OpRef{1, 1}, OpRef{0, 0}));  // the group's rank order
+  EXPECT_THAT(core.group_ranks(g01), ElementsAre(1u, 0u));
+  core.finish(exec.handed[1].id, 2.0);
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_THAT(exec.handed[2].ops, ElementsAre(OpRef{1, 2}, OpRef{0, 1}));
+  core.finish(exec.handed[2].id, 3.0);
+  EXPECT_TRUE(core.all_done());
+  const auto trace = core.trace("fake");
+  EXPECT_EQ(event(trace, 0, 0).start_ns(), 1'000'000'000);  // waited for rank 1 in idle time
+}
+
+TEST(ExecutorCore, CollectivesOfDifferentKindsOrSizesMismatch) {
+  HandSchedule h(2);
+  const auto g = h.group({0, 1});
+  h.collective(0, 1, g, 8, proto::ALL_REDUCE);
+  h.collective(1, 1, g, 8, proto::ALL_GATHER);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  try {
+    core.start();
+    FAIL() << "expected a mismatch";
+  } catch (const ScheduleMismatch& e) {
+    EXPECT_THAT(e.what(), HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-gather of 8 bytes, but rank 0 op 0 is "
+                                    "a all-reduce of 8 bytes"));
+  }
+}
+
+TEST(ExecutorCore, MemoryIsAccountedPerRank) {
+  HandSchedule h(2);
+  h.memory(0, 0, true, 10);
+  h.memory(0, 0, true, 5);
+  h.memory(0, 0, false, 10);
+  h.memory(1, 0, true, 3);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start(0.5);
+  EXPECT_TRUE(core.all_done());
+  EXPECT_THAT(core.memory_in_use(), ElementsAre(5u, 3u));
+  EXPECT_THAT(core.memory_peak(), ElementsAre(15u, 3u));
+  const auto trace = core.trace("fake");
+  ASSERT_EQ(trace.memory_size(), 4);
+  EXPECT_EQ(trace.memory(1).bytes(), 15u);
+  EXPECT_EQ(trace.memory(3).rank(), 1u);
+  EXPECT_EQ(trace.memory(3).time_ns(), 500'000'000);
+  EXPECT_EQ(event(trace, 0, 2).start_ns(), 500'000'000);
+  EXPECT_EQ(event(trace, 0, 2).end_ns(), 500'000'000);
+}
+
+TEST(ExecutorCore, MemorySamplesCanBeLeftOut) {
+  HandSchedule h(1);
+  h.memory(0, 0, true, 10);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  options.record_memory_samples = false;
+  ExecutorCore core(h.schedule(), exec, options);
+  core.start();
+  EXPECT_EQ(core.trace("fake").memory_size(), 0);
+  EXPECT_THAT(core.memory_peak(), ElementsAre(10u));
+}
+
+TEST(ExecutorCore, FreeingMoreThanAllocatedMismatches) {
+  HandSchedule h(1);
+  h.memory(0, 0, true, 10);
+  h.memory(0, 0, false, 11);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  EXPECT_THROW(core.start(), ScheduleMismatch);
+}
+
+TEST(ExecutorCore, DeadlockNamesBlockedOpsAndWhy) {
+  HandSchedule h(3);
+  const auto g = h.group({0, 1, 2});
+  h.send(0, 1, 1, 64, 1);
+  h.recv(1, 1, 0, 64, 2);
+  h.collective(2, 1, g, 8);
+  h.compute(2, 1);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  EXPECT_FALSE(core.all_done());
+  try {
+    core.throw_deadlock();
+  } catch (const ScheduleDeadlock& e) {
+    const std::string what = e.what();
+    EXPECT_THAT(what, HasSubstr("deadlock: 4 of 4 ops never finished on 3 ranks; 3 ops are blocked on peers:"));
+    EXPECT_THAT(what, HasSubstr("rank 0 op 0 (send to rank 1, tag 1, 64 bytes, stream comm): no matching receive; "
+                                "posted instead: rank 1 op 0 (recv from rank 0, tag 2, 64 bytes, stream comm)"));
+    EXPECT_THAT(what, HasSubstr("rank 1 op 0 (recv from rank 0, tag 2, 64 bytes, stream comm): no matching send; posted "
+                                "instead: rank 0 op 0"));
+    EXPECT_THAT(what, HasSubstr("rank 2 op 0 (all-reduce on group 0, 8 bytes, stream comm): waiting for group members 0, 1"));
+    EXPECT_THAT(what, HasSubstr("1 further ops wait"));
+  }
+}
+
+TEST(ExecutorCore, DeadlockReportIsCapped) {
+  HandSchedule h(2, {"s0", "s1", "s2", "s3", "s4"});
+  for (std::uint32_t i = 0; i < 5; ++i) h.recv(1, i, 0, 8, i);  // each on its own stream: all posted
+  h.recv(0, 0, 1, 8, 0);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  options.max_blocked_ops_reported = 2;
+  ExecutorCore core(h.schedule(), exec, options);
+  core.start();
+  try {
+    core.throw_deadlock();
+  } catch (const ScheduleDeadlock& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 0 has posted no send to rank 1"));
+    EXPECT_THAT(e.what(), HasSubstr("... and 4 more blocked ops"));
+  }
+}
+
+TEST(ExecutorCore, LocalMatchingRunsOnlyTheLocalRanksAndHandsCommunicationOver) {
+  HandSchedule h(2);
+  const auto g = h.group({0, 1});
+  h.compute(0, 0);
+  h.send(0, 1, 1, 64, 1, {0});
+  h.recv(1, 1, 0, 64, 1);
+  h.compute(1, 0, {0});
+  h.collective(1, 1, g, 8);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  options.matching = Matching::Local;
+  options.local_ranks = {1};
+  ExecutorCore core(h.schedule(), exec, options);
+  EXPECT_EQ(core.ops_total(), 3u);
+  core.start(0.0);
+  ASSERT_EQ(exec.handed.size(), 1u);
+  EXPECT_EQ(exec.handed[0].what, Handed::Communication);
+  EXPECT_EQ(exec.handed[0].ops[0], (OpRef{1, 0}));
+  core.finish(exec.handed[0].id, 1.0);
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_EQ(exec.handed[1].what, Handed::Compute);
+  EXPECT_EQ(exec.handed[2].what, Handed::Communication);  // the collective, after the recv on its stream
+  EXPECT_EQ(exec.handed[2].ops[0], (OpRef{1, 2}));
+  try {
+    core.throw_deadlock();
+  } catch (const ScheduleDeadlock& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank 1 op 2 (all-reduce on group 0, 8 bytes, stream comm): handed to the executor"));
+  }
+  core.finish(exec.handed[2].id, 2.0);
+  core.finish(exec.handed[1].id, 3.0);
+  EXPECT_TRUE(core.all_done());
+  const auto trace = core.trace("cpu");
+  EXPECT_EQ(trace.events_size(), 3);  // rank 1's ops only
+  EXPECT_EQ(trace.num_ranks(), 2u);
+  for (const auto& e : trace.events()) EXPECT_EQ(e.rank(), 1u);
+}
+
+TEST(ExecutorCore, LocalMatchingNeedsAnExecutorThatSupportsIt) {
+  HandSchedule h(2);
+  h.send(0, 1, 1, 64, 1);
+  h.recv(1, 1, 0, 64, 1);
+  ComputeOnlyExecutor exec;
+  ExecutorOptions options;
+  options.matching = Matching::Local;
+  ExecutorCore core(h.schedule(), exec, options);
+  EXPECT_THROW(core.start(), std::logic_error);
+}
+
+TEST(ExecutorCore, LocalRanksNeedLocalMatching) {
+  HandSchedule h(2);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  options.local_ranks = {0};
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
+  options.matching = Matching::Local;
+  options.local_ranks = {2};
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
+}
+
+TEST(ExecutorCore, ValidatesTheSchedule) {
+  HandSchedule h(1);
+  h.compute(0, 0);
+  h.op(0, 0).add_deps(0);
+  FakeExecutor exec;
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec), InputError);
+}
+
+}  // namespace
+}  // namespace eppsim

@@ -1,0 +1,681 @@
+#include "traces/executor/executor_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/errors.h"
+#include "models/units.h"
+#include "traces/executor/schedule_validation.h"
+#include "traces/op_names.h"
+
+namespace eppsim {
+
+void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
+  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run Matching::Local", op.rank, op.op));
+}
+
+namespace {
+
+enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free };
+// Pending: waits for predecessors. Posted: a send/recv waiting for its peer or
+// a collective waiting for its group (Matching::Global). Running: handed to the
+// executor. Done: finished.
+enum class Status : std::uint8_t { Pending, Posted, Running, Done };
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+Kind kind_of(const proto::Op& op) {
+  switch (op.kind_case()) {
+    case proto::Op::kSend: return Kind::Send;
+    case proto::Op::kRecv: return Kind::Recv;
+    case proto::Op::kCollective: return Kind::Collective;
+    case proto::Op::kMemory: return op.memory().allocate() ? Kind::Allocate : Kind::Free;
+    default: return Kind::Compute;  // validation rejects KIND_NOT_SET
+  }
+}
+
+std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
+  // splitmix64's finaliser over the three words.
+  std::uint64_t h = (static_cast<std::uint64_t>(src) << 32 | dst) ^ (static_cast<std::uint64_t>(tag) * 0x9E3779B97F4A7C15ull);
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return h;
+}
+
+std::int64_t to_ns(double seconds) { return std::llround(seconds * 1e9); }
+
+}  // namespace
+
+// The schedule compiled into flat arrays indexed by a global op id (the rank's
+// offset + the op's index), so that running it allocates nothing per op.
+struct ExecutorCore::State {
+  State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
+
+  const proto::Schedule& schedule;
+  ExecutorHooks& hooks;
+  ExecutorOptions options;
+  std::uint32_t ranks = 0;
+
+  // Per rank.
+  std::vector<std::uint32_t> rank_offset;  // ranks + 1
+  std::vector<char> local;                 // runs on this core
+  std::vector<std::uint64_t> in_use, peak;
+
+  // Per op (global id).
+  std::vector<const proto::Op*> ops;
+  std::vector<std::uint32_t> rank_of;
+  std::vector<Kind> kind;
+  std::vector<Status> status;
+  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
+  // that matching and memory accounting do not read the op's message.
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint8_t> collective_kind;  // a proto::CollectiveKind
+  std::vector<std::uint32_t> pending;      // predecessors not yet done
+  std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
+  std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
+  // SEND/RECV: its channel; COLLECTIVE: its (rank, group) counter.
+  std::vector<std::uint32_t> link;
+  // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
+  // position in the group.
+  std::vector<std::uint32_t> aux;
+  std::vector<std::uint32_t> instance_of;  // COLLECTIVE, once posted: its instance
+  std::vector<double> start_s, end_s;
+
+  // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
+  // receives in posting order, as intrusive queues through `aux`.
+  struct Channel {
+    std::uint32_t src, dst, tag;
+    std::uint32_t send_head = kNone, send_tail = kNone, recv_head = kNone, recv_tail = kNone;
+  };
+  std::vector<Channel> channels;
+
+  // Groups (schedule order) and collective instances: the k-th collective of
+  // group g is instance instance_offset[g] + k; its members' ops sit at
+  // arrival[arrival_offset[g] + k * size(g) + position].
+  std::vector<std::uint32_t> group_offset, group_members;
+  std::vector<std::uint32_t> instance_offset;
+  std::vector<std::uint64_t> arrival_offset;
+  std::vector<std::uint32_t> arrived;        // per instance
+  std::vector<std::uint32_t> first_arrival;  // per instance
+  std::vector<std::uint32_t> arrival;
+  std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
+  std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
+
+  // Activities handed to the executor: their ops in activity_refs.
+  std::vector<std::uint32_t> activity_begin{0};
+  std::vector<OpRef> activity_refs;
+
+  // Ops that became ready, with the time they did, dispatched in order.
+  std::vector<std::pair<std::uint32_t, double>> ready;
+  bool draining = false;
+
+  struct Sample {
+    std::uint32_t rank;
+    double time_s;
+    std::uint64_t bytes;
+  };
+  std::vector<Sample> samples;
+  std::size_t total = 0, done = 0;
+
+  std::uint32_t gid(OpRef ref) const { return rank_offset[ref.rank] + ref.op; }
+  OpRef ref(std::uint32_t g) const { return {rank_of[g], g - rank_offset[rank_of[g]]}; }
+  std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
+
+  void build();
+  void build_channels();
+  void build_collectives();
+
+  ActivityId new_activity(std::span<const std::uint32_t> gids);
+  ActivityId new_activity(std::uint32_t g) { return new_activity(std::span<const std::uint32_t>(&g, 1)); }
+  void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
+  void complete(std::uint32_t g, double now);
+  void drain();
+  void dispatch(std::uint32_t g, double now);
+  void apply_memory(std::uint32_t g, double now);
+  void post_p2p(std::uint32_t g, double now);
+  void arrive(std::uint32_t g, double now);
+
+  std::string describe(std::uint32_t g) const;
+  std::string p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const;
+  std::string blocked_line(std::uint32_t g) const;
+};
+
+void ExecutorCore::State::build() {
+  ranks = schedule.num_ranks();
+  if (options.matching == Matching::Global && !options.local_ranks.empty()) {
+    throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
+  }
+  local.assign(ranks, options.matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
+  if (options.matching == Matching::Local && !options.local_ranks.empty()) {
+    for (auto r : options.local_ranks) {
+      if (r >= ranks) throw std::invalid_argument(fmt::format("local rank {} out of range (num_ranks {})", r, ranks));
+      local[r] = 1;
+    }
+  }
+  // Global op ids are 32-bit (kNone excluded).
+  std::uint64_t count = 0;
+  rank_offset.assign(ranks + 1, 0);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    count += static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).ops_size());
+    if (count >= kNone) throw InputError(fmt::format("schedule: more than {} ops", kNone - 1));
+    rank_offset[r + 1] = static_cast<std::uint32_t>(count);
+  }
+  const std::size_t n = rank_offset[ranks];
+  ops.resize(n);
+  rank_of.resize(n);
+  kind.resize(n);
+  status.assign(n, Status::Pending);
+  bytes.assign(n, 0);
+  collective_kind.assign(n, 0);
+  pending.assign(n, 0);
+  link.assign(n, kNone);
+  aux.assign(n, kNone);
+  instance_of.assign(n, kNone);
+  start_s.assign(n, 0.0);
+  end_s.assign(n, 0.0);
+  in_use.assign(ranks, 0);
+  peak.assign(ranks, 0);
+
+  // Edges (predecessor -> op) in op order, then transposed into successor rows,
+  // so each op's successors are in increasing op order.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(n * 2);
+  std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()), kNone);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const auto& program = schedule.programs(static_cast<int>(r)).ops();
+    const auto base = rank_offset[r];
+    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
+      const proto::Op& o = program[static_cast<int>(i)];
+      const auto g = base + i;
+      ops[g] = &o;
+      rank_of[g] = r;
+      kind[g] = kind_of(o);
+      switch (kind[g]) {
+        case Kind::Compute: break;
+        case Kind::Send: bytes[g] = o.send().size_bytes(); break;
+        case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
+        case Kind::Collective:
+          bytes[g] = o.collective().size_bytes();
+          collective_kind[g] = static_cast<std::uint8_t>(o.collective().kind());
+          break;
+        case Kind::Allocate:
+        case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
+      }
+      auto& last = last_on_stream[o.stream()];
+      if (last != kNone) edges.emplace_back(last, g);
+      last = g;
+      for (auto d : o.deps()) edges.emplace_back(base + d, g);
+    }
+    if (local[r]) total += program.size();
+  }
+  succ_offset.assign(n + 1, 0);
+  for (const auto& [from, to] : edges) {
+    ++succ_offset[from + 1];
+    ++pending[to];
+  }
+  for (std::size_t i = 0; i < n; ++i) succ_offset[i + 1] += succ_offset[i];
+  succ.resize(edges.size());
+  {
+    std::vector<std::uint32_t> fill(succ_offset.begin(), succ_offset.end() - 1);
+    for (const auto& [from, to] : edges) succ[fill[from]++] = to;
+  }
+
+  group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
+  for (int g = 0; g < schedule.groups_size(); ++g) {
+    const auto& members = schedule.groups(g).ranks();
+    group_members.insert(group_members.end(), members.begin(), members.end());
+    group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
+  }
+  if (options.matching == Matching::Global) {
+    build_channels();
+    build_collectives();
+  }
+}
+
+// Gives every SEND and RECV the id of its channel, through an open-addressing
+// table: most channels carry a single message (tags number micro-batches), so a
+// node-based map would allocate once per message.
+void ExecutorCore::State::build_channels() {
+  std::size_t p2p = 0;
+  for (auto k : kind) p2p += k == Kind::Send || k == Kind::Recv;
+  std::size_t capacity = 16;
+  while (capacity < 2 * p2p) capacity *= 2;
+  std::vector<std::uint32_t> table(capacity, kNone);
+  channels.reserve(p2p / 2 + 1);
+  for (std::uint32_t g = 0; g < kind.size(); ++g) {
+    if (kind[g] != Kind::Send && kind[g] != Kind::Recv) continue;
+    const auto& o = *ops[g];
+    const bool send = kind[g] == Kind::Send;
+    const std::uint32_t src = send ? rank_of[g] : o.recv().peer();
+    const std::uint32_t dst = send ? o.send().peer() : rank_of[g];
+    const std::uint32_t tag = send ? o.send().tag() : o.recv().tag();
+    for (std::size_t slot = channel_hash(src, dst, tag) & (capacity - 1);; slot = (slot + 1) & (capacity - 1)) {
+      if (table[slot] == kNone) {
+        table[slot] = static_cast<std::uint32_t>(channels.size());
+        channels.push_back(Channel{src, dst, tag});
+      }
+      const Channel& c = channels[table[slot]];
+      if (c.src == src && c.dst == dst && c.tag == tag) {
+        link[g] = table[slot];
+        break;
+      }
+    }
+  }
+}
+
+// Counts each rank's collectives per group (the number of instances of a group
+// is the most any member issues) and each op's position in its group.
+void ExecutorCore::State::build_collectives() {
+  const auto groups = group_offset.size() - 1;
+  // Rank -> (group, position) rows, to find positions without a search.
+  std::vector<std::uint32_t> membership_offset(ranks + 1, 0);
+  for (auto r : group_members) ++membership_offset[r + 1];
+  for (std::uint32_t r = 0; r < ranks; ++r) membership_offset[r + 1] += membership_offset[r];
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> membership(group_members.size());
+  {
+    std::vector<std::uint32_t> fill(membership_offset.begin(), membership_offset.end() - 1);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      for (auto i = group_offset[g]; i < group_offset[g + 1]; ++i) membership[fill[group_members[i]]++] = {g, i - group_offset[g]};
+    }
+  }
+  std::vector<std::uint32_t> position(groups, kNone), counter(groups, kNone);
+  std::vector<std::uint32_t> instances(groups, 0);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
+    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
+      if (kind[g] != Kind::Collective) continue;
+      const auto group = ops[g]->collective().group();
+      if (counter[group] == kNone) {
+        counter[group] = static_cast<std::uint32_t>(issued.size());
+        issued.push_back(0);
+        counter_group.push_back(group);
+      }
+      link[g] = counter[group];
+      aux[g] = position[group];
+      instances[group] = std::max(instances[group], ++issued[counter[group]]);
+    }
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
+      position[membership[m].first] = kNone;
+      counter[membership[m].first] = kNone;
+    }
+  }
+  std::fill(issued.begin(), issued.end(), 0);
+  instance_offset.assign(groups + 1, 0);
+  arrival_offset.assign(groups + 1, 0);
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    instance_offset[g + 1] = instance_offset[g] + instances[g];
+    arrival_offset[g + 1] = arrival_offset[g] + static_cast<std::uint64_t>(instances[g]) * group_size(g);
+  }
+  arrived.assign(instance_offset[groups], 0);
+  first_arrival.assign(instance_offset[groups], kNone);
+  arrival.assign(arrival_offset[groups], kNone);
+}
+
+ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids) {
+  const auto id = static_cast<ActivityId>(activity_begin.size() - 1);
+  for (auto g : gids) activity_refs.push_back(ref(g));
+  activity_begin.push_back(static_cast<std::uint32_t>(activity_refs.size()));
+  return id;
+}
+
+void ExecutorCore::State::complete(std::uint32_t g, double now) {
+  status[g] = Status::Done;
+  end_s[g] = now;
+  ++done;
+  for (auto k = succ_offset[g]; k < succ_offset[g + 1]; ++k) {
+    if (--pending[succ[k]] == 0) make_ready(succ[k], now);
+  }
+}
+
+// Dispatches ready ops in the order they became ready. A hook that finishes an
+// activity at once re-enters finish(), which only queues the successors.
+void ExecutorCore::State::drain() {
+  if (draining) return;
+  draining = true;
+  struct Reset {
+    State& s;
+    ~Reset() {
+      s.ready.clear();
+      s.draining = false;
+    }
+  } reset{*this};
+  for (std::size_t i = 0; i < ready.size(); ++i) dispatch(ready[i].first, ready[i].second);
+}
+
+void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
+  switch (kind[g]) {
+    case Kind::Allocate:
+    case Kind::Free:
+      start_s[g] = now;
+      apply_memory(g, now);
+      complete(g, now);
+      return;
+    case Kind::Compute:
+      status[g] = Status::Running;
+      start_s[g] = now;
+      hooks.compute_ready(new_activity(g), ref(g), now);
+      return;
+    case Kind::Send:
+    case Kind::Recv:
+    case Kind::Collective:
+      if (options.matching == Matching::Local) {
+        status[g] = Status::Running;
+        start_s[g] = now;
+        hooks.communication_ready(new_activity(g), ref(g), now);
+      } else if (kind[g] == Kind::Collective) {
+        arrive(g, now);
+      } else {
+        post_p2p(g, now);
+      }
+      return;
+  }
+}
+
+void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
+  const auto r = rank_of[g];
+  if (kind[g] == Kind::Allocate) {
+    in_use[r] += bytes[g];
+    peak[r] = std::max(peak[r], in_use[r]);
+  } else {
+    if (bytes[g] > in_use[r]) {
+      throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],
+                                         format_bytes(Bytes(bytes[g])), format_bytes(Bytes(in_use[r]))));
+    }
+    in_use[r] -= bytes[g];
+  }
+  if (options.record_memory_samples) samples.push_back({r, now, in_use[r]});
+}
+
+void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
+  status[g] = Status::Posted;
+  Channel& c = channels[link[g]];
+  const bool is_send = kind[g] == Kind::Send;
+  auto& their_head = is_send ? c.recv_head : c.send_head;
+  auto& their_tail = is_send ? c.recv_tail : c.send_tail;
+  if (their_head == kNone) {
+    auto& head = is_send ? c.send_head : c.recv_head;
+    auto& tail = is_send ? c.send_tail : c.recv_tail;
+    aux[g] = kNone;
+    if (tail == kNone) {
+      head = g;
+    } else {
+      aux[tail] = g;
+    }
+    tail = g;
+    return;
+  }
+  const auto other = their_head;
+  their_head = aux[other];
+  if (their_head == kNone) their_tail = kNone;
+  const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
+  const auto send_bytes = bytes[pair[0]];
+  const auto recv_bytes = bytes[pair[1]];
+  if (send_bytes != recv_bytes) {
+    const auto s = ref(pair[0]), r = ref(pair[1]);
+    throw ScheduleMismatch(fmt::format("rank {} op {} sends {} bytes (tag {}) to rank {}, whose op {} receives {} bytes",
+                                       s.rank, s.op, send_bytes, c.tag, r.rank, r.op, recv_bytes));
+  }
+  for (auto p : pair) {
+    status[p] = Status::Running;
+    start_s[p] = now;
+  }
+  const auto id = new_activity(pair);
+  hooks.transfer_ready(id, ref(pair[0]), ref(pair[1]), now);
+}
+
+void ExecutorCore::State::arrive(std::uint32_t g, double now) {
+  status[g] = Status::Posted;
+  const auto group = counter_group[link[g]];
+  const auto k = issued[link[g]]++;
+  const auto instance = instance_offset[group] + k;
+  instance_of[g] = instance;
+  if (first_arrival[instance] == kNone) {
+    first_arrival[instance] = g;
+  } else {
+    const auto first = first_arrival[instance];
+    if (collective_kind[first] != collective_kind[g] || bytes[first] != bytes[g]) {
+      const auto me = ref(g), them = ref(first);
+      throw ScheduleMismatch(fmt::format(
+          "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
+          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[g])), bytes[g], them.rank, them.op,
+          collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[first])), bytes[first]));
+    }
+  }
+  const auto size = group_size(group);
+  const auto base = arrival_offset[group] + static_cast<std::uint64_t>(k) * size;
+  arrival[base + aux[g]] = g;
+  if (++arrived[instance] < size) return;
+  const std::span<const std::uint32_t> members(arrival.data() + base, size);
+  for (auto m : members) {
+    status[m] = Status::Running;
+    start_s[m] = now;
+  }
+  const auto id = new_activity(members);
+  hooks.collective_ready(id, std::span<const OpRef>(activity_refs.data() + activity_begin[id], size), now);
+}
+
+std::string ExecutorCore::State::describe(std::uint32_t g) const {
+  const auto& o = *ops[g];
+  const auto [r, i] = ref(g);
+  const auto& stream = schedule.stream_names(static_cast<int>(o.stream()));
+  switch (kind[g]) {
+    case Kind::Send:
+      return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.send().peer(),
+                         o.send().tag(), o.send().size_bytes(), stream);
+    case Kind::Recv:
+      return fmt::format("rank {} op {} (recv from rank {}, tag {}, {} bytes, stream {})", r, i, o.recv().peer(),
+                         o.recv().tag(), o.recv().size_bytes(), stream);
+    case Kind::Collective:
+      return fmt::format("rank {} op {} ({} on group {}, {} bytes, stream {})", r, i,
+                         collective_kind_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
+                         stream);
+    default:
+      return fmt::format("rank {} op {} (stream {})", r, i, stream);
+  }
+}
+
+// What the peer has posted from `src` to `dst` under other tags, if anything.
+std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const {
+  std::vector<std::string> other;
+  for (const auto& c : channels) {
+    if (c.src != src || c.dst != dst) continue;
+    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = aux[g]) other.push_back(describe(g));
+  }
+  if (other.empty()) {
+    return waiting_sender ? fmt::format("rank {} has posted no receive from rank {}", dst, src)
+                          : fmt::format("rank {} has posted no send to rank {}", src, dst);
+  }
+  std::sort(other.begin(), other.end());
+  return fmt::format("posted instead: {}", fmt::join(other, "; "));
+}
+
+std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
+  const auto& o = *ops[g];
+  const auto r = rank_of[g];
+  if (options.matching == Matching::Local) {
+    return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
+  }
+  switch (kind[g]) {
+    case Kind::Send:
+      return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.send().peer(), true));
+    case Kind::Recv:
+      return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.recv().peer(), r, false));
+    default: {
+      const auto group = o.collective().group();
+      const auto size = group_size(group);
+      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(instance_of[g] - instance_offset[group]) * size;
+      std::vector<std::uint32_t> missing;
+      for (std::uint32_t p = 0; p < size; ++p) {
+        if (arrival[base + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
+      }
+      return fmt::format("{}: waiting for group members {}", describe(g), fmt::join(missing, ", "));
+    }
+  }
+}
+
+ExecutorCore::ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options)
+    : state_(std::make_unique<State>(schedule, hooks, std::move(options))) {
+  validate_schedule(schedule);
+  state_->build();
+}
+
+ExecutorCore::~ExecutorCore() = default;
+
+void ExecutorCore::start(double now) {
+  auto& s = *state_;
+  for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    if (!s.local[r]) continue;
+    for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
+      if (s.pending[g] == 0) s.make_ready(g, now);
+    }
+  }
+  s.drain();
+}
+
+void ExecutorCore::finish(ActivityId id, double now) {
+  auto& s = *state_;
+  if (id + 1 >= s.activity_begin.size()) throw std::logic_error(fmt::format("finish: unknown activity {}", id));
+  // Indices, not iterators: the hooks called below may add activities.
+  for (auto k = s.activity_begin[id]; k < s.activity_begin[id + 1]; ++k) {
+    const auto g = s.gid(s.activity_refs[k]);
+    if (s.status[g] != Status::Running) {
+      throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id,
+                                         s.activity_refs[k].rank, s.activity_refs[k].op));
+    }
+    s.complete(g, now);
+  }
+  s.drain();
+}
+
+bool ExecutorCore::all_done() const { return state_->done == state_->total; }
+std::size_t ExecutorCore::ops_done() const { return state_->done; }
+std::size_t ExecutorCore::ops_total() const { return state_->total; }
+
+void ExecutorCore::throw_deadlock() const {
+  const auto& s = *state_;
+  std::vector<std::uint32_t> blocked;
+  std::size_t waiting_on_deps = 0;
+  std::size_t stuck_ranks = 0;
+  for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    if (!s.local[r]) continue;
+    bool stuck = false;
+    for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
+      if (s.status[g] == Status::Done) continue;
+      stuck = true;
+      const bool communication = s.kind[g] == Kind::Send || s.kind[g] == Kind::Recv || s.kind[g] == Kind::Collective;
+      const bool waits_on_peers = s.status[g] == Status::Posted ||
+                                  (s.options.matching == Matching::Local && s.status[g] == Status::Running && communication);
+      if (waits_on_peers) {
+        blocked.push_back(g);
+      } else {
+        ++waiting_on_deps;
+      }
+    }
+    stuck_ranks += stuck;
+  }
+  std::string report = fmt::format("deadlock: {} of {} ops never finished on {} ranks; {} ops are blocked on peers:",
+                                   s.total - s.done, s.total, stuck_ranks, blocked.size());
+  const auto shown = std::min(blocked.size(), s.options.max_blocked_ops_reported);
+  for (std::size_t i = 0; i < shown; ++i) report += "\n  " + s.blocked_line(blocked[i]);
+  if (blocked.size() > shown) report += fmt::format("\n  ... and {} more blocked ops", blocked.size() - shown);
+  report += fmt::format("\n  {} further ops wait on these through stream order or dependencies", waiting_on_deps);
+  throw ScheduleDeadlock(report);
+}
+
+const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
+const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
+
+std::span<const std::uint32_t> ExecutorCore::group_ranks(std::uint32_t group) const {
+  const auto& s = *state_;
+  return {s.group_members.data() + s.group_offset[group], s.group_size(group)};
+}
+
+std::span<const OpRef> ExecutorCore::activity_ops(ActivityId id) const {
+  const auto& s = *state_;
+  return {s.activity_refs.data() + s.activity_begin[id], s.activity_begin[id + 1] - s.activity_begin[id]};
+}
+
+std::span<const std::uint64_t> ExecutorCore::memory_in_use() const { return state_->in_use; }
+std::span<const std::uint64_t> ExecutorCore::memory_peak() const { return state_->peak; }
+
+proto::Trace ExecutorCore::trace(const std::string& engine) const {
+  const auto& s = *state_;
+  proto::Trace t;
+  t.set_scenario(s.schedule.scenario());
+  t.set_strategy(s.schedule.strategy());
+  t.set_engine(engine);
+  t.set_num_ranks(s.ranks);
+  for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
+  t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
+  double step = 0.0;
+  t.mutable_events()->Reserve(static_cast<int>(s.done));
+  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
+    if (s.status[g] != Status::Done) continue;
+    const auto& o = *s.ops[g];
+    const auto [r, i] = s.ref(g);
+    auto* e = t.add_events();
+    e->set_rank(r);
+    e->set_op(i);
+    e->set_stream(o.stream());
+    e->set_start_ns(to_ns(s.start_s[g]));
+    e->set_end_ns(to_ns(s.end_s[g]));
+    step = std::max(step, s.end_s[g]);
+    switch (s.kind[g]) {
+      case Kind::Compute:
+        e->set_kind(proto::COMPUTE);
+        e->set_phase(o.compute().phase());
+        e->set_chunk(o.compute().chunk());
+        e->set_stage(o.compute().stage());
+        break;
+      case Kind::Send:
+        e->set_kind(proto::SEND);
+        e->set_peer(o.send().peer());
+        e->set_size_bytes(o.send().size_bytes());
+        break;
+      case Kind::Recv:
+        e->set_kind(proto::RECV);
+        e->set_peer(o.recv().peer());
+        e->set_size_bytes(o.recv().size_bytes());
+        break;
+      case Kind::Collective:
+        e->set_kind(proto::COLLECTIVE);
+        e->set_collective(o.collective().kind());
+        e->set_group(o.collective().group());
+        e->set_size_bytes(o.collective().size_bytes());
+        break;
+      case Kind::Allocate:
+      case Kind::Free:
+        e->set_kind(proto::MEMORY);
+        e->set_size_bytes(o.memory().size_bytes());
+        break;
+    }
+  }
+  t.set_step_time_ns(to_ns(step));
+  // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
+  std::vector<std::size_t> first(s.ranks + 1, 0);
+  for (const auto& sample : s.samples) ++first[sample.rank + 1];
+  for (std::uint32_t r = 0; r < s.ranks; ++r) first[r + 1] += first[r];
+  std::vector<std::uint32_t> order(s.samples.size());
+  for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[first[s.samples[i].rank]++] = i;
+  t.mutable_memory()->Reserve(static_cast<int>(order.size()));
+  for (auto i : order) {
+    const auto& sample = s.samples[i];
+    auto* m = t.add_memory();
+    m->set_rank(sample.rank);
+    m->set_time_ns(to_ns(sample.time_s));
+    m->set_bytes(sample.bytes);
+  }
+  return t;
+}
+
+}  // namespace eppsim

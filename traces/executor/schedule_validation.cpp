@@ -1,0 +1,168 @@
+#include "traces/executor/schedule_validation.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "traces/schedule_schema.h"
+
+namespace eppsim {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw InputError("schedule: " + what); }
+
+// Members of every group, sorted, in one flat array: membership by binary search
+// (a rank x group table would not fit 100,000 ranks with many groups).
+class GroupMembers {
+ public:
+  explicit GroupMembers(const proto::Schedule& schedule) {
+    const auto ranks = schedule.num_ranks();
+    offsets_.reserve(static_cast<std::size_t>(schedule.groups_size()) + 1);
+    offsets_.push_back(0);
+    for (int g = 0; g < schedule.groups_size(); ++g) {
+      const auto& group = schedule.groups(g);
+      if (group.id() != static_cast<std::uint32_t>(g)) fail(fmt::format("groups[{}].id: must equal its index, got {}", g, group.id()));
+      const auto begin = members_.size();
+      for (auto r : group.ranks()) {
+        if (r >= ranks) fail(fmt::format("groups[{}]: rank {} out of range (num_ranks {})", g, r, ranks));
+        members_.push_back(r);
+      }
+      std::sort(members_.begin() + static_cast<std::ptrdiff_t>(begin), members_.end());
+      const auto dup = std::adjacent_find(members_.begin() + static_cast<std::ptrdiff_t>(begin), members_.end());
+      if (dup != members_.end()) fail(fmt::format("groups[{}]: rank {} listed twice", g, *dup));
+      offsets_.push_back(members_.size());
+    }
+  }
+
+  std::size_t groups() const { return offsets_.size() - 1; }
+  std::size_t size(std::uint32_t group) const { return offsets_[group + 1] - offsets_[group]; }
+  bool contains(std::uint32_t group, std::uint32_t rank) const {
+    return std::binary_search(members_.begin() + static_cast<std::ptrdiff_t>(offsets_[group]),
+                              members_.begin() + static_cast<std::ptrdiff_t>(offsets_[group + 1]), rank);
+  }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::vector<std::uint32_t> members_;
+};
+
+// Where an op is, for messages: "rank 3 op 17" (formatted only on failure).
+struct OpAt {
+  std::uint32_t rank;
+  int op;
+};
+
+}  // namespace
+}  // namespace eppsim
+
+template <>
+struct fmt::formatter<eppsim::OpAt> : fmt::formatter<std::string_view> {
+  auto format(const eppsim::OpAt& at, fmt::format_context& ctx) const {
+    return fmt::format_to(ctx.out(), "rank {} op {}", at.rank, at.op);
+  }
+};
+
+namespace eppsim {
+namespace {
+
+void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, OpAt where) {
+  std::uint64_t product = 1;
+  for (int s = 0; s < c.splits_size(); ++s) {
+    const auto& split = c.splits(s);
+    if (split.kind() == proto::SPLIT_KIND_UNSPECIFIED || !proto::SplitKind_IsValid(split.kind())) {
+      fail(fmt::format("{}: compute.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL",
+                       where, s));
+    }
+    const auto group = split.group();
+    if (group >= groups.groups()) fail(fmt::format("{}: compute.splits[{}].group: unknown group {}", where, s, group));
+    if (!groups.contains(group, where.rank)) {
+      fail(fmt::format("{}: compute.splits[{}].group: rank {} is not a member of group {}", where, s, where.rank, group));
+    }
+    product *= groups.size(group);
+  }
+  const std::uint64_t shards = c.shards() > 1 ? c.shards() : 1;
+  if (shards != product) {
+    fail(fmt::format("{}: compute.shards: must be the product of the split groups' sizes ({}), got {}", where, product,
+                     c.shards()));
+  }
+}
+
+void check_duration(const proto::Op& op, OpAt where) {
+  switch (op.duration_source()) {
+    case proto::DURATION_FROM_WORK:
+      if (op.fixed_duration_ns() != 0) {
+        fail(fmt::format("{}: fixed_duration_ns: set to {} but duration_source is DURATION_FROM_WORK", where,
+                         op.fixed_duration_ns()));
+      }
+      break;
+    case proto::DURATION_FIXED:
+      if (op.fixed_duration_ns() < 0) fail(fmt::format("{}: fixed_duration_ns: must be >= 0, got {}", where, op.fixed_duration_ns()));
+      if (op.has_memory() && op.fixed_duration_ns() != 0) {
+        fail(fmt::format("{}: fixed_duration_ns: a MEMORY op takes no time, got {}", where, op.fixed_duration_ns()));
+      }
+      break;
+    default:
+      fail(fmt::format("{}: duration_source: unknown value {}", where, static_cast<int>(op.duration_source())));
+  }
+}
+
+}  // namespace
+
+void validate_schedule(const proto::Schedule& schedule) {
+  const auto version = schedule.header().schema_version();
+  if (version > kScheduleSchemaVersion) {
+    fail(fmt::format("header.schema_version: {} is newer than this eppsim reads (at most {})", version,
+                     kScheduleSchemaVersion));
+  }
+  const auto ranks = schedule.num_ranks();
+  if (static_cast<std::uint32_t>(schedule.programs_size()) != ranks) {
+    fail(fmt::format("num_ranks is {} but there are {} programs", ranks, schedule.programs_size()));
+  }
+  if (schedule.placement_size() != 0 && static_cast<std::uint32_t>(schedule.placement_size()) != ranks) {
+    fail(fmt::format("num_ranks is {} but there are {} placements", ranks, schedule.placement_size()));
+  }
+  const GroupMembers groups(schedule);
+  const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
+    for (int i = 0; i < ops.size(); ++i) {
+      const auto& op = ops[i];
+      const OpAt at{r, i};
+      if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
+      for (auto d : op.deps()) {
+        if (d >= static_cast<std::uint32_t>(i)) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
+      }
+      if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, at);
+      switch (op.kind_case()) {
+        case proto::Op::kSend:
+          if (op.send().peer() >= ranks) fail(fmt::format("{}: send peer {} out of range", at, op.send().peer()));
+          break;
+        case proto::Op::kRecv:
+          if (op.recv().peer() >= ranks) fail(fmt::format("{}: recv peer {} out of range", at, op.recv().peer()));
+          break;
+        case proto::Op::kCollective: {
+          const auto& c = op.collective();
+          if (c.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, c.group()));
+          if (!groups.contains(c.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, c.group()));
+          if (c.kind() == proto::COLLECTIVE_KIND_UNSPECIFIED || !proto::CollectiveKind_IsValid(c.kind())) {
+            fail(fmt::format("{}: collective kind not set", at));
+          }
+          break;
+        }
+        case proto::Op::kCompute:
+          if (op.compute().splits_size() > 0) check_compute(op.compute(), groups, at);
+          break;
+        case proto::Op::kMemory:
+          break;
+        case proto::Op::KIND_NOT_SET:
+          fail(fmt::format("{}: op kind not set", at));
+      }
+    }
+  }
+}
+
+}  // namespace eppsim

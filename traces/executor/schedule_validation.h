@@ -1,0 +1,25 @@
+#pragma once
+// The structure every executor relies on, checked once before a Schedule runs.
+// A violation throws InputError naming the rank, the op and the rule:
+//   "schedule: rank 3 op 17: depends on op 20, which is not earlier".
+//
+// Rules (schedule.proto):
+//   - header.schema_version is at most kScheduleSchemaVersion (0: legacy, no header);
+//   - one program per rank, one placement per rank (or none);
+//   - group ids equal their index; members are ranks in range, each listed once;
+//   - an op's stream is in the stream table, its deps are earlier ops of its rank;
+//   - duration_source is known; DURATION_FIXED needs fixed_duration_ns >= 0, and
+//     DURATION_FROM_WORK leaves fixed_duration_ns at 0; a MEMORY op takes no time;
+//   - SEND/RECV peers are ranks; a COLLECTIVE has a kind and a group its rank
+//     belongs to;
+//   - a COMPUTE op's splits have a kind and name groups its rank belongs to, and
+//     when there are splits `shards` is the product of their group sizes.
+// Matching (sizes, tags, kinds of collectives) is dynamic: the executor core
+// checks it as the schedule runs (executor_core.h).
+#include "traces/schedule.pb.h"
+
+namespace eppsim {
+
+void validate_schedule(const proto::Schedule& schedule);
+
+}  // namespace eppsim

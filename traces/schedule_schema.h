@@ -1,0 +1,13 @@
+#pragma once
+// The version of schedule.proto's schema this eppsim writes (ScheduleHeader.
+// schema_version). Readers accept this version and older ones; a schedule
+// without a header (version 0) is a legacy schedule from before the header.
+// Version 2: header with the model shape, per-op duration source, compute
+// splits and layer parts; no stand-in ops.
+#include <cstdint>
+
+namespace eppsim {
+
+inline constexpr std::uint32_t kScheduleSchemaVersion = 2;
+
+}  // namespace eppsim
