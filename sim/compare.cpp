@@ -64,7 +64,7 @@ std::vector<std::string> parse_strategy_list(std::string_view list) {
 ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies) {
   std::vector<std::unique_ptr<Planner>> owned;
   owned.reserve(strategies.size());
-  for (const auto& name : strategies) owned.push_back(make_planner(name));  // InputError for unknown names
+  for (const auto& name : strategies) owned.push_back(make_planner(name, simulated_step_seconds));  // InputError for unknown names
   std::vector<const Planner*> planners;
   planners.reserve(owned.size());
   for (const auto& p : owned) planners.push_back(p.get());

@@ -2,24 +2,13 @@
 
 #include <vector>
 
+#include "traces/op_cost.h"
+
 namespace eppsim {
 
-ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu) {
-  return [&cost, bandwidth = gpu.memory_bandwidth](const proto::ComputeOp& op) {
-    if (op.phase() == proto::OPTIMIZER || op.phase() == proto::PHASE_UNSPECIFIED) {
-      return transfer_time(Bytes(op.memory_traffic_bytes()), bandwidth);
-    }
-    std::vector<Segment> segments;
-    segments.reserve(static_cast<std::size_t>(op.segments_size()));
-    for (const auto& s : op.segments()) segments.push_back(Segment{s.tokens(), s.context_tokens()});
-    const Pass pass = op.phase() == proto::FORWARD ? Pass::Forward
-                      : op.phase() == proto::BACKWARD ? Pass::Backward
-                                                      : Pass::Recompute;
-    const ChunkWork work{segments, op.layer_count(), op.first_layer() == 0, op.includes_lm_head()};
-    // A chunk split over `shards` GPUs: each does an equal share (perfect scaling,
-    // as FlexSP's and InfiniPipe's cost models assume).
-    const double shards = op.shards() > 1 ? op.shards() : 1.0;
-    return Seconds(cost.cost(pass, work).time.value / shards);
+ComputeTimer cost_model_timer(const CostModel& cost) {
+  return [&cost, segments = std::vector<Segment>()](const proto::ComputeOp& op) mutable {
+    return compute_duration(cost, op, segments);
   };
 }
 

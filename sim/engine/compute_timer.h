@@ -3,8 +3,7 @@
 // the planner's estimate carried in the op.
 #include <functional>
 
-#include "models/compute_cost.h"
-#include "models/gpu_spec.h"
+#include "models/cost_model.h"
 #include "models/units.h"
 #include "traces/schedule.pb.h"
 
@@ -12,11 +11,10 @@ namespace eppsim {
 
 using ComputeTimer = std::function<Seconds(const proto::ComputeOp&)>;
 
-// Forward, backward and recompute ops are priced by `cost` from their segments
-// and layers (divided by the op's shards); optimizer ops by their memory traffic
-// over the GPU's HBM bandwidth.
-// `cost` must outlive the timer.
-ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu);
+// The op priced by `cost` (traces/op_cost.h's compute_duration: forward,
+// backward and recompute by their work, optimizer steps by their memory
+// traffic). `cost` must outlive the timer.
+ComputeTimer cost_model_timer(const CostModel& cost);
 // The op's estimated_duration_ns, as the planner wrote it.
 ComputeTimer planner_estimate_timer();
 

@@ -1,34 +1,12 @@
 #pragma once
-// How long communication takes: the interface every engine's network side
-// implements, and the closed-form model of the simple cluster (nodes of GPUs
-// on a full-bandwidth NVLink fabric, one NIC per GPU into one non-blocking
-// switch).
-//
-// Closed forms (alpha = link latency, B = link bandwidth per direction, n =
-// group size, S = size_bytes as defined in schedule.proto), nccl-tests style:
-//   send/recv           alpha + S/B
-//   ring all-reduce     2(n-1) alpha + 2(n-1)/n * S/B        (reduce-scatter + all-gather)
-//   ring reduce-scatter (n-1) alpha + (n-1)/n * S/B           (S = whole vector)
-//   ring all-gather     (n-1) alpha + (n-1) * S/B             (S = per-rank input)
-//   broadcast           (n-1) alpha + S/B                     (pipelined chain)
-//   direct all-to-all   (n-1) alpha + (n-1)/n * S/B           (S = per-rank send buffer)
-//   tree all-reduce     2 ceil(log2 n) alpha + 2 * S/B         (pipelined reduce + broadcast trees)
-//   hierarchical (g GPUs on each of k nodes): intra-node reduce-scatter, k-node
-//     ring all-reduce of S/g on each of the g NICs in parallel, intra-node
-//     all-gather:  2[(g-1) a_i + (g-1)/g S/B_i] + 2(k-1) a_e + 2(k-1)/k (S/g)/B_e
-//   hierarchical reduce-scatter: intra-node ring over S, then k-node rings over S/g
-//   hierarchical all-gather: k-node rings over S, then intra-node ring over k*S
-//   all-to-all spanning nodes, with m_min the fewest group ranks on one node: each
-//     GPU sends over NVLink and its NIC at once,
-//     (n-1) a_e + max((m_min-1)/n * S/B_i, (n-m_min)/n * S/B_e)
-//     (models/all_to_all_bandwidth.h's cluster-derived form, for any placement)
-// A group inside one node uses NVLink (B_i, a_i); a group spanning nodes is
-// bounded by the NICs (B_e, a_e). ALGORITHM_AUTO takes the cheapest algorithm
-// that applies, as a tuned NCCL would.
+// The analytic engine's view of the network: one duration per transfer, in the
+// Schedule's proto terms. Prices come from the cost model (models/cost_model.h);
+// CostModelNetwork adapts one to this interface until the engine takes the
+// CostModel itself (traces/op_cost.h).
 #include <cstdint>
 #include <span>
 
-#include "models/cluster_spec.h"
+#include "models/cost_model.h"
 #include "models/units.h"
 #include "traces/schedule.pb.h"
 
@@ -42,28 +20,16 @@ class NetworkModel {
                                   std::span<const std::uint32_t> ranks, Bytes size) const = 0;
 };
 
-class SimpleClusterNetwork final : public NetworkModel {
+// The cost model's p2p and collective times; `cost` must outlive this.
+class CostModelNetwork final : public NetworkModel {
  public:
-  // `node_of_rank[r]` is rank r's node (the Schedule's placement).
-  SimpleClusterNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank);
-
+  explicit CostModelNetwork(const CostModel& cost) : cost_(cost) {}
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
  private:
-  LinkParams intra_;
-  LinkParams inter_;
-  std::vector<std::uint32_t> node_of_rank_;
+  const CostModel& cost_;
 };
-
-// The closed forms themselves, for one uniform link (alpha, B) and group size n.
-Seconds ring_collective_time(proto::CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link);
-Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link);
-Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
-                                    LinkParams inter);
-// ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER over g GPUs on each of k nodes.
-Seconds hierarchical_collective_time(proto::CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
-                                     Bytes size, LinkParams intra, LinkParams inter);
 
 }  // namespace eppsim

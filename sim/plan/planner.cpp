@@ -33,7 +33,7 @@ std::vector<std::string> planner_names() {
           "epp",         "epp-no-ckpt", "epp-full-ckpt",    "epp-even-split", "epp-flex"};
 }
 
-std::unique_ptr<Planner> make_planner(std::string_view strategy) {
+std::unique_ptr<Planner> make_planner(std::string_view strategy, ScheduleEvaluator evaluate) {
   if (strategy == "packed-1f1b") return std::make_unique<Packed1F1BPlanner>();
   if (strategy == "ulysses") return std::make_unique<UlyssesPlanner>();
   if (strategy == "ulysses-adaptive") return std::make_unique<UlyssesAdaptivePlanner>();
@@ -43,7 +43,7 @@ std::unique_ptr<Planner> make_planner(std::string_view strategy) {
   if (strategy == "epp-no-ckpt") return std::make_unique<EppPlanner>(EppVariant::NoCheckpoint);
   if (strategy == "epp-full-ckpt") return std::make_unique<EppPlanner>(EppVariant::FullCheckpoint);
   if (strategy == "epp-even-split") return std::make_unique<EppPlanner>(EppVariant::EvenSplit);
-  if (strategy == "epp-flex") return std::make_unique<EppPlanner>(EppVariant::Flex);
+  if (strategy == "epp-flex") return std::make_unique<EppPlanner>(EppVariant::Flex, std::move(evaluate));
   throw InputError(fmt::format("unknown strategy '{}' (known: {})", strategy, fmt::join(planner_names(), ", ")));
 }
 

@@ -38,7 +38,7 @@
 // memory is planned; the plan with the smallest estimated step time is kept
 // (ties: the smaller degree). The estimate follows the lockstep structure:
 //   sum over slots of max(max over groups of the slot's compute + all-to-all
-//   time (AllToAllBandwidth::from_cluster), the slot's layer-wise ZeRO-3
+//   time (the scenario's cost model, ResolvedScenario::cost), the slot's layer-wise ZeRO-3
 //   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds)
 //   + optimizer.
 // The schedule's strategy is "ulysses-adaptive"; the chosen degree is in the

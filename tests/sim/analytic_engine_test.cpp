@@ -17,14 +17,12 @@ namespace {
 using ::testing::HasSubstr;
 
 // A network where communication costs nothing.
-SimpleClusterNetwork free_network(std::uint32_t ranks) {
-  const LinkParams free{BytesPerSecond(std::numeric_limits<double>::infinity()), Seconds(0.0)};
-  return SimpleClusterNetwork(free, free, std::vector<std::uint32_t>(ranks, 0));
+testing::UniformNetwork free_network(std::uint32_t ranks) {
+  return testing::UniformNetwork(LinkParams{BytesPerSecond(std::numeric_limits<double>::infinity()), Seconds(0.0)}, ranks);
 }
 
-SimpleClusterNetwork slow_network(std::uint32_t ranks) {
-  const LinkParams link{BytesPerSecond(1e9), Seconds(1e-6)};
-  return SimpleClusterNetwork(link, link, std::vector<std::uint32_t>(ranks, 0));
+testing::UniformNetwork slow_network(std::uint32_t ranks) {
+  return testing::UniformNetwork(LinkParams{BytesPerSecond(1e9), Seconds(1e-6)}, ranks);
 }
 
 // Gives every forward `forward_ns`, every backward `backward_ns`, the optimizer nothing.

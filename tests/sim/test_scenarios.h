@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "models/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/compute_timer.h"
 #include "sim/engine/network_model.h"
+#include "traces/op_cost.h"
 #include "traces/scenario.h"
 
 namespace eppsim::testing {
@@ -33,13 +35,33 @@ inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_pe
   return resolve_scenario(parse_scenario_text(text, source), source, ".");
 }
 
-// The analytic engine's step time of `schedule` on the scenario's simple cluster.
-inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> node_of_rank;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
-  return run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu)).step_time_ns();
+// The analytic engine's trace of `schedule` priced by the scenario's cost model
+// (ResolvedScenario::cost, the default placement).
+inline proto::Trace simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
+  return run_analytic(schedule, CostModelNetwork(*sc.cost), cost_model_timer(*sc.cost));
 }
+
+// Its step time.
+inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Schedule& schedule) {
+  return simulate(sc, schedule).step_time_ns();
+}
+
+// The closed forms (models/closed_form_network.h) over one `link` for every
+// pair, in the engine's terms: `ranks` ranks on one node.
+class UniformNetwork final : public NetworkModel {
+ public:
+  UniformNetwork(LinkParams link, std::uint32_t ranks) : network_(link, link, std::vector<std::uint32_t>(ranks, 0)) {}
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override {
+    return network_.p2p_time(src_rank, dst_rank, size);
+  }
+  Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+                          std::span<const std::uint32_t> ranks, Bytes size) const override {
+    return network_.collective_time(to_model(kind), to_model(algorithm), ranks, size);
+  }
+
+ private:
+  ClosedFormNetwork network_;
+};
 
 // `nodes` x `gpus_per_node` A100-80GB, llama2-7b, fixed-length sequences.
 inline ResolvedScenario fixed_length_scenario(std::uint32_t nodes, std::uint32_t gpus_per_node, std::uint32_t stages,
