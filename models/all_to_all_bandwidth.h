@@ -2,7 +2,7 @@
 // A measured all-to-all bandwidth table: how long one all-to-all of degree d
 // takes when every GPU of a d-GPU group holds a `buffer` of bytes to scatter
 // over the group, as a benchmark measured it (FlexSP's BW(d), flexsp_preset.h).
-// The cost model's networks (network_cost.h) price all-to-alls from the
+// The cost model's networks (network_time_model.h) price all-to-alls from the
 // cluster's links; this table is for models that use measured figures instead.
 //
 // Convention (nccl-tests' algbw for alltoall): `buffer` is the per-GPU send

@@ -29,11 +29,11 @@
 
 #include "models/cluster_spec.h"
 #include "models/units.h"
-#include "models/network_cost.h"
+#include "models/network_time_model.h"
 
 namespace eppsim {
 
-class ClosedFormNetwork final : public NetworkCost {
+class ClosedFormNetwork final : public NetworkTimeModel {
  public:
   // `node_of_rank[r]` is rank r's node (the Schedule's placement).
   ClosedFormNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank);

@@ -6,7 +6,7 @@
 namespace eppsim {
 
 ClusterCostModel::ClusterCostModel(std::shared_ptr<const ComputeCostModel> compute,
-                                   std::shared_ptr<const NetworkCost> network, BytesPerSecond hbm_bandwidth)
+                                   std::shared_ptr<const NetworkTimeModel> network, BytesPerSecond hbm_bandwidth)
     : compute_(std::move(compute)), network_(std::move(network)), hbm_bandwidth_(hbm_bandwidth) {
   if (!compute_ || !network_) throw std::invalid_argument("ClusterCostModel: needs a compute model and a network");
 }

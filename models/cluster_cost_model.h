@@ -1,7 +1,7 @@
 #pragma once
 // The cost model of a cluster (models/cost_model.h), composed of three parts:
 //   compute          a ComputeCostModel (compute_cost.h: roofline or calibrated)
-//   network          a NetworkCost bound to the ranks' placement (network_cost.h:
+//   network          a NetworkTimeModel bound to the ranks' placement (network_time_model.h:
 //                    closed forms or routed over a topology)
 //   HBM bandwidth    the GPU's, for optimizer steps: time = memory_traffic / bandwidth
 // traces/cost_model_factory.h builds one from a scenario; planners and engines
@@ -10,14 +10,14 @@
 
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
-#include "models/network_cost.h"
+#include "models/network_time_model.h"
 #include "models/units.h"
 
 namespace eppsim {
 
 class ClusterCostModel final : public CostModel {
  public:
-  ClusterCostModel(std::shared_ptr<const ComputeCostModel> compute, std::shared_ptr<const NetworkCost> network,
+  ClusterCostModel(std::shared_ptr<const ComputeCostModel> compute, std::shared_ptr<const NetworkTimeModel> network,
                    BytesPerSecond hbm_bandwidth);
 
   // This rank's share of `work`: the compute model's time of the pass over the
@@ -31,11 +31,11 @@ class ClusterCostModel final : public CostModel {
                           Bytes size) const override;
 
   const ComputeCostModel& compute() const { return *compute_; }
-  const NetworkCost& network() const { return *network_; }
+  const NetworkTimeModel& network() const { return *network_; }
 
  private:
   std::shared_ptr<const ComputeCostModel> compute_;
-  std::shared_ptr<const NetworkCost> network_;
+  std::shared_ptr<const NetworkTimeModel> network_;
   BytesPerSecond hbm_bandwidth_;
 };
 

@@ -37,11 +37,11 @@
 #include <vector>
 
 #include "models/topology/topology.h"
-#include "models/network_cost.h"
+#include "models/network_time_model.h"
 
 namespace eppsim {
 
-class RoutedNetwork final : public NetworkCost {
+class RoutedNetwork final : public NetworkTimeModel {
  public:
   // `chip_of_rank[r]`: the chip rank r runs on. The network shares the topology.
   RoutedNetwork(std::shared_ptr<const Topology> topology, std::vector<VertexId> chip_of_rank);

@@ -15,7 +15,7 @@ namespace eppsim {
 namespace {
 
 // Routed pricing whose topology is built on the first query.
-class DeferredRoutedNetwork final : public NetworkCost {
+class DeferredRoutedNetwork final : public NetworkTimeModel {
  public:
   DeferredRoutedNetwork(TopologyConfig config, std::vector<VertexId> chip_of_rank)
       : config_(std::move(config)), chip_of_rank_(std::move(chip_of_rank)) {}
@@ -72,7 +72,7 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
                                    p.local_gpu, p.node, cluster.gpus_per_node));
     }
   }
-  std::shared_ptr<const NetworkCost> network;
+  std::shared_ptr<const NetworkTimeModel> network;
   if (scenario.network_pricing == NetworkPricing::Routed) {
     std::vector<VertexId> chips(placement.size());
     for (std::size_t r = 0; r < placement.size(); ++r)

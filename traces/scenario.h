@@ -17,7 +17,6 @@
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
-#include "models/flexsp_preset.h"
 #include "models/length_distribution.h"
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
@@ -25,6 +24,8 @@
 #include "traces/scenario.pb.h"
 
 namespace eppsim {
+
+struct FlexSpModel;  // models/flexsp_preset.h
 
 // How communication is priced (cost_model.network): the simple cluster's closed
 // forms, or routed over cluster.topology.
