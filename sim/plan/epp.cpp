@@ -91,9 +91,8 @@ class EppContext {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const std::array<Segment, 1> one{seg};
     const ChunkWork work{one, sc_.model.layers, true, true};
-    double t = (sc_.compute_cost->cost(Pass::Forward, work).time.value +
-                sc_.compute_cost->cost(Pass::Backward, work).time.value) /
-               d;
+    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
     if (d > 1) {
       for (Pass pass : {Pass::Forward, Pass::Backward}) {
         const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass).buffer;
@@ -112,7 +111,7 @@ class EppContext {
   // One layer's forward of `segments` on one GPU of a degree-d group.
   double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t d) const {
     const ChunkWork work{segments, 1, false, false};
-    return sc_.compute_cost->cost(Pass::Forward, work).time.value / d;
+    return sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value;
   }
 
   CheckpointProblem checkpoint_problem(std::uint32_t d, std::span<const Seq1F1BChunk> chunks) const {

@@ -67,7 +67,8 @@ class FlexSpCost {
     } else {
       const std::array<Segment, 1> one{Segment{s, 0}};
       const ChunkWork work{one, sc_.model.layers, true, true};
-      t = (sc_.compute_cost->cost(Pass::Forward, work).time.value + sc_.compute_cost->cost(Pass::Backward, work).time.value) / d;
+      t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+          sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
       if (d > 1) {
         // A node-aligned group of d ranks, as the schedule places every group.
         std::vector<std::uint32_t> group(d);

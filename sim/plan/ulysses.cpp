@@ -53,7 +53,7 @@ double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> 
   if (full_recompute(sc)) passes.push_back(Pass::Recompute);
   double total = 0.0;
   for (Pass pass : passes) {
-    total += sc.compute_cost->cost(pass, work).time.value / d;
+    total += sc.cost->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
     if (d > 1) {
       const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass).buffer;
       total += sc.model.layers *
