@@ -857,6 +857,8 @@ void resolve_cost_model(const proto::Scenario& scenario, ResolvedScenario* resol
   proto::CostModel::Compute compute = cost.compute();
   if (compute == proto::CostModel::COMPUTE_DEFAULT)
     compute = cost.has_calibration() ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
+  if (compute != proto::CostModel::ROOFLINE && compute != proto::CostModel::CALIBRATED)
+    where.fail("cost_model.compute", fmt::format("unknown value {} (known: ROOFLINE, CALIBRATED)", static_cast<int>(compute)));
   if (compute == proto::CostModel::CALIBRATED) {
     if (!cost.has_calibration())
       where.fail("cost_model.compute", "CALIBRATED needs cost_model.calibration (per-layer forward and backward fits)");
@@ -871,6 +873,8 @@ void resolve_cost_model(const proto::Scenario& scenario, ResolvedScenario* resol
   proto::CostModel::Network network = cost.network();
   if (network == proto::CostModel::NETWORK_DEFAULT)
     network = resolved->topology ? proto::CostModel::ROUTED : proto::CostModel::CLOSED_FORM;
+  if (network != proto::CostModel::CLOSED_FORM && network != proto::CostModel::ROUTED)
+    where.fail("cost_model.network", fmt::format("unknown value {} (known: CLOSED_FORM, ROUTED)", static_cast<int>(network)));
   if (network == proto::CostModel::ROUTED && !resolved->topology)
     where.fail("cost_model.network", "ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM");
   resolved->network_pricing = network == proto::CostModel::ROUTED ? NetworkPricing::Routed : NetworkPricing::ClosedForm;

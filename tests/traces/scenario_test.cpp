@@ -305,6 +305,8 @@ TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
               HasSubstr("cost_model.network: ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM "
                         "(set by --set cost_model.network=ROUTED)"));
   EXPECT_EQ(load(kBase, {"cost_model.network=CLOSED_FORM"}).network_pricing, NetworkPricing::ClosedForm);
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: 7\n}\n"),
+              HasSubstr(":21: cost_model.compute: unknown value 7 (known: ROOFLINE, CALIBRATED)"));
 }
 
 TEST_F(ScenarioFile, FlexSpPresetIsAFieldNotAModelName) {
