@@ -9,7 +9,7 @@
 //   - Per-GPU memory: zero3_memory (zero3_layers.h): model states, the
 //     gathered-layer buffers, and activations linear in the tokens (kept plus
 //     the backward transient; every layer checkpointed with
-//     plan.ulysses.full_recompute; FlexSP's measured gamma for its models). A
+//     plan.ulysses.full_recompute; FlexSP's measured gamma with cost_model.flexsp_preset). A
 //     group's token capacity is
 //       capacity = floor(packing_fill * (memory_limit - fixed) * d / a)
 //     with a the bytes per token at degree 1.
