@@ -14,9 +14,10 @@
 // flow engine, shared endpoints) use the same routes and algorithms but decide
 // themselves when a transfer ends.
 //
-// Implementations (models/cost_model_factory.h builds them from a scenario's
-// `cost_model` block): compute by roofline or calibrated fits; network by the
-// simple cluster's closed forms or routed over a topology.
+// Implementation: models/cluster_cost_model.h composes a compute model
+// (roofline or calibrated fits) with a network time model (the simple
+// cluster's closed forms or routed over a topology); traces/cost_model_factory.h
+// builds it from a scenario's `cost_model` block.
 #include <cstdint>
 #include <span>
 

@@ -1,6 +1,7 @@
 #pragma once
 // FlexSP's cost model and constants (flexsp.md section 1.1), as a preset, so that
-// the flexsp planner can use exactly the paper's model. SI units throughout.
+// the flexsp planner can use exactly the paper's model when a scenario names it
+// (cost_model.flexsp_preset). SI units throughout.
 //
 //   T_cmp(s,d) = (alpha1*s^2 + alpha2*s) / d
 //   T_a2a(s,d) = [4 * 2 * L * h * s * 2 bytes / d] / BW(d)    (0 for d = 1; FlexSP

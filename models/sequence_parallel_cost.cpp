@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "models/errors.h"
@@ -58,56 +57,59 @@ std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& 
 }
 
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
-                                    Pass pass, const AllToAllBandwidth& bandwidth) {
+                                    Pass pass) {
   UlyssesLayerCost cost;
   for (const UlyssesAllToAll& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) {
     cost.buffer += a.buffer;
     cost.sent += a.sent;
-    cost.time += bandwidth.time(degree, a.buffer);
   }
   return cost;
 }
 
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                    std::uint32_t degree, Pass pass, const AllToAllBandwidth& bandwidth) {
-  return ulysses_layer_cost(model, new_tokens(segments), degree, pass, bandwidth);
+                                    std::uint32_t degree, Pass pass) {
+  return ulysses_layer_cost(model, new_tokens(segments), degree, pass);
+}
+
+Seconds ulysses_layer_time(const TransformerSpec& model, std::uint64_t tokens, std::span<const std::uint32_t> group,
+                           Pass pass, const CostModel& cost) {
+  const auto degree = static_cast<std::uint32_t>(group.size());
+  Seconds time;
+  if (degree <= 1) return time;
+  for (const UlyssesAllToAll& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) {
+    if (a.buffer.count > 0) time += cost.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, a.buffer);
+  }
+  return time;
 }
 
 RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
                                                  Seconds attention_time, RingOptions options) {
+  const auto degree = static_cast<std::uint32_t>(ring.size());
   check_degree(degree);
-  RingAttentionLayerCost cost;
-  if (degree == 1) return cost;
-  if (!(ring_link.bandwidth.value > 0.0) || !std::isfinite(ring_link.bandwidth.value)) {
-    throw InputError(fmt::format("ring attention: link bandwidth must be finite and > 0, got {}",
-                                 ring_link.bandwidth.value));
-  }
+  RingAttentionLayerCost out;
+  if (degree == 1) return out;
   const double d = degree;
   const double head_shards = std::max<std::uint32_t>(options.head_shards, 1);
   const double kv_block =
       static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
   // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
   const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
-  cost.steps = degree - 1;
-  cost.step_bytes = whole_bytes(kv_block * blocks_per_step);
-  cost.sent = cost.step_bytes * cost.steps;
-  cost.step_time = ring_link.latency + transfer_time(cost.step_bytes, ring_link.bandwidth);
-  cost.comm_time = cost.step_time * cost.steps;
+  out.steps = degree - 1;
+  out.step_bytes = whole_bytes(kv_block * blocks_per_step);
+  out.sent = out.step_bytes * out.steps;
+  for (std::uint32_t i = 0; i < degree; ++i)
+    out.step_time = std::max(out.step_time, cost.p2p_time(ring[i], ring[(i + 1) % degree], out.step_bytes));
+  out.comm_time = out.step_time * out.steps;
   const double attention_per_step = attention_time.value / d;
-  cost.exposed_time = Seconds(cost.steps * std::max(0.0, cost.step_time.value - attention_per_step));
-  return cost;
+  out.exposed_time = Seconds(out.steps * std::max(0.0, out.step_time.value - attention_per_step));
+  return out;
 }
 
 RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
                                                  Seconds attention_time, RingOptions options) {
-  return ring_attention_layer_cost(model, attended_tokens(segments), degree, pass, ring_link, attention_time,
-                                   options);
-}
-
-LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree) {
-  return degree <= cluster.gpus_per_node ? cluster.intra_node : cluster.inter_node;
+  return ring_attention_layer_cost(model, attended_tokens(segments), ring, pass, cost, attention_time, options);
 }
 
 }  // namespace eppsim

@@ -11,7 +11,7 @@
 //   per-GPU buffer of one all-to-all  = T/d * width * e   (schedule.proto's size_bytes)
 //   bytes leaving the GPU             = (d-1)/d of it     (the 1/d for itself stays)
 //   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA);
-//   time = sum over the 4 of AllToAllBandwidth::time (4 latencies + buffer / algbw).
+//   time = sum over the 4 of the cost model's all-to-all time over the group.
 //   Only the chunk's new tokens move: the K/V of earlier slices (Segment::context_tokens)
 //   were exchanged when those slices ran and are kept head-sharded.
 //   Heads are split over the group, so d should divide heads and kv_heads
@@ -29,7 +29,8 @@
 //                        flexsp.md section 6's "same for dK/dV").
 //   KV counts new and context tokens: T for whole sequences; for a slice with a
 //   context, the context's K/V (sharded over the group too) also travels.
-//   time per step = latency + step bytes / B of the ring's slowest hop;
+//   time per step = the cost model's p2p time of the step bytes over the ring's
+//   slowest hop (ring[i] -> ring[i+1], the last back to the first);
 //   attention per step = (this GPU's attention time for the layer and pass) / d
 //   (causal load balancing gives equal blocks); the first block (its own) computes
 //   while the first transfer runs, so
@@ -39,9 +40,8 @@
 #include <span>
 #include <string_view>
 
-#include "models/all_to_all_bandwidth.h"
 #include "models/chunk.h"
-#include "models/cluster_spec.h"
+#include "models/cost_model.h"
 #include "models/transformer_spec.h"
 #include "models/units.h"
 
@@ -65,15 +65,18 @@ std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& 
 struct UlyssesLayerCost {
   Bytes buffer;  // sum of the 4 per-GPU buffers: 2 * T/d * (h + kv) * e
   Bytes sent;    // sum of what leaves the GPU: (d-1)/d of it
-  Seconds time;  // sum of the 4 all-to-all times under the bandwidth model (0 at degree 1)
 };
 
-// Per layer and pass. Throws InputError for degree 0 or a degree the bandwidth model lacks.
+// Per layer and pass. Throws InputError for degree 0.
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
-                                    Pass pass, const AllToAllBandwidth& bandwidth);
+                                    Pass pass);
 // The same for a packed chunk: the segments' new tokens (context tokens do not move).
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                    std::uint32_t degree, Pass pass, const AllToAllBandwidth& bandwidth);
+                                    std::uint32_t degree, Pass pass);
+// The time of the layer's 4 all-to-alls over `group` (its size is the degree;
+// 0 for one rank), each priced by `cost` (CollectiveAlgorithm::Auto).
+Seconds ulysses_layer_time(const TransformerSpec& model, std::uint64_t tokens, std::span<const std::uint32_t> group,
+                           Pass pass, const CostModel& cost);
 
 struct RingOptions {
   bool backward_resends_kv = true;  // TransformerEngine: backward sends K/V and dK/dV
@@ -86,25 +89,21 @@ struct RingAttentionLayerCost {
   std::uint32_t steps = 0;  // d - 1
   Bytes step_bytes;         // sent by each GPU per step (K+V forward; + dK/dV backward)
   Bytes sent;               // steps * step_bytes
-  Seconds step_time;        // latency + step_bytes / bandwidth
+  Seconds step_time;        // the slowest hop's p2p time of step_bytes
   Seconds comm_time;        // steps * step_time
   Seconds exposed_time;     // steps * max(0, step_time - attention_time / d)
 };
 
-// Per layer and pass for a ring of `degree` GPUs whose slowest hop is `ring_link`.
-// `kv_tokens` is the number of tokens whose K/V the chunk's queries attend (new
-// plus context); `attention_time` is this GPU's attention compute for the layer and
-// pass (all d blocks). Throws InputError for degree 0 or a non-positive bandwidth.
+// Per layer and pass for a ring over the ranks `ring` (d = its size), hops
+// priced by `cost`. `kv_tokens` is the number of tokens whose K/V the chunk's
+// queries attend (new plus context); `attention_time` is this GPU's attention
+// compute for the layer and pass (all d blocks). Throws InputError for an empty ring.
 RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
                                                  Seconds attention_time, RingOptions options = {});
 // The same for a packed chunk: KV = sum over segments of tokens + context_tokens.
 RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
+                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
                                                  Seconds attention_time, RingOptions options = {});
-
-// The slowest hop of a node-aligned ring of `degree` consecutive ranks: NVLink
-// (intra_node) when it fits in one node, else the NIC (inter_node).
-LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree);
 
 }  // namespace eppsim

@@ -72,7 +72,7 @@ ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std:
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw InputError(fmt::format("compare: unknown strategy '{}' (known: {})", name, fmt::join(known, ", ")));
     }
-    planners.push_back(PlannerFactory{name, [name](const ResolvedScenario& own) { return make_planner(name, own); }});
+    planners.push_back(PlannerFactory{name, [name](const ResolvedScenario& own) { return make_planner(name, own, simulated_step_seconds); }});
   }
   return compare_planners(scenario, planners);
 }

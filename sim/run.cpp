@@ -12,11 +12,10 @@
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
-#include "sim/engine/network_model.h"
-#include "sim/engine/topology_network.h"
 #include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
+#include "traces/cost_model_factory.h"
 #include "traces/csv_export.h"
 #include "traces/proto_io.h"
 #include "traces/trace_report.h"
@@ -28,28 +27,40 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<std::uint32_t> node_of_ranks(const proto::Schedule& schedule, const ClusterSpec& cluster,
-                                         const std::vector<std::uint32_t>& live_nodes) {
-  std::vector<std::uint32_t> nodes(schedule.num_ranks());
+// The cost model for the schedule's placement: the scenario's own when the
+// schedule keeps the default one (rank r on the r-th usable GPU), else one
+// built for it (traces/cost_model_factory.h checks the placement).
+std::shared_ptr<const CostModel> cost_for(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
+  if (schedule.placement_size() == 0) return scenario.cost;
+  std::vector<RankPlacement> placement(schedule.num_ranks());
+  bool is_default = true;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    nodes[r] = schedule.placement_size() > 0 ? schedule.placement(static_cast<int>(r)).node() : cluster.node_of(r);
-    if (nodes[r] >= cluster.nodes) {
-      throw InputError(fmt::format("schedule: rank {} is placed on node {}, but the cluster has {} nodes", r, nodes[r],
-                                   cluster.nodes));
-    }
-    if (std::find(live_nodes.begin(), live_nodes.end(), nodes[r]) == live_nodes.end()) {
-      throw InputError(fmt::format("schedule: rank {} is placed on node {}, which cluster.failures lists as failed", r,
-                                   nodes[r]));
-    }
+    const auto& p = schedule.placement(static_cast<int>(r));
+    placement[r] = RankPlacement{p.node(), p.local_gpu()};
+    is_default = is_default && p.node() == scenario.node_of_rank(r) && p.local_gpu() == scenario.local_gpu_of_rank(r);
   }
-  return nodes;
+  return is_default ? scenario.cost : make_cost_model(scenario, placement);
+}
+
+proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
+  if (schedule.num_ranks() > scenario.usable_gpus()) {
+    throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
+                                 scenario.source, scenario.usable_gpus()));
+  }
+  const EngineInfo& engine = find_engine(scenario.engine, scenario.source + ": simulation.engine");
+  const auto cost = cost_for(schedule, scenario);
+  return engine.run(schedule, EngineContext{*cost});
 }
 
 }  // namespace
 
+double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
+  return static_cast<double>(run_engine(schedule, scenario).step_time_ns()) * 1e-9;
+}
+
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   const auto start = std::chrono::steady_clock::now();
-  const auto planner = make_planner(scenario.strategy, scenario);
+  const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
   const auto lengths = sample_batch(scenario);
   PlannedBatch planned;
   planned.schedule = planner->plan(scenario, lengths);
@@ -58,39 +69,9 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
 }
 
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s) {
-  const EngineInfo& engine = find_engine(cluster.engine, cluster.source + ": simulation.engine");
-  if (schedule.num_ranks() > cluster.usable_gpus()) {
-    throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
-                                 cluster.source, cluster.usable_gpus()));
-  }
   const auto start = std::chrono::steady_clock::now();
-  const auto nodes = node_of_ranks(schedule, cluster.cluster, cluster.live_nodes);
-  // With a topology, every transfer is routed over its links; without, the
-  // closed forms of the simple cluster apply.
-  std::unique_ptr<Topology> topology;
-  std::unique_ptr<NetworkModel> network;
-  if (cluster.topology) {
-    topology = build_topology(*cluster.topology);
-    std::vector<VertexId> chips(schedule.num_ranks());
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      const std::uint32_t local =
-          schedule.placement_size() > 0 ? schedule.placement(static_cast<int>(r)).local_gpu() : cluster.cluster.local_gpu_of(r);
-      chips[r] = nodes[r] * cluster.cluster.gpus_per_node + local;
-    }
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      if (chips[r] >= (nodes[r] + 1) * cluster.cluster.gpus_per_node) {
-        throw InputError(fmt::format("schedule: rank {} is placed on local GPU {} of node {}, which has {} GPUs", r,
-                                     chips[r] - nodes[r] * cluster.cluster.gpus_per_node, nodes[r],
-                                     cluster.cluster.gpus_per_node));
-      }
-    }
-    network = std::make_unique<TopologyNetwork>(*topology, std::move(chips));
-  } else {
-    network = std::make_unique<SimpleClusterNetwork>(cluster.cluster.intra_node, cluster.cluster.inter_node, nodes);
-  }
-  const auto cost = compat_cost_model(*network, *cluster.compute_cost, cluster.cluster.gpu);
   RunResult result;
-  result.trace = engine.run(schedule, EngineContext{*cost});
+  result.trace = run_engine(schedule, cluster);
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;

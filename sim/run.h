@@ -29,6 +29,11 @@ struct RunResult {
   double simulation_time_s = 0.0;
 };
 
+// The step time in seconds of `schedule` run by the scenario's engine and cost
+// model: the ScheduleEvaluator (sim/plan/planner.h) that planners score
+// candidate plans with.
+double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario);
+
 // Samples the scenario's global batch and plans it with the scenario's strategy.
 PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 

@@ -47,7 +47,10 @@ Pass pass_of(proto::Phase phase) {
 
 Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments) {
   if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
-  const proto::ComputeOp& c = op.compute();
+  return compute_duration(cost, op.compute(), segments);
+}
+
+Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& c, std::vector<Segment>& segments) {
   if (c.phase() == proto::OPTIMIZER || c.phase() == proto::PHASE_UNSPECIFIED)
     return cost.optimizer_time(Bytes(c.memory_traffic_bytes()));
   segments.clear();

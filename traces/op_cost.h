@@ -20,6 +20,8 @@ Pass pass_of(proto::Phase phase);  // FORWARD, BACKWARD or RECOMPUTE
 // traffic, the others by their work; `segments` is scratch space the returned
 // work's chunk points into.
 Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments);
+// The same for the op's compute fields alone (its duration_source not consulted).
+Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& compute, std::vector<Segment>& segments);
 // Duration of a matched SEND/RECV pair (the send's op decides a fixed duration).
 Seconds transfer_duration(const CostModel& cost, const proto::Op& send, std::uint32_t src_rank,
                           std::uint32_t dst_rank);

@@ -53,7 +53,7 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
     resolve_plan(scenario.plan(), &resolved, where);
   }
   if (part != ScenarioPart::Cluster) {
-    resolved.compute_cost = resolve_cost_model(scenario.cost_model(), resolved, where);
+    resolve_cost_model(scenario.cost_model(), &resolved, where);
     resolved.engine = resolve_engine(scenario.simulation().engine(), where);
   }
   return resolved;

@@ -21,6 +21,7 @@
 
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
+#include "models/cost_model.h"
 #include "models/length_distribution.h"
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
@@ -47,6 +48,12 @@ struct ParsedScenario {
   std::filesystem::path base_dir;             // relative paths in the scenario resolve against it
 };
 
+struct FlexSpModel;  // models/flexsp_preset.h
+
+// How communication is priced (cost_model.network): the simple cluster's closed
+// forms, or routed over cluster.topology.
+enum class NetworkPricing { ClosedForm, Routed };
+
 // Everything a planner and an engine need, resolved and validated; the fields
 // of parts beyond `part` keep their defaults.
 struct ResolvedScenario {
@@ -66,7 +73,15 @@ struct ResolvedScenario {
   std::string strategy;   // plan.strategy (default kDefaultStrategy), unchecked: the planner registry knows the names
   std::string engine;     // simulation.engine (default "analytic")
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
+  // The cost model (cost_model): its compute part, how the network is priced,
+  // FlexSP's measured constants when cost_model.flexsp_preset names them, and
+  // the CostModel planners estimate with, bound to the default placement (rank
+  // r on the r-th usable GPU, node_of_rank) of all usable GPUs.
+  // traces/cost_model_factory.h builds one for another placement.
   std::shared_ptr<const ComputeCostModel> compute_cost;
+  NetworkPricing network_pricing = NetworkPricing::ClosedForm;
+  const FlexSpModel* flexsp_preset = nullptr;
+  std::shared_ptr<const CostModel> cost;
   // cluster.topology, when set (otherwise the simple cluster of `cluster`), and
   // the networks to compare it with; failures are part of each config.
   std::optional<TopologyConfig> topology;
@@ -81,6 +96,7 @@ struct ResolvedScenario {
   }
   // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
   std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / cluster.gpus_per_node]; }
+  std::uint32_t local_gpu_of_rank(std::uint32_t rank) const { return rank % cluster.gpus_per_node; }
   const FieldLocator& where() const { return *locator; }
 };
 

@@ -66,8 +66,9 @@ void resolve_workload(const proto::Workload& workload, const std::filesystem::pa
 // memory_fraction into memory_limit); the strategy's own options are its planner's.
 void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where);
 
-// cost_model: the compute cost model over the resolved model and GPU.
-std::shared_ptr<const ComputeCostModel> resolve_cost_model(const proto::CostModel& cost, const ResolvedScenario& resolved,
-                                                           const FieldLocator& where);
+// cost_model: the compute model over the resolved model and GPU, how the
+// network is priced, FlexSP's measured constants, and the CostModel of the
+// default placement (traces/cost_model_factory.h).
+void resolve_cost_model(const proto::CostModel& cost, ResolvedScenario* resolved, const FieldLocator& where);
 
 }  // namespace eppsim::scenario_parts

@@ -11,13 +11,8 @@
 // A malformed schedule is an InputError (schedule_validation.h); a deadlock
 // throws ScheduleDeadlock, mismatched transfers or collectives ScheduleMismatch.
 #include <cstddef>
-#include <memory>
 
 #include "models/cost_model.h"
-#include "models/compute_cost.h"
-#include "models/gpu_spec.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/schedule.pb.h"
@@ -31,17 +26,5 @@ struct AnalyticEngineOptions {
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,
                           const AnalyticEngineOptions& options = {});
-
-// Compatibility with the models from before the CostModel facade, until
-// models/ builds a CostModel from a scenario (issue 9): communication from the
-// network model, compute from the timer (which may read fields a ComputeWork
-// does not carry, such as the planner's estimate).
-proto::Trace run_analytic(const proto::Schedule& schedule, const NetworkModel& network, const ComputeTimer& timer,
-                          const AnalyticEngineOptions& options = {});
-// A CostModel over the same models: communication from `network`, compute from
-// `compute` divided by the op's shards, the optimizer step by HBM bandwidth, as
-// cost_model_timer prices them. The arguments must outlive the model.
-std::unique_ptr<CostModel> compat_cost_model(const NetworkModel& network, const ComputeCostModel& compute,
-                                             const GpuSpec& gpu);
 
 }  // namespace eppsim

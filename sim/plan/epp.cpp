@@ -9,20 +9,18 @@
 #include <numeric>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "models/activation_memory.h"
-#include "models/all_to_all_bandwidth.h"
 #include "models/compute_cost.h"
 #include "models/errors.h"
 #include "models/log.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
-#include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "sim/plan/epp_chunking.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
@@ -39,7 +37,8 @@ constexpr double kRoundingSlackBytes = 1 << 20;  // chunk_activation_bytes round
 // Everything a replica's planning needs, fixed for the scenario.
 class EppContext {
  public:
-  EppContext(const ResolvedScenario& sc, const EppOptions& options, EppVariant variant) : sc_(sc), variant_(variant) {
+  EppContext(const ResolvedScenario& sc, const EppOptions& options, EppVariant variant, ScheduleEvaluator evaluate = {})
+      : sc_(sc), variant_(variant), evaluate_(std::move(evaluate)) {
     stages_ = options.pipeline_stages;
     sp_ = options.sp_degree;
     zero_stage_ = options.zero_stage;
@@ -48,7 +47,6 @@ class EppContext {
     slice_counts_ = options.slice_counts;
     gap_ = options.checkpoint_gap;
     time_limit_s_ = options.solver_time_limit_s;
-    bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
     for (std::uint32_t d = 1; d <= sp_; d *= 2) {
       if (sp_ % d != 0 || sc.model.attention_heads % d != 0 || sc.model.kv_heads % d != 0) continue;
       if (variant == EppVariant::Flex || d == sp_) degrees_.push_back(d);
@@ -66,6 +64,17 @@ class EppContext {
   const std::vector<StageShape>& shapes() const { return shapes_; }
   const std::vector<std::uint32_t>& slice_counts() const { return slice_counts_; }
   const std::vector<std::uint32_t>& degrees() const { return degrees_; }
+  // The step time of `schedule` as the scenario's engine runs it (epp-flex's check).
+  double evaluate(const proto::Schedule& schedule) const {
+    if (!evaluate_) throw std::invalid_argument("epp-flex needs a schedule evaluator (make_planner's `evaluate`)");
+    return evaluate_(schedule, sc_);
+  }
+  // Ranks 0..d-1: a degree-d group inside a node, where estimates price its all-to-alls.
+  static std::vector<std::uint32_t> first_group(std::uint32_t d) {
+    std::vector<std::uint32_t> ranks(d);
+    std::iota(ranks.begin(), ranks.end(), 0u);
+    return ranks;
+  }
 
   // Forward + backward of the whole model on one GPU of a degree-d group, with
   // the all-to-alls.
@@ -74,13 +83,13 @@ class EppContext {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const std::array<Segment, 1> one{seg};
     const ChunkWork work{one, sc_.model.layers, true, true};
-    double t = (sc_.compute_cost->cost(Pass::Forward, work).time.value +
-                sc_.compute_cost->cost(Pass::Backward, work).time.value) /
-               d;
+    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
     if (d > 1) {
       for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass, bandwidth_[0]).buffer;
-        t += sc_.model.layers * bandwidth_[0].time(d, buffer).value;
+        const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass).buffer;
+        t += sc_.model.layers *
+             sc_.cost->collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, first_group(d), buffer).value;
       }
     }
     cache_.emplace(key, t);
@@ -94,7 +103,7 @@ class EppContext {
   // One layer's forward of `segments` on one GPU of a degree-d group.
   double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t d) const {
     const ChunkWork work{segments, 1, false, false};
-    return sc_.compute_cost->cost(Pass::Forward, work).time.value / d;
+    return sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value;
   }
 
   CheckpointProblem checkpoint_problem(std::uint32_t d, std::span<const Seq1F1BChunk> chunks) const {
@@ -138,7 +147,7 @@ class EppContext {
   std::vector<StageShape> shapes_;
   std::vector<std::uint32_t> slice_counts_, degrees_;
   double gap_ = 0.02, time_limit_s_ = 10.0;
-  std::vector<AllToAllBandwidth> bandwidth_;
+  ScheduleEvaluator evaluate_;
   mutable std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, double> cache_;
 };
 
@@ -439,9 +448,9 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
   return EmittedEpp{std::move(b), model_flops, most_chunks};
 }
 
-// epp-flex: the analytic engine's step time of one pipeline run alone on the
-// first stages*sp ranks (the simple cluster's closed forms), to check a degree
-// the closed-form estimate chose.
+// epp-flex: the engine's step time of one pipeline run alone on the first
+// stages*sp ranks (through the injected evaluator), to check a degree the
+// closed-form estimate chose.
 double simulated_seconds(const EppContext& ctx, const EppPipeline& pipeline) {
   EppPlan one;
   one.stages = ctx.stages();
@@ -449,13 +458,7 @@ double simulated_seconds(const EppContext& ctx, const EppPipeline& pipeline) {
   one.data_parallel = 1;
   one.replicas.push_back(EppReplicaPlan{0, {pipeline}, 0.0});
   EmittedEpp emitted = emit_epp(ctx, one, "epp-flex");
-  const proto::Schedule schedule = emitted.builder.finish();
-  const ResolvedScenario& sc = ctx.scenario();
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, nodes);
-  return static_cast<double>(run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu)).step_time_ns()) *
-         1e-9;
+  return ctx.evaluate(emitted.builder.finish());
 }
 
 EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t> lengths) {
@@ -559,8 +562,8 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
 }  // namespace
 
 EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::span<const std::uint64_t> lengths,
-                 EppVariant variant) {
-  const EppContext ctx(sc, options, variant);
+                 EppVariant variant, const ScheduleEvaluator& evaluate) {
+  const EppContext ctx(sc, options, variant, evaluate);
   EppPlan out;
   out.stages = ctx.stages();
   out.sp_degree = ctx.sp();
@@ -634,8 +637,8 @@ std::vector<PlannerRegistration> epp_registrations() {
   for (const EppVariant variant : {EppVariant::Faithful, EppVariant::NoCheckpoint, EppVariant::FullCheckpoint,
                                    EppVariant::EvenSplit, EppVariant::Flex}) {
     out.push_back(register_planner<EppOptions>(epp_strategy_name(variant), resolve_epp_options,
-                                               [variant](EppOptions options) {
-                                                 return std::make_unique<EppPlanner>(variant, std::move(options));
+                                               [variant](EppOptions options, const ScheduleEvaluator& evaluate) {
+                                                 return std::make_unique<EppPlanner>(variant, std::move(options), evaluate);
                                                }));
   }
   return out;
@@ -655,7 +658,7 @@ std::string epp_strategy_name(EppVariant variant) {
 std::string EppPlanner::name() const { return epp_strategy_name(variant_); }
 
 proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const EppPlan decisions = plan_epp(sc, options_, lengths, variant_);
+  const EppPlan decisions = plan_epp(sc, options_, lengths, variant_, evaluate_);
   const EppContext ctx(sc, options_, variant_);
   EmittedEpp emitted = emit_epp(ctx, decisions, name());
   std::uint64_t total_tokens = 0;

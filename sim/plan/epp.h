@@ -23,7 +23,7 @@
 //      backward in reverse); per (stage, chunk) the ILP's checkpointed layers
 //      as a RECOMPUTE op before the BACKWARD, and the matching memory.
 // Chunk times: the scenario's compute cost (forward + backward, whole model,
-// / sp) plus Ulysses' all-to-alls at degree sp (AllToAllBandwidth::from_cluster);
+// / sp) plus Ulysses' all-to-alls at degree sp (the scenario's cost model over ranks 0..sp-1);
 // a chunk's stage time is that / stages.
 //
 // Memory per rank, per (stage, chunk): chunk_activation_bytes with the chunk's
@@ -48,8 +48,9 @@
 // recomputation (the full degree keeps the ILP); short-sequence pipelines then
 // skip most all-to-all traffic. Its estimate counts warm-up and cool-down from
 // the pipeline's first and last chunks, and a smaller degree the DP chose is
-// confirmed on the analytic engine (the pipeline alone, simple-cluster closed
-// forms) against the full degree, the faster kept. And consecutive pipelines of the same degree overlap: the next
+// confirmed on the scenario's engine (the pipeline alone, through the
+// ScheduleEvaluator that make_planner passes) against the full degree, the
+// faster kept. And consecutive pipelines of the same degree overlap: the next
 // pipeline's warm-up forwards run in the previous one's cool-down (one
 // seq1f1b_order over both), when the checkpoint ILP over the merged order still
 // fits; otherwise they stay back to back.
@@ -110,19 +111,23 @@ struct EppOptions {
 EppOptions resolve_epp_options(const ResolvedScenario& scenario);
 
 // The decisions of `variant` for the batch (no Schedule); InputError when a
-// sequence cannot fit even with every layer checkpointed.
+// sequence cannot fit even with every layer checkpointed. `evaluate` scores
+// candidate schedules on the scenario's engine; epp-flex needs it
+// (std::invalid_argument without), the other variants ignore it.
 EppPlan plan_epp(const ResolvedScenario& scenario, const EppOptions& options, std::span<const std::uint64_t> lengths,
-                 EppVariant variant);
+                 EppVariant variant, const ScheduleEvaluator& evaluate = {});
 
 class EppPlanner final : public Planner {
  public:
-  EppPlanner(EppVariant variant, EppOptions options) : variant_(variant), options_(std::move(options)) {}
+  EppPlanner(EppVariant variant, EppOptions options, ScheduleEvaluator evaluate = {})
+      : variant_(variant), options_(std::move(options)), evaluate_(std::move(evaluate)) {}
   std::string name() const override;
   proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   EppVariant variant_;
   EppOptions options_;
+  ScheduleEvaluator evaluate_;
 };
 
 }  // namespace eppsim

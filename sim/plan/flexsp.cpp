@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "models/all_to_all_bandwidth.h"
 #include "models/chunk.h"
 #include "models/errors.h"
 #include "models/flexsp_preset.h"
@@ -33,25 +32,16 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class FlexSpCost {
  public:
-  explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()) {
-    preset_ = find_flexsp_model(sc.model.name);
+  explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
     const auto& model = sc.model;
     memory_ = zero3_memory(sc, false);
-    if (preset_ != nullptr) {
-      bandwidth_ = &flexsp_all_to_all_bandwidth();
-      beta_ = preset_->beta1.value;
-    } else {
-      owned_bandwidth_.push_back(AllToAllBandwidth::from_cluster(sc.cluster));
-      bandwidth_ = &owned_bandwidth_.back();
-      beta_ = 0.0;
-    }
+    beta_ = preset_ != nullptr ? preset_->beta1.value : 0.0;
     capacity_ = memory_.capacity(sc.memory_limit.count, 1);
     if (n_ == 1) {
       degrees_.push_back(1);
     } else {
       for (std::uint32_t d = 2; d <= n_; d *= 2) {
-        if (!bandwidth_->has_degree(d)) continue;
-        if (preset_ == nullptr && !ulysses_degree_fits(model, d)) continue;
+        if (preset_ != nullptr ? !flexsp_all_to_all_bandwidth().has_degree(d) : !ulysses_degree_fits(model, d)) continue;
         degrees_.push_back(d);
       }
     }
@@ -62,7 +52,6 @@ class FlexSpCost {
   std::uint64_t capacity() const { return capacity_; }
   double beta() const { return beta_; }
   const Zero3Memory& memory() const { return memory_; }
-  const AllToAllBandwidth& bandwidth() const { return *bandwidth_; }
   bool fits(std::uint64_t tokens, std::uint32_t d) const { return tokens <= capacity_ * d; }
   // Smallest allowed degree that holds `tokens`; 0 when none.
   std::uint32_t min_degree(std::uint64_t tokens) const {
@@ -78,14 +67,18 @@ class FlexSpCost {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     double t = 0.0;
     if (preset_ != nullptr) {
-      t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d, *bandwidth_).value;
+      t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d).value;
     } else {
       const std::array<Segment, 1> one{Segment{s, 0}};
       const ChunkWork work{one, sc_.model.layers, true, true};
-      t = (sc_.compute_cost->cost(Pass::Forward, work).time.value + sc_.compute_cost->cost(Pass::Backward, work).time.value) / d;
+      t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+          sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
       if (d > 1) {
-        t += sc_.model.layers * (ulysses_layer_cost(sc_.model, s, d, Pass::Forward, *bandwidth_).time.value +
-                                 ulysses_layer_cost(sc_.model, s, d, Pass::Backward, *bandwidth_).time.value);
+        // A node-aligned group of d ranks, as the schedule places every group.
+        std::vector<std::uint32_t> group(d);
+        std::iota(group.begin(), group.end(), 0u);
+        t += sc_.model.layers * (ulysses_layer_time(sc_.model, s, group, Pass::Forward, *sc_.cost).value +
+                                 ulysses_layer_time(sc_.model, s, group, Pass::Backward, *sc_.cost).value);
       }
     }
     cache_.emplace(key, t);
@@ -96,8 +89,6 @@ class FlexSpCost {
   const ResolvedScenario& sc_;
   std::uint32_t n_;
   const FlexSpModel* preset_ = nullptr;
-  std::vector<AllToAllBandwidth> owned_bandwidth_;
-  const AllToAllBandwidth* bandwidth_ = nullptr;
   Zero3Memory memory_;
   double beta_ = 0.0;
   std::uint64_t capacity_ = 0;
@@ -639,7 +630,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
       const std::uint64_t activations = cost.memory().activation_bytes(tokens, g.degree);
       auto piece = [&](Pass pass, std::uint32_t layer) {
         LayerPiece p{layer_compute_op(sc, pass, j, g.degree, segments, layer), group, 0};
-        if (g.degree > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, g.degree, pass, cost.bandwidth()).buffer.count;
+        if (g.degree > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, g.degree, pass).buffer.count;
         return p;
       };
       // The group's passes, built once and replayed on each of its ranks.

@@ -38,12 +38,12 @@
 //     plans (per micro-batch max(makespan, the layer-wise ZeRO-3 traffic) plus
 //     its first gather and last reduce-scatter, zero3_layer_seconds); the MILP
 //     refines the micro-batches of the chosen count only.
-//  Cost model: a FlexSP preset model (gpt-7b/13b/30b, find_flexsp_model) uses
-//  the paper's constants and BW(d) table (flexsp_preset.h); any other model the
-//  scenario's compute cost model (forward + backward, whole model, / d) plus
-//  ulysses_layer_cost per layer and pass with AllToAllBandwidth::from_cluster,
-//  and no per-group constant.
-//  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma for its models;
+//  Cost model: with cost_model.flexsp_preset (gpt-7b/13b/30b) the paper's
+//  constants and measured BW(d) table (flexsp_preset.h), as FlexSP's own
+//  planner estimates; otherwise the scenario's cost model (ResolvedScenario::cost):
+//  compute (forward + backward, whole model, / d) plus ulysses_layer_time per
+//  layer and pass over a node-aligned group of d ranks, and no per-group constant.
+//  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma with the preset;
 //  C = (memory limit - states - gathered-weight buffer) / activation bytes per token.
 //
 // The Schedule, per micro-batch (groups re-formed each micro-batch; largest

@@ -192,7 +192,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   std::vector<double> costs(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const std::array<Segment, 1> one{Segment{lengths[i], 0}};
-    costs[i] = sc.compute_cost->cost(Pass::Forward, ChunkWork{one, model.layers, false, false}).time.value;
+    costs[i] = sc.cost->compute_time(ComputeWork{Pass::Forward, ChunkWork{one, model.layers, false, false}}).value;
   }
   const Bins replicas = longest_processing_time(costs, data_parallel);
 
@@ -234,6 +234,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     }
   }
   std::vector<std::uint32_t> tp_groups, cp_groups;
+  std::vector<std::vector<std::uint32_t>> cp_rings;  // the ranks of each cp_groups entry, in ring order
   if (tp > 1) {
     for (std::uint32_t s = 0; s < stages; ++s)
       for (std::uint32_t d = 0; d < data_parallel; ++d)
@@ -249,10 +250,10 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         for (std::uint32_t t = 0; t < tp; ++t) {
           std::vector<std::uint32_t> ranks;
           for (std::uint32_t c = 0; c < cp; ++c) ranks.push_back(rank_of(s, d, c * tp + t));
+          cp_rings.push_back(ranks);
           cp_groups.push_back(b.add_group(fmt::format("context-parallel stage {} replica {} tp {}", s, d, t), std::move(ranks)));
         }
   }
-  const LinkParams cp_link = cp > 1 ? ring_link(sc.cluster, group) : LinkParams{};
 
   const std::uint64_t element_bytes = model.bytes_per_element;
   double model_flops = 0.0;
@@ -281,7 +282,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
             const ComputeCost cost = sc.compute_cost->cost(pass, work);
             const double attention_s =
                 cost.time.value / group * attention_time_share(sc, cost.flops) / std::max<std::uint32_t>(1, shape.layer_count);
-            const auto ring = ring_attention_layer_cost(model, segments, cp, pass, cp_link, Seconds(attention_s),
+            const auto ring = ring_attention_layer_cost(model, segments, cp_rings[(s * data_parallel + d) * tp + t], pass,
+                                                        *sc.cost, Seconds(attention_s),
                                                         RingOptions{.backward_resends_kv = true, .head_shards = tp});
             if (ring.exposed_time.value > 0.0 && ring.comm_time.value > 0.0) {
               const double fraction = ring.exposed_time.value / ring.comm_time.value;

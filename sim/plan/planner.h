@@ -59,13 +59,20 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& sc
 proto::ComputeOp adam_step_op(const ResolvedScenario& scenario, double shard_params, std::uint32_t stage,
                               std::uint32_t first_layer, std::uint32_t layer_count);
 
+// Scores a candidate Schedule: its step time in seconds on the scenario's
+// cluster. Planners cannot include sim/engine; sim/run.cpp passes one that runs
+// the scenario's engine (simulated_step_seconds in sim/run.h).
+using ScheduleEvaluator = std::function<double(const proto::Schedule& schedule, const ResolvedScenario& scenario)>;
+
 // Names of every strategy, in a stable order (sim/plan/planner_registry.h).
 std::vector<std::string> planner_names();
 // The planner of `strategy` with its options resolved from the fully resolved
 // `scenario` (planner_registry.h). Throws InputError, located by the scenario's
 // FieldLocator, for an unknown strategy (listing the known ones) or options
-// that break the strategy's rules.
-std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario);
+// that break the strategy's rules. `evaluate` scores candidate schedules for the
+// planners that simulate them (epp-flex); the others ignore it.
+std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario,
+                                      const ScheduleEvaluator& evaluate = {});
 
 // The global batch a scenario describes: sampled with its seed.
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario);

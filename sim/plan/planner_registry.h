@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,16 +23,23 @@ struct PlannerRegistration {
   std::string name;
   // Resolves and checks the scenario's options for this strategy, then builds
   // the planner; throws InputError naming file, line, field, rule and --set.
-  std::function<std::unique_ptr<Planner>(const ResolvedScenario&)> make;
+  std::function<std::unique_ptr<Planner>(const ResolvedScenario&, const ScheduleEvaluator&)> make;
 };
 
-// A registration from a typed resolution and a factory over its result.
-template <typename Options>
-PlannerRegistration register_planner(std::string name, Options (*resolve)(const ResolvedScenario&),
-                                     std::function<std::unique_ptr<Planner>(Options)> factory) {
-  return PlannerRegistration{std::move(name), [resolve, factory = std::move(factory)](const ResolvedScenario& scenario) {
-                               return factory(resolve(scenario));
-                             }};
+// A registration from a typed resolution and a factory over its result: the
+// factory takes the options, and the ScheduleEvaluator too when the planner
+// scores candidate schedules (epp-flex).
+template <typename Options, typename Factory>
+PlannerRegistration register_planner(std::string name, Options (*resolve)(const ResolvedScenario&), Factory factory) {
+  return PlannerRegistration{
+      std::move(name), [resolve, factory = std::move(factory)](const ResolvedScenario& scenario,
+                                                               const ScheduleEvaluator& evaluate) -> std::unique_ptr<Planner> {
+        if constexpr (std::is_invocable_v<const Factory&, Options, const ScheduleEvaluator&>) {
+          return factory(resolve(scenario), evaluate);
+        } else {
+          return factory(resolve(scenario));
+        }
+      }};
 }
 
 // Every registered strategy, in a stable order (that of planner_names()).

@@ -216,7 +216,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
   std::vector<double> costs(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const std::array<Segment, 1> one{Segment{lengths[i], 0}};
-    costs[i] = sc.compute_cost->cost(Pass::Forward, ChunkWork{one, model.layers, false, false}).time.value;
+    costs[i] = sc.cost->compute_time(ComputeWork{Pass::Forward, ChunkWork{one, model.layers, false, false}}).value;
   }
   const Bins replicas = longest_processing_time(costs, data_parallel);
   std::vector<std::vector<Seq1F1BChunk>> chunks(data_parallel);

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "models/activation_memory.h"
-#include "models/all_to_all_bandwidth.h"
 #include "models/chunk.h"
 #include "models/errors.h"
 #include "models/log.h"
@@ -42,16 +41,18 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
 // The rank's compute time (all passes) and all-to-all time of one micro-batch,
 // with one all-to-all op per layer and pass as the Schedule has it.
 double micro_batch_seconds(const ResolvedScenario& sc, bool full_recompute, std::span<const Segment> segments,
-                           std::uint32_t d, const AllToAllBandwidth& bandwidth) {
+                           std::span<const std::uint32_t> group) {
+  const auto d = static_cast<std::uint32_t>(group.size());
   const ChunkWork work{segments, sc.model.layers, true, true};
   std::vector<Pass> passes{Pass::Forward, Pass::Backward};
   if (full_recompute) passes.push_back(Pass::Recompute);
   double total = 0.0;
   for (Pass pass : passes) {
-    total += sc.compute_cost->cost(pass, work).time.value / d;
+    total += sc.cost->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
     if (d > 1) {
-      const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass, bandwidth).buffer;
-      total += sc.model.layers * bandwidth.time(d, layer_bytes).value;
+      const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass).buffer;
+      total += sc.model.layers *
+               sc.cost->collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, layer_bytes).value;
     }
   }
   return total;
@@ -121,7 +122,9 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   const auto& model = sc.model;
   const bool recompute = options.full_recompute;
   const std::uint64_t capacity = ulysses_group_capacity(sc, options, d);
-  const AllToAllBandwidth bandwidth = AllToAllBandwidth::from_cluster(sc.cluster);
+  // Estimates price a group's all-to-alls on the first group's ranks (node-aligned, as every group).
+  std::vector<std::uint32_t> first_group(d);
+  std::iota(first_group.begin(), first_group.end(), 0u);
 
   for (auto len : lengths) {
     if (len > capacity) {
@@ -141,7 +144,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   }
   std::vector<double> costs(micro_batches.size());
   for (std::size_t i = 0; i < micro_batches.size(); ++i)
-    costs[i] = micro_batch_seconds(sc, recompute, micro_batches[i], d, bandwidth);
+    costs[i] = micro_batch_seconds(sc, recompute, micro_batches[i], first_group);
 
   // 2. Micro-batches to groups, balanced; each group runs its own in decreasing cost.
   Bins per_group = longest_processing_time(costs, groups);
@@ -184,7 +187,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
       Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
       auto piece = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
         LayerPiece p{layer_compute_op(sc, pass, j, d, segments, layer), sp_groups[g], 0};
-        if (d > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, d, pass, bandwidth).buffer.count;
+        if (d > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, d, pass).buffer.count;
         if (counts_flops && pass != Pass::Recompute) model_flops += p.op.flops() * d;
         return p;
       };
@@ -228,7 +231,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
       const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
       step += std::max(slowest, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
     }
-    step += shard_params * 28.0 / sc.cluster.gpu.memory_bandwidth.value;
+    step += sc.cost->optimizer_time(Bytes(static_cast<std::uint64_t>(shard_params * 28.0))).value;
     *estimated_step_s = step;
   }
 

@@ -9,7 +9,7 @@
 //   - Per-GPU memory: zero3_memory (zero3_layers.h): model states, the
 //     gathered-layer buffers, and activations linear in the tokens (kept plus
 //     the backward transient; every layer checkpointed with
-//     plan.ulysses.full_recompute; FlexSP's measured gamma for its models). A
+//     plan.ulysses.full_recompute; FlexSP's measured gamma with cost_model.flexsp_preset). A
 //     group's token capacity is
 //       capacity = floor(packing_fill * (memory_limit - fixed) * d / a)
 //     with a the bytes per token at degree 1.
@@ -38,7 +38,7 @@
 // memory is planned; the plan with the smallest estimated step time is kept
 // (ties: the smaller degree). The estimate follows the lockstep structure:
 //   sum over slots of max(max over groups of the slot's compute + all-to-all
-//   time (AllToAllBandwidth::from_cluster), the slot's layer-wise ZeRO-3
+//   time (the scenario's cost model, ResolvedScenario::cost), the slot's layer-wise ZeRO-3
 //   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds)
 //   + optimizer.
 // The schedule's strategy is "ulysses-adaptive"; the chosen degree is in the

@@ -11,7 +11,6 @@
 #include "models/compute_cost.h"
 #include "models/flexsp_preset.h"
 #include "models/memory_model.h"
-#include "sim/engine/network_model.h"
 
 namespace eppsim {
 
@@ -103,15 +102,13 @@ Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, std::uint64_t 
   const std::uint32_t n = sc.usable_gpus();
   Zero3LayerSeconds out;
   if (n <= 1) return out;
-  std::vector<std::uint32_t> node_of_rank(n);
-  for (std::uint32_t r = 0; r < n; ++r) node_of_rank[r] = sc.node_of_rank(r);
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
   std::vector<std::uint32_t> ranks(n);
   std::iota(ranks.begin(), ranks.end(), 0u);
   const std::uint64_t layer_bytes = model_weight_bytes / std::max<std::uint32_t>(layers, 1);
-  out.gather = network.collective_time(proto::ALL_GATHER, proto::ALGORITHM_AUTO, ranks, Bytes(layer_bytes / n)).value;
+  out.gather =
+      sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, ranks, Bytes(layer_bytes / n)).value;
   out.reduce_scatter =
-      network.collective_time(proto::REDUCE_SCATTER, proto::ALGORITHM_AUTO, ranks, Bytes(layer_bytes)).value;
+      sc.cost->collective_time(CollectiveKind::ReduceScatter, CollectiveAlgorithm::Auto, ranks, Bytes(layer_bytes)).value;
   return out;
 }
 
@@ -130,7 +127,7 @@ Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute) {
   Zero3Memory out;
   const std::uint32_t n = sc.usable_gpus();
   const auto& model = sc.model;
-  if (const FlexSpModel* preset = find_flexsp_model(model.name)) {
+  if (const FlexSpModel* preset = sc.flexsp_preset) {
     const auto max_length = sc.max_length > 196608 ? FlexSpMaxLength::K384 : FlexSpMaxLength::K192;
     out.state_bytes = flexsp_model_state_bytes(*preset, max_length, n).count;
     out.activation_bytes_per_token = preset->gamma_bytes_per_token;

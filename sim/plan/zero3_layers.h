@@ -79,9 +79,9 @@ class Zero3LayerProgram {
 };
 
 // The planners' estimate of one layer's ZeRO-3 gather and reduce-scatter over
-// the scenario's usable ranks, priced by the simple cluster's closed forms
-// (network_model.h, ALGORITHM_AUTO) for the whole model's `model_weight_bytes`
-// spread over `layers`.
+// the scenario's usable ranks, priced by the scenario's cost model
+// (ResolvedScenario::cost, CollectiveAlgorithm::Auto) for the whole model's
+// `model_weight_bytes` spread over `layers`.
 struct Zero3LayerSeconds {
   double gather = 0.0;
   double reduce_scatter = 0.0;
@@ -92,10 +92,10 @@ Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& scenario, std::uin
 // Memory of a rank under ZeRO-3 sequence parallelism (ulysses, flexsp): its
 // 1/N of the model states, the gathered-layer buffers, and activations linear
 // in the tokens of its group, divided by the group's degree.
-// FlexSP's models (flexsp_preset.h) use FlexSP's measured constants, as the
-// paper's DeepSpeed and FlexSP runs share them: MS = params * 16 / N and
+// With cost_model.flexsp_preset (flexsp_preset.h): FlexSP's measured constants,
+// as the paper's DeepSpeed and FlexSP runs share them: MS = params * 16 / N and
 // gamma bytes per token (FlexSP's own activation checkpointing, whose time its
-// fitted compute already holds), no separate buffer. Other models use
+// fitted compute already holds), no separate buffer. Without it:
 // memory_model.h and activation_memory.h: states, two layers' weights
 // (or the embedding, if larger) in flight, and per token the kept activations
 // plus the backward's transient, with every layer checkpointed when

@@ -6,7 +6,6 @@
 #include <benchmark/benchmark.h>
 
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/network_model.h"
 #include "sim/run.h"
 
 namespace eppsim {
@@ -41,13 +40,9 @@ void BM_SimulateAnalytic(benchmark::State& state) {
 void BM_ExecuteAnalytic(benchmark::State& state) {
   const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
   const auto planned = plan_scenario(scenario);
-  std::vector<std::uint32_t> nodes(planned.schedule.num_ranks());
-  for (std::uint32_t r = 0; r < nodes.size(); ++r) nodes[r] = planned.schedule.placement(static_cast<int>(r)).node();
-  const SimpleClusterNetwork network(scenario.cluster.intra_node, scenario.cluster.inter_node, nodes);
-  const ComputeTimer timer = cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu);
   std::size_t ops = 0;
   for (const auto& program : planned.schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
-  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, network, timer).step_time_ns());
+  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost).step_time_ns());
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
 }

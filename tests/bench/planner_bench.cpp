@@ -10,6 +10,7 @@
 
 #include "models/errors.h"
 #include "sim/plan/planner.h"
+#include "sim/run.h"
 #include "traces/scenario.h"
 
 namespace {
@@ -18,7 +19,7 @@ void plan_once(benchmark::State& state, const std::string& scenario_path, const 
   const auto sc = eppsim::load_scenario(std::filesystem::path(EPPSIM_SOURCE_DIR) / scenario_path,
                                         {"plan.strategy=" + strategy});
   const auto lengths = eppsim::sample_batch(sc);
-  const auto planner = eppsim::make_planner(strategy, sc);
+  const auto planner = eppsim::make_planner(strategy, sc, eppsim::simulated_step_seconds);
   std::size_t ops = 0;
   for (auto _ : state) {
     try {

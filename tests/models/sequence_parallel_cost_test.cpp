@@ -2,22 +2,37 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <numeric>
 #include <vector>
 
+#include "models/closed_form_network.h"
+#include "models/cluster_cost_model.h"
 #include "models/errors.h"
 #include "models/flexsp_preset.h"
+#include "models/gpu_spec.h"
 
 namespace eppsim {
 namespace {
 
 const TransformerSpec& preset(const char* name) { return *find_model_preset(name); }
 
-AllToAllBandwidth table() {
-  return AllToAllBandwidth::from_table({{2, BytesPerSecond(100e9), Seconds(1e-6)},
-                                        {4, BytesPerSecond(100e9), Seconds(1e-6)},
-                                        {8, BytesPerSecond(100e9), Seconds(1e-6)},
-                                        {16, BytesPerSecond(10e9), Seconds(5e-6)}},
-                                       8);
+const LinkParams kNvlink{BytesPerSecond(100e9), Seconds(1e-6)};
+const LinkParams kNic{BytesPerSecond(25e9), Seconds(5e-6)};
+
+// Nodes of 8 GPUs joined by kNvlink, kNic between nodes, closed-form pricing.
+ClusterCostModel cluster_cost(std::uint32_t ranks, LinkParams nvlink = kNvlink) {
+  std::vector<std::uint32_t> nodes(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) nodes[r] = r / 8;
+  const GpuSpec& gpu = *find_gpu_preset("A100-80GB");
+  return ClusterCostModel(std::make_shared<AnalyticComputeCost>(preset("llama2-7b"), gpu, AnalyticEfficiency{}),
+                          std::make_shared<ClosedFormNetwork>(nvlink, kNic, nodes), gpu.memory_bandwidth);
+}
+
+std::vector<std::uint32_t> first_ranks(std::uint32_t n) {
+  std::vector<std::uint32_t> ranks(n);
+  std::iota(ranks.begin(), ranks.end(), 0u);
+  return ranks;
 }
 
 TEST(Ulysses, FourAllToAllsOfTheShardPerLayerAndPass) {
@@ -37,14 +52,18 @@ TEST(Ulysses, FourAllToAllsOfTheShardPerLayerAndPass) {
 }
 
 TEST(Ulysses, LayerTotalsAndTime) {
-  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, table());
+  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward);
   // 2 * T/d * (h + kv) * e
   EXPECT_EQ(c.buffer, Bytes(2ull * 2048 * (4096 + 4096) * 2));
   EXPECT_EQ(c.sent, Bytes(2ull * 2048 * (4096 + 4096) * 2 * 3 / 4));
-  EXPECT_NEAR(c.time.value, 4 * 1e-6 + static_cast<double>(c.buffer.count) / 100e9, 1e-12);
-  const UlyssesLayerCost b = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Backward, table());
+  const UlyssesLayerCost b = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Backward);
   EXPECT_EQ(b.buffer, c.buffer);
-  EXPECT_DOUBLE_EQ(b.time.value, c.time.value);
+  // Four all-to-alls inside a node: 4 * 3 latencies + 3/4 of the buffers over NVLink.
+  const ClusterCostModel cost = cluster_cost(32);
+  const auto group = first_ranks(4);
+  const double time = ulysses_layer_time(preset("llama2-7b"), 8192, group, Pass::Forward, cost).value;
+  EXPECT_NEAR(time, 4 * 3 * 1e-6 + 0.75 * static_cast<double>(c.buffer.count) / 100e9, 1e-12);
+  EXPECT_DOUBLE_EQ(ulysses_layer_time(preset("llama2-7b"), 8192, group, Pass::Backward, cost).value, time);
 }
 
 TEST(Ulysses, GroupedQueryAttentionShrinksKeysAndValues) {
@@ -53,18 +72,21 @@ TEST(Ulysses, GroupedQueryAttentionShrinksKeysAndValues) {
   EXPECT_EQ(a[0].buffer, Bytes(2048ull * 4096 * 2));
   EXPECT_EQ(a[1].buffer, Bytes(2048ull * 1024 * 2));
   EXPECT_EQ(a[2].buffer, Bytes(2048ull * 1024 * 2));
-  const UlyssesLayerCost gqa = ulysses_layer_cost(preset("llama3-8b"), 8192, 4, Pass::Forward, table());
-  const UlyssesLayerCost mha = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, table());
+  const UlyssesLayerCost gqa = ulysses_layer_cost(preset("llama3-8b"), 8192, 4, Pass::Forward);
+  const UlyssesLayerCost mha = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward);
   EXPECT_EQ(gqa.buffer, Bytes(2ull * 2048 * (4096 + 1024) * 2));
   EXPECT_LT(gqa.buffer, mha.buffer);
-  EXPECT_LT(gqa.time, mha.time);
+  const ClusterCostModel cost = cluster_cost(8);
+  const auto group = first_ranks(4);
+  EXPECT_LT(ulysses_layer_time(preset("llama3-8b"), 8192, group, Pass::Forward, cost),
+            ulysses_layer_time(preset("llama2-7b"), 8192, group, Pass::Forward, cost));
 }
 
 TEST(Ulysses, MoreDegreeSendsLessPerGpu) {
   const TransformerSpec& m = preset("llama2-7b");
-  Bytes previous = ulysses_layer_cost(m, 65536, 2, Pass::Forward, table()).sent;
+  Bytes previous = ulysses_layer_cost(m, 65536, 2, Pass::Forward).sent;
   for (std::uint32_t d : {4u, 8u, 16u}) {
-    const Bytes sent = ulysses_layer_cost(m, 65536, d, Pass::Forward, table()).sent;
+    const Bytes sent = ulysses_layer_cost(m, 65536, d, Pass::Forward).sent;
     EXPECT_LT(sent, previous) << d;
     previous = sent;
   }
@@ -72,23 +94,22 @@ TEST(Ulysses, MoreDegreeSendsLessPerGpu) {
 
 TEST(Ulysses, CrossingNodesIsSlower) {
   const TransformerSpec& m = preset("llama2-7b");
-  EXPECT_GT(ulysses_layer_cost(m, 65536, 16, Pass::Forward, table()).time,
-            ulysses_layer_cost(m, 65536, 8, Pass::Forward, table()).time);
+  const ClusterCostModel cost = cluster_cost(32);
+  EXPECT_GT(ulysses_layer_time(m, 65536, first_ranks(16), Pass::Forward, cost),
+            ulysses_layer_time(m, 65536, first_ranks(8), Pass::Forward, cost));
 }
 
 TEST(Ulysses, DegreeOneMovesNothing) {
-  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 1, Pass::Forward, table());
+  const UlyssesLayerCost c = ulysses_layer_cost(preset("llama2-7b"), 8192, 1, Pass::Forward);
   EXPECT_EQ(c.buffer, Bytes(0));
-  EXPECT_EQ(c.time, Seconds(0.0));
-  EXPECT_THROW(ulysses_layer_cost(preset("llama2-7b"), 8192, 0, Pass::Forward, table()), InputError);
-  EXPECT_THROW(ulysses_layer_cost(preset("llama2-7b"), 8192, 32, Pass::Forward, table()), InputError);
+  EXPECT_EQ(ulysses_layer_time(preset("llama2-7b"), 8192, first_ranks(1), Pass::Forward, cluster_cost(8)), Seconds(0.0));
+  EXPECT_THROW(ulysses_layer_cost(preset("llama2-7b"), 8192, 0, Pass::Forward), InputError);
 }
 
 TEST(Ulysses, SegmentsMoveOnlyNewTokens) {
   const std::vector<Segment> segs = {{4096, 100000}, {4096, 0}};
   const TransformerSpec& m = preset("llama2-7b");
-  EXPECT_EQ(ulysses_layer_cost(m, segs, 4, Pass::Forward, table()).buffer,
-            ulysses_layer_cost(m, 8192, 4, Pass::Forward, table()).buffer);
+  EXPECT_EQ(ulysses_layer_cost(m, segs, 4, Pass::Forward).buffer, ulysses_layer_cost(m, 8192, 4, Pass::Forward).buffer);
 }
 
 TEST(Ulysses, MatchesFlexSpsAllToAllTermForMultiHeadAttention) {
@@ -97,8 +118,8 @@ TEST(Ulysses, MatchesFlexSpsAllToAllTermForMultiHeadAttention) {
   const TransformerSpec& m = preset("gpt-6.7b");
   const AllToAllBandwidth& bw = flexsp_all_to_all_bandwidth();
   for (std::uint32_t d : {2u, 8u, 16u, 64u}) {
-    const double ours = m.layers * (ulysses_layer_cost(m, 65536, d, Pass::Forward, bw).time.value +
-                                    ulysses_layer_cost(m, 65536, d, Pass::Backward, bw).time.value);
+    const double ours = m.layers * (bw.time(d, ulysses_layer_cost(m, 65536, d, Pass::Forward).buffer).value +
+                                    bw.time(d, ulysses_layer_cost(m, 65536, d, Pass::Backward).buffer).value);
     EXPECT_NEAR(ours, flexsp_all_to_all_time(f, 65536, d).value, 1e-9) << d;
   }
 }
@@ -111,12 +132,13 @@ TEST(Ulysses, DegreeFitsHeads) {
   EXPECT_FALSE(ulysses_degree_fits(preset("llama2-7b"), 0));
 }
 
-const LinkParams kNvlink{BytesPerSecond(100e9), Seconds(0)};
+const LinkParams kFreeNvlink{BytesPerSecond(100e9), Seconds(0)};
 
 TEST(RingAttention, ForwardSendsKeysAndValuesRoundTheRing) {
+  const ClusterCostModel cost = cluster_cost(8, kFreeNvlink);
   // llama2-7b, T = 8192, d = 4: step = 2 * T/d * kv * e; 3 steps = 2(d-1)/d * T * kv * e.
   const RingAttentionLayerCost c =
-      ring_attention_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, kNvlink, Seconds(4e-3));
+      ring_attention_layer_cost(preset("llama2-7b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(4e-3));
   EXPECT_EQ(c.steps, 3u);
   EXPECT_EQ(c.step_bytes, Bytes(2ull * 2048 * 4096 * 2));
   EXPECT_EQ(c.sent, Bytes(2ull * 3 * 8192 * 4096 * 2 / 4));
@@ -126,57 +148,55 @@ TEST(RingAttention, ForwardSendsKeysAndValuesRoundTheRing) {
 }
 
 TEST(RingAttention, ExposedWhenAttentionPerStepIsShorter) {
+  const ClusterCostModel cost = cluster_cost(8, kFreeNvlink);
   const RingAttentionLayerCost c =
-      ring_attention_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Forward, kNvlink, Seconds(4e-4));
+      ring_attention_layer_cost(preset("llama2-7b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(4e-4));
   EXPECT_NEAR(c.exposed_time.value, 3 * (33554432.0 / 100e9 - 1e-4), 1e-15);
   EXPECT_LT(c.exposed_time, c.comm_time);
 }
 
 TEST(RingAttention, BackwardAddsGradientsOfKeysAndValues) {
+  const ClusterCostModel cost = cluster_cost(8);
   const TransformerSpec& m = preset("llama2-7b");
-  const auto fwd = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0));
-  const auto bwd = ring_attention_layer_cost(m, 8192, 4, Pass::Backward, kNvlink, Seconds(0));
-  const auto dkv_only = ring_attention_layer_cost(m, 8192, 4, Pass::Backward, kNvlink, Seconds(0),
+  const auto fwd = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
+  const auto bwd = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Backward, cost, Seconds(0));
+  const auto dkv_only = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Backward, cost, Seconds(0),
                                                   RingOptions{.backward_resends_kv = false});
-  const auto rec = ring_attention_layer_cost(m, 8192, 4, Pass::Recompute, kNvlink, Seconds(0));
+  const auto rec = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Recompute, cost, Seconds(0));
   EXPECT_EQ(bwd.sent, fwd.sent * 2);
   EXPECT_EQ(dkv_only.sent, fwd.sent);
   EXPECT_EQ(rec.sent, fwd.sent);
   // Tensor parallelism over 4 splits the heads: each rank circulates a quarter.
-  const auto tp4 = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0), RingOptions{.head_shards = 4});
+  const auto tp4 = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0), RingOptions{.head_shards = 4});
   EXPECT_EQ(tp4.sent.count * 4, fwd.sent.count);
 }
 
 TEST(RingAttention, GqaAndContextAndDegree) {
+  const ClusterCostModel cost = cluster_cost(8);
   const TransformerSpec& m = preset("llama2-7b");
-  const auto mha = ring_attention_layer_cost(m, 8192, 4, Pass::Forward, kNvlink, Seconds(0));
-  const auto gqa = ring_attention_layer_cost(preset("llama3-8b"), 8192, 4, Pass::Forward, kNvlink, Seconds(0));
+  const auto mha = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
+  const auto gqa = ring_attention_layer_cost(preset("llama3-8b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
   EXPECT_EQ(gqa.sent.count * 4, mha.sent.count);  // kv 1024 vs 4096
   // A slice with context circulates the context's K/V too.
   const std::vector<Segment> slice = {{4096, 4096}};
-  EXPECT_EQ(ring_attention_layer_cost(m, slice, 4, Pass::Forward, kNvlink, Seconds(0)).sent, mha.sent);
+  EXPECT_EQ(ring_attention_layer_cost(m, slice, first_ranks(4), Pass::Forward, cost, Seconds(0)).sent, mha.sent);
   // Per-step bytes shrink with the degree; the total tends to 2 * T * kv * e.
-  EXPECT_LT(ring_attention_layer_cost(m, 8192, 8, Pass::Forward, kNvlink, Seconds(0)).step_bytes, mha.step_bytes);
-  const auto one = ring_attention_layer_cost(m, 8192, 1, Pass::Forward, kNvlink, Seconds(0));
+  EXPECT_LT(ring_attention_layer_cost(m, 8192, first_ranks(8), Pass::Forward, cost, Seconds(0)).step_bytes, mha.step_bytes);
+  const auto one = ring_attention_layer_cost(m, 8192, first_ranks(1), Pass::Forward, cost, Seconds(0));
   EXPECT_EQ(one.sent, Bytes(0));
   EXPECT_EQ(one.steps, 0u);
-  EXPECT_THROW(ring_attention_layer_cost(m, 8192, 0, Pass::Forward, kNvlink, Seconds(0)), InputError);
-  EXPECT_THROW(ring_attention_layer_cost(m, 8192, 2, Pass::Forward, LinkParams{}, Seconds(0)), InputError);
+  EXPECT_THROW(ring_attention_layer_cost(m, 8192, first_ranks(0), Pass::Forward, cost, Seconds(0)), InputError);
 }
 
 TEST(RingAttention, CrossingNodesIsSlowerAndLessHidden) {
-  ClusterSpec c;
-  c.nodes = 4;
-  c.gpus_per_node = 8;
-  c.intra_node = kNvlink;
-  c.inter_node = LinkParams{BytesPerSecond(25e9), Seconds(5e-6)};
-  EXPECT_EQ(ring_link(c, 8).bandwidth, kNvlink.bandwidth);
-  EXPECT_EQ(ring_link(c, 16).bandwidth, c.inter_node.bandwidth);
+  // The slowest hop prices a step: NVLink inside a node, a NIC once the ring spans two.
+  const ClusterCostModel cost = cluster_cost(32);
   const TransformerSpec& m = preset("llama2-7b");
-  const auto intra = ring_attention_layer_cost(m, 65536, 8, Pass::Forward, ring_link(c, 8), Seconds(8e-3));
-  const auto inter = ring_attention_layer_cost(m, 131072, 16, Pass::Forward, ring_link(c, 16), Seconds(8e-3));
+  const auto intra = ring_attention_layer_cost(m, 65536, first_ranks(8), Pass::Forward, cost, Seconds(8e-3));
+  const auto inter = ring_attention_layer_cost(m, 131072, first_ranks(16), Pass::Forward, cost, Seconds(8e-3));
   EXPECT_EQ(intra.step_bytes, inter.step_bytes);
-  EXPECT_GT(inter.step_time, intra.step_time);
+  EXPECT_DOUBLE_EQ(intra.step_time.value, 1e-6 + static_cast<double>(intra.step_bytes.count) / 100e9);
+  EXPECT_DOUBLE_EQ(inter.step_time.value, 5e-6 + static_cast<double>(inter.step_bytes.count) / 25e9);
   EXPECT_GT(inter.exposed_time, intra.exposed_time);
 }
 

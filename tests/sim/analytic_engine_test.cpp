@@ -16,15 +16,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A network where communication costs nothing.
-SimpleClusterNetwork free_network(std::uint32_t ranks) {
-  const LinkParams free{BytesPerSecond(std::numeric_limits<double>::infinity()), Seconds(0.0)};
-  return SimpleClusterNetwork(free, free, std::vector<std::uint32_t>(ranks, 0));
+// A network where communication costs nothing (compute: the planner's estimates,
+// fixed by testing::with_planner_estimates).
+testing::UniformNetworkCost free_network(std::uint32_t ranks) {
+  return testing::UniformNetworkCost(LinkParams{BytesPerSecond(std::numeric_limits<double>::infinity()), Seconds(0.0)}, ranks);
 }
 
-SimpleClusterNetwork slow_network(std::uint32_t ranks) {
-  const LinkParams link{BytesPerSecond(1e9), Seconds(1e-6)};
-  return SimpleClusterNetwork(link, link, std::vector<std::uint32_t>(ranks, 0));
+testing::UniformNetworkCost slow_network(std::uint32_t ranks) {
+  return testing::UniformNetworkCost(LinkParams{BytesPerSecond(1e9), Seconds(1e-6)}, ranks);
 }
 
 // Gives every forward `forward_ns`, every backward `backward_ns`, the optimizer nothing.
@@ -48,7 +47,7 @@ TEST_P(TextbookOneFOneB, StepTimeMatchesTheClosedForm) {
   ASSERT_EQ(schedule.summary().micro_batches(), micro_batches);
   const std::int64_t tf = 1'000'000, tb = 2'000'000;
   set_durations(&schedule, tf, tb);
-  const auto trace = run_analytic(schedule, free_network(stages), planner_estimate_timer());
+  const auto trace = run_analytic(testing::with_planner_estimates(schedule), free_network(stages));
   EXPECT_EQ(trace.step_time_ns(), static_cast<std::int64_t>(micro_batches + stages - 1) * (tf + tb));
 }
 
@@ -61,8 +60,8 @@ TEST(AnalyticEngine, CommunicationStretchesThePipeline) {
   const auto scenario = testing::fixed_length_scenario(1, 4, 4, 8, 1024, 1024);
   auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(8, 1024));
   set_durations(&schedule, 1'000'000, 2'000'000);
-  const auto free = run_analytic(schedule, free_network(4), planner_estimate_timer());
-  const auto slow = run_analytic(schedule, slow_network(4), planner_estimate_timer());
+  const auto free = run_analytic(testing::with_planner_estimates(schedule), free_network(4));
+  const auto slow = run_analytic(testing::with_planner_estimates(schedule), slow_network(4));
   EXPECT_GT(slow.step_time_ns(), free.step_time_ns());
 }
 
@@ -76,7 +75,7 @@ TEST(AnalyticEngine, StreamsOverlap) {
   b.compute(0, compute, {}, work);
   b.send(0, comm, {}, 1, 1'000'000'000, 0);  // 1 GB at 1 GB/s: one second, beside the compute
   b.recv(1, comm, {}, 0, 1'000'000'000, 0);
-  const auto trace = run_analytic(b.finish(), slow_network(2), planner_estimate_timer());
+  const auto trace = run_analytic(testing::with_planner_estimates(b.finish()), slow_network(2));
   EXPECT_NEAR(static_cast<double>(trace.step_time_ns()), 1e9 + 1e3, 1.0);
 }
 
@@ -91,7 +90,7 @@ TEST(AnalyticEngine, DependenciesOrderOpsAcrossStreams) {
   const std::array<OpIndex, 1> after{f};
   b.send(0, comm, after, 1, 0, 0);
   b.recv(1, comm, {}, 0, 0, 0);
-  const auto trace = run_analytic(b.finish(), free_network(2), planner_estimate_timer());
+  const auto trace = run_analytic(testing::with_planner_estimates(b.finish()), free_network(2));
   // The receive on rank 1 ends when the data leaves rank 0, after its compute.
   ASSERT_EQ(trace.events_size(), 3);
   EXPECT_EQ(trace.events(2).rank(), 1u);
@@ -105,7 +104,7 @@ TEST(AnalyticEngine, TracksMemoryPerRank) {
   b.memory(0, s, {}, true, 5, proto::ACTIVATIONS);
   b.memory(0, s, {}, false, 10, proto::ACTIVATIONS);
   b.memory(0, s, {}, true, 2, proto::WORKSPACE);
-  const auto trace = run_analytic(b.finish(), free_network(1), planner_estimate_timer());
+  const auto trace = run_analytic(testing::with_planner_estimates(b.finish()), free_network(1));
   ASSERT_EQ(trace.memory_size(), 4);
   EXPECT_EQ(trace.memory(1).bytes(), 15u);
   EXPECT_EQ(trace.memory(3).bytes(), 7u);
@@ -116,7 +115,7 @@ TEST(AnalyticEngine, FreeingMoreThanAllocatedIsAnError) {
   const auto s = b.stream("compute");
   b.memory(0, s, {}, true, 10, proto::ACTIVATIONS);
   b.memory(0, s, {}, false, 11, proto::ACTIVATIONS);
-  EXPECT_THROW(run_analytic(b.finish(), free_network(1), planner_estimate_timer()), ScheduleMismatch);
+  EXPECT_THROW(run_analytic(testing::with_planner_estimates(b.finish()), free_network(1)), ScheduleMismatch);
 }
 
 TEST(AnalyticEngine, DeadlockReportNamesTheBlockedOpsAndTheMismatchedTag) {
@@ -125,7 +124,7 @@ TEST(AnalyticEngine, DeadlockReportNamesTheBlockedOpsAndTheMismatchedTag) {
   b.send(0, comm, {}, 1, 64, 1);
   b.recv(1, comm, {}, 0, 64, 2);
   try {
-    run_analytic(b.finish(), free_network(2), planner_estimate_timer());
+    run_analytic(testing::with_planner_estimates(b.finish()), free_network(2));
     FAIL() << "expected a deadlock";
   } catch (const ScheduleDeadlock& e) {
     const std::string what = e.what();
@@ -144,7 +143,7 @@ TEST(AnalyticEngine, DeadlockReportNamesMissingCollectiveMembers) {
   b.recv(2, comm, {}, 0, 8, 9);  // rank 2 waits for a send that never comes, before its all-reduce
   b.collective(2, comm, {}, proto::ALL_REDUCE, g, 1024);
   try {
-    run_analytic(b.finish(), free_network(3), planner_estimate_timer());
+    run_analytic(testing::with_planner_estimates(b.finish()), free_network(3));
     FAIL() << "expected a deadlock";
   } catch (const ScheduleDeadlock& e) {
     const std::string what = e.what();
@@ -160,22 +159,7 @@ TEST(AnalyticEngine, SizeMismatchIsReported) {
   const auto comm = b.stream("comm");
   b.send(0, comm, {}, 1, 64, 1);
   b.recv(1, comm, {}, 0, 32, 1);
-  EXPECT_THROW(run_analytic(b.finish(), free_network(2), planner_estimate_timer()), ScheduleMismatch);
-}
-
-// The CostModel entry point prices ops as the compatibility path does: the same
-// trace, byte for byte, for a planned pipeline with communication.
-TEST(AnalyticEngine, CostModelAndCompatibilityPathsAgree) {
-  const auto scenario = testing::fixed_length_scenario(2, 4, 4, 16, 1024, 2048);  // 2 data-parallel pipelines
-  const auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(16, 1024));
-  const auto network = slow_network(schedule.num_ranks());
-  const auto cost = compat_cost_model(network, *scenario.compute_cost, scenario.cluster.gpu);
-  const auto via_cost = run_analytic(schedule, *cost);
-  const auto via_timer = run_analytic(schedule, network, cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu));
-  EXPECT_GT(via_cost.step_time_ns(), 0);
-  EXPECT_TRUE(std::any_of(via_cost.events().begin(), via_cost.events().end(),
-                          [](const proto::OpEvent& e) { return e.kind() == proto::COLLECTIVE; }));
-  EXPECT_EQ(via_cost.SerializeAsString(), via_timer.SerializeAsString());
+  EXPECT_THROW(run_analytic(testing::with_planner_estimates(b.finish()), free_network(2)), ScheduleMismatch);
 }
 
 TEST(AnalyticEngine, DeadlockReportsAreCappedByTheOptions) {
@@ -185,7 +169,7 @@ TEST(AnalyticEngine, DeadlockReportsAreCappedByTheOptions) {
   AnalyticEngineOptions options;
   options.max_blocked_ops_reported = 1;
   try {
-    run_analytic(b.finish(), free_network(2), planner_estimate_timer(), options);
+    run_analytic(testing::with_planner_estimates(b.finish()), free_network(2), options);
     FAIL() << "expected a deadlock";
   } catch (const ScheduleDeadlock& e) {
     EXPECT_THAT(e.what(), HasSubstr("... and 1 more blocked ops"));

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "sim/run.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 
@@ -42,7 +43,7 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   const auto sc = scenario(strategy, fraction, intra, distribution, nodes);
   const auto lengths = sample_batch(sc);
   Run out;
-  out.schedule = make_planner(strategy, sc)->plan(sc, lengths);
+  out.schedule = make_planner(strategy, sc, simulated_step_seconds)->plan(sc, lengths);
   out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
     for (const auto& op : program.ops()) {
@@ -120,7 +121,7 @@ TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {
   // PCIe-class links inside the node and mostly short sequences: all-to-alls
   // cost more than sub-pipelines of smaller degree.
   const auto sc = scenario("epp-flex", 1.0, "25GB/s", "wikipedia");
-  const auto plan = plan_epp(sc, resolve_epp_options(sc), sample_batch(sc), EppVariant::Flex);
+  const auto plan = plan_epp(sc, resolve_epp_options(sc), sample_batch(sc), EppVariant::Flex, simulated_step_seconds);
   bool smaller = false;
   for (const auto& p : plan.replicas[0].pipelines) {
     smaller = smaller || p.sp_degree < 4;

@@ -16,15 +16,17 @@ namespace {
 
 // `nodes` x 8 A100-80GB; `model` a preset; a flexsp plan with `extra_plan`.
 ResolvedScenario scenario(std::uint32_t nodes, const std::string& model, std::uint32_t batch, std::uint64_t max_length,
-                          const std::string& extra_plan = "", const std::string& lengths = "distribution: \"wikipedia\"") {
+                          const std::string& extra_plan = "", const std::string& lengths = "distribution: \"wikipedia\"",
+                          const std::string& cost_model = "") {
   return testing::test_scenario(nodes, 8, fmt::format(R"(
     name: "flexsp-test"
     seed: 3
     model {{ preset: "{}" }}
     workload {{ lengths {{ {} }} global_batch: {} max_length: {} over_max_length: DROP }}
     plan {{ strategy: "flexsp" {} }}
+    cost_model {{ {} }}
   )",
-                                                      model, lengths, batch, max_length, extra_plan),
+                                                      model, lengths, batch, max_length, extra_plan, cost_model),
                                 "flexsp.textproto");
 }
 
@@ -92,7 +94,9 @@ TEST(FlexSp, EverySequenceOnceAndDegreesFillTheCluster) {
 
 TEST(FlexSp, PresetModelOnSixtyFourGpus) {
   // GPT-7B (FlexSP's constants), 28 GB of each GPU, 512 Wikipedia sequences up to 192K.
-  const auto sc = scenario(8, "gpt-6.7b", 512, 196608, "memory_fraction: 0.35");
+  const auto sc = scenario(8, "gpt-6.7b", 512, 196608, "memory_fraction: 0.35", "distribution: \"wikipedia\"",
+                           "flexsp_preset: \"gpt-7b\"");
+  ASSERT_NE(sc.flexsp_preset, nullptr);
   const auto lengths = sample_batch(sc);
   const auto plan = plan_flexsp(sc, resolve_flexsp_options(sc), lengths);
   expect_valid(plan, lengths.size(), 64);

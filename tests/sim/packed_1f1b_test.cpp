@@ -8,8 +8,6 @@
 
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "test_scenarios.h"
 
 namespace eppsim {
@@ -104,10 +102,7 @@ TEST(Packed1F1B, RejectsZero3) {
 }
 
 proto::Trace run_with_cost_model(const ResolvedScenario& scenario, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(scenario.node_of_rank(r));
-  const SimpleClusterNetwork network(scenario.cluster.intra_node, scenario.cluster.inter_node, nodes);
-  return run_analytic(schedule, network, cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu));
+  return testing::simulate(scenario, schedule);
 }
 
 TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {

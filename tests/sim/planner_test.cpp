@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "sim/run.h"
 #include "traces/scenario.h"
 
 namespace eppsim {
@@ -38,7 +39,7 @@ class PlanDecisionsOf : public ::testing::TestWithParam<std::string> {};
 TEST_P(PlanDecisionsOf, AreFilledAndConsistent) {
   const std::string strategy = GetParam();
   const auto sc = quickstart(strategy);
-  const auto schedule = make_planner(strategy, sc)->plan(sc, sample_batch(sc));
+  const auto schedule = make_planner(strategy, sc, simulated_step_seconds)->plan(sc, sample_batch(sc));
   const auto& summary = schedule.summary();
   const auto& d = summary.decisions();
   EXPECT_EQ(d.reproduces(), system_of(strategy));

@@ -13,8 +13,6 @@
 #include "models/compute_cost.h"
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
 
@@ -151,10 +149,7 @@ Totals totals(const proto::Schedule& schedule) {
 }
 
 proto::Trace run(const ResolvedScenario& scenario, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) nodes.push_back(scenario.node_of_rank(r));
-  const SimpleClusterNetwork network(scenario.cluster.intra_node, scenario.cluster.inter_node, nodes);
-  return run_analytic(schedule, network, cost_model_timer(*scenario.compute_cost, scenario.cluster.gpu));
+  return testing::simulate(scenario, schedule);
 }
 
 const std::vector<std::uint64_t> kBatch{16384, 3000, 1000, 500, 2000, 8000, 4096, 700};

@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
+#include "models/closed_form_network.h"
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "sim/plan/planner.h"
+#include "traces/op_cost.h"
 #include "traces/scenario.h"
 
 namespace eppsim::testing {
@@ -54,12 +56,52 @@ inline std::string planner_error(const std::string& text, const std::vector<std:
   return "";
 }
 
-// The analytic engine's step time of `schedule` on the scenario's simple cluster.
+// The analytic engine's trace of `schedule` priced by the scenario's cost model
+// (ResolvedScenario::cost, the default placement).
+inline proto::Trace simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
+  return run_analytic(schedule, *sc.cost);
+}
+
+// Its step time.
 inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Schedule& schedule) {
-  std::vector<std::uint32_t> node_of_rank;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
-  const SimpleClusterNetwork network(sc.cluster.intra_node, sc.cluster.inter_node, node_of_rank);
-  return run_analytic(schedule, network, cost_model_timer(*sc.compute_cost, sc.cluster.gpu)).step_time_ns();
+  return simulate(sc, schedule).step_time_ns();
+}
+
+// Communication by the closed forms (models/closed_form_network.h) over one
+// `link` for every pair (`ranks` ranks on one node); no compute: schedules run
+// on it carry fixed durations (with_planner_estimates).
+class UniformNetworkCost final : public CostModel {
+ public:
+  UniformNetworkCost(LinkParams link, std::uint32_t ranks) : network_(link, link, std::vector<std::uint32_t>(ranks, 0)) {}
+  Seconds compute_time(const ComputeWork&) const override {
+    throw std::logic_error("UniformNetworkCost prices communication only; fix compute durations first");
+  }
+  Seconds optimizer_time(Bytes) const override {
+    throw std::logic_error("UniformNetworkCost prices communication only; fix compute durations first");
+  }
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override {
+    return network_.p2p_time(src_rank, dst_rank, size);
+  }
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                          Bytes size) const override {
+    return network_.collective_time(kind, algorithm, ranks, size);
+  }
+
+ private:
+  ClosedFormNetwork network_;
+};
+
+// `schedule` with every COMPUTE op fixed at the planner's estimate
+// (estimated_duration_ns), as an imported trace fixes its durations.
+inline proto::Schedule with_planner_estimates(proto::Schedule schedule) {
+  for (auto& program : *schedule.mutable_programs()) {
+    for (auto& op : *program.mutable_ops()) {
+      if (!op.has_compute()) continue;
+      op.set_duration_source(proto::DURATION_FIXED);
+      op.set_fixed_duration_ns(op.compute().estimated_duration_ns());
+    }
+  }
+  return schedule;
 }
 
 // `nodes` x `gpus_per_node` A100-80GB, llama2-7b, fixed-length sequences.

@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
-#include "sim/engine/compute_timer.h"
-#include "sim/engine/network_model.h"
 #include "test_scenarios.h"
 
 namespace eppsim {
@@ -51,8 +50,8 @@ proto::Schedule one_micro_batch(double ms, bool rank1_idle = false) {
 }
 
 double step_ms(const proto::Schedule& schedule) {
-  const SimpleClusterNetwork network(kLink, kLink, {0, 0});
-  return static_cast<double>(run_analytic(schedule, network, planner_estimate_timer()).step_time_ns()) * 1e-6;
+  const testing::UniformNetworkCost network(kLink, 2);
+  return static_cast<double>(run_analytic(testing::with_planner_estimates(schedule), network).step_time_ns()) * 1e-6;
 }
 
 TEST(Zero3Layers, EveryVisitGathersAndEveryBackwardVisitReduces) {
@@ -112,12 +111,12 @@ TEST(Zero3Layers, PlannerEstimateIsTheEnginesClosedForm) {
   const auto& intra = sc.cluster.intra_node;
   const auto& inter = sc.cluster.inter_node;
   EXPECT_NEAR(est.gather,
-              std::min(hierarchical_collective_time(proto::ALL_GATHER, 8, 2, Bytes(layer.count / 16), intra, inter).value,
-                       ring_collective_time(proto::ALL_GATHER, 16, Bytes(layer.count / 16), inter).value),
+              std::min(hierarchical_collective_time(CollectiveKind::AllGather, 8, 2, Bytes(layer.count / 16), intra, inter).value,
+                       ring_collective_time(CollectiveKind::AllGather, 16, Bytes(layer.count / 16), inter).value),
               1e-12);
   EXPECT_NEAR(est.reduce_scatter,
-              std::min(hierarchical_collective_time(proto::REDUCE_SCATTER, 8, 2, layer, intra, inter).value,
-                       ring_collective_time(proto::REDUCE_SCATTER, 16, layer, inter).value),
+              std::min(hierarchical_collective_time(CollectiveKind::ReduceScatter, 8, 2, layer, intra, inter).value,
+                       ring_collective_time(CollectiveKind::ReduceScatter, 16, layer, inter).value),
               1e-12);
   EXPECT_GT(est.gather, 0.0);
 }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "models/flexsp_preset.h"
 #include "models/rng.h"
 #include "traces/proto_io.h"
 #include "tests/traces/sample_messages.h"
@@ -331,6 +332,47 @@ TEST_F(ScenarioFile, CostModel) {
   EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
                 load(std::string(kBase) + "cost_model { attention_efficiency: 0.4 }\n").compute_cost.get()),
             nullptr);
+}
+
+TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
+  // Defaults: ROOFLINE without a calibration, CLOSED_FORM without a topology.
+  const ResolvedScenario r = load(kBase);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
+  EXPECT_EQ(r.network_pricing, NetworkPricing::ClosedForm);
+  ASSERT_NE(r.cost, nullptr);
+  const std::string calibration =
+      "  calibration {\n    forward { alpha2_s_per_token: 1e-7 }\n    backward { alpha2_s_per_token: 2e-7 }\n  }\n";
+  // An explicit ROOFLINE beside a calibration keeps the roofline.
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
+                load(std::string(kBase) + "cost_model {\n  compute: ROOFLINE\n" + calibration + "}\n").compute_cost.get()),
+            nullptr);
+  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(
+                load(std::string(kBase) + "cost_model {\n  compute: CALIBRATED\n" + calibration + "}\n").compute_cost.get()),
+            nullptr);
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: CALIBRATED\n}\n"),
+              HasSubstr(":21: cost_model.compute: CALIBRATED needs cost_model.calibration"));
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  network: ROUTED\n}\n"),
+              HasSubstr(":21: cost_model.network: ROUTED needs cluster.topology"));
+  EXPECT_THAT(error_of(kBase, {"cost_model.network=ROUTED"}),
+              HasSubstr("cost_model.network: ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM "
+                        "(set by --set cost_model.network=ROUTED)"));
+  EXPECT_EQ(load(kBase, {"cost_model.network=CLOSED_FORM"}).network_pricing, NetworkPricing::ClosedForm);
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: 7\n}\n"),
+              HasSubstr(":21: cost_model.compute: unknown value 7 (known: ROOFLINE, CALIBRATED)"));
+}
+
+TEST_F(ScenarioFile, FlexSpPresetIsAFieldNotAModelName) {
+  const std::string gpt13b = replaced(kBase, "preset: \"llama2-7b\"", "preset: \"gpt-13b\"");
+  // The model's name alone selects nothing.
+  EXPECT_EQ(load(gpt13b).flexsp_preset, nullptr);
+  const ResolvedScenario r = load(gpt13b + "cost_model {\n  flexsp_preset: \"gpt-13b\"\n}\n");
+  ASSERT_NE(r.flexsp_preset, nullptr);
+  EXPECT_EQ(r.flexsp_preset->name, "gpt-13b");
+  EXPECT_THAT(error_of(gpt13b + "cost_model {\n  flexsp_preset: \"gpt-14b\"\n}\n"),
+              HasSubstr(":21: cost_model.flexsp_preset: unknown FlexSP preset \"gpt-14b\" (known: gpt-7b, gpt-13b, gpt-30b)"));
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  flexsp_preset: \"gpt-13b\"\n}\n"),
+              HasSubstr(":21: cost_model.flexsp_preset: FlexSP preset \"gpt-13b\" measured a model of 40 layers and "
+                        "hidden size 5120, but the model has 32 layers and hidden size 4096"));
 }
 
 TEST_F(ScenarioFile, OverridesApplyBeforeValidationAndAreNamedInErrors) {

@@ -1,8 +1,6 @@
 #pragma once
-// How long communication takes: the interface every engine's network side
-// implements, and the closed-form model of the simple cluster (nodes of GPUs
-// on a full-bandwidth NVLink fabric, one NIC per GPU into one non-blocking
-// switch).
+// The closed-form network cost of the simple cluster (nodes of GPUs on a
+// full-bandwidth NVLink fabric, one NIC per GPU into one non-blocking switch).
 //
 // Closed forms (alpha = link latency, B = link bandwidth per direction, n =
 // group size, S = size_bytes as defined in schedule.proto), nccl-tests style:
@@ -21,34 +19,27 @@
 //   all-to-all spanning nodes, with m_min the fewest group ranks on one node: each
 //     GPU sends over NVLink and its NIC at once,
 //     (n-1) a_e + max((m_min-1)/n * S/B_i, (n-m_min)/n * S/B_e)
-//     (models/all_to_all_bandwidth.h's cluster-derived form, for any placement)
 // A group inside one node uses NVLink (B_i, a_i); a group spanning nodes is
 // bounded by the NICs (B_e, a_e). ALGORITHM_AUTO takes the cheapest algorithm
-// that applies, as a tuned NCCL would.
+// that applies, as a tuned NCCL would. Hints that do not apply (tree for other
+// kinds than all-reduce, hierarchical for uneven groups) fall back to the ring.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "models/cluster_spec.h"
 #include "models/units.h"
-#include "traces/schedule.pb.h"
+#include "models/network_time_model.h"
 
 namespace eppsim {
 
-class NetworkModel {
- public:
-  virtual ~NetworkModel() = default;
-  virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
-  virtual Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
-                                  std::span<const std::uint32_t> ranks, Bytes size) const = 0;
-};
-
-class SimpleClusterNetwork final : public NetworkModel {
+class ClosedFormNetwork final : public NetworkTimeModel {
  public:
   // `node_of_rank[r]` is rank r's node (the Schedule's placement).
-  SimpleClusterNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank);
+  ClosedFormNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
  private:
@@ -58,12 +49,12 @@ class SimpleClusterNetwork final : public NetworkModel {
 };
 
 // The closed forms themselves, for one uniform link (alpha, B) and group size n.
-Seconds ring_collective_time(proto::CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link);
+Seconds ring_collective_time(CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link);
 Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link);
 Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
                                     LinkParams inter);
 // ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER over g GPUs on each of k nodes.
-Seconds hierarchical_collective_time(proto::CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
+Seconds hierarchical_collective_time(CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
                                      Bytes size, LinkParams intra, LinkParams inter);
 
 }  // namespace eppsim

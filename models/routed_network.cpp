@@ -1,4 +1,4 @@
-#include "sim/engine/topology_network.h"
+#include "models/routed_network.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,10 +32,10 @@ std::vector<std::pair<VertexId, VertexId>> ring_flows(const std::vector<VertexId
 
 }  // namespace
 
-TopologyNetwork::TopologyNetwork(const Topology& topology, std::vector<VertexId> chip_of_rank)
-    : topology_(topology), chip_of_rank_(std::move(chip_of_rank)) {}
+RoutedNetwork::RoutedNetwork(std::shared_ptr<const Topology> topology, std::vector<VertexId> chip_of_rank)
+    : owned_topology_(std::move(topology)), topology_(*owned_topology_), chip_of_rank_(std::move(chip_of_rank)) {}
 
-std::uint32_t TopologyNetwork::channels_for(VertexId chip) const {
+std::uint32_t RoutedNetwork::channels_for(VertexId chip) const {
   std::uint32_t inter = 0;
   for (const auto& [neighbour, link] : topology_.neighbors(chip)) {
     if (!topology_.link(link).intra_node) ++inter;
@@ -43,7 +43,7 @@ std::uint32_t TopologyNetwork::channels_for(VertexId chip) const {
   return std::clamp<std::uint32_t>(inter, 1, kMaxChannels);
 }
 
-std::vector<TopologyNetwork::FlowShare> TopologyNetwork::share(std::span<const std::pair<VertexId, VertexId>> flows,
+std::vector<RoutedNetwork::FlowShare> RoutedNetwork::share(std::span<const std::pair<VertexId, VertexId>> flows,
                                                                std::uint32_t channels) const {
   // Route every flow of every channel; count flows per (link, direction).
   std::vector<std::vector<LinkId>> paths(flows.size() * channels);
@@ -82,7 +82,7 @@ std::vector<TopologyNetwork::FlowShare> TopologyNetwork::share(std::span<const s
   return shares;
 }
 
-double TopologyNetwork::step_time(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels,
+double RoutedNetwork::step_time(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels,
                                   double bytes) const {
   double slowest = 0.0;
   for (const auto& s : share(flows, channels)) {
@@ -92,16 +92,16 @@ double TopologyNetwork::step_time(std::span<const std::pair<VertexId, VertexId>>
   return slowest;
 }
 
-double TopologyNetwork::ring_time(proto::CollectiveKind kind, const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::ring_time(CollectiveKind kind, const std::vector<VertexId>& chips, double size) const {
   const double n = static_cast<double>(chips.size());
   const std::uint32_t channels = channels_for(chips.front());
   const auto flows = ring_flows(chips);
   const double per_channel = size / channels;
   switch (kind) {
-    case proto::ALL_REDUCE: return 2.0 * (n - 1) * step_time(flows, channels, per_channel / n);
-    case proto::REDUCE_SCATTER: return (n - 1) * step_time(flows, channels, per_channel / n);
-    case proto::ALL_GATHER: return (n - 1) * step_time(flows, channels, per_channel);
-    case proto::BROADCAST: {
+    case CollectiveKind::AllReduce: return 2.0 * (n - 1) * step_time(flows, channels, per_channel / n);
+    case CollectiveKind::ReduceScatter: return (n - 1) * step_time(flows, channels, per_channel / n);
+    case CollectiveKind::AllGather: return (n - 1) * step_time(flows, channels, per_channel);
+    case CollectiveKind::Broadcast: {
       // Pipelined chain: the data streams through n-1 hops at the slowest rate.
       double latency = 0.0, rate = std::numeric_limits<double>::infinity();
       for (const auto& s : share(std::span(flows).first(flows.size() - 1), channels)) {
@@ -110,11 +110,12 @@ double TopologyNetwork::ring_time(proto::CollectiveKind kind, const std::vector<
       }
       return (n - 1) * latency + per_channel / rate;
     }
-    default: return all_to_all_time(chips, size);
+    case CollectiveKind::AllToAll: return all_to_all_time(chips, size);
   }
+  return all_to_all_time(chips, size);
 }
 
-double TopologyNetwork::tree_time(const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::tree_time(const std::vector<VertexId>& chips, double size) const {
   const std::uint32_t channels = channels_for(chips.front());
   const auto flows = ring_flows(chips);
   double latency = 0.0, rate = std::numeric_limits<double>::infinity();
@@ -126,7 +127,7 @@ double TopologyNetwork::tree_time(const std::vector<VertexId>& chips, double siz
   return 2.0 * depth * latency + 2.0 * (size / channels) / rate;
 }
 
-double TopologyNetwork::hierarchical_time(const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::hierarchical_time(const std::vector<VertexId>& chips, double size) const {
   // Group the chips by node; hierarchical applies when every node holds the same count g > 1.
   std::map<std::uint32_t, std::vector<VertexId>> by_node;
   for (auto c : chips) by_node[topology_.node_of(c)].push_back(c);
@@ -156,7 +157,7 @@ double TopologyNetwork::hierarchical_time(const std::vector<VertexId>& chips, do
   return 2.0 * intra_phase + inter_phase;
 }
 
-double TopologyNetwork::all_to_all_time(const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::all_to_all_time(const std::vector<VertexId>& chips, double size) const {
   const auto n = static_cast<std::uint32_t>(chips.size());
   const double per_peer = size / n;
   std::vector<std::uint32_t> rounds;
@@ -177,7 +178,7 @@ double TopologyNetwork::all_to_all_time(const std::vector<VertexId>& chips, doub
   return total * (static_cast<double>(n) - 1) / static_cast<double>(rounds.size());
 }
 
-double TopologyNetwork::direct_all_to_all_time(const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::direct_all_to_all_time(const std::vector<VertexId>& chips, double size) const {
   const auto n = static_cast<std::uint32_t>(chips.size());
   if (n > kAllToAllExactRanks) return all_to_all_time(chips, size);
   std::vector<std::pair<VertexId, VertexId>> flows;
@@ -190,14 +191,14 @@ double TopologyNetwork::direct_all_to_all_time(const std::vector<VertexId>& chip
   return step_time(flows, 1, size / n);
 }
 
-Seconds TopologyNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
+Seconds RoutedNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
   const VertexId src = chip_of_rank_.at(src_rank), dst = chip_of_rank_.at(dst_rank);
   if (src == dst) return Seconds(0.0);
   const std::pair<VertexId, VertexId> flow{src, dst};
   return Seconds(step_time(std::span(&flow, 1), 1, static_cast<double>(size.count)));
 }
 
-Seconds TopologyNetwork::collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+Seconds RoutedNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                          std::span<const std::uint32_t> ranks, Bytes size) const {
   if (ranks.size() <= 1) return Seconds(0.0);
   std::vector<std::uint32_t> key(ranks.begin(), ranks.end());
@@ -210,22 +211,22 @@ Seconds TopologyNetwork::collective_time(proto::CollectiveKind kind, proto::Coll
   std::sort(chips.begin(), chips.end());
   const double bytes = static_cast<double>(size.count);
   double time = 0.0;
-  if (kind == proto::ALL_TO_ALL) {
+  if (kind == CollectiveKind::AllToAll) {
     switch (algorithm) {
-      case proto::DIRECT: time = direct_all_to_all_time(chips, bytes); break;
-      case proto::ALGORITHM_AUTO:
+      case CollectiveAlgorithm::Direct: time = direct_all_to_all_time(chips, bytes); break;
+      case CollectiveAlgorithm::Auto:
         time = std::min(all_to_all_time(chips, bytes), direct_all_to_all_time(chips, bytes));
         break;
       default: time = all_to_all_time(chips, bytes);
     }
-  } else if (kind != proto::ALL_REDUCE) {
+  } else if (kind != CollectiveKind::AllReduce) {
     time = ring_time(kind, chips, bytes);
   } else {
     switch (algorithm) {
-      case proto::RING:
-      case proto::DIRECT: time = ring_time(kind, chips, bytes); break;
-      case proto::TREE: time = tree_time(chips, bytes); break;
-      case proto::HIERARCHICAL:
+      case CollectiveAlgorithm::Ring:
+      case CollectiveAlgorithm::Direct: time = ring_time(kind, chips, bytes); break;
+      case CollectiveAlgorithm::Tree: time = tree_time(chips, bytes); break;
+      case CollectiveAlgorithm::Hierarchical:
         time = hierarchical_time(chips, bytes);
         if (std::isinf(time)) time = ring_time(kind, chips, bytes);
         break;

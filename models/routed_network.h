@@ -24,26 +24,30 @@
 //                       sharing the links; groups above 256 ranks fall back to pairwise
 // where a step takes the time of the slowest flow in it. Ring order follows the
 // chips' ids (node-major), so neighbours in the ring are neighbours in the
-// machine, as NCCL's topology-aware rings are. ALGORITHM_AUTO takes the fastest
-// applicable algorithm.
+// machine, as NCCL's topology-aware rings are. CollectiveAlgorithm::Auto takes the
+// fastest applicable algorithm; a hint that does not apply falls back to the ring
+// (pairwise for all-to-all).
+//
+// Not thread-safe: collective times are memoised per (kind, algorithm, size, ranks).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <tuple>
 #include <vector>
 
 #include "models/topology/topology.h"
-#include "sim/engine/network_model.h"
+#include "models/network_time_model.h"
 
 namespace eppsim {
 
-class TopologyNetwork final : public NetworkModel {
+class RoutedNetwork final : public NetworkTimeModel {
  public:
-  // `chip_of_rank[r]`: the chip rank r runs on. The topology must outlive this.
-  TopologyNetwork(const Topology& topology, std::vector<VertexId> chip_of_rank);
+  // `chip_of_rank[r]`: the chip rank r runs on. The network shares the topology.
+  RoutedNetwork(std::shared_ptr<const Topology> topology, std::vector<VertexId> chip_of_rank);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(proto::CollectiveKind kind, proto::CollectiveAlgorithm algorithm,
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
   // One flow of a collective step: latency of its path and the rate it gets.
@@ -58,12 +62,13 @@ class TopologyNetwork final : public NetworkModel {
   // Time of one step in which all `flows` move `bytes` each (per channel).
   double step_time(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels, double bytes) const;
   std::uint32_t channels_for(VertexId chip) const;
-  double ring_time(proto::CollectiveKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
+  double ring_time(CollectiveKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
   double tree_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double hierarchical_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double direct_all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;
 
+  std::shared_ptr<const Topology> owned_topology_;
   const Topology& topology_;
   std::vector<VertexId> chip_of_rank_;
   mutable std::map<std::tuple<int, int, std::uint64_t, std::vector<std::uint32_t>>, double> memo_;

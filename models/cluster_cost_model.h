@@ -1,0 +1,42 @@
+#pragma once
+// The cost model of a cluster (models/cost_model.h), composed of three parts:
+//   compute          a ComputeCostModel (compute_cost.h: roofline or calibrated)
+//   network          a NetworkTimeModel bound to the ranks' placement (network_time_model.h:
+//                    closed forms or routed over a topology)
+//   HBM bandwidth    the GPU's, for optimizer steps: time = memory_traffic / bandwidth
+// traces/cost_model_factory.h builds one from a scenario; planners and engines
+// share it.
+#include <memory>
+
+#include "models/compute_cost.h"
+#include "models/cost_model.h"
+#include "models/network_time_model.h"
+#include "models/units.h"
+
+namespace eppsim {
+
+class ClusterCostModel final : public CostModel {
+ public:
+  ClusterCostModel(std::shared_ptr<const ComputeCostModel> compute, std::shared_ptr<const NetworkTimeModel> network,
+                   BytesPerSecond hbm_bandwidth);
+
+  // This rank's share of `work`: the compute model's time of the pass over the
+  // chunk divided by `shards` (an equal share per GPU, as FlexSP's and
+  // InfiniPipe's cost models assume). Only whole layers are priced (LayerPart
+  // Whole); a part of a layer throws std::invalid_argument.
+  Seconds compute_time(const ComputeWork& work) const override;
+  Seconds optimizer_time(Bytes memory_traffic) const override;
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                          Bytes size) const override;
+
+  const ComputeCostModel& compute() const { return *compute_; }
+  const NetworkTimeModel& network() const { return *network_; }
+
+ private:
+  std::shared_ptr<const ComputeCostModel> compute_;
+  std::shared_ptr<const NetworkTimeModel> network_;
+  BytesPerSecond hbm_bandwidth_;
+};
+
+}  // namespace eppsim
