@@ -57,20 +57,44 @@ std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& 
   return {make("q", h), make("k", kv), make("v", kv), make("out", h)};
 }
 
+std::array<Bytes, 2> ulysses_layer_exchanges(const TransformerSpec& model, std::uint64_t tokens,
+                                             std::uint32_t degree, Pass pass) {
+  const auto a = ulysses_layer_all_to_alls(model, tokens, degree, pass);
+  if (pass == Pass::Backward) return {a[0].buffer, a[1].buffer + a[2].buffer + a[3].buffer};
+  return {a[0].buffer + a[1].buffer + a[2].buffer, a[3].buffer};
+}
+
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
                                     Pass pass, const AllToAllBandwidth& bandwidth) {
   UlyssesLayerCost cost;
   for (const UlyssesAllToAll& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) {
     cost.buffer += a.buffer;
     cost.sent += a.sent;
-    cost.time += bandwidth.time(degree, a.buffer);
   }
+  for (const Bytes buffer : ulysses_layer_exchanges(model, tokens, degree, pass)) cost.time += bandwidth.time(degree, buffer);
   return cost;
 }
 
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
                                     std::uint32_t degree, Pass pass, const AllToAllBandwidth& bandwidth) {
   return ulysses_layer_cost(model, new_tokens(segments), degree, pass, bandwidth);
+}
+
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::uint64_t kv_tokens, std::uint32_t degree, Pass pass,
+                                RingOptions options) {
+  check_degree(degree);
+  if (degree == 1) return Bytes(0);
+  const double head_shards = std::max<std::uint32_t>(options.head_shards, 1);
+  const double kv_block =
+      static_cast<double>(kv_tokens) / degree * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
+  // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
+  const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
+  return whole_bytes(kv_block * blocks_per_step);
+}
+
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Segment> segments, std::uint32_t degree,
+                                Pass pass, RingOptions options) {
+  return ring_attention_step_bytes(model, attended_tokens(segments), degree, pass, options);
 }
 
 RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
@@ -84,13 +108,8 @@ RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, s
                                  ring_link.bandwidth.value));
   }
   const double d = degree;
-  const double head_shards = std::max<std::uint32_t>(options.head_shards, 1);
-  const double kv_block =
-      static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
-  // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
-  const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
   cost.steps = degree - 1;
-  cost.step_bytes = whole_bytes(kv_block * blocks_per_step);
+  cost.step_bytes = ring_attention_step_bytes(model, kv_tokens, degree, pass, options);
   cost.sent = cost.step_bytes * cost.steps;
   cost.step_time = ring_link.latency + transfer_time(cost.step_bytes, ring_link.bandwidth);
   cost.comm_time = cost.step_time * cost.steps;

@@ -10,8 +10,11 @@
 //                        dV (kv) after
 //   per-GPU buffer of one all-to-all  = T/d * width * e   (schedule.proto's size_bytes)
 //   bytes leaving the GPU             = (d-1)/d of it     (the 1/d for itself stays)
-//   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA);
-//   time = sum over the 4 of AllToAllBandwidth::time (4 latencies + buffer / algbw).
+//   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA).
+//   A Schedule runs them as 2 collectives per layer and pass (ulysses_layer_exchanges):
+//   Q, K and V in one all-to-all before attention and the output after it (forward,
+//   recompute); d(output) before attention's backward and dQ, dK, dV in one after it;
+//   time = the sum of those 2 under AllToAllBandwidth::time (2 latencies + buffer / algbw).
 //   Only the chunk's new tokens move: the K/V of earlier slices (Segment::context_tokens)
 //   were exchanged when those slices ran and are kept head-sharded.
 //   Heads are split over the group, so d should divide heads and kv_heads
@@ -62,10 +65,16 @@ struct UlyssesAllToAll {
 std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& model, std::uint64_t tokens,
                                                           std::uint32_t degree, Pass pass);
 
+// The per-GPU buffers (size_bytes) of the 2 all-to-alls a layer runs in `pass`, in
+// execution order: [0] before the attention kernel (forward: Q+K+V; backward:
+// d(output)), [1] after it (forward: output; backward: dQ+dK+dV). Degree 1: zeros.
+std::array<Bytes, 2> ulysses_layer_exchanges(const TransformerSpec& model, std::uint64_t tokens,
+                                             std::uint32_t degree, Pass pass);
+
 struct UlyssesLayerCost {
   Bytes buffer;  // sum of the 4 per-GPU buffers: 2 * T/d * (h + kv) * e
   Bytes sent;    // sum of what leaves the GPU: (d-1)/d of it
-  Seconds time;  // sum of the 4 all-to-all times under the bandwidth model (0 at degree 1)
+  Seconds time;  // sum of the 2 all-to-all times (ulysses_layer_exchanges) under the bandwidth model (0 at degree 1)
 };
 
 // Per layer and pass. Throws InputError for degree 0 or a degree the bandwidth model lacks.
@@ -81,6 +90,14 @@ struct RingOptions {
   // the K/V (and dK/dV) blocks. 0 means 1.
   std::uint32_t head_shards = 1;
 };
+
+// Bytes each GPU sends per ring step of one layer in `pass` (K+V blocks forward;
+// with dK/dV backward): 2 * KV/d * kv * e / head_shards per block. 0 at degree 1.
+// `kv_tokens` as for ring_attention_layer_cost. Throws InputError for degree 0.
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::uint64_t kv_tokens, std::uint32_t degree, Pass pass,
+                                RingOptions options = {});
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Segment> segments, std::uint32_t degree,
+                                Pass pass, RingOptions options = {});
 
 struct RingAttentionLayerCost {
   std::uint32_t steps = 0;  // d - 1

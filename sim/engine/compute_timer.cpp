@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "traces/op_cost.h"
+
 namespace eppsim {
 
 ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu) {
@@ -12,14 +14,9 @@ ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu) 
     std::vector<Segment> segments;
     segments.reserve(static_cast<std::size_t>(op.segments_size()));
     for (const auto& s : op.segments()) segments.push_back(Segment{s.tokens(), s.context_tokens()});
-    const Pass pass = op.phase() == proto::FORWARD ? Pass::Forward
-                      : op.phase() == proto::BACKWARD ? Pass::Backward
-                                                      : Pass::Recompute;
-    const ChunkWork work{segments, op.layer_count(), op.first_layer() == 0, op.includes_lm_head()};
-    // A chunk split over `shards` GPUs: each does an equal share (perfect scaling,
-    // as FlexSP's and InfiniPipe's cost models assume).
-    const double shards = op.shards() > 1 ? op.shards() : 1.0;
-    return Seconds(cost.cost(pass, work).time.value / shards);
+    const ChunkWork chunk{segments, op.layer_count(), op.first_layer() == 0, op.includes_lm_head()};
+    // The cost model returns this rank's share of a chunk split over `shards` GPUs.
+    return cost.cost(ComputeWork{pass_of(op.phase()), chunk, to_model(op.layer_part()), op.shards() > 1 ? op.shards() : 1}).time;
   };
 }
 

@@ -13,7 +13,7 @@ namespace eppsim {
 using ComputeTimer = std::function<Seconds(const proto::ComputeOp&)>;
 
 // Forward, backward and recompute ops are priced by `cost` from their segments
-// and layers (divided by the op's shards); optimizer ops by their memory traffic
+// and layers (this rank's share of the op's shards, its layer part); optimizer ops by their memory traffic
 // over the GPU's HBM bandwidth.
 // `cost` must outlive the timer.
 ComputeTimer cost_model_timer(const ComputeCostModel& cost, const GpuSpec& gpu);

@@ -21,6 +21,7 @@
 #include "sim/engine/compute_timer.h"
 #include "sim/engine/network_model.h"
 #include "sim/plan/epp_chunking.h"
+#include "sim/plan/layer_pieces.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/schedule_builder.h"
@@ -82,13 +83,12 @@ class EppContext {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const std::array<Segment, 1> one{seg};
     const ChunkWork work{one, sc_.model.layers, true, true};
-    double t = (sc_.compute_cost->cost(Pass::Forward, work).time.value +
-                sc_.compute_cost->cost(Pass::Backward, work).time.value) /
-               d;
+    double t = sc_.compute_cost->cost(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).time.value +
+               sc_.compute_cost->cost(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).time.value;
     if (d > 1) {
+      // The two all-to-alls per layer and pass the Schedule runs.
       for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass, bandwidth_[0]).buffer;
-        t += sc_.model.layers * bandwidth_[0].time(d, buffer).value;
+        t += sc_.model.layers * ulysses_layer_cost(sc_.model, one, d, pass, bandwidth_[0]).time.value;
       }
     }
     cache_.emplace(key, t);
@@ -102,7 +102,7 @@ class EppContext {
   // One layer's forward of `segments` on one GPU of a degree-d group.
   double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t d) const {
     const ChunkWork work{segments, 1, false, false};
-    return sc_.compute_cost->cost(Pass::Forward, work).time.value / d;
+    return sc_.compute_cost->cost(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).time.value;
   }
 
   CheckpointProblem checkpoint_problem(std::uint32_t d, std::span<const Seq1F1BChunk> chunks) const {
@@ -301,7 +301,7 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
   const std::uint32_t stage_ranks = dp * sp;  // the replicas emitted (all, or one to score a pipeline)
   const auto& shapes = ctx.shapes();
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy);
+  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy, model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
@@ -377,13 +377,8 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
           const auto& lane_chunks = run.lanes[lane];
           std::vector<Seq1F1BChunk> chunks;
           for (const auto& rc : lane_chunks) chunks.push_back(rc.chunk);
-          const std::uint32_t group = degree > 1 ? sp_group(s, d, degree, lane) : 0;
-          auto all_to_all = [&](Pass pass, std::uint64_t tokens, std::uint32_t layers) -> std::optional<OpIndex> {
-            if (degree <= 1 || layers == 0) return std::nullopt;
-            std::uint64_t bytes = 0;
-            for (const auto& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) bytes += a.buffer.count;
-            return b.collective(rank, compute, {}, proto::ALL_TO_ALL, group, bytes * layers);
-          };
+          UlyssesGroup ulysses{degree > 1 ? sp_group(s, d, degree, lane) : 0, degree, {}};
+          ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, degree);
           const ActivationOptions options{degree, LogitsMemory::FusedInPlace};
           for (const auto& [forward, k] : seq1f1b_order(s, stages, chunks)) {
             const auto& rc = lane_chunks[k];
@@ -402,11 +397,10 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, true, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
               if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, true, kept.dkv_buffer.count, proto::DKV_BUFFER);
-              auto op = make_stage_compute(sc, Pass::Forward, s, shape.first_layer, l, shape.last, tag_base + k,
-                                           chunk.segments, degree);
-              model_flops += op.flops();
-              last = b.compute(rank, compute, deps, std::move(op));
-              if (auto a = all_to_all(Pass::Forward, tokens, l)) last = *a;
+              const auto pieces = ulysses_stage_pieces(sc, Pass::Forward, s, tag_base + k, shape.first_layer, l,
+                                                       shape.last, chunk.segments, ulysses);
+              model_flops += pieces_flops(pieces);
+              last = emit_pieces(b, rank, compute, deps, pieces);
               const std::array<OpIndex, 1> after{last};
               if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, i), boundary, tag);
             } else {
@@ -415,17 +409,15 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
               if (ckpt > 0) {
                 const auto recomputed =
-                    b.compute(rank, compute, deps,
-                              make_stage_compute(sc, Pass::Recompute, s, shape.first_layer + l - ckpt, ckpt, false,
-                                                 tag_base + k, chunk.segments, degree));
-                all_to_all(Pass::Recompute, tokens, ckpt);
+                    emit_pieces(b, rank, compute, deps,
+                                ulysses_stage_pieces(sc, Pass::Recompute, s, tag_base + k, shape.first_layer + l - ckpt,
+                                                     ckpt, false, chunk.segments, ulysses));
                 deps.assign(1, recomputed);
               }
-              auto op = make_stage_compute(sc, Pass::Backward, s, shape.first_layer, l, shape.last, tag_base + k,
-                                           chunk.segments, degree);
-              model_flops += op.flops();
-              last = b.compute(rank, compute, deps, std::move(op));
-              if (auto a = all_to_all(Pass::Backward, tokens, l)) last = *a;
+              const auto pieces = ulysses_stage_pieces(sc, Pass::Backward, s, tag_base + k, shape.first_layer, l,
+                                                       shape.last, chunk.segments, ulysses);
+              model_flops += pieces_flops(pieces);
+              last = emit_pieces(b, rank, compute, deps, pieces);
               if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
               b.memory(rank, compute, {}, false, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, false, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);

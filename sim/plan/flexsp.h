@@ -40,7 +40,7 @@
 //     refines the micro-batches of the chosen count only.
 //  Cost model: a FlexSP preset model (gpt-7b/13b/30b, find_flexsp_model) uses
 //  the paper's constants and BW(d) table (flexsp_preset.h); any other model the
-//  scenario's compute cost model (forward + backward, whole model, / d) plus
+//  scenario's compute cost model (forward + backward, whole model, a 1/d share) plus
 //  ulysses_layer_cost per layer and pass with AllToAllBandwidth::from_cluster,
 //  and no per-group constant.
 //  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma for its models;
@@ -49,9 +49,10 @@
 // The Schedule, per micro-batch (groups re-formed each micro-batch; largest
 // degree first on consecutive ranks, so power-of-two groups align to nodes):
 //   every rank of a group: allocate activations; the forward layer by layer and
-//                then the backward in reverse (one compute op per layer with
-//                shards = d and the group's sequences as segments, then the
-//                layer's Ulysses ALL_TO_ALL over the group), with ZeRO-3's
+//                then the backward in reverse (per layer its Ulysses pieces,
+//                layer_pieces.h: compute ops split SEQUENCE_PARALLEL over the
+//                group with the group's sequences as segments, and the two
+//                all-to-alls between them), with ZeRO-3's
 //                layer-wise weight gathers and gradient reduce-scatters over all
 //                N ranks (zero3_layers.h); free activations. The N-rank
 //                collectives synchronise the groups layer by layer, as FlexSP

@@ -45,7 +45,7 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
 }
 
 // The rank's compute time (all passes) and all-to-all time of one micro-batch,
-// with one all-to-all op per layer and pass as the Schedule has it.
+// with the two all-to-alls per layer and pass the Schedule has.
 double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> segments, std::uint32_t d,
                            const AllToAllBandwidth& bandwidth) {
   const ChunkWork work{segments, sc.model.layers, true, true};
@@ -53,11 +53,8 @@ double micro_batch_seconds(const ResolvedScenario& sc, std::span<const Segment> 
   if (full_recompute(sc)) passes.push_back(Pass::Recompute);
   double total = 0.0;
   for (Pass pass : passes) {
-    total += sc.compute_cost->cost(pass, work).time.value / d;
-    if (d > 1) {
-      const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass, bandwidth).buffer;
-      total += sc.model.layers * bandwidth.time(d, layer_bytes).value;
-    }
+    total += sc.compute_cost->cost(ComputeWork{pass, work, LayerPart::Whole, d}).time.value;
+    if (d > 1) total += sc.model.layers * ulysses_layer_cost(sc.model, segments, d, pass, bandwidth).time.value;
   }
   return total;
 }
@@ -123,7 +120,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   // before it runs and reduce-scatters its gradients after its backward, also
   // in the slots where its group has no micro-batch left.
   const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
-  ScheduleBuilder b(n, sc.proto.name(), std::string(strategy));
+  ScheduleBuilder b(n, sc.proto.name(), std::string(strategy), model);
   const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
   std::vector<std::uint32_t> sp_groups(groups);
@@ -149,10 +146,11 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
         b.memory(rank, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
       }
       Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
-      auto piece = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
-        LayerPiece p{layer_compute_op(sc, pass, j, d, segments, layer), sp_groups[g], 0};
-        if (d > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, d, pass, bandwidth).buffer.count;
-        if (counts_flops && pass != Pass::Recompute) model_flops += p.op.flops() * d;
+      UlyssesGroup sp{sp_groups[g], d, {}};
+      sp.split.add(proto::SEQUENCE_PARALLEL, sp_groups[g], d);
+      auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
+        auto p = ulysses_layer_pieces(sc, pass, 0, j, layer, layer + 1 == layers, segments, sp);
+        if (counts_flops && pass != Pass::Recompute) model_flops += pieces_flops(p) * d;
         return p;
       };
       for (std::uint32_t j = 0; j < slots; ++j) {
@@ -165,14 +163,11 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
         for (const auto& seg : segments) tokens += seg.tokens;
         const std::uint64_t activations = memory.activation_bytes(tokens, d);
         b.memory(rank, streams.compute, {}, true, activations, proto::ACTIVATIONS);
-        for (std::uint32_t l = 0; l < layers; ++l) {
-          const std::array<LayerPiece, 1> forward{piece(Pass::Forward, j, segments, l)};
-          program.visit(forward, false);
-        }
+        for (std::uint32_t l = 0; l < layers; ++l) program.visit(pieces(Pass::Forward, j, segments, l), false);
         for (std::uint32_t l = layers; l-- > 0;) {
           std::vector<LayerPiece> backward;
-          if (recompute) backward.push_back(piece(Pass::Recompute, j, segments, l));
-          backward.push_back(piece(Pass::Backward, j, segments, l));
+          if (recompute) backward = pieces(Pass::Recompute, j, segments, l);
+          for (auto& p : pieces(Pass::Backward, j, segments, l)) backward.push_back(std::move(p));
           program.visit(backward, true);
         }
         b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);

@@ -41,7 +41,14 @@ TEST(Ulysses, LayerTotalsAndTime) {
   // 2 * T/d * (h + kv) * e
   EXPECT_EQ(c.buffer, Bytes(2ull * 2048 * (4096 + 4096) * 2));
   EXPECT_EQ(c.sent, Bytes(2ull * 2048 * (4096 + 4096) * 2 * 3 / 4));
-  EXPECT_NEAR(c.time.value, 4 * 1e-6 + static_cast<double>(c.buffer.count) / 100e9, 1e-12);
+  // Two all-to-alls as the Schedule runs them: Q+K+V, then the output.
+  EXPECT_NEAR(c.time.value, 2 * 1e-6 + static_cast<double>(c.buffer.count) / 100e9, 1e-12);
+  const auto fwd = ulysses_layer_exchanges(preset("llama2-7b"), 8192, 4, Pass::Forward);
+  EXPECT_EQ(fwd[0], Bytes(2048ull * 3 * 4096 * 2));
+  EXPECT_EQ(fwd[1], Bytes(2048ull * 4096 * 2));
+  const auto bwd = ulysses_layer_exchanges(preset("llama2-7b"), 8192, 4, Pass::Backward);
+  EXPECT_EQ(bwd[0], fwd[1]);
+  EXPECT_EQ(bwd[1], fwd[0]);
   const UlyssesLayerCost b = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Backward, table());
   EXPECT_EQ(b.buffer, c.buffer);
   EXPECT_DOUBLE_EQ(b.time.value, c.time.value);
