@@ -97,36 +97,4 @@ Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Se
   return ring_attention_step_bytes(model, attended_tokens(segments), degree, pass, options);
 }
 
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
-                                                 Seconds attention_time, RingOptions options) {
-  check_degree(degree);
-  RingAttentionLayerCost cost;
-  if (degree == 1) return cost;
-  if (!(ring_link.bandwidth.value > 0.0) || !std::isfinite(ring_link.bandwidth.value)) {
-    throw InputError(fmt::format("ring attention: link bandwidth must be finite and > 0, got {}",
-                                 ring_link.bandwidth.value));
-  }
-  const double d = degree;
-  cost.steps = degree - 1;
-  cost.step_bytes = ring_attention_step_bytes(model, kv_tokens, degree, pass, options);
-  cost.sent = cost.step_bytes * cost.steps;
-  cost.step_time = ring_link.latency + transfer_time(cost.step_bytes, ring_link.bandwidth);
-  cost.comm_time = cost.step_time * cost.steps;
-  const double attention_per_step = attention_time.value / d;
-  cost.exposed_time = Seconds(cost.steps * std::max(0.0, cost.step_time.value - attention_per_step));
-  return cost;
-}
-
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
-                                                 Seconds attention_time, RingOptions options) {
-  return ring_attention_layer_cost(model, attended_tokens(segments), degree, pass, ring_link, attention_time,
-                                   options);
-}
-
-LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree) {
-  return degree <= cluster.gpus_per_node ? cluster.intra_node : cluster.inter_node;
-}
-
 }  // namespace eppsim

@@ -22,7 +22,9 @@
 //
 // Ring context parallelism (Megatron-Core CP with TransformerEngine's P2P ring):
 // every GPU keeps its Q shard; K/V shards travel round a ring of d GPUs in d-1 steps,
-// each overlapped with the attention of the block that has arrived.
+// each overlapped with the attention of the block that has arrived (packed_1f1b.h
+// emits the steps as sends and receives beside the attention op; the executor
+// times them, so a layer exposes what its attention does not hide).
 //   forward / recompute  per step each GPU sends its current K+V block:
 //                          step bytes = 2 * KV/d * kv * e   (KV = tokens whose K/V are attended)
 //                          per layer:  (d-1) steps = 2(d-1)/d * KV * kv * e
@@ -32,11 +34,6 @@
 //                        flexsp.md section 6's "same for dK/dV").
 //   KV counts new and context tokens: T for whole sequences; for a slice with a
 //   context, the context's K/V (sharded over the group too) also travels.
-//   time per step = latency + step bytes / B of the ring's slowest hop;
-//   attention per step = (this GPU's attention time for the layer and pass) / d
-//   (causal load balancing gives equal blocks); the first block (its own) computes
-//   while the first transfer runs, so
-//   exposed = (d-1) * max(0, step time - attention per step).
 #include <array>
 #include <cstdint>
 #include <span>
@@ -44,7 +41,6 @@
 
 #include "models/all_to_all_bandwidth.h"
 #include "models/chunk.h"
-#include "models/cluster_spec.h"
 #include "models/transformer_spec.h"
 #include "models/units.h"
 
@@ -93,35 +89,11 @@ struct RingOptions {
 
 // Bytes each GPU sends per ring step of one layer in `pass` (K+V blocks forward;
 // with dK/dV backward): 2 * KV/d * kv * e / head_shards per block. 0 at degree 1.
-// `kv_tokens` as for ring_attention_layer_cost. Throws InputError for degree 0.
+// `kv_tokens`: the tokens whose K/V the chunk's queries attend (new plus context);
+// the segments overload sums tokens + context_tokens. Throws InputError for degree 0.
 Bytes ring_attention_step_bytes(const TransformerSpec& model, std::uint64_t kv_tokens, std::uint32_t degree, Pass pass,
                                 RingOptions options = {});
 Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Segment> segments, std::uint32_t degree,
                                 Pass pass, RingOptions options = {});
-
-struct RingAttentionLayerCost {
-  std::uint32_t steps = 0;  // d - 1
-  Bytes step_bytes;         // sent by each GPU per step (K+V forward; + dK/dV backward)
-  Bytes sent;               // steps * step_bytes
-  Seconds step_time;        // latency + step_bytes / bandwidth
-  Seconds comm_time;        // steps * step_time
-  Seconds exposed_time;     // steps * max(0, step_time - attention_time / d)
-};
-
-// Per layer and pass for a ring of `degree` GPUs whose slowest hop is `ring_link`.
-// `kv_tokens` is the number of tokens whose K/V the chunk's queries attend (new
-// plus context); `attention_time` is this GPU's attention compute for the layer and
-// pass (all d blocks). Throws InputError for degree 0 or a non-positive bandwidth.
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
-                                                 Seconds attention_time, RingOptions options = {});
-// The same for a packed chunk: KV = sum over segments of tokens + context_tokens.
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::uint32_t degree, Pass pass, LinkParams ring_link,
-                                                 Seconds attention_time, RingOptions options = {});
-
-// The slowest hop of a node-aligned ring of `degree` consecutive ranks: NVLink
-// (intra_node) when it fits in one node, else the NIC (inter_node).
-LinkParams ring_link(const ClusterSpec& cluster, std::uint32_t degree);
 
 }  // namespace eppsim
