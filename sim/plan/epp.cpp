@@ -367,6 +367,9 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
       const auto& shape = shapes[s];
       const std::uint32_t l = shape.layer_count;
       const std::uint64_t states = model_state_bytes(shape.params, ctx.zero_stage(), stage_ranks).total().count;
+      // A pass's pieces are the same on every rank of its lane: built once per
+      // (chunk, lane, pass) and copied into each rank's program.
+      std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
         OpIndex last = b.memory(rank, compute, {}, true, states, proto::MODEL_STATES);
@@ -379,6 +382,13 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
           for (const auto& rc : lane_chunks) chunks.push_back(rc.chunk);
           UlyssesGroup ulysses{degree > 1 ? sp_group(s, d, degree, lane) : 0, degree, {}};
           ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, degree);
+          auto stage_pieces = [&](Pass pass, std::uint32_t chunk_id, std::uint32_t first_layer, std::uint32_t layers,
+                                  bool lm_head, std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+            const std::array<std::uint32_t, 3> key{chunk_id, lane, static_cast<std::uint32_t>(pass)};
+            auto [it, inserted] = piece_cache.try_emplace(key);
+            if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, chunk_id, first_layer, layers, lm_head, segments, ulysses);
+            return it->second;
+          };
           const ActivationOptions options{degree, LogitsMemory::FusedInPlace};
           for (const auto& [forward, k] : seq1f1b_order(s, stages, chunks)) {
             const auto& rc = lane_chunks[k];
@@ -397,8 +407,8 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, true, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
               if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, true, kept.dkv_buffer.count, proto::DKV_BUFFER);
-              const auto pieces = ulysses_stage_pieces(sc, Pass::Forward, s, tag_base + k, shape.first_layer, l,
-                                                       shape.last, chunk.segments, ulysses);
+              const auto& pieces =
+                  stage_pieces(Pass::Forward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
               model_flops += pieces_flops(pieces);
               last = emit_pieces(b, rank, compute, deps, pieces);
               const std::array<OpIndex, 1> after{last};
@@ -410,12 +420,12 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               if (ckpt > 0) {
                 const auto recomputed =
                     emit_pieces(b, rank, compute, deps,
-                                ulysses_stage_pieces(sc, Pass::Recompute, s, tag_base + k, shape.first_layer + l - ckpt,
-                                                     ckpt, false, chunk.segments, ulysses));
+                                stage_pieces(Pass::Recompute, tag_base + k, shape.first_layer + l - ckpt, ckpt, false,
+                                             chunk.segments));
                 deps.assign(1, recomputed);
               }
-              const auto pieces = ulysses_stage_pieces(sc, Pass::Backward, s, tag_base + k, shape.first_layer, l,
-                                                       shape.last, chunk.segments, ulysses);
+              const auto& pieces =
+                  stage_pieces(Pass::Backward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
               model_flops += pieces_flops(pieces);
               last = emit_pieces(b, rank, compute, deps, pieces);
               if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -232,10 +233,19 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
       for (const auto& chunk : mine) {
         if (!chunk.last_slice) dkv_of_sequence[chunk.sequence] += prefix_dkv_buffer_bytes(model, chunk.tokens(), l, sp).count;
       }
+      UlyssesGroup ulysses{sp_groups[s * data_parallel + d], sp, {}};
+      ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, sp);
+      // A pass's pieces are the same on every rank of the SP group: built once per
+      // (chunk, pass) and copied into each rank's program.
+      std::map<std::pair<std::uint32_t, Pass>, std::vector<LayerPiece>> piece_cache;
+      auto stage_pieces = [&](Pass pass, std::uint32_t j, std::uint32_t first_layer, std::uint32_t layers, bool lm_head,
+                              std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+        auto [it, inserted] = piece_cache.try_emplace(std::make_pair(j, pass));
+        if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, j, first_layer, layers, lm_head, segments, ulysses);
+        return it->second;
+      };
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
-        UlyssesGroup ulysses{sp_groups[s * data_parallel + d], sp, {}};
-        ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, sp);
         OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
         for (const auto& [forward, j] : order) {
           const auto& chunk = mine[j];
@@ -252,8 +262,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
             if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, i), boundary_bytes, 2 * j));
             b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
             if (kv > 0) b.memory(rank, compute, {}, true, kv, proto::KV_EARLIER_SLICES);
-            const auto pieces =
-                ulysses_stage_pieces(sc, Pass::Forward, s, j, shape.first_layer, l, shape.last, chunk.segments, ulysses);
+            const auto& pieces = stage_pieces(Pass::Forward, j, shape.first_layer, l, shape.last, chunk.segments);
             model_flops += pieces_flops(pieces);
             last = emit_pieces(b, rank, compute, deps, pieces);
             const std::array<OpIndex, 1> after{last};
@@ -266,11 +275,10 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
             if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
             if (checkpointed > 0) {
               emit_pieces(b, rank, compute, deps,
-                          ulysses_stage_pieces(sc, Pass::Recompute, s, j, shape.first_layer + l - checkpointed, checkpointed,
-                                               false, chunk.segments, ulysses));
+                          stage_pieces(Pass::Recompute, j, shape.first_layer + l - checkpointed, checkpointed, false,
+                                       chunk.segments));
             }
-            const auto pieces =
-                ulysses_stage_pieces(sc, Pass::Backward, s, j, shape.first_layer, l, shape.last, chunk.segments, ulysses);
+            const auto& pieces = stage_pieces(Pass::Backward, j, shape.first_layer, l, shape.last, chunk.segments);
             model_flops += pieces_flops(pieces);
             last = emit_pieces(b, rank, compute, deps, pieces);
             if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
