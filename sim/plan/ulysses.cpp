@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -138,20 +139,26 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
   for (auto len : lengths) total_tokens += len;
 
   for (std::uint32_t g = 0; g < groups; ++g) {
+    UlyssesGroup sp{sp_groups[g], d, {}};
+    sp.split.add(proto::SEQUENCE_PARALLEL, sp_groups[g], d);
+    std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;  // (slot, pass, layer)
     for (std::uint32_t k = 0; k < d; ++k) {
       const std::uint32_t rank = g * d + k;
-      const bool counts_flops = k == 0;  // model FLOPs once per group
       b.memory(rank, streams.compute, {}, true, memory.state_bytes, proto::MODEL_STATES);
       if (memory.gather_buffer_bytes > 0) {
         b.memory(rank, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
       }
       Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
-      UlyssesGroup sp{sp_groups[g], d, {}};
-      sp.split.add(proto::SEQUENCE_PARALLEL, sp_groups[g], d);
-      auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
-        auto p = ulysses_layer_pieces(sc, pass, 0, j, layer, layer + 1 == layers, segments, sp);
-        if (counts_flops && pass != Pass::Recompute) model_flops += pieces_flops(p) * d;
-        return p;
+      // A layer's pieces are the same on every rank of the group: built once (and
+      // their model FLOPs counted once, times the degree) and copied into each program.
+      auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments,
+                        std::uint32_t layer) -> const std::vector<LayerPiece>& {
+        auto [it, inserted] = piece_cache.try_emplace(std::array<std::uint32_t, 3>{j, static_cast<std::uint32_t>(pass), layer});
+        if (inserted) {
+          it->second = ulysses_layer_pieces(sc, pass, 0, j, layer, layer + 1 == layers, segments, sp);
+          if (pass != Pass::Recompute) model_flops += pieces_flops(it->second) * d;
+        }
+        return it->second;
       };
       for (std::uint32_t j = 0; j < slots; ++j) {
         if (j >= per_group[g].size()) {
@@ -165,9 +172,12 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, std::span<const std::ui
         b.memory(rank, streams.compute, {}, true, activations, proto::ACTIVATIONS);
         for (std::uint32_t l = 0; l < layers; ++l) program.visit(pieces(Pass::Forward, j, segments, l), false);
         for (std::uint32_t l = layers; l-- > 0;) {
-          std::vector<LayerPiece> backward;
-          if (recompute) backward = pieces(Pass::Recompute, j, segments, l);
-          for (auto& p : pieces(Pass::Backward, j, segments, l)) backward.push_back(std::move(p));
+          if (!recompute) {
+            program.visit(pieces(Pass::Backward, j, segments, l), true);
+            continue;
+          }
+          std::vector<LayerPiece> backward = pieces(Pass::Recompute, j, segments, l);
+          for (const auto& p : pieces(Pass::Backward, j, segments, l)) backward.push_back(p);
           program.visit(backward, true);
         }
         b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);
