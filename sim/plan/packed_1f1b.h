@@ -41,7 +41,11 @@
 //   (sizes: ring_attention_step_bytes, K+V per step forward and recompute, K/V and
 //   dK/dV backward, 1/tp of the heads). The ring starts when the part before
 //   attention is done, and the part after waits for the attention and the ring:
-//   a layer exposes max(0, ring time - attention time).
+//   a layer exposes max(0, ring time - attention time). One ATTENTION op stands
+//   for the rank's d blocks, so the last block's attention, which in the real
+//   ring waits for the last step, is counted as overlapping it too: the closed
+//   form this replaces charged (d-1) * max(0, step - attention / d), more for
+//   short attention (a ComputeOp cannot carry 1/d of a layer's attention).
 //
 // Streams per rank: "compute" (compute and memory ops), "recv_prev" and
 // "send_next" (activations), "recv_next" and "send_prev" (gradients), "comm"
