@@ -12,10 +12,7 @@ ClusterCostModel::ClusterCostModel(std::shared_ptr<const ComputeCostModel> compu
 }
 
 Seconds ClusterCostModel::compute_time(const ComputeWork& work) const {
-  if (work.part != LayerPart::Whole)
-    throw std::invalid_argument("ClusterCostModel: the compute model prices whole layers only");
-  const double shards = work.shards > 1 ? work.shards : 1.0;
-  return Seconds(compute_->cost(work.pass, work.chunk).time.value / shards);
+  return compute_->cost(work).time;  // this rank's share of the part
 }
 
 Seconds ClusterCostModel::optimizer_time(Bytes memory_traffic) const {

@@ -20,10 +20,8 @@ class ClusterCostModel final : public CostModel {
   ClusterCostModel(std::shared_ptr<const ComputeCostModel> compute, std::shared_ptr<const NetworkTimeModel> network,
                    BytesPerSecond hbm_bandwidth);
 
-  // This rank's share of `work`: the compute model's time of the pass over the
-  // chunk divided by `shards` (an equal share per GPU, as FlexSP's and
-  // InfiniPipe's cost models assume). Only whole layers are priced (LayerPart
-  // Whole); a part of a layer throws std::invalid_argument.
+  // This rank's share of `work` (its layer part, split over `shards` GPUs): the
+  // compute model's time (models/compute_cost.h).
   Seconds compute_time(const ComputeWork& work) const override;
   Seconds optimizer_time(Bytes memory_traffic) const override;
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;

@@ -70,6 +70,36 @@ void check_fit(std::string_view which, const CalibratedFit& fit) {
   }
 }
 
+// Parameters of one layer's PRE_ATTENTION part: the first norm, the Q, K and V
+// projections and (GPT) their biases; POST_ATTENTION holds the rest of the layer.
+double pre_attention_params(const TransformerSpec& model) {
+  const double h = model.hidden_size;
+  const double kv = model.kv_dim();
+  const bool gpt = model.ffn_kind == FfnKind::Gelu;
+  const double qkv = h * h + 2.0 * h * kv + (gpt ? h + 2.0 * kv : 0.0);
+  const double norm = gpt ? 2.0 * h : h;
+  return qkv + norm;
+}
+
+std::uint32_t shards_of(const ComputeWork& work) { return work.shards > 1 ? work.shards : 1; }
+
+// A part's share of the whole when nothing is computed (no tokens): the weights
+// its layers read, the only traffic left.
+double weight_share(const TransformerSpec& model, const ChunkWork& work, LayerPart part) {
+  const double layers = work.layer_count;
+  const double head = work.includes_lm_head ? static_cast<double>(model.hidden_size) * model.vocab_size : 0.0;
+  const double total = layers * model.params_per_layer() + head;
+  if (!(total > 0.0)) return part == LayerPart::PostAttention ? 1.0 : 0.0;
+  const double pre = layers * pre_attention_params(model) / total;
+  switch (part) {
+    case LayerPart::PreAttention: return pre;
+    case LayerPart::Attention: return 0.0;
+    case LayerPart::PostAttention: return 1.0 - pre;
+    case LayerPart::Whole: break;
+  }
+  return 1.0;
+}
+
 }  // namespace
 
 FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work) {
@@ -81,6 +111,19 @@ FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& 
   forward.attention = layers * 4.0 * model.hidden_size * attention_pairs(work);
   if (pass != Pass::Backward) return forward;  // recompute is one more forward
   return FlopCount{forward.gemm * kBackwardGemmFactor, forward.attention * kBackwardAttentionFactor};
+}
+
+FlopCount part_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work, LayerPart part) {
+  const FlopCount whole = chunk_flops(model, pass, work);
+  const double pre_gemm = pass_gemm_factor(pass) * work.layer_count * 2.0 * pre_attention_params(model) *
+                          static_cast<double>(chunk_tokens(work));
+  switch (part) {
+    case LayerPart::PreAttention: return FlopCount{pre_gemm, 0.0};
+    case LayerPart::Attention: return FlopCount{0.0, whole.attention};
+    case LayerPart::PostAttention: return FlopCount{whole.gemm - pre_gemm, 0.0};
+    case LayerPart::Whole: break;
+  }
+  return whole;
 }
 
 // Forward (and recompute): the stage's weights are read once; per token, each layer
@@ -109,14 +152,28 @@ AnalyticComputeCost::AnalyticComputeCost(TransformerSpec model, GpuSpec gpu, Ana
   check_efficiency("attention", efficiency_.attention);
 }
 
-ComputeCost AnalyticComputeCost::cost(Pass pass, const ChunkWork& work) const {
-  ComputeCost c;
-  c.flops = chunk_flops(model_, pass, work);
-  c.memory_traffic = chunk_memory_traffic(model_, pass, work);
+// The roofline of the whole layers, then the part's share of it (its own compute
+// term over the whole's), then this rank's 1/shards.
+ComputeCost AnalyticComputeCost::cost(const ComputeWork& work) const {
   const double peak = gpu_.peak_bf16.value;
-  const double compute_s = c.flops.gemm / (peak * efficiency_.gemm) + c.flops.attention / (peak * efficiency_.attention);
-  const double memory_s = transfer_time(c.memory_traffic, gpu_.memory_bandwidth).value;
-  c.time = Seconds(std::max(compute_s, memory_s));
+  auto compute_s = [&](const FlopCount& f) {
+    return f.gemm / (peak * efficiency_.gemm) + f.attention / (peak * efficiency_.attention);
+  };
+  const FlopCount whole = chunk_flops(model_, work.pass, work.chunk);
+  const Bytes traffic = chunk_memory_traffic(model_, work.pass, work.chunk);
+  const double whole_compute_s = compute_s(whole);
+  const double whole_s = std::max(whole_compute_s, transfer_time(traffic, gpu_.memory_bandwidth).value);
+  double share = 1.0;
+  ComputeCost c;
+  c.flops = whole;
+  if (work.part != LayerPart::Whole) {
+    c.flops = part_flops(model_, work.pass, work.chunk, work.part);
+    share = whole_compute_s > 0.0 ? compute_s(c.flops) / whole_compute_s : weight_share(model_, work.chunk, work.part);
+  }
+  const double shards = shards_of(work);
+  c.flops = FlopCount{c.flops.gemm / shards, c.flops.attention / shards};
+  c.memory_traffic = whole_bytes(static_cast<double>(traffic.count) * share / shards);
+  c.time = Seconds(whole_s * share / shards);
   return c;
 }
 
@@ -135,27 +192,46 @@ CalibratedComputeCost::CalibratedComputeCost(TransformerSpec model, GpuSpec gpu,
   check_efficiency("LM-head gemm", head_efficiency_.gemm);
 }
 
-// Per layer: the sum over segments of alpha1*((c+s)^2 - c^2) + alpha2*s, plus beta once
-// per layer for a chunk with any tokens; times the layer count. The LM head is added
-// at the GPU's peak times the head's gemm efficiency.
-ComputeCost CalibratedComputeCost::cost(Pass pass, const ChunkWork& work) const {
-  ComputeCost c;
-  c.flops = chunk_flops(model_, pass, work);
-  c.memory_traffic = chunk_memory_traffic(model_, pass, work);
-  const CalibratedFit& fit = pass == Pass::Backward ? backward_ : forward_;
-  const std::uint64_t tokens = chunk_tokens(work);
-  double layer_s = 0.0;
-  for (const Segment& seg : work.segments) {
+// Per layer: the sum over segments of alpha1*((c+s)^2 - c^2) + alpha2*s divided by
+// the shards, plus beta once per layer (per GPU, not divided) for a chunk with any
+// tokens; times the layer count. The LM head is added at the GPU's peak times the
+// head's gemm efficiency, divided by the shards. A part takes the layers' time in
+// proportion to its FLOPs without the head, and POST_ATTENTION the head.
+ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
+  const ChunkWork& chunk = work.chunk;
+  const double shards = shards_of(work);
+  const FlopCount whole = chunk_flops(model_, work.pass, chunk);
+  const Bytes traffic = chunk_memory_traffic(model_, work.pass, chunk);
+  const CalibratedFit& fit = work.pass == Pass::Backward ? backward_ : forward_;
+  const std::uint64_t tokens = chunk_tokens(chunk);
+  double alpha_s = 0.0;
+  for (const Segment& seg : chunk.segments) {
     const double s = static_cast<double>(seg.tokens);
     const double ctx = static_cast<double>(seg.context_tokens);
-    layer_s += fit.alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + fit.alpha2_s_per_token * s;
+    alpha_s += fit.alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + fit.alpha2_s_per_token * s;
   }
-  if (tokens > 0) layer_s += fit.beta_s;
-  double time_s = work.layer_count * layer_s;
-  if (work.includes_lm_head) {
-    const double head_flops = pass_gemm_factor(pass) * lm_head_forward_flops(model_, tokens);
-    time_s += head_flops / (gpu_.peak_bf16.value * head_efficiency_.gemm);
+  const double layers_s = tokens > 0 ? chunk.layer_count * (alpha_s / shards + fit.beta_s) : 0.0;
+  double head_s = 0.0;
+  if (chunk.includes_lm_head) {
+    const double head_flops = pass_gemm_factor(work.pass) * lm_head_forward_flops(model_, tokens);
+    head_s = head_flops / (gpu_.peak_bf16.value * head_efficiency_.gemm) / shards;
   }
+  ComputeCost c;
+  c.flops = whole;
+  double time_s = layers_s + head_s;
+  double traffic_share = 1.0;
+  if (work.part != LayerPart::Whole) {
+    c.flops = part_flops(model_, work.pass, chunk, work.part);
+    ChunkWork layers_only = chunk;
+    layers_only.includes_lm_head = false;
+    const double layer_flops = chunk_flops(model_, work.pass, layers_only).total();
+    const double part_layer_flops = part_flops(model_, work.pass, layers_only, work.part).total();
+    const double layer_share = layer_flops > 0.0 ? part_layer_flops / layer_flops : weight_share(model_, chunk, work.part);
+    time_s = layers_s * layer_share + (work.part == LayerPart::PostAttention ? head_s : 0.0);
+    traffic_share = whole.total() > 0.0 ? c.flops.total() / whole.total() : weight_share(model_, chunk, work.part);
+  }
+  c.flops = FlopCount{c.flops.gemm / shards, c.flops.attention / shards};
+  c.memory_traffic = whole_bytes(static_cast<double>(traffic.count) * traffic_share / shards);
   c.time = Seconds(time_s);
   return c;
 }

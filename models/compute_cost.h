@@ -10,15 +10,33 @@
 // Backward is 2x forward for GEMMs and 2.5x for attention (FlashAttention
 // recomputes the scores); recompute is one more forward.
 //
-// Two time models behind one interface:
+// Parts of a layer (LayerPart, for Ulysses and ring attention, which run a layer
+// as pieces with communication between them):
+//   PRE_ATTENTION   the norm before attention and the Q/K/V projections (with
+//                   their biases): GEMM FLOPs of those weights
+//   ATTENTION       the attention kernel: every attention FLOP, no GEMM
+//   POST_ATTENTION  output projection, the second norm, the FFN: the rest of the
+//                   layer's weights; with the model's last layer, the LM head
+//   WHOLE           all three. The embedding (first layer) moves bytes only.
+//
+// Two time models behind one interface; both return this rank's share when the
+// chunk is split over `shards` GPUs:
 //   AnalyticComputeCost: roofline, max(gemm/(peak*gemm_eff) + attn/(peak*attn_eff),
-//                        traffic / HBM bandwidth).
+//                        traffic / HBM bandwidth) of the whole layers, divided by
+//                        shards; a part takes the share of it its own compute term
+//                        has (gemm/attention FLOPs over their efficiencies), so
+//                        the three parts sum to WHOLE exactly.
 //   CalibratedComputeCost: per layer alpha1*((c+s)^2 - c^2) + alpha2*s + beta from
 //                        a Calibration (InfiniPipe's Eq. 1 form); FLOPs stay analytic.
+//                        The alpha terms (token work) are divided by shards; beta, a
+//                        fixed cost each GPU pays per layer, is not. A part takes the
+//                        share of the layer time its roofline FLOPs have (the fit
+//                        knows no parts); the LM head goes to POST_ATTENTION.
 #include <cstdint>
 #include <memory>
 
 #include "models/chunk.h"
+#include "models/cost_model.h"
 #include "models/gpu_spec.h"
 #include "models/transformer_spec.h"
 #include "models/units.h"
@@ -42,8 +60,10 @@ struct ComputeCost {
   Seconds time;
 };
 
-// FLOPs of one pass over the chunk (see the table above).
+// FLOPs of one pass over the chunk (see the table above), all of it.
 FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work);
+// FLOPs of one part of each layer (see above); the three parts sum to WHOLE.
+FlopCount part_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work, LayerPart part);
 // HBM bytes of one pass: every weight of the layers read once (twice for
 // backward: weights and weight gradients), plus activations in and out: per
 // token and layer the activations kept for backward (memory_model.h), the
@@ -54,7 +74,8 @@ Bytes chunk_memory_traffic(const TransformerSpec& model, Pass pass, const ChunkW
 class ComputeCostModel {
  public:
   virtual ~ComputeCostModel() = default;
-  virtual ComputeCost cost(Pass pass, const ChunkWork& work) const = 0;
+  // This rank's share (work.shards) of work.part of the chunk's layers.
+  virtual ComputeCost cost(const ComputeWork& work) const = 0;
 };
 
 struct AnalyticEfficiency {
@@ -67,7 +88,7 @@ class AnalyticComputeCost final : public ComputeCostModel {
   // Throws InputError for efficiencies outside (0, 1] or a GPU without a positive
   // peak and HBM bandwidth.
   AnalyticComputeCost(TransformerSpec model, GpuSpec gpu, AnalyticEfficiency efficiency);
-  ComputeCost cost(Pass pass, const ChunkWork& work) const override;
+  ComputeCost cost(const ComputeWork& work) const override;
 
  private:
   TransformerSpec model_;
@@ -84,13 +105,14 @@ struct CalibratedFit {
 class CalibratedComputeCost final : public ComputeCostModel {
  public:
   // Recompute uses the forward fit. A packed chunk sums the alpha terms over its
-  // segments and pays beta once per layer (nothing for a chunk without tokens).
-  // The LM head is charged analytically at the GPU's peak times gemm efficiency
-  // (the fits cover transformer layers only). Throws InputError for a non-finite
-  // fit or an efficiency outside (0, 1].
+  // segments and pays beta once per layer (nothing for a chunk without tokens);
+  // a sharded chunk divides the alpha terms, not beta. The LM head is charged
+  // analytically at the GPU's peak times gemm efficiency (the fits cover
+  // transformer layers only), divided by the shards. Throws InputError for a
+  // non-finite fit or an efficiency outside (0, 1].
   CalibratedComputeCost(TransformerSpec model, GpuSpec gpu, CalibratedFit forward, CalibratedFit backward,
                         AnalyticEfficiency head_efficiency = {});
-  ComputeCost cost(Pass pass, const ChunkWork& work) const override;
+  ComputeCost cost(const ComputeWork& work) const override;
 
  private:
   TransformerSpec model_;

@@ -56,6 +56,13 @@ std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& 
   return {make("q", h), make("k", kv), make("v", kv), make("out", h)};
 }
 
+std::array<Bytes, 2> ulysses_layer_exchanges(const TransformerSpec& model, std::uint64_t tokens,
+                                             std::uint32_t degree, Pass pass) {
+  const auto a = ulysses_layer_all_to_alls(model, tokens, degree, pass);
+  if (pass == Pass::Backward) return {a[0].buffer, a[1].buffer + a[2].buffer + a[3].buffer};
+  return {a[0].buffer + a[1].buffer + a[2].buffer, a[3].buffer};
+}
+
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t degree,
                                     Pass pass) {
   UlyssesLayerCost cost;
@@ -76,40 +83,27 @@ Seconds ulysses_layer_time(const TransformerSpec& model, std::uint64_t tokens, s
   const auto degree = static_cast<std::uint32_t>(group.size());
   Seconds time;
   if (degree <= 1) return time;
-  for (const UlyssesAllToAll& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) {
-    if (a.buffer.count > 0) time += cost.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, a.buffer);
+  for (const Bytes buffer : ulysses_layer_exchanges(model, tokens, degree, pass)) {
+    if (buffer.count > 0) time += cost.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, buffer);
   }
   return time;
 }
 
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
-                                                 Seconds attention_time, RingOptions options) {
-  const auto degree = static_cast<std::uint32_t>(ring.size());
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::uint64_t kv_tokens, std::uint32_t degree, Pass pass,
+                                RingOptions options) {
   check_degree(degree);
-  RingAttentionLayerCost out;
-  if (degree == 1) return out;
-  const double d = degree;
+  if (degree == 1) return Bytes(0);
   const double head_shards = std::max<std::uint32_t>(options.head_shards, 1);
   const double kv_block =
-      static_cast<double>(kv_tokens) / d * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
+      static_cast<double>(kv_tokens) / degree * 2.0 * model.kv_dim() * model.bytes_per_element / head_shards;
   // Forward: one K+V block per step. Backward: dK/dV blocks, and K/V again unless told otherwise.
   const double blocks_per_step = pass != Pass::Backward ? 1.0 : (options.backward_resends_kv ? 2.0 : 1.0);
-  out.steps = degree - 1;
-  out.step_bytes = whole_bytes(kv_block * blocks_per_step);
-  out.sent = out.step_bytes * out.steps;
-  for (std::uint32_t i = 0; i < degree; ++i)
-    out.step_time = std::max(out.step_time, cost.p2p_time(ring[i], ring[(i + 1) % degree], out.step_bytes));
-  out.comm_time = out.step_time * out.steps;
-  const double attention_per_step = attention_time.value / d;
-  out.exposed_time = Seconds(out.steps * std::max(0.0, out.step_time.value - attention_per_step));
-  return out;
+  return whole_bytes(kv_block * blocks_per_step);
 }
 
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
-                                                 Seconds attention_time, RingOptions options) {
-  return ring_attention_layer_cost(model, attended_tokens(segments), ring, pass, cost, attention_time, options);
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Segment> segments, std::uint32_t degree,
+                                Pass pass, RingOptions options) {
+  return ring_attention_step_bytes(model, attended_tokens(segments), degree, pass, options);
 }
 
 }  // namespace eppsim

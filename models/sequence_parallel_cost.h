@@ -10,8 +10,11 @@
 //                        dV (kv) after
 //   per-GPU buffer of one all-to-all  = T/d * width * e   (schedule.proto's size_bytes)
 //   bytes leaving the GPU             = (d-1)/d of it     (the 1/d for itself stays)
-//   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA);
-//   time = sum over the 4 of the cost model's all-to-all time over the group.
+//   per layer and pass: buffer = 2 * T/d * (h + kv) * e  (FlexSP: 4 * T/d * h * e, MHA).
+//   A Schedule runs them as 2 collectives per layer and pass (ulysses_layer_exchanges):
+//   Q, K and V in one all-to-all before attention and the output after it (forward,
+//   recompute); d(output) before attention's backward and dQ, dK, dV in one after it;
+//   time = the sum of those 2, each priced by the cost model's all-to-all over the group.
 //   Only the chunk's new tokens move: the K/V of earlier slices (Segment::context_tokens)
 //   were exchanged when those slices ran and are kept head-sharded.
 //   Heads are split over the group, so d should divide heads and kv_heads
@@ -19,7 +22,9 @@
 //
 // Ring context parallelism (Megatron-Core CP with TransformerEngine's P2P ring):
 // every GPU keeps its Q shard; K/V shards travel round a ring of d GPUs in d-1 steps,
-// each overlapped with the attention of the block that has arrived.
+// each overlapped with the attention of the block that has arrived (packed_1f1b.h
+// emits the steps as sends and receives beside the attention op; the executor
+// times them, so a layer exposes what its attention does not hide).
 //   forward / recompute  per step each GPU sends its current K+V block:
 //                          step bytes = 2 * KV/d * kv * e   (KV = tokens whose K/V are attended)
 //                          per layer:  (d-1) steps = 2(d-1)/d * KV * kv * e
@@ -29,12 +34,6 @@
 //                        flexsp.md section 6's "same for dK/dV").
 //   KV counts new and context tokens: T for whole sequences; for a slice with a
 //   context, the context's K/V (sharded over the group too) also travels.
-//   time per step = the cost model's p2p time of the step bytes over the ring's
-//   slowest hop (ring[i] -> ring[i+1], the last back to the first);
-//   attention per step = (this GPU's attention time for the layer and pass) / d
-//   (causal load balancing gives equal blocks); the first block (its own) computes
-//   while the first transfer runs, so
-//   exposed = (d-1) * max(0, step time - attention per step).
 #include <array>
 #include <cstdint>
 #include <span>
@@ -62,6 +61,12 @@ struct UlyssesAllToAll {
 std::array<UlyssesAllToAll, 4> ulysses_layer_all_to_alls(const TransformerSpec& model, std::uint64_t tokens,
                                                           std::uint32_t degree, Pass pass);
 
+// The per-GPU buffers (size_bytes) of the 2 all-to-alls a layer runs in `pass`, in
+// execution order: [0] before the attention kernel (forward: Q+K+V; backward:
+// d(output)), [1] after it (forward: output; backward: dQ+dK+dV). Degree 1: zeros.
+std::array<Bytes, 2> ulysses_layer_exchanges(const TransformerSpec& model, std::uint64_t tokens,
+                                             std::uint32_t degree, Pass pass);
+
 struct UlyssesLayerCost {
   Bytes buffer;  // sum of the 4 per-GPU buffers: 2 * T/d * (h + kv) * e
   Bytes sent;    // sum of what leaves the GPU: (d-1)/d of it
@@ -73,7 +78,7 @@ UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::uint64_t 
 // The same for a packed chunk: the segments' new tokens (context tokens do not move).
 UlyssesLayerCost ulysses_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
                                     std::uint32_t degree, Pass pass);
-// The time of the layer's 4 all-to-alls over `group` (its size is the degree;
+// The time of the layer's 2 all-to-alls (ulysses_layer_exchanges) over `group` (its size is the degree;
 // 0 for one rank), each priced by `cost` (CollectiveAlgorithm::Auto).
 Seconds ulysses_layer_time(const TransformerSpec& model, std::uint64_t tokens, std::span<const std::uint32_t> group,
                            Pass pass, const CostModel& cost);
@@ -85,25 +90,13 @@ struct RingOptions {
   std::uint32_t head_shards = 1;
 };
 
-struct RingAttentionLayerCost {
-  std::uint32_t steps = 0;  // d - 1
-  Bytes step_bytes;         // sent by each GPU per step (K+V forward; + dK/dV backward)
-  Bytes sent;               // steps * step_bytes
-  Seconds step_time;        // the slowest hop's p2p time of step_bytes
-  Seconds comm_time;        // steps * step_time
-  Seconds exposed_time;     // steps * max(0, step_time - attention_time / d)
-};
-
-// Per layer and pass for a ring over the ranks `ring` (d = its size), hops
-// priced by `cost`. `kv_tokens` is the number of tokens whose K/V the chunk's
-// queries attend (new plus context); `attention_time` is this GPU's attention
-// compute for the layer and pass (all d blocks). Throws InputError for an empty ring.
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::uint64_t kv_tokens,
-                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
-                                                 Seconds attention_time, RingOptions options = {});
-// The same for a packed chunk: KV = sum over segments of tokens + context_tokens.
-RingAttentionLayerCost ring_attention_layer_cost(const TransformerSpec& model, std::span<const Segment> segments,
-                                                 std::span<const std::uint32_t> ring, Pass pass, const CostModel& cost,
-                                                 Seconds attention_time, RingOptions options = {});
+// Bytes each GPU sends per ring step of one layer in `pass` (K+V blocks forward;
+// with dK/dV backward): 2 * KV/d * kv * e / head_shards per block. 0 at degree 1.
+// `kv_tokens`: the tokens whose K/V the chunk's queries attend (new plus context);
+// the segments overload sums tokens + context_tokens. Throws InputError for degree 0.
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::uint64_t kv_tokens, std::uint32_t degree, Pass pass,
+                                RingOptions options = {});
+Bytes ring_attention_step_bytes(const TransformerSpec& model, std::span<const Segment> segments, std::uint32_t degree,
+                                Pass pass, RingOptions options = {});
 
 }  // namespace eppsim

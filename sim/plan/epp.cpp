@@ -22,6 +22,7 @@
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/epp_chunking.h"
+#include "sim/plan/layer_pieces.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/planner_registry.h"
@@ -86,10 +87,9 @@ class EppContext {
     double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
                sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
     if (d > 1) {
+      // The two all-to-alls per layer and pass the Schedule runs.
       for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        const Bytes buffer = ulysses_layer_cost(sc_.model, one, d, pass).buffer;
-        t += sc_.model.layers *
-             sc_.cost->collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, first_group(d), buffer).value;
+        t += sc_.model.layers * ulysses_layer_time(sc_.model, seg.tokens, first_group(d), pass, *sc_.cost).value;
       }
     }
     cache_.emplace(key, t);
@@ -302,7 +302,7 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
   const std::uint32_t stage_ranks = dp * sp;  // the replicas emitted (all, or one to score a pipeline)
   const auto& shapes = ctx.shapes();
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy);
+  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy, model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
@@ -368,6 +368,9 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
       const auto& shape = shapes[s];
       const std::uint32_t l = shape.layer_count;
       const std::uint64_t states = model_state_bytes(shape.params, ctx.zero_stage(), stage_ranks).total().count;
+      // A pass's pieces are the same on every rank of its lane: built once per
+      // (chunk, lane, pass) and copied into each rank's program.
+      std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
         OpIndex last = b.memory(rank, compute, {}, true, states, proto::MODEL_STATES);
@@ -378,12 +381,14 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
           const auto& lane_chunks = run.lanes[lane];
           std::vector<Seq1F1BChunk> chunks;
           for (const auto& rc : lane_chunks) chunks.push_back(rc.chunk);
-          const std::uint32_t group = degree > 1 ? sp_group(s, d, degree, lane) : 0;
-          auto all_to_all = [&](Pass pass, std::uint64_t tokens, std::uint32_t layers) -> std::optional<OpIndex> {
-            if (degree <= 1 || layers == 0) return std::nullopt;
-            std::uint64_t bytes = 0;
-            for (const auto& a : ulysses_layer_all_to_alls(model, tokens, degree, pass)) bytes += a.buffer.count;
-            return b.collective(rank, compute, {}, proto::ALL_TO_ALL, group, bytes * layers);
+          UlyssesGroup ulysses{degree > 1 ? sp_group(s, d, degree, lane) : 0, degree, {}};
+          ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, degree);
+          auto stage_pieces = [&](Pass pass, std::uint32_t chunk_id, std::uint32_t first_layer, std::uint32_t layers,
+                                  bool lm_head, std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+            const std::array<std::uint32_t, 3> key{chunk_id, lane, static_cast<std::uint32_t>(pass)};
+            auto [it, inserted] = piece_cache.try_emplace(key);
+            if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, chunk_id, first_layer, layers, lm_head, segments, ulysses);
+            return it->second;
           };
           const ActivationOptions options{degree, LogitsMemory::FusedInPlace};
           for (const auto& [forward, k] : seq1f1b_order(s, stages, chunks)) {
@@ -403,11 +408,10 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, true, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
               if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, true, kept.dkv_buffer.count, proto::DKV_BUFFER);
-              auto op = make_stage_compute(sc, Pass::Forward, s, shape.first_layer, l, shape.last, tag_base + k,
-                                           chunk.segments, degree);
-              model_flops += op.flops();
-              last = b.compute(rank, compute, deps, std::move(op));
-              if (auto a = all_to_all(Pass::Forward, tokens, l)) last = *a;
+              const auto& pieces =
+                  stage_pieces(Pass::Forward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
+              model_flops += pieces_flops(pieces);
+              last = emit_pieces(b, rank, compute, deps, pieces);
               const std::array<OpIndex, 1> after{last};
               if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, i), boundary, tag);
             } else {
@@ -416,17 +420,15 @@ EmittedEpp emit_epp(const EppContext& ctx, const EppPlan& decisions, const std::
               if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
               if (ckpt > 0) {
                 const auto recomputed =
-                    b.compute(rank, compute, deps,
-                              make_stage_compute(sc, Pass::Recompute, s, shape.first_layer + l - ckpt, ckpt, false,
-                                                 tag_base + k, chunk.segments, degree));
-                all_to_all(Pass::Recompute, tokens, ckpt);
+                    emit_pieces(b, rank, compute, deps,
+                                stage_pieces(Pass::Recompute, tag_base + k, shape.first_layer + l - ckpt, ckpt, false,
+                                             chunk.segments));
                 deps.assign(1, recomputed);
               }
-              auto op = make_stage_compute(sc, Pass::Backward, s, shape.first_layer, l, shape.last, tag_base + k,
-                                           chunk.segments, degree);
-              model_flops += op.flops();
-              last = b.compute(rank, compute, deps, std::move(op));
-              if (auto a = all_to_all(Pass::Backward, tokens, l)) last = *a;
+              const auto& pieces =
+                  stage_pieces(Pass::Backward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
+              model_flops += pieces_flops(pieces);
+              last = emit_pieces(b, rank, compute, deps, pieces);
               if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
               b.memory(rank, compute, {}, false, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, false, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);

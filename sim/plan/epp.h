@@ -21,10 +21,13 @@
 //   3. Schedule: pipelines back to back on every stage (gradients accumulate),
 //      each in seq1f1b_order (forwards in chunk order, a sequence's slices
 //      backward in reverse); per (stage, chunk) the ILP's checkpointed layers
-//      as a RECOMPUTE op before the BACKWARD, and the matching memory.
+//      as a RECOMPUTE pass before the BACKWARD, and the matching memory. Each
+//      pass runs the stage's layers as Ulysses does (layer_pieces.h: per layer
+//      the parts split SEQUENCE_PARALLEL over the lane's SP group, with the
+//      Q+K+V and output all-to-alls between them).
 // Chunk times: the scenario's compute cost (forward + backward, whole model,
-// / sp) plus Ulysses' all-to-alls at degree sp (the scenario's cost model over ranks 0..sp-1);
-// a chunk's stage time is that / stages.
+// a 1/sp share) plus Ulysses' two all-to-alls per layer and pass at degree sp
+// (the scenario's cost model over ranks 0..sp-1); a chunk's stage time is that / stages.
 //
 // Memory per rank, per (stage, chunk): chunk_activation_bytes with the chunk's
 // checkpointed layers, allocated at its forward (ACTIVATIONS, KV_EARLIER_SLICES

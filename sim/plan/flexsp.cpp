@@ -590,7 +590,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
   const auto& model = sc.model;
   const std::uint32_t n = cost.gpus();
 
-  ScheduleBuilder b(n, sc.proto.name(), name());
+  ScheduleBuilder b(n, sc.proto.name(), name(), model);
   const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
 
@@ -628,21 +628,22 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
         tokens += lengths[i];
       }
       const std::uint64_t activations = cost.memory().activation_bytes(tokens, g.degree);
-      auto piece = [&](Pass pass, std::uint32_t layer) {
-        LayerPiece p{layer_compute_op(sc, pass, j, g.degree, segments, layer), group, 0};
-        if (g.degree > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, g.degree, pass).buffer.count;
-        return p;
-      };
-      // The group's passes, built once and replayed on each of its ranks.
-      std::vector<LayerPiece> forward, backward;
-      for (std::uint32_t l = 0; l < layers; ++l) forward.push_back(piece(Pass::Forward, l));
-      for (std::uint32_t l = layers; l-- > 0;) backward.push_back(piece(Pass::Backward, l));
-      for (const auto& p : forward) model_flops += p.op.flops() * g.degree;
-      for (const auto& p : backward) model_flops += p.op.flops() * g.degree;
+      UlyssesGroup sp{group, g.degree, {}};
+      sp.split.add(proto::SEQUENCE_PARALLEL, group, g.degree);
+      // The group's passes, layer by layer, built once and replayed on each of its ranks.
+      std::vector<std::vector<LayerPiece>> forward, backward;
+      for (std::uint32_t l = 0; l < layers; ++l) {
+        forward.push_back(ulysses_layer_pieces(sc, Pass::Forward, 0, j, l, l + 1 == layers, segments, sp));
+      }
+      for (std::uint32_t l = layers; l-- > 0;) {
+        backward.push_back(ulysses_layer_pieces(sc, Pass::Backward, 0, j, l, l + 1 == layers, segments, sp));
+      }
+      for (const auto& p : forward) model_flops += pieces_flops(p) * g.degree;
+      for (const auto& p : backward) model_flops += pieces_flops(p) * g.degree;
       for (auto r : ranks) {
         b.memory(r, streams.compute, {}, true, activations, proto::ACTIVATIONS);
-        for (const auto& p : forward) programs[r].visit({&p, 1}, false);
-        for (const auto& p : backward) programs[r].visit({&p, 1}, true);
+        for (const auto& p : forward) programs[r].visit(p, false);
+        for (const auto& p : backward) programs[r].visit(p, true);
         b.memory(r, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }
     }

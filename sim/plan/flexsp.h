@@ -41,7 +41,7 @@
 //  Cost model: with cost_model.flexsp_preset (gpt-7b/13b/30b) the paper's
 //  constants and measured BW(d) table (flexsp_preset.h), as FlexSP's own
 //  planner estimates; otherwise the scenario's cost model (ResolvedScenario::cost):
-//  compute (forward + backward, whole model, / d) plus ulysses_layer_time per
+//  compute (forward + backward, whole model, a 1/d share) plus ulysses_layer_time per
 //  layer and pass over a node-aligned group of d ranks, and no per-group constant.
 //  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma with the preset;
 //  C = (memory limit - states - gathered-weight buffer) / activation bytes per token.
@@ -49,9 +49,10 @@
 // The Schedule, per micro-batch (groups re-formed each micro-batch; largest
 // degree first on consecutive ranks, so power-of-two groups align to nodes):
 //   every rank of a group: allocate activations; the forward layer by layer and
-//                then the backward in reverse (one compute op per layer with
-//                shards = d and the group's sequences as segments, then the
-//                layer's Ulysses ALL_TO_ALL over the group), with ZeRO-3's
+//                then the backward in reverse (per layer its Ulysses pieces,
+//                layer_pieces.h: compute ops split SEQUENCE_PARALLEL over the
+//                group with the group's sequences as segments, and the two
+//                all-to-alls between them), with ZeRO-3's
 //                layer-wise weight gathers and gradient reduce-scatters over all
 //                N ranks (zero3_layers.h); free activations. The N-rank
 //                collectives synchronise the groups layer by layer, as FlexSP

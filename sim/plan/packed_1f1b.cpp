@@ -10,6 +10,7 @@
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
+#include "sim/plan/layer_pieces.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
@@ -59,37 +60,6 @@ std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t
   return shapes;
 }
 
-proto::ComputeOp make_stage_compute(const ResolvedScenario& sc, Pass pass, std::uint32_t stage, std::uint32_t first_layer,
-                                    std::uint32_t layer_count, bool lm_head, std::uint32_t chunk,
-                                    std::span<const Segment> segments, std::uint32_t shards) {
-  const ChunkWork work{segments, layer_count, first_layer == 0, lm_head};
-  const ComputeCost cost = sc.compute_cost->cost(pass, work);
-  proto::ComputeOp op;
-  op.set_phase(pass == Pass::Forward ? proto::FORWARD : pass == Pass::Backward ? proto::BACKWARD : proto::RECOMPUTE);
-  op.set_stage(stage);
-  op.set_chunk(chunk);
-  op.set_first_layer(first_layer);
-  op.set_layer_count(layer_count);
-  for (const auto& seg : segments) {
-    auto* s = op.add_segments();
-    s->set_tokens(seg.tokens);
-    s->set_context_tokens(seg.context_tokens);
-  }
-  if (shards > 1) {
-    const double share = 1.0 / shards;
-    op.set_flops(cost.flops.total() * share);
-    op.set_memory_traffic_bytes(static_cast<std::uint64_t>(static_cast<double>(cost.memory_traffic.count) * share + 0.5));
-    op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * share * 1e9 + 0.5));
-    op.set_shards(shards);
-  } else {
-    op.set_flops(cost.flops.total());
-    op.set_memory_traffic_bytes(cost.memory_traffic.count);
-    op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
-  }
-  op.set_includes_lm_head(lm_head);
-  return op;
-}
-
 void emit_gradient_step(ScheduleBuilder& b, const ResolvedScenario& sc, std::uint32_t rank, std::uint32_t compute,
                         std::uint32_t comm, std::uint32_t group, std::uint32_t group_size, const StageShape& shape,
                         std::uint32_t stage, double params, std::uint32_t zero_stage, std::uint32_t last) {
@@ -106,22 +76,11 @@ void emit_gradient_step(ScheduleBuilder& b, const ResolvedScenario& sc, std::uin
   }
 }
 
-double attention_time_share(const ResolvedScenario& sc, const FlopCount& flops) {
-  const AnalyticEfficiency defaults;
-  const double gemm_eff = sc.proto.cost_model().gemm_efficiency() > 0.0 ? sc.proto.cost_model().gemm_efficiency() : defaults.gemm;
-  const double attn_eff =
-      sc.proto.cost_model().attention_efficiency() > 0.0 ? sc.proto.cost_model().attention_efficiency() : defaults.attention;
-  const double attention = flops.attention / attn_eff;
-  const double total = flops.gemm / gemm_eff + attention;
-  return total > 0.0 ? attention / total : 0.0;
-}
-
 namespace {
 
-proto::ComputeOp make_compute(const ResolvedScenario& sc, Pass pass, const StageShape& shape, std::uint32_t stage,
-                              std::uint32_t chunk, std::span<const Segment> segments, std::uint32_t shards) {
-  return make_stage_compute(sc, pass, stage, shape.first_layer, shape.layer_count, shape.last, chunk, segments, shards);
-}
+// Tag of the context-parallel ring's sends and receives (pipeline tags are 2j and
+// 2j + 1 between stages; the ring stays inside one): they match in posting order.
+constexpr std::uint32_t kRingTag = 0x80000000u;
 
 }  // namespace
 
@@ -210,8 +169,11 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     most_micro_batches = std::max(most_micro_batches, static_cast<std::uint32_t>(micro_batches[d].size()));
   }
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  ScheduleBuilder b(num_ranks, sc.proto.name(), name(), model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
+  // The context-parallel ring's sends and receives, beside the attention they overlap.
+  const std::uint32_t ring_send = cp > 1 ? b.stream("cp_ring_send") : 0;
+  const std::uint32_t ring_recv = cp > 1 ? b.stream("cp_ring_recv") : 0;
   // Position `g` = c * tp + t inside the replica's TP x CP group.
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t g) {
     return (stage * data_parallel + replica) * group + g;
@@ -234,7 +196,6 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     }
   }
   std::vector<std::uint32_t> tp_groups, cp_groups;
-  std::vector<std::vector<std::uint32_t>> cp_rings;  // the ranks of each cp_groups entry, in ring order
   if (tp > 1) {
     for (std::uint32_t s = 0; s < stages; ++s)
       for (std::uint32_t d = 0; d < data_parallel; ++d)
@@ -250,7 +211,6 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         for (std::uint32_t t = 0; t < tp; ++t) {
           std::vector<std::uint32_t> ranks;
           for (std::uint32_t c = 0; c < cp; ++c) ranks.push_back(rank_of(s, d, c * tp + t));
-          cp_rings.push_back(ranks);
           cp_groups.push_back(b.add_group(fmt::format("context-parallel stage {} replica {} tp {}", s, d, t), std::move(ranks)));
         }
   }
@@ -270,29 +230,64 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
         const std::uint32_t c = g / tp, t = g % tp;
         const auto& mbs = micro_batches[d];
         const auto m = static_cast<std::uint32_t>(mbs.size());
-        // TP and CP communication of one pass, on the compute stream after its compute op.
-        auto parallel_comm = [&](Pass pass, std::span<const Segment> segments, std::uint64_t tokens, OpIndex after) {
+        WorkSplit split;
+        if (tp > 1) split.add(proto::TENSOR_PARALLEL, tp_groups[(s * data_parallel + d) * cp + c], tp);
+        if (cp > 1) split.add(proto::CONTEXT_PARALLEL, cp_groups[(s * data_parallel + d) * tp + t], cp);
+        const std::uint32_t ring_next = rank_of(s, d, ((c + 1) % cp) * tp + t);
+        const std::uint32_t ring_prev = rank_of(s, d, ((c + cp - 1) % cp) * tp + t);
+        // One pass of micro-batch j over the stage, after `deps`; returns its last op.
+        // Without CP: one compute op. With CP, per layer (backward: the last layer
+        // first) as ring attention runs it: the attention kernel on the compute
+        // stream while cp - 1 ring steps send this rank's current K/V block (with
+        // dK/dV backward) to the next rank of the ring and receive the previous
+        // rank's, each step forwarding what the last one received; the layer's
+        // other part waits for both (forward PRE_ATTENTION, [ATTENTION | ring],
+        // POST_ATTENTION; backward the reverse). Then, with TP, the pass's
+        // activation all-reduces (two per layer) as one op over the TP group.
+        auto emit_pass = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint64_t tokens,
+                             std::span<const OpIndex> deps) {
+          OpIndex last = 0;
+          if (cp == 1) {
+            auto op = priced_compute_op(sc, pass, s, j, shape.first_layer, shape.layer_count, shape.last, segments, split);
+            if (pass != Pass::Recompute) model_flops += op.flops();
+            last = b.compute(rank, compute, deps, std::move(op));
+          } else {
+            const std::uint64_t step_bytes =
+                ring_attention_step_bytes(model, segments, cp, pass, RingOptions{.backward_resends_kv = true, .head_shards = tp})
+                    .count;
+            const bool backward = pass == Pass::Backward;
+            std::vector<OpIndex> after(deps.begin(), deps.end());
+            for (std::uint32_t i = 0; i < shape.layer_count; ++i) {
+              const std::uint32_t k = backward ? shape.layer_count - 1 - i : i;
+              const bool head = shape.last && k + 1 == shape.layer_count;
+              auto part = [&](LayerPart p) {
+                auto op = priced_compute_op(sc, pass, s, j, shape.first_layer + k, 1, head, segments, split, p);
+                if (pass != Pass::Recompute) model_flops += op.flops();
+                return op;
+              };
+              const OpIndex before = b.compute(rank, compute, after, part(backward ? LayerPart::PostAttention
+                                                                                  : LayerPart::PreAttention));
+              const std::array<OpIndex, 1> ready{before};
+              b.compute(rank, compute, {}, part(LayerPart::Attention));
+              OpIndex sent = 0, received = 0;
+              for (std::uint32_t step = 0; step + 1 < cp; ++step) {
+                const std::array<OpIndex, 1> block{received};
+                sent = b.send(rank, ring_send, step == 0 ? std::span<const OpIndex>(ready) : std::span<const OpIndex>(block),
+                              ring_next, step_bytes, kRingTag);
+                received = b.recv(rank, ring_recv, step == 0 ? std::span<const OpIndex>(ready) : std::span<const OpIndex>(),
+                                  ring_prev, step_bytes, kRingTag);
+              }
+              const std::array<OpIndex, 2> ring{sent, received};
+              last = b.compute(rank, compute, ring, part(backward ? LayerPart::PreAttention : LayerPart::PostAttention));
+              after.clear();
+            }
+          }
           if (tp > 1) {
             // Two all-reduces of the rank's activations per layer; under CP the rank holds tokens / cp.
             const std::uint64_t bytes = 2ull * shape.layer_count * ((tokens + cp - 1) / cp) * model.hidden_size * element_bytes;
-            after = b.collective(rank, compute, {}, proto::ALL_REDUCE, tp_groups[(s * data_parallel + d) * cp + c], bytes);
+            last = b.collective(rank, compute, {}, proto::ALL_REDUCE, tp_groups[(s * data_parallel + d) * cp + c], bytes);
           }
-          if (cp > 1) {
-            const ChunkWork work{segments, shape.layer_count, shape.first, shape.last};
-            const ComputeCost cost = sc.compute_cost->cost(pass, work);
-            const double attention_s =
-                cost.time.value / group * attention_time_share(sc, cost.flops) / std::max<std::uint32_t>(1, shape.layer_count);
-            const auto ring = ring_attention_layer_cost(model, segments, cp_rings[(s * data_parallel + d) * tp + t], pass,
-                                                        *sc.cost, Seconds(attention_s),
-                                                        RingOptions{.backward_resends_kv = true, .head_shards = tp});
-            if (ring.exposed_time.value > 0.0 && ring.comm_time.value > 0.0) {
-              const double fraction = ring.exposed_time.value / ring.comm_time.value;
-              const auto bytes = static_cast<std::uint64_t>(
-                  static_cast<double>(ring.step_bytes.count) * shape.layer_count * fraction + 0.5);
-              if (bytes > 0) after = b.collective(rank, compute, {}, proto::ALL_GATHER, cp_groups[(s * data_parallel + d) * tp + t], bytes);
-            }
-          }
-          return after;
+          return last;
         };
         OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
         std::uint32_t next_forward = 0;
@@ -310,10 +305,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
           if (forward) {
             if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, g), boundary_bytes, 2 * j));
             b.memory(rank, compute, {}, true, kept, proto::ACTIVATIONS);
-            auto op = make_compute(sc, Pass::Forward, shape, s, j, segments, group);
-            model_flops += op.flops();
-            last = b.compute(rank, compute, deps, std::move(op));
-            if (group > 1) last = parallel_comm(Pass::Forward, segments, tokens, last);
+            last = emit_pass(Pass::Forward, j, segments, tokens, deps);
             const std::array<OpIndex, 1> after{last};
             if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, g), boundary_bytes, 2 * j);
           } else {
@@ -321,15 +313,8 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
             std::uint64_t workspace = backward_workspace_bytes(model, tokens, full_recompute).count;
             if (group > 1) workspace = (workspace + group - 1) / group;
             if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
-            if (full_recompute) {
-              const auto recomputed =
-                  b.compute(rank, compute, deps, make_compute(sc, Pass::Recompute, shape, s, j, segments, group));
-              if (group > 1) parallel_comm(Pass::Recompute, segments, tokens, recomputed);
-            }
-            auto op = make_compute(sc, Pass::Backward, shape, s, j, segments, group);
-            model_flops += op.flops();
-            last = b.compute(rank, compute, deps, std::move(op));
-            if (group > 1) last = parallel_comm(Pass::Backward, segments, tokens, last);
+            if (full_recompute) emit_pass(Pass::Recompute, j, segments, tokens, deps);
+            last = emit_pass(Pass::Backward, j, segments, tokens, deps);
             b.memory(rank, compute, {}, false, kept, proto::ACTIVATIONS);
             if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
             const std::array<OpIndex, 1> after{last};

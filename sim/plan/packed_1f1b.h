@@ -17,8 +17,9 @@
 // group of tp*cp consecutive ranks, TP innermost:
 //   rank = stage * (dp*tp*cp) + replica * (tp*cp) + c * tp + t.
 // Every rank of the group runs every micro-batch: its compute ops carry the whole
-// chunk's segments with shards = tp*cp (flops, traffic and estimated time are its
-// 1/(tp*cp) share). Weights, gradients and optimizer states are split over tp
+// chunk's segments, split TENSOR_PARALLEL over its TP group and CONTEXT_PARALLEL
+// over its CP group (shards = tp*cp; flops, traffic and estimated time are its
+// share). Weights, gradients and optimizer states are split over tp
 // (CP replicates them); activations, workspaces and boundary sends over tp*cp
 // (Megatron SP keeps the boundary tensor sequence-sharded over TP; CP shards the
 // sequence), each rank sending its shard to the same (c, t) rank of the next stage.
@@ -28,26 +29,29 @@
 //   2 x (all-gather + reduce-scatter) of T*h*e = the ring volume of 2 all-reduces
 //   of T*h*e. Aggregated into ONE ALL_REDUCE per micro-batch and pass (forward,
 //   backward, and recompute with full_recompute) over the TP group, size
-//   2 * layers * T * h * e, on the compute stream right after the compute op
+//   2 * layers * T * h * e, on the compute stream right after the pass
 //   (Megatron does not overlap it). The aggregation counts the ring latency once
 //   per pass instead of 2 * layers times.
-//   CP (ring attention): the K/V ring overlaps the attention; only the exposed
-//   part is charged. The analytic engine does not model the overlap, so each pass
-//   gets ONE ALL_GATHER over the CP group on the compute stream (after the compute
-//   op, exposed by construction) whose per-rank size is the per-layer step bytes
-//   of ring_attention_layer_cost x layers x (exposed_time / comm_time): the ring
-//   all-gather of the engine then takes (cp-1) x that / bandwidth, the exposed time
-//   (latency counted once per pass). The attention time that hides the ring is the
-//   rank's compute time for the pass times the attention share of it (attention
-//   and GEMM FLOPs weighted by cost_model's efficiencies), per layer. Skipped
-//   when nothing is exposed.
+//   CP (ring attention, Megatron-Core with TransformerEngine's P2P ring): each
+//   pass runs layer by layer, each layer as PRE_ATTENTION, ATTENTION and
+//   POST_ATTENTION ops (backward: POST, ATTENTION, PRE). Beside the ATTENTION op,
+//   on streams "cp_ring_send" and "cp_ring_recv", cp - 1 ring steps: each rank
+//   sends its current K/V block to the next rank of its CP group's ring and
+//   receives the previous rank's; a step forwards the block the last one received
+//   (sizes: ring_attention_step_bytes, K+V per step forward and recompute, K/V and
+//   dK/dV backward, 1/tp of the heads). The ring starts when the part before
+//   attention is done, and the part after waits for the attention and the ring:
+//   a layer exposes max(0, ring time - attention time). One ATTENTION op stands
+//   for the rank's d blocks, so the last block's attention, which in the real
+//   ring waits for the last step, is counted as overlapping it too: the closed
+//   form this replaces charged (d-1) * max(0, step - attention / d), more for
+//   short attention (a ComputeOp cannot carry 1/d of a layer's attention).
 //
 // Streams per rank: "compute" (compute and memory ops), "recv_prev" and
 // "send_next" (activations), "recv_next" and "send_prev" (gradients), "comm"
 // (collectives). Receives are posted ahead on their own streams, as NCCL
 // pipelines do, so sends never wait on the peer's compute order.
 #include "models/chunk.h"
-#include "models/compute_cost.h"
 #include "sim/plan/planner.h"
 
 namespace eppsim {
@@ -97,14 +101,6 @@ struct StageShape {
 };
 std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t stages);
 
-// The compute op of `pass` over `segments` on a stage (layers first_layer ..
-// first_layer + layer_count); `shards` > 1: the rank's 1/shards share (flops,
-// traffic, estimated time divided; ComputeOp.shards set). `lm_head` overrides
-// shape.last for ops that leave the head out (recompute of some layers).
-proto::ComputeOp make_stage_compute(const ResolvedScenario& scenario, Pass pass, std::uint32_t stage,
-                                    std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
-                                    std::uint32_t chunk, std::span<const Segment> segments, std::uint32_t shards = 1);
-
 class ScheduleBuilder;
 // A pipeline rank's step end, after its last backward `last`: its gradients
 // (`params` parameters at training precision) reduced over `group` of
@@ -115,9 +111,5 @@ void emit_gradient_step(ScheduleBuilder& builder, const ResolvedScenario& scenar
                         std::uint32_t compute_stream, std::uint32_t comm_stream, std::uint32_t group,
                         std::uint32_t group_size, const StageShape& shape, std::uint32_t stage, double params,
                         std::uint32_t zero_stage, std::uint32_t last);
-
-// Share of a chunk's compute time spent in attention under the scenario's
-// analytic efficiencies (attention FLOPs / attention efficiency over the sum).
-double attention_time_share(const ResolvedScenario& scenario, const FlopCount& flops);
 
 }  // namespace eppsim

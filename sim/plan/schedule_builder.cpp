@@ -5,9 +5,38 @@
 
 #include <fmt/format.h>
 
+#include "traces/model_shape.h"
+#include "traces/schedule_schema.h"
+#include "traces/trace_report.h"
+
 namespace eppsim {
 
-ScheduleBuilder::ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy) {
+WorkSplit& WorkSplit::add(proto::SplitKind kind, std::uint32_t group, std::uint32_t group_size) {
+  if (group_size <= 1) return *this;
+  proto::ComputeSplit split;
+  split.set_kind(kind);
+  split.set_group(group);
+  splits.push_back(split);
+  shards *= group_size;
+  return *this;
+}
+
+void WorkSplit::apply(proto::ComputeOp& op) const {
+  op.clear_splits();
+  for (const auto& s : splits) *op.add_splits() = s;
+  if (shards > 1) {
+    op.set_shards(shards);
+  } else {
+    op.clear_shards();
+  }
+}
+
+ScheduleBuilder::ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy,
+                                 const std::optional<TransformerSpec>& model) {
+  auto* header = schedule_.mutable_header();
+  header->set_schema_version(kScheduleSchemaVersion);
+  header->set_producer(fmt::format("eppsim {} planner {}", eppsim_version(), strategy));
+  if (model) *header->mutable_model() = to_model_shape(*model);
   schedule_.set_scenario(std::move(scenario));
   schedule_.set_strategy(std::move(strategy));
   schedule_.set_num_ranks(num_ranks);
@@ -36,6 +65,12 @@ std::uint32_t ScheduleBuilder::add_group(std::string name, std::vector<std::uint
   g->set_name(std::move(name));
   for (auto r : ranks) g->add_ranks(r);
   return id;
+}
+
+std::uint32_t ScheduleBuilder::group_size(std::uint32_t group) const {
+  if (group >= static_cast<std::uint32_t>(schedule_.groups_size()))
+    throw std::logic_error(fmt::format("ScheduleBuilder: group {} does not exist", group));
+  return static_cast<std::uint32_t>(schedule_.groups(static_cast<int>(group)).ranks_size());
 }
 
 proto::Op* ScheduleBuilder::append(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,

@@ -3,12 +3,14 @@
 // Planners use it so that every Schedule is built the same way.
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "models/transformer_spec.h"
 #include "traces/schedule.pb.h"
 
 namespace eppsim {
@@ -16,13 +18,31 @@ namespace eppsim {
 // Index of an op in its rank's program.
 using OpIndex = std::uint32_t;
 
+// How a chunk's work is shared (ComputeOp.splits): one entry per kind of
+// parallelism with the group that shares it; `shards` is the product of the
+// groups' sizes. Empty: the whole chunk runs on each rank.
+struct WorkSplit {
+  std::vector<proto::ComputeSplit> splits;
+  std::uint32_t shards = 1;
+
+  // Adds a split over `group` of `group_size` ranks (a size of 1 adds nothing).
+  WorkSplit& add(proto::SplitKind kind, std::uint32_t group, std::uint32_t group_size);
+  // Sets the op's splits and shards.
+  void apply(proto::ComputeOp& op) const;
+};
+
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy);
+  // The Schedule's header carries kScheduleSchemaVersion, the producer
+  // ("eppsim <version> planner <strategy>") and, when given, the model's shape
+  // (hand-built schedules without a model leave it out).
+  ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, std::string strategy,
+                  const std::optional<TransformerSpec>& model = std::nullopt);
 
   void place(std::uint32_t rank, std::uint32_t node, std::uint32_t local_gpu);
   std::uint32_t stream(std::string_view name);
   std::uint32_t add_group(std::string name, std::vector<std::uint32_t> ranks);
+  std::uint32_t group_size(std::uint32_t group) const;
 
   OpIndex compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, proto::ComputeOp op);
   OpIndex send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
+#include "sim/plan/layer_pieces.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/planner_registry.h"
@@ -229,7 +231,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     most_chunks = std::max(most_chunks, static_cast<std::uint32_t>(chunks[d].size()));
   }
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), name());
+  ScheduleBuilder b(num_ranks, sc.proto.name(), name(), model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) {
     return (stage * data_parallel + replica) * sp + i;
@@ -270,15 +272,19 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
       for (const auto& chunk : mine) {
         if (!chunk.last_slice) dkv_of_sequence[chunk.sequence] += prefix_dkv_buffer_bytes(model, chunk.tokens(), l, sp).count;
       }
+      UlyssesGroup ulysses{sp_groups[s * data_parallel + d], sp, {}};
+      ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, sp);
+      // A pass's pieces are the same on every rank of the SP group: built once per
+      // (chunk, pass) and copied into each rank's program.
+      std::map<std::pair<std::uint32_t, Pass>, std::vector<LayerPiece>> piece_cache;
+      auto stage_pieces = [&](Pass pass, std::uint32_t j, std::uint32_t first_layer, std::uint32_t layers, bool lm_head,
+                              std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+        auto [it, inserted] = piece_cache.try_emplace(std::make_pair(j, pass));
+        if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, j, first_layer, layers, lm_head, segments, ulysses);
+        return it->second;
+      };
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
-        const auto group = sp_groups[s * data_parallel + d];
-        auto all_to_all = [&](Pass pass, std::uint64_t tokens, std::uint32_t layers, OpIndex after) {
-          if (sp <= 1 || layers == 0) return after;
-          std::uint64_t bytes = 0;
-          for (const auto& a : ulysses_layer_all_to_alls(model, tokens, sp, pass)) bytes += a.buffer.count;
-          return b.collective(rank, compute, {}, proto::ALL_TO_ALL, group, bytes * layers);
-        };
         OpIndex last = b.memory(rank, compute, {}, true, states.total().count, proto::MODEL_STATES);
         for (const auto& [forward, j] : order) {
           const auto& chunk = mine[j];
@@ -295,10 +301,9 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
             if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, i), boundary_bytes, 2 * j));
             b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
             if (kv > 0) b.memory(rank, compute, {}, true, kv, proto::KV_EARLIER_SLICES);
-            auto op = make_stage_compute(sc, Pass::Forward, s, shape.first_layer, l, shape.last, j, chunk.segments, sp);
-            model_flops += op.flops();
-            last = b.compute(rank, compute, deps, std::move(op));
-            last = all_to_all(Pass::Forward, tokens, l, last);
+            const auto& pieces = stage_pieces(Pass::Forward, j, shape.first_layer, l, shape.last, chunk.segments);
+            model_flops += pieces_flops(pieces);
+            last = emit_pieces(b, rank, compute, deps, pieces);
             const std::array<OpIndex, 1> after{last};
             if (s + 1 < stages) b.send(rank, send_next, after, rank_of(s + 1, d, i), boundary_bytes, 2 * j);
           } else {
@@ -308,15 +313,13 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
             const std::uint64_t workspace = chunk_backward_transient_bytes(model, act, activation_options).count;
             if (workspace > 0) b.memory(rank, compute, {}, true, workspace, proto::WORKSPACE);
             if (checkpointed > 0) {
-              const auto recomputed = b.compute(rank, compute, deps,
-                                                make_stage_compute(sc, Pass::Recompute, s, shape.first_layer + l - checkpointed,
-                                                                   checkpointed, false, j, chunk.segments, sp));
-              all_to_all(Pass::Recompute, tokens, checkpointed, recomputed);
+              emit_pieces(b, rank, compute, deps,
+                          stage_pieces(Pass::Recompute, j, shape.first_layer + l - checkpointed, checkpointed, false,
+                                       chunk.segments));
             }
-            auto op = make_stage_compute(sc, Pass::Backward, s, shape.first_layer, l, shape.last, j, chunk.segments, sp);
-            model_flops += op.flops();
-            last = b.compute(rank, compute, deps, std::move(op));
-            last = all_to_all(Pass::Backward, tokens, l, last);
+            const auto& pieces = stage_pieces(Pass::Backward, j, shape.first_layer, l, shape.last, chunk.segments);
+            model_flops += pieces_flops(pieces);
+            last = emit_pieces(b, rank, compute, deps, pieces);
             if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);
             b.memory(rank, compute, {}, false, activations, proto::ACTIVATIONS);
             if (kv > 0) {

@@ -25,17 +25,19 @@
 // remaining chunks while this one runs backwards); this count never grows with
 // the stage, which keeps the pipeline deadlock-free.
 //
-// Per chunk and stage, each rank (its 1/sp of the chunk, ComputeOp.shards = sp):
+// Per chunk and stage, each rank (its 1/sp of the chunk: compute ops split
+// SEQUENCE_PARALLEL over the SP group):
 //   forward  [recv] MEMORY ACTIVATIONS (+ KV_EARLIER_SLICES for a non-final slice:
 //            the K/V of its tokens over the stage's layers, which later slices read;
-//            split out of chunk_activation_bytes, total unchanged) FORWARD,
-//            ALL_TO_ALL over the SP group (the pass's 4 Ulysses all-to-alls x layers
-//            aggregated: size = layers x sum of the per-GPU buffers), [send]
+//            split out of chunk_activation_bytes, total unchanged) FORWARD of the
+//            stage's layers, each as Ulysses runs it (layer_pieces.h: PRE_ATTENTION,
+//            Q+K+V all-to-all, ATTENTION, output all-to-all, POST_ATTENTION; one
+//            LAYER_WHOLE op for the stage at sp 1), [send]
 //   backward [recv] (last slice of a split sequence: MEMORY DKV_BUFFER, the dK/dV of
 //            all its earlier slices) WORKSPACE, RECOMPUTE of the stage's last
-//            `checkpointed_layers` layers + its ALL_TO_ALL, BACKWARD + ALL_TO_ALL,
-//            free ACTIVATIONS, KV_EARLIER_SLICES and (non-final slices) this slice's
-//            share of the DKV_BUFFER, [send]
+//            `checkpointed_layers` layers (pieces as forward), BACKWARD (pieces in
+//            reverse, the last layer first), free ACTIVATIONS, KV_EARLIER_SLICES and
+//            (non-final slices) this slice's share of the DKV_BUFFER, [send]
 //   Boundary sends: pipeline_boundary_bytes(T, sp), each rank to the same position
 //   of the next stage's group.
 // Ulysses replicates the weights in an SP group, so gradients are reduced over all

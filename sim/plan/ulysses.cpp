@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -39,21 +40,19 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
 }
 
 // The rank's compute time (all passes) and all-to-all time of one micro-batch,
-// with one all-to-all op per layer and pass as the Schedule has it.
+// with the two all-to-alls per layer and pass the Schedule has.
 double micro_batch_seconds(const ResolvedScenario& sc, bool full_recompute, std::span<const Segment> segments,
                            std::span<const std::uint32_t> group) {
   const auto d = static_cast<std::uint32_t>(group.size());
   const ChunkWork work{segments, sc.model.layers, true, true};
+  std::uint64_t tokens = 0;  // new tokens: those the all-to-alls move
+  for (const Segment& s : segments) tokens += s.tokens;
   std::vector<Pass> passes{Pass::Forward, Pass::Backward};
   if (full_recompute) passes.push_back(Pass::Recompute);
   double total = 0.0;
   for (Pass pass : passes) {
     total += sc.cost->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
-    if (d > 1) {
-      const Bytes layer_bytes = ulysses_layer_cost(sc.model, segments, d, pass).buffer;
-      total += sc.model.layers *
-               sc.cost->collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, layer_bytes).value;
-    }
+    if (d > 1) total += sc.model.layers * ulysses_layer_time(sc.model, tokens, group, pass, *sc.cost).value;
   }
   return total;
 }
@@ -159,7 +158,7 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   // before it runs and reduce-scatters its gradients after its backward, also
   // in the slots where its group has no micro-batch left.
   const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
-  ScheduleBuilder b(n, sc.proto.name(), std::string(strategy));
+  ScheduleBuilder b(n, sc.proto.name(), std::string(strategy), model);
   const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
   std::vector<std::uint32_t> sp_groups(groups);
@@ -177,19 +176,26 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   for (auto len : lengths) total_tokens += len;
 
   for (std::uint32_t g = 0; g < groups; ++g) {
+    UlyssesGroup sp{sp_groups[g], d, {}};
+    sp.split.add(proto::SEQUENCE_PARALLEL, sp_groups[g], d);
+    std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;  // (slot, pass, layer)
     for (std::uint32_t k = 0; k < d; ++k) {
       const std::uint32_t rank = g * d + k;
-      const bool counts_flops = k == 0;  // model FLOPs once per group
       b.memory(rank, streams.compute, {}, true, memory.state_bytes, proto::MODEL_STATES);
       if (memory.gather_buffer_bytes > 0) {
         b.memory(rank, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
       }
       Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
-      auto piece = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments, std::uint32_t layer) {
-        LayerPiece p{layer_compute_op(sc, pass, j, d, segments, layer), sp_groups[g], 0};
-        if (d > 1) p.all_to_all_bytes = ulysses_layer_cost(model, segments, d, pass).buffer.count;
-        if (counts_flops && pass != Pass::Recompute) model_flops += p.op.flops() * d;
-        return p;
+      // A layer's pieces are the same on every rank of the group: built once (and
+      // their model FLOPs counted once, times the degree) and copied into each program.
+      auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments,
+                        std::uint32_t layer) -> const std::vector<LayerPiece>& {
+        auto [it, inserted] = piece_cache.try_emplace(std::array<std::uint32_t, 3>{j, static_cast<std::uint32_t>(pass), layer});
+        if (inserted) {
+          it->second = ulysses_layer_pieces(sc, pass, 0, j, layer, layer + 1 == layers, segments, sp);
+          if (pass != Pass::Recompute) model_flops += pieces_flops(it->second) * d;
+        }
+        return it->second;
       };
       for (std::uint32_t j = 0; j < slots; ++j) {
         if (j >= per_group[g].size()) {
@@ -201,14 +207,14 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
         for (const auto& seg : segments) tokens += seg.tokens;
         const std::uint64_t activations = memory.activation_bytes(tokens, d);
         b.memory(rank, streams.compute, {}, true, activations, proto::ACTIVATIONS);
-        for (std::uint32_t l = 0; l < layers; ++l) {
-          const std::array<LayerPiece, 1> forward{piece(Pass::Forward, j, segments, l)};
-          program.visit(forward, false);
-        }
+        for (std::uint32_t l = 0; l < layers; ++l) program.visit(pieces(Pass::Forward, j, segments, l), false);
         for (std::uint32_t l = layers; l-- > 0;) {
-          std::vector<LayerPiece> backward;
-          if (recompute) backward.push_back(piece(Pass::Recompute, j, segments, l));
-          backward.push_back(piece(Pass::Backward, j, segments, l));
+          if (!recompute) {
+            program.visit(pieces(Pass::Backward, j, segments, l), true);
+            continue;
+          }
+          std::vector<LayerPiece> backward = pieces(Pass::Recompute, j, segments, l);
+          for (const auto& p : pieces(Pass::Backward, j, segments, l)) backward.push_back(p);
           program.visit(backward, true);
         }
         b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);

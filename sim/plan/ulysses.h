@@ -24,9 +24,10 @@
 //   - Per slot, on each rank, ZeRO-3 layer by layer (zero3_layers.h): the
 //     forward visits layers 0..L-1, the backward L-1..0 (recompute then backward
 //     per layer with full_recompute); each visit gathers the layer's weights on
-//     the "zero-gather" stream (prefetched one layer ahead), runs the layer
-//     (shards = d) and then its all-to-all over the SP group on the compute
-//     stream (Ulysses' 4 all-to-alls of a layer as one op: they block the layer),
+//     the "zero-gather" stream (prefetched one layer ahead), runs the layer as
+//     Ulysses' pieces on the compute stream (layer_pieces.h: compute split
+//     SEQUENCE_PARALLEL over the SP group, the Q+K+V and output all-to-alls
+//     between them, blocking it),
 //     and after a backward reduce-scatters the layer's gradients on
 //     "zero-reduce". Activations are allocated before the forward and freed
 //     after the backward. After the last slot, the optimizer runs on the rank's

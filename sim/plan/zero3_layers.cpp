@@ -14,30 +14,6 @@
 
 namespace eppsim {
 
-proto::ComputeOp layer_compute_op(const ResolvedScenario& sc, Pass pass, std::uint32_t chunk, std::uint32_t shards,
-                                  std::span<const Segment> segments, std::uint32_t layer) {
-  const bool last = layer + 1 == sc.model.layers;
-  const ChunkWork work{segments, 1, layer == 0, last};
-  const ComputeCost cost = sc.compute_cost->cost(pass, work);
-  proto::ComputeOp op;
-  op.set_phase(pass == Pass::Forward ? proto::FORWARD : pass == Pass::Backward ? proto::BACKWARD : proto::RECOMPUTE);
-  op.set_stage(0);
-  op.set_chunk(chunk);
-  op.set_first_layer(layer);
-  op.set_layer_count(1);
-  for (const auto& seg : segments) {
-    auto* s = op.add_segments();
-    s->set_tokens(seg.tokens);
-    s->set_context_tokens(seg.context_tokens);
-  }
-  op.set_flops(cost.flops.total() / shards);
-  op.set_memory_traffic_bytes(cost.memory_traffic.count / shards);
-  op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value / shards * 1e9 + 0.5));
-  op.set_includes_lm_head(last);
-  op.set_shards(shards);
-  return op;
-}
-
 Zero3Setup add_zero3(ScheduleBuilder& builder, std::uint32_t world_size) {
   Zero3Setup s;
   s.compute = builder.stream("compute");
@@ -67,16 +43,10 @@ void Zero3LayerProgram::visit(std::span<const LayerPiece> pieces, bool reduce_gr
                                    layer_weight_bytes_ / setup_.world_size);
   }
   std::optional<OpIndex> end = gathered;
-  bool first = true;
-  for (const auto& piece : pieces) {
+  if (!pieces.empty()) {
     std::vector<OpIndex> deps;
-    if (first && gathered) deps.push_back(*gathered);
-    first = false;
-    end = builder_.compute(rank_, setup_.compute, deps, piece.op);
-    if (piece.all_to_all_bytes > 0) {
-      end = builder_.collective(rank_, setup_.compute, {}, proto::ALL_TO_ALL, piece.all_to_all_group,
-                                piece.all_to_all_bytes);
-    }
+    if (gathered) deps.push_back(*gathered);
+    end = emit_pieces(builder_, rank_, setup_.compute, deps, pieces);
     last_compute_ = end;
   }
   if (reduce_gradients && setup_.world_size > 1) {

@@ -18,26 +18,12 @@
 #include <vector>
 
 #include "models/chunk.h"
+#include "sim/plan/layer_pieces.h"
 #include "sim/plan/schedule_builder.h"
 #include "traces/scenario.h"
 #include "traces/schedule.pb.h"
 
 namespace eppsim {
-
-// One layer of a pass over `segments` split over `shards` GPUs of a sequence-
-// parallel group: its cost from the scenario's compute model (first layer with
-// the embedding, last with the LM head), phase, chunk and shard count set.
-proto::ComputeOp layer_compute_op(const ResolvedScenario& scenario, Pass pass, std::uint32_t chunk,
-                                  std::uint32_t shards, std::span<const Segment> segments, std::uint32_t layer);
-
-// What runs on the compute stream for one layer visit, in order: a compute op,
-// then, when `all_to_all_bytes` > 0, an all-to-all over `all_to_all_group`
-// (Ulysses' four per layer and pass, as one op of their total bytes).
-struct LayerPiece {
-  proto::ComputeOp op;
-  std::uint32_t all_to_all_group = 0;
-  std::uint64_t all_to_all_bytes = 0;
-};
 
 // The streams ("compute", "zero-gather", "zero-reduce") and the two groups
 // over ranks 0..N-1 (one for gathers, one for reduce-scatters: collectives of
@@ -59,7 +45,8 @@ class Zero3LayerProgram {
   Zero3LayerProgram(ScheduleBuilder& builder, std::uint32_t rank, const Zero3Setup& setup,
                     std::uint64_t model_weight_bytes, std::uint32_t layers);
 
-  // One layer visit: the gather, then `pieces` on the compute stream, then,
+  // One layer visit: the gather, then `pieces` on the compute stream (a layer's
+  // Ulysses pieces, layer_pieces.h, or a recompute's and a backward's), then,
   // with `reduce_gradients`, the reduce-scatter of the layer's gradients.
   void visit(std::span<const LayerPiece> pieces, bool reduce_gradients);
   // The ops the step's end waits for: the last compute and the last reduce.

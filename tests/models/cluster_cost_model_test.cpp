@@ -29,19 +29,24 @@ Parts parts() {
                std::make_shared<ClosedFormNetwork>(kNvlink, kNic, std::vector<std::uint32_t>{0, 0, 1, 1}), gpu};
 }
 
-TEST(ClusterCostModel, ComputeIsTheComputeModelsTimeSharedOverTheShards) {
+TEST(ClusterCostModel, ComputeIsTheComputeModelsShareOfThePart) {
   const Parts p = parts();
   const ClusterCostModel cost(p.compute, p.network, p.gpu.memory_bandwidth);
   const std::array<Segment, 1> one{Segment{8192, 0}};
   ComputeWork work;
   work.pass = Pass::Backward;
   work.chunk = ChunkWork{one, 4, true, false};
-  const double whole = p.compute->cost(Pass::Backward, work.chunk).time.value;
+  const double whole = p.compute->cost(work).time.value;
   EXPECT_DOUBLE_EQ(cost.compute_time(work).value, whole);
   work.shards = 4;
-  EXPECT_DOUBLE_EQ(cost.compute_time(work).value, whole / 4);
-  work.part = LayerPart::Attention;
-  EXPECT_THROW(cost.compute_time(work), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(cost.compute_time(work).value, whole / 4);  // the roofline scales perfectly
+  double parts = 0.0;
+  for (auto part : {LayerPart::PreAttention, LayerPart::Attention, LayerPart::PostAttention}) {
+    work.part = part;
+    EXPECT_EQ(cost.compute_time(work), p.compute->cost(work).time);
+    parts += cost.compute_time(work).value;
+  }
+  EXPECT_NEAR(parts, whole / 4, 1e-12 * whole);
 }
 
 TEST(ClusterCostModel, OptimizerStreamsItsTrafficThroughHbm) {

@@ -111,7 +111,7 @@ TEST(AnalyticComputeCost, LargeChunkIsComputeBound) {
   const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{0.75, 0.5});
   const std::vector<Segment> segs = {{16384, 0}};
   const ChunkWork w = work_of(segs, 32);
-  const ComputeCost c = model.cost(Pass::Forward, w);
+  const ComputeCost c = model.cost({Pass::Forward, w});
   const double compute_s = c.flops.gemm / (312e12 * 0.75) + c.flops.attention / (312e12 * 0.5);
   const double memory_s = static_cast<double>(c.memory_traffic.count) / 2039e9;
   EXPECT_GT(compute_s, memory_s);
@@ -121,7 +121,7 @@ TEST(AnalyticComputeCost, LargeChunkIsComputeBound) {
 TEST(AnalyticComputeCost, TinyChunkIsMemoryBound) {
   const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{});
   const std::vector<Segment> segs = {{1, 0}};
-  const ComputeCost c = model.cost(Pass::Backward, work_of(segs, 32));
+  const ComputeCost c = model.cost({Pass::Backward, work_of(segs, 32)});
   const double compute_s = c.flops.gemm / (312e12 * 0.75) + c.flops.attention / (312e12 * 0.55);
   const double memory_s = static_cast<double>(c.memory_traffic.count) / 2039e9;
   EXPECT_GT(memory_s, compute_s);
@@ -147,9 +147,9 @@ TEST(CalibratedComputeCost, SingleSegmentFollowsTheFitExactly) {
   const auto expected = [&](const CalibratedFit& f) {
     return 8 * (f.alpha1_s_per_token2 * ((c + s) * (c + s) - c * c) + f.alpha2_s_per_token * s + f.beta_s);
   };
-  EXPECT_DOUBLE_EQ(model.cost(Pass::Forward, w).time.value, expected(kForward));
-  EXPECT_DOUBLE_EQ(model.cost(Pass::Backward, w).time.value, expected(kBackward));
-  EXPECT_DOUBLE_EQ(model.cost(Pass::Recompute, w).time.value, expected(kForward));
+  EXPECT_DOUBLE_EQ(model.cost({Pass::Forward, w}).time.value, expected(kForward));
+  EXPECT_DOUBLE_EQ(model.cost({Pass::Backward, w}).time.value, expected(kBackward));
+  EXPECT_DOUBLE_EQ(model.cost({Pass::Recompute, w}).time.value, expected(kForward));
 }
 
 TEST(CalibratedComputeCost, PackedSegmentsSumWithBetaOncePerLayer) {
@@ -161,14 +161,14 @@ TEST(CalibratedComputeCost, PackedSegmentsSumWithBetaOncePerLayer) {
     const double s = static_cast<double>(seg.tokens), c = static_cast<double>(seg.context_tokens);
     per_layer += kForward.alpha1_s_per_token2 * ((c + s) * (c + s) - c * c) + kForward.alpha2_s_per_token * s;
   }
-  EXPECT_NEAR(model.cost(Pass::Forward, w).time.value, 4 * per_layer, 1e-15);
+  EXPECT_NEAR(model.cost({Pass::Forward, w}).time.value, 4 * per_layer, 1e-15);
 }
 
 TEST(CalibratedComputeCost, FlopsAndTrafficStayAnalytic) {
   const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
   const std::vector<Segment> segs = {{4096, 0}};
   const ChunkWork w = work_of(segs, 2, true);
-  const ComputeCost c = model.cost(Pass::Backward, w);
+  const ComputeCost c = model.cost({Pass::Backward, w});
   EXPECT_DOUBLE_EQ(c.flops.total(), chunk_flops(llama7b(), Pass::Backward, w).total());
   EXPECT_EQ(c.memory_traffic, chunk_memory_traffic(llama7b(), Pass::Backward, w));
 }
@@ -177,15 +177,15 @@ TEST(CalibratedComputeCost, LmHeadChargedAtPeakTimesGemmEfficiency) {
   const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward, AnalyticEfficiency{0.5, 0.5});
   const std::vector<Segment> segs = {{1000, 0}};
   const double head_fwd = 2.0 * 4096 * 32000 * 1000 / (312e12 * 0.5);
-  const double base_fwd = model.cost(Pass::Forward, work_of(segs, 3)).time.value;
-  const double base_bwd = model.cost(Pass::Backward, work_of(segs, 3)).time.value;
-  EXPECT_NEAR(model.cost(Pass::Forward, work_of(segs, 3, true)).time.value - base_fwd, head_fwd, 1e-12);
-  EXPECT_NEAR(model.cost(Pass::Backward, work_of(segs, 3, true)).time.value - base_bwd, 2 * head_fwd, 1e-12);
+  const double base_fwd = model.cost({Pass::Forward, work_of(segs, 3)}).time.value;
+  const double base_bwd = model.cost({Pass::Backward, work_of(segs, 3)}).time.value;
+  EXPECT_NEAR(model.cost({Pass::Forward, work_of(segs, 3, true)}).time.value - base_fwd, head_fwd, 1e-12);
+  EXPECT_NEAR(model.cost({Pass::Backward, work_of(segs, 3, true)}).time.value - base_bwd, 2 * head_fwd, 1e-12);
 }
 
 TEST(CalibratedComputeCost, EmptyChunkTakesNoTime) {
   const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
-  EXPECT_EQ(model.cost(Pass::Forward, work_of({}, 8)).time.value, 0.0);
+  EXPECT_EQ(model.cost({Pass::Forward, work_of({}, 8)}).time.value, 0.0);
 }
 
 TEST(CalibratedComputeCost, RejectsNonFiniteFits) {
@@ -194,12 +194,105 @@ TEST(CalibratedComputeCost, RejectsNonFiniteFits) {
   EXPECT_THROW(CalibratedComputeCost(llama7b(), a100(), kForward, bad), InputError);
 }
 
+// ---- parts and shards
+
+ComputeWork part_of(Pass pass, const ChunkWork& w, LayerPart part, std::uint32_t shards = 1) {
+  return ComputeWork{pass, w, part, shards};
+}
+
+constexpr LayerPart kParts[] = {LayerPart::PreAttention, LayerPart::Attention, LayerPart::PostAttention};
+
+TEST(PartFlops, PartsSumToTheWholeAndSplitByKind) {
+  const TransformerSpec& m = llama7b();
+  const std::vector<Segment> segs = {{3000, 1000}, {500, 0}};
+  for (Pass pass : {Pass::Forward, Pass::Backward, Pass::Recompute}) {
+    const ChunkWork w = work_of(segs, 3, true);
+    const FlopCount whole = chunk_flops(m, pass, w);
+    const FlopCount pre = part_flops(m, pass, w, LayerPart::PreAttention);
+    const FlopCount attn = part_flops(m, pass, w, LayerPart::Attention);
+    const FlopCount post = part_flops(m, pass, w, LayerPart::PostAttention);
+    EXPECT_EQ(pre.attention, 0.0);
+    EXPECT_EQ(post.attention, 0.0);
+    EXPECT_EQ(attn.gemm, 0.0);
+    EXPECT_DOUBLE_EQ(attn.attention, whole.attention);
+    EXPECT_DOUBLE_EQ(pre.gemm + post.gemm, whole.gemm);
+    // QKV (h*h + 2*h*kv) and one RMSNorm (h) per layer and token, 2 FLOPs each.
+    const double h = m.hidden_size;
+    const double factor = pass == Pass::Backward ? 2.0 : 1.0;
+    EXPECT_DOUBLE_EQ(pre.gemm, factor * 3 * 2.0 * (h * h + 2.0 * h * m.kv_dim() + h) * 3500);
+  }
+}
+
+TEST(AnalyticComputeCost, PartsSumToTheWholeExactly) {
+  const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{0.75, 0.5});
+  const std::vector<Segment> big = {{16384, 4096}};
+  const std::vector<Segment> tiny = {{1, 0}};  // memory-bound: parts scale with it
+  for (const auto* segs : {&big, &tiny}) {
+    for (Pass pass : {Pass::Forward, Pass::Backward}) {
+      const ChunkWork w = work_of(*segs, 2, true);
+      const ComputeCost whole = model.cost({pass, w});
+      double time = 0.0, flops = 0.0;
+      for (LayerPart part : kParts) {
+        const ComputeCost c = model.cost(part_of(pass, w, part));
+        time += c.time.value;
+        flops += c.flops.total();
+      }
+      EXPECT_NEAR(time, whole.time.value, 1e-12 * whole.time.value);
+      EXPECT_NEAR(flops, whole.flops.total(), 1e-12 * whole.flops.total());
+    }
+  }
+}
+
+TEST(AnalyticComputeCost, ComputeBoundPartIsItsOwnRoofline) {
+  const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{0.75, 0.5});
+  const std::vector<Segment> segs = {{16384, 0}};
+  const ChunkWork w = work_of(segs, 1);
+  const ComputeCost attn = model.cost(part_of(Pass::Forward, w, LayerPart::Attention));
+  EXPECT_DOUBLE_EQ(attn.time.value, chunk_flops(llama7b(), Pass::Forward, w).attention / (312e12 * 0.5));
+}
+
+TEST(AnalyticComputeCost, ShardsDivideEverything) {
+  const AnalyticComputeCost model(llama7b(), a100(), AnalyticEfficiency{});
+  const std::vector<Segment> segs = {{8192, 0}};
+  const ChunkWork w = work_of(segs, 4);
+  const ComputeCost one = model.cost({Pass::Forward, w});
+  const ComputeCost eighth = model.cost(part_of(Pass::Forward, w, LayerPart::Whole, 8));
+  EXPECT_DOUBLE_EQ(eighth.time.value, one.time.value / 8);
+  EXPECT_DOUBLE_EQ(eighth.flops.total(), one.flops.total() / 8);
+}
+
+TEST(CalibratedComputeCost, BetaIsPerGpuNotDividedByShards) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  const std::vector<Segment> segs = {{4096, 0}};
+  const ChunkWork w = work_of(segs, 8);
+  const double alpha = kForward.alpha1_s_per_token2 * 4096.0 * 4096.0 + kForward.alpha2_s_per_token * 4096.0;
+  EXPECT_DOUBLE_EQ(model.cost(part_of(Pass::Forward, w, LayerPart::Whole, 4)).time.value,
+                   8 * (alpha / 4 + kForward.beta_s));
+}
+
+TEST(CalibratedComputeCost, PartsSplitTheTimeByFlopsAndSumToTheWhole) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
+  const std::vector<Segment> segs = {{4096, 2048}};
+  const ChunkWork w = work_of(segs, 2, true);
+  ChunkWork layers_only = w;
+  layers_only.includes_lm_head = false;
+  const double layer_flops = chunk_flops(llama7b(), Pass::Backward, layers_only).total();
+  const ComputeCost whole = model.cost(part_of(Pass::Backward, w, LayerPart::Whole, 2));
+  double sum = 0.0;
+  for (LayerPart part : kParts) sum += model.cost(part_of(Pass::Backward, w, part, 2)).time.value;
+  EXPECT_NEAR(sum, whole.time.value, 1e-12 * whole.time.value);
+  const double attn_share = chunk_flops(llama7b(), Pass::Backward, layers_only).attention / layer_flops;
+  const double layers_s = model.cost(part_of(Pass::Backward, layers_only, LayerPart::Whole, 2)).time.value;
+  EXPECT_NEAR(model.cost(part_of(Pass::Backward, w, LayerPart::Attention, 2)).time.value, layers_s * attn_share,
+              1e-12 * layers_s);
+}
+
 TEST(ComputeCostModel, WorksThroughTheInterface) {
   const std::vector<Segment> segs = {{2048, 0}};
   const ChunkWork w = work_of(segs, 32);
   const AnalyticComputeCost analytic(llama7b(), a100(), AnalyticEfficiency{});
   const ComputeCostModel& model = analytic;
-  EXPECT_GT(model.cost(Pass::Backward, w).time, model.cost(Pass::Forward, w).time);
+  EXPECT_GT(model.cost({Pass::Backward, w}).time, model.cost({Pass::Forward, w}).time);
 }
 
 }  // namespace

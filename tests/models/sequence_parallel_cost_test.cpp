@@ -56,13 +56,20 @@ TEST(Ulysses, LayerTotalsAndTime) {
   // 2 * T/d * (h + kv) * e
   EXPECT_EQ(c.buffer, Bytes(2ull * 2048 * (4096 + 4096) * 2));
   EXPECT_EQ(c.sent, Bytes(2ull * 2048 * (4096 + 4096) * 2 * 3 / 4));
+  // Two all-to-alls as the Schedule runs them: Q+K+V, then the output.
+  const auto fwd = ulysses_layer_exchanges(preset("llama2-7b"), 8192, 4, Pass::Forward);
+  EXPECT_EQ(fwd[0], Bytes(2048ull * 3 * 4096 * 2));
+  EXPECT_EQ(fwd[1], Bytes(2048ull * 4096 * 2));
+  const auto bwd = ulysses_layer_exchanges(preset("llama2-7b"), 8192, 4, Pass::Backward);
+  EXPECT_EQ(bwd[0], fwd[1]);
+  EXPECT_EQ(bwd[1], fwd[0]);
   const UlyssesLayerCost b = ulysses_layer_cost(preset("llama2-7b"), 8192, 4, Pass::Backward);
   EXPECT_EQ(b.buffer, c.buffer);
-  // Four all-to-alls inside a node: 4 * 3 latencies + 3/4 of the buffers over NVLink.
+  // Two all-to-alls inside a node: 2 * 3 latencies + 3/4 of the buffers over NVLink.
   const ClusterCostModel cost = cluster_cost(32);
   const auto group = first_ranks(4);
   const double time = ulysses_layer_time(preset("llama2-7b"), 8192, group, Pass::Forward, cost).value;
-  EXPECT_NEAR(time, 4 * 3 * 1e-6 + 0.75 * static_cast<double>(c.buffer.count) / 100e9, 1e-12);
+  EXPECT_NEAR(time, 2 * 3 * 1e-6 + 0.75 * static_cast<double>(c.buffer.count) / 100e9, 1e-12);
   EXPECT_DOUBLE_EQ(ulysses_layer_time(preset("llama2-7b"), 8192, group, Pass::Backward, cost).value, time);
 }
 
@@ -132,72 +139,31 @@ TEST(Ulysses, DegreeFitsHeads) {
   EXPECT_FALSE(ulysses_degree_fits(preset("llama2-7b"), 0));
 }
 
-const LinkParams kFreeNvlink{BytesPerSecond(100e9), Seconds(0)};
-
 TEST(RingAttention, ForwardSendsKeysAndValuesRoundTheRing) {
-  const ClusterCostModel cost = cluster_cost(8, kFreeNvlink);
-  // llama2-7b, T = 8192, d = 4: step = 2 * T/d * kv * e; 3 steps = 2(d-1)/d * T * kv * e.
-  const RingAttentionLayerCost c =
-      ring_attention_layer_cost(preset("llama2-7b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(4e-3));
-  EXPECT_EQ(c.steps, 3u);
-  EXPECT_EQ(c.step_bytes, Bytes(2ull * 2048 * 4096 * 2));
-  EXPECT_EQ(c.sent, Bytes(2ull * 3 * 8192 * 4096 * 2 / 4));
-  EXPECT_DOUBLE_EQ(c.step_time.value, 33554432.0 / 100e9);
-  EXPECT_DOUBLE_EQ(c.comm_time.value, 3 * 33554432.0 / 100e9);
-  EXPECT_EQ(c.exposed_time, Seconds(0.0));  // 1 ms of attention per step hides 0.34 ms
-}
-
-TEST(RingAttention, ExposedWhenAttentionPerStepIsShorter) {
-  const ClusterCostModel cost = cluster_cost(8, kFreeNvlink);
-  const RingAttentionLayerCost c =
-      ring_attention_layer_cost(preset("llama2-7b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(4e-4));
-  EXPECT_NEAR(c.exposed_time.value, 3 * (33554432.0 / 100e9 - 1e-4), 1e-15);
-  EXPECT_LT(c.exposed_time, c.comm_time);
+  // llama2-7b, T = 8192, d = 4: step = 2 * T/d * kv * e.
+  EXPECT_EQ(ring_attention_step_bytes(preset("llama2-7b"), 8192, 4, Pass::Forward), Bytes(2ull * 2048 * 4096 * 2));
 }
 
 TEST(RingAttention, BackwardAddsGradientsOfKeysAndValues) {
-  const ClusterCostModel cost = cluster_cost(8);
   const TransformerSpec& m = preset("llama2-7b");
-  const auto fwd = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
-  const auto bwd = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Backward, cost, Seconds(0));
-  const auto dkv_only = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Backward, cost, Seconds(0),
-                                                  RingOptions{.backward_resends_kv = false});
-  const auto rec = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Recompute, cost, Seconds(0));
-  EXPECT_EQ(bwd.sent, fwd.sent * 2);
-  EXPECT_EQ(dkv_only.sent, fwd.sent);
-  EXPECT_EQ(rec.sent, fwd.sent);
+  const Bytes fwd = ring_attention_step_bytes(m, 8192, 4, Pass::Forward);
+  EXPECT_EQ(ring_attention_step_bytes(m, 8192, 4, Pass::Backward), fwd * 2);
+  EXPECT_EQ(ring_attention_step_bytes(m, 8192, 4, Pass::Backward, RingOptions{.backward_resends_kv = false}), fwd);
+  EXPECT_EQ(ring_attention_step_bytes(m, 8192, 4, Pass::Recompute), fwd);
   // Tensor parallelism over 4 splits the heads: each rank circulates a quarter.
-  const auto tp4 = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0), RingOptions{.head_shards = 4});
-  EXPECT_EQ(tp4.sent.count * 4, fwd.sent.count);
+  EXPECT_EQ(ring_attention_step_bytes(m, 8192, 4, Pass::Forward, RingOptions{.head_shards = 4}).count * 4, fwd.count);
 }
 
 TEST(RingAttention, GqaAndContextAndDegree) {
-  const ClusterCostModel cost = cluster_cost(8);
   const TransformerSpec& m = preset("llama2-7b");
-  const auto mha = ring_attention_layer_cost(m, 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
-  const auto gqa = ring_attention_layer_cost(preset("llama3-8b"), 8192, first_ranks(4), Pass::Forward, cost, Seconds(0));
-  EXPECT_EQ(gqa.sent.count * 4, mha.sent.count);  // kv 1024 vs 4096
+  const Bytes mha = ring_attention_step_bytes(m, 8192, 4, Pass::Forward);
+  EXPECT_EQ(ring_attention_step_bytes(preset("llama3-8b"), 8192, 4, Pass::Forward).count * 4, mha.count);  // kv 1024 vs 4096
   // A slice with context circulates the context's K/V too.
   const std::vector<Segment> slice = {{4096, 4096}};
-  EXPECT_EQ(ring_attention_layer_cost(m, slice, first_ranks(4), Pass::Forward, cost, Seconds(0)).sent, mha.sent);
-  // Per-step bytes shrink with the degree; the total tends to 2 * T * kv * e.
-  EXPECT_LT(ring_attention_layer_cost(m, 8192, first_ranks(8), Pass::Forward, cost, Seconds(0)).step_bytes, mha.step_bytes);
-  const auto one = ring_attention_layer_cost(m, 8192, first_ranks(1), Pass::Forward, cost, Seconds(0));
-  EXPECT_EQ(one.sent, Bytes(0));
-  EXPECT_EQ(one.steps, 0u);
-  EXPECT_THROW(ring_attention_layer_cost(m, 8192, first_ranks(0), Pass::Forward, cost, Seconds(0)), InputError);
-}
-
-TEST(RingAttention, CrossingNodesIsSlowerAndLessHidden) {
-  // The slowest hop prices a step: NVLink inside a node, a NIC once the ring spans two.
-  const ClusterCostModel cost = cluster_cost(32);
-  const TransformerSpec& m = preset("llama2-7b");
-  const auto intra = ring_attention_layer_cost(m, 65536, first_ranks(8), Pass::Forward, cost, Seconds(8e-3));
-  const auto inter = ring_attention_layer_cost(m, 131072, first_ranks(16), Pass::Forward, cost, Seconds(8e-3));
-  EXPECT_EQ(intra.step_bytes, inter.step_bytes);
-  EXPECT_DOUBLE_EQ(intra.step_time.value, 1e-6 + static_cast<double>(intra.step_bytes.count) / 100e9);
-  EXPECT_DOUBLE_EQ(inter.step_time.value, 5e-6 + static_cast<double>(inter.step_bytes.count) / 25e9);
-  EXPECT_GT(inter.exposed_time, intra.exposed_time);
+  EXPECT_EQ(ring_attention_step_bytes(m, slice, 4, Pass::Forward), mha);
+  EXPECT_LT(ring_attention_step_bytes(m, 8192, 8, Pass::Forward), mha);
+  EXPECT_EQ(ring_attention_step_bytes(m, 8192, 1, Pass::Forward), Bytes(0));
+  EXPECT_THROW(ring_attention_step_bytes(m, 8192, 0, Pass::Forward), InputError);
 }
 
 }  // namespace

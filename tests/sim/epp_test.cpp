@@ -75,12 +75,16 @@ TEST(Epp, EveryTokenOnceAndWithinMemory) {
   }
   EXPECT_EQ(planned, std::accumulate(lengths.begin(), lengths.end(), std::uint64_t{0}));
   const auto r = run("epp", 1.0);
-  // Rank 0 (stage 0, first SP rank) runs every chunk's forward once with shards = 4.
+  // Rank 0 (stage 0, first SP rank) runs every chunk's forward once with shards = 4,
+  // layer by layer in Ulysses' pieces (layer 0's PRE_ATTENTION starts each).
   std::uint64_t forward_tokens = 0;
   for (const auto& op : r.schedule.programs(0).ops()) {
     if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
       EXPECT_EQ(op.compute().shards(), 4u);
-      for (const auto& s : op.compute().segments()) forward_tokens += s.tokens();
+      EXPECT_NE(op.compute().layer_part(), proto::LAYER_WHOLE);
+      if (op.compute().first_layer() == 0 && op.compute().layer_part() == proto::PRE_ATTENTION) {
+        for (const auto& s : op.compute().segments()) forward_tokens += s.tokens();
+      }
     }
   }
   EXPECT_EQ(forward_tokens, planned);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "models/sequence_parallel_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
 
@@ -132,7 +133,7 @@ TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
           schedule.groups(static_cast<int>(op.collective().group())).ranks_size() == static_cast<int>(tp)) {
         ++tp_ops;
       }
-      if (op.has_send()) {
+      if (op.has_send() && schedule.stream_names(static_cast<int>(op.stream())) == "send_next") {
         EXPECT_EQ(op.send().size_bytes(), 8192ull * 4096 * 2 / (tp * cp));
       }
     }
@@ -145,6 +146,87 @@ TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
     EXPECT_LT(trace.step_time_ns(), run_with_cost_model(base, plain).step_time_ns()) << tp << "x" << cp;
   }
 }
+
+// Ring attention over a CP group of 2 on one node: per layer and pass, one ring
+// step of K/V (K/V and dK/dV backward) beside the attention; the step matches
+// the peer's, and each layer exposes max(0, ring time - attention time).
+void check_ring(const std::string& intra_bandwidth) {
+  const auto sc = testing::test_scenario(1, 2, R"(
+    name: "cp" seed: 7 model { preset: "llama2-7b" }
+    workload { lengths { fixed: 8192 } global_batch: 1 max_length: 8192 }
+    plan { strategy: "packed-1f1b" zero_stage: 1
+           packed_1f1b { pipeline_stages: 1 micro_batch_tokens: 8192 context_parallel: 2 } })",
+                                         "test.textproto", intra_bandwidth);
+  const auto schedule = make_planner("packed-1f1b", sc)->plan(sc, std::vector<std::uint64_t>{8192});
+  const std::uint32_t layers = sc.model.layers;
+  const std::vector<Segment> segments{{8192, 0}};
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    std::map<proto::Phase, int> sends, recvs, attention;
+    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
+      const auto& stream = schedule.stream_names(static_cast<int>(op.stream()));
+      if (op.has_send()) {
+        EXPECT_EQ(stream, "cp_ring_send");
+        EXPECT_EQ(op.send().peer(), 1 - r);
+      }
+      if (op.has_recv()) {
+        EXPECT_EQ(stream, "cp_ring_recv");
+        EXPECT_EQ(op.recv().peer(), 1 - r);
+      }
+      if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
+        const auto& c = op.compute();
+        EXPECT_EQ(c.shards(), 2u);
+        ASSERT_EQ(c.splits_size(), 1);
+        EXPECT_EQ(c.splits(0).kind(), proto::CONTEXT_PARALLEL);
+        EXPECT_EQ(schedule.groups(static_cast<int>(c.splits(0).group())).ranks_size(), 2);
+        EXPECT_EQ(c.layer_count(), 1u);
+        attention[c.phase()] += c.layer_part() == proto::ATTENTION;
+      }
+    }
+    EXPECT_EQ(attention[proto::FORWARD], static_cast<int>(layers));
+    EXPECT_EQ(attention[proto::BACKWARD], static_cast<int>(layers));
+    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::Op::kSend), static_cast<int>(2 * layers));
+    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::Op::kRecv), static_cast<int>(2 * layers));
+  }
+  // Sizes: K+V of the local half forward, with dK/dV backward.
+  const Bytes forward = ring_attention_step_bytes(sc.model, segments, 2, Pass::Forward);
+  const Bytes backward = ring_attention_step_bytes(sc.model, segments, 2, Pass::Backward);
+  EXPECT_EQ(forward, Bytes(4096ull * 2 * 4096 * 2));
+  EXPECT_EQ(backward.count, 2 * forward.count);
+
+  const auto trace = run_with_cost_model(sc, schedule);
+  // Per layer on rank 0: the part after attention starts max(attention, ring) after
+  // attention started.
+  std::map<std::uint32_t, const proto::OpEvent*> events;
+  for (const auto& e : trace.events()) {
+    if (e.rank() == 0) events[e.op()] = &e;
+  }
+  const auto& ops = schedule.programs(0).ops();
+  int layers_checked = 0;
+  double exposed_total = 0.0;
+  for (int i = 0; i < ops.size(); ++i) {
+    if (!ops[i].has_compute() || ops[i].compute().layer_part() != proto::ATTENTION) continue;
+    int after = i + 1;
+    while (!ops[after].has_compute()) ++after;
+    const auto& attn = *events.at(static_cast<std::uint32_t>(i));
+    const auto& next = *events.at(static_cast<std::uint32_t>(after));
+    const Bytes step = ops[i].compute().phase() == proto::BACKWARD ? backward : forward;
+    const double ring_s = sc.cost->p2p_time(0, 1, step).value;
+    const double attention_s = static_cast<double>(attn.end_ns() - attn.start_ns()) * 1e-9;
+    const double exposed_s = static_cast<double>(next.start_ns() - attn.end_ns()) * 1e-9;
+    EXPECT_NEAR(exposed_s, std::max(0.0, ring_s - attention_s), 2e-9) << "op " << i;
+    exposed_total += exposed_s;
+    ++layers_checked;
+  }
+  EXPECT_EQ(layers_checked, static_cast<int>(2 * layers));
+  if (intra_bandwidth == "1GB/s") {
+    EXPECT_GT(exposed_total, 0.0);
+  } else {
+    EXPECT_EQ(exposed_total, 0.0);
+  }
+}
+
+TEST(Packed1F1B, ContextParallelRingOverlapsAttention) { check_ring("300GB/s"); }
+TEST(Packed1F1B, ContextParallelRingExposesWhatAttentionCannotHide) { check_ring("1GB/s"); }
 
 TEST(Packed1F1B, DefaultTensorAndContextParallelChangeNothing) {
   const auto base = testing::fixed_length_scenario(1, 8, 2, 16, 2048, 4096);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -131,11 +132,33 @@ struct Totals {
   std::map<std::uint32_t, std::uint64_t> model_states;
 };
 
+// Whether a compute op is the first of its chunk's pass on a stage of layers
+// [first, last]: a pass runs the stage as one LAYER_WHOLE op, or layer by layer in
+// Ulysses' pieces (forward from PRE_ATTENTION of the first layer, backward from
+// POST_ATTENTION of the last).
+bool starts_pass(const proto::ComputeOp& c, std::uint32_t first, std::uint32_t last) {
+  if (c.layer_part() == proto::LAYER_WHOLE) return true;
+  if (c.phase() == proto::BACKWARD) return c.layer_part() == proto::POST_ATTENTION && c.first_layer() == last;
+  return c.layer_part() == proto::PRE_ATTENTION && c.first_layer() == first;
+}
+
+// The layers [first, last] a rank's compute ops cover.
+std::pair<std::uint32_t, std::uint32_t> stage_layers(const proto::RankProgram& program) {
+  std::uint32_t first = ~0u, last = 0;
+  for (const auto& op : program.ops()) {
+    if (!op.has_compute() || op.compute().phase() == proto::OPTIMIZER) continue;
+    first = std::min(first, op.compute().first_layer());
+    last = std::max(last, op.compute().first_layer() + op.compute().layer_count() - 1);
+  }
+  return {first, last};
+}
+
 Totals totals(const proto::Schedule& schedule) {
   Totals t;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    const auto [first, last] = stage_layers(schedule.programs(static_cast<int>(r)));
     for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
+      if (op.has_compute() && op.compute().phase() == proto::FORWARD && starts_pass(op.compute(), first, last)) {
         for (const auto& s : op.compute().segments()) t.forward_tokens[r] += s.tokens();
       }
       if (op.has_memory()) {
@@ -172,9 +195,16 @@ TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
   // context; backwards of a sequence's slices run in reverse.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> forward, backward;  // (chunk, context)
   int kv = 0, dkv = 0, all_to_all = 0;
+  const auto [first, last] = stage_layers(schedule.programs(0));
   for (const auto& op : schedule.programs(0).ops()) {
     if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
       EXPECT_EQ(op.compute().shards(), 4u);
+      ASSERT_EQ(op.compute().splits_size(), 1);
+      EXPECT_EQ(op.compute().splits(0).kind(), proto::SEQUENCE_PARALLEL);
+      EXPECT_EQ(schedule.groups(static_cast<int>(op.compute().splits(0).group())).ranks_size(), 4);
+      EXPECT_EQ(op.compute().layer_count(), 1u);  // Ulysses' pieces, layer by layer
+    }
+    if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER && starts_pass(op.compute(), first, last)) {
       const auto entry = std::make_pair(op.compute().chunk(), op.compute().segments(0).context_tokens());
       (op.compute().phase() == proto::FORWARD ? forward : backward).push_back(entry);
     }
@@ -186,7 +216,8 @@ TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
   }
   EXPECT_EQ(kv, 6);   // 3 non-final slices per split sequence
   EXPECT_EQ(dkv, 2);  // one per split sequence
-  EXPECT_EQ(all_to_all, static_cast<int>(forward.size() + backward.size()));
+  // Two all-to-alls per layer and pass (Q+K+V and output; d(output) and dQ+dK+dV).
+  EXPECT_EQ(all_to_all, static_cast<int>(2 * (last - first + 1) * (forward.size() + backward.size())));
   ASSERT_GE(forward.size(), 8u);
   for (std::size_t i = 1; i < 4; ++i) EXPECT_GT(forward[i].second, forward[i - 1].second);
   EXPECT_EQ(forward[0].second, 0u);
@@ -206,13 +237,19 @@ TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
   const auto b = make_planner("seq1f1b", checkpointed)->plan(checkpointed, kBatch);
   EXPECT_EQ(b.summary().data_parallel(), 2u);
   int recompute = 0;
+  const auto [first, last] = stage_layers(b.programs(0));
+  std::set<std::uint32_t> recomputed_layers;
   for (const auto& op : b.programs(0).ops()) {
     if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {
       ++recompute;
-      EXPECT_EQ(op.compute().layer_count(), 2u);
+      EXPECT_EQ(op.compute().layer_count(), 1u);
+      recomputed_layers.insert(op.compute().first_layer());
     }
   }
   EXPECT_GT(recompute, 0);
+  // The stage's last two layers.
+  EXPECT_EQ(recomputed_layers, (std::set<std::uint32_t>{last - 1, last}));
+  EXPECT_EQ(first, 0u);
   EXPECT_DOUBLE_EQ(a.summary().model_flops(), b.summary().model_flops());
   EXPECT_LT(b.summary().planned_peak_memory_bytes(0), a.summary().planned_peak_memory_bytes(0));
   const Totals t = totals(b);

@@ -57,8 +57,11 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
   for (std::uint32_t r = 0; r < 8; ++r) {
     std::uint64_t rank_tokens = 0;
     for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().first_layer() == 0) {
+      if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().first_layer() == 0 &&
+          op.compute().layer_part() == proto::PRE_ATTENTION) {
         EXPECT_EQ(op.compute().shards(), 4u);
+        ASSERT_EQ(op.compute().splits_size(), 1);
+        EXPECT_EQ(op.compute().splits(0).kind(), proto::SEQUENCE_PARALLEL);
         for (const auto& seg : op.compute().segments()) rank_tokens += seg.tokens();
       }
     }

@@ -1,0 +1,122 @@
+// The Schedule every planner writes is self-contained: a header with the schema
+// version, the producer and the model's shape, and compute ops that say how
+// their chunk is split; no stand-in ops (fused all-to-alls, scaled all-gathers).
+#include "sim/plan/schedule_builder.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "sim/plan/planner.h"
+#include "sim/run.h"
+#include "traces/model_shape.h"
+#include "traces/schedule_schema.h"
+#include "traces/scenario.h"
+#include "traces/trace_report.h"
+
+namespace eppsim {
+namespace {
+
+TEST(ScheduleBuilder, HeaderCarriesVersionProducerAndModel) {
+  const TransformerSpec& model = *find_model_preset("llama3-8b");
+  ScheduleBuilder b(2, "s", "epp", model);
+  const proto::Schedule schedule = b.finish();
+  EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
+  EXPECT_EQ(kScheduleSchemaVersion, 2u);
+  EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner epp", eppsim_version()));
+  EXPECT_EQ(from_model_shape(schedule.header().model(), "s").total_params(), model.total_params());
+
+  ScheduleBuilder hand(1, "t", "hand");
+  EXPECT_EQ(hand.schedule().header().schema_version(), kScheduleSchemaVersion);
+  EXPECT_FALSE(hand.schedule().header().has_model());
+}
+
+TEST(WorkSplit, ShardsAreTheProductOfTheGroupSizes) {
+  WorkSplit split;
+  split.add(proto::TENSOR_PARALLEL, 3, 4).add(proto::CONTEXT_PARALLEL, 5, 2).add(proto::SEQUENCE_PARALLEL, 7, 1);
+  EXPECT_EQ(split.shards, 8u);
+  ASSERT_EQ(split.splits.size(), 2u);
+  proto::ComputeOp op;
+  split.apply(op);
+  EXPECT_EQ(op.shards(), 8u);
+  EXPECT_EQ(op.splits(0).kind(), proto::TENSOR_PARALLEL);
+  EXPECT_EQ(op.splits(0).group(), 3u);
+  EXPECT_EQ(op.splits(1).kind(), proto::CONTEXT_PARALLEL);
+  proto::ComputeOp whole;
+  WorkSplit{}.apply(whole);
+  EXPECT_EQ(whole.shards(), 0u);
+  EXPECT_EQ(whole.splits_size(), 0);
+}
+
+// The quickstart (2 x 8 GPUs, llama2-7b) with a small batch, under `strategy`;
+// packed-1f1b with tensor and context parallelism of 2.
+ResolvedScenario quickstart_for(const std::string& strategy) {
+  return load_embedded_quickstart({"workload.global_batch=32", "plan.strategy=" + strategy,
+                                   "plan.packed_1f1b.tensor_parallel=2", "plan.packed_1f1b.context_parallel=2"});
+}
+
+class EveryStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
+  const auto sc = quickstart_for(GetParam());
+  const proto::Schedule schedule = make_planner(GetParam(), sc, simulated_step_seconds)->plan(sc, sample_batch(sc));
+  // Header.
+  EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
+  EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner {}", eppsim_version(), GetParam()));
+  const TransformerSpec model = from_model_shape(schedule.header().model(), "schedule");
+  EXPECT_EQ(model.name, sc.model.name);
+  EXPECT_EQ(model.total_params(), sc.model.total_params());
+  // Splits: every split names a group holding the rank, shards is their product,
+  // and every strategy here splits its chunks.
+  int split_ops = 0;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
+    for (int i = 0; i < ops.size(); ++i) {
+      const auto& op = ops[i];
+      if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
+        const auto& c = op.compute();
+        std::uint32_t product = 1;
+        std::set<proto::SplitKind> kinds;
+        for (const auto& split : c.splits()) {
+          const auto& group = schedule.groups(static_cast<int>(split.group()));
+          product *= static_cast<std::uint32_t>(group.ranks_size());
+          EXPECT_TRUE(std::find(group.ranks().begin(), group.ranks().end(), r) != group.ranks().end());
+          EXPECT_TRUE(kinds.insert(split.kind()).second) << "one split per kind";
+        }
+        EXPECT_EQ(std::max(c.shards(), 1u), product) << "rank " << r << " op " << i;
+        split_ops += c.splits_size() > 0;
+        // A piece of a layer is one layer.
+        if (c.layer_part() != proto::LAYER_WHOLE) {
+          EXPECT_EQ(c.layer_count(), 1u);
+        }
+      }
+      // No stand-ins: an all-to-all follows the piece of one layer it belongs to,
+      // and no all-gather runs on the compute stream (context parallelism is a ring).
+      if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) {
+        int before = i - 1;
+        while (before >= 0 && ops[before].stream() != op.stream()) --before;
+        ASSERT_GE(before, 0);
+        ASSERT_TRUE(ops[before].has_compute()) << "rank " << r << " op " << i;
+        EXPECT_EQ(ops[before].compute().layer_count(), 1u);
+        EXPECT_NE(ops[before].compute().layer_part(), proto::LAYER_WHOLE);
+      }
+      if (op.has_collective() && op.collective().kind() == proto::ALL_GATHER) {
+        EXPECT_NE(schedule.stream_names(static_cast<int>(op.stream())), "compute") << "rank " << r << " op " << i;
+      }
+    }
+  }
+  EXPECT_GT(split_ops, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Planners, EveryStrategy, ::testing::ValuesIn(planner_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace eppsim
