@@ -17,6 +17,7 @@
 #include "traces/chrome_trace.h"
 #include "traces/cost_model_factory.h"
 #include "traces/csv_export.h"
+#include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/trace_report.h"
 
@@ -82,6 +83,14 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   result.schedule = std::move(schedule);
   result.scenario = cluster.proto;
   return result;
+}
+
+ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedule& schedule,
+                                      std::string_view schedule_source) {
+  if (schedule.header().has_model()) {
+    *parsed.proto.mutable_model() = to_scenario_model(from_model_shape(schedule.header().model(), schedule_source));
+  }
+  return resolve_simulation_part(parsed);
 }
 
 RunResult run_scenario(const ResolvedScenario& scenario) {

@@ -41,6 +41,13 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 // model; `plan_time_s` is passed through to the result.
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s);
 
+// The scenario `eppsim sim` simulates `schedule` on: the cluster and cost model of
+// `parsed`, with the model the schedule's header names (a schedule without a
+// header keeps the scenario's model). `schedule_source` names the schedule's
+// file in errors.
+ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedule& schedule,
+                                      std::string_view schedule_source);
+
 // plan_scenario + simulate_schedule.
 RunResult run_scenario(const ResolvedScenario& scenario);
 

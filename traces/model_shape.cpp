@@ -56,4 +56,19 @@ TransformerSpec from_model_shape(const proto::ModelShape& shape, std::string_vie
   return model;
 }
 
+proto::Model to_scenario_model(const TransformerSpec& model) {
+  proto::Model m;
+  m.set_layers(model.layers);
+  m.set_hidden_size(model.hidden_size);
+  m.set_attention_heads(model.attention_heads);
+  m.set_kv_heads(model.kv_heads);
+  m.set_ffn_hidden_size(model.ffn_hidden_size);
+  m.set_vocab_size(model.vocab_size);
+  m.set_ffn_kind(model.ffn_kind == FfnKind::SwiGlu ? proto::SWIGLU : proto::GELU);
+  m.set_position_embeddings(model.position_embeddings);
+  m.set_tied_embeddings(model.tied_embeddings);
+  m.set_bytes_per_element(model.bytes_per_element);
+  return m;
+}
+
 }  // namespace eppsim

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "models/transformer_spec.h"
+#include "traces/scenario.pb.h"
 #include "traces/schedule.pb.h"
 
 namespace eppsim {
@@ -16,5 +17,9 @@ proto::ModelShape to_model_shape(const TransformerSpec& model);
 // hidden size, heads, KV heads, FFN size, vocabulary or element size; a hidden
 // size the heads do not divide, or KV heads that do not divide the heads.
 TransformerSpec from_model_shape(const proto::ModelShape& shape, std::string_view where);
+
+// A scenario's model block with every field of `model` written out (no preset),
+// so a scenario resolves to exactly the model a Schedule's header names.
+proto::Model to_scenario_model(const TransformerSpec& model);
 
 }  // namespace eppsim

@@ -129,9 +129,11 @@ int command_plan(const po::variables_map& vars) {
 }
 
 int command_sim(const po::variables_map& vars) {
-  const auto cluster = load_scenario(vars["cluster"].as<std::string>(), overrides_from(vars), ScenarioPart::Simulation);
   proto::Schedule schedule;
-  read_message(vars["schedule"].as<std::string>(), &schedule);
+  const std::string schedule_file = vars["schedule"].as<std::string>();
+  read_message(schedule_file, &schedule);
+  const auto cluster =
+      cluster_for_schedule(parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)), schedule, schedule_file);
   return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), vars["output"].as<std::string>());
 }
 
@@ -227,9 +229,10 @@ const std::vector<Command>& commands() {
       {"sim", "sim SCHEDULE --cluster SCENARIO [-o DIR]", "simulate a Schedule on a scenario's cluster", {"schedule"},
        [](po::options_description& o) {
          o.add_options()("schedule", po::value<std::string>()->required(), "schedule file (.pb, .json or .textproto)")(
-             "cluster", po::value<std::string>()->required(), "scenario whose cluster, model and cost model are used");
+             "cluster", po::value<std::string>()->required(), "scenario whose cluster and cost model are used (the model is the schedule's)");
          add_output_option(o);
-         add_scenario_options(o);
+         add_engine_option(o);
+         add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },
        command_sim},
       {"export", "export chrome TRACE -o FILE.json", "convert a trace.pb to Chrome trace JSON (Perfetto)",

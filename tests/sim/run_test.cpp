@@ -159,5 +159,24 @@ TEST(Run, SimulatesAScheduleWithoutAPlan) {
   EXPECT_THROW(resolve_full(parse_embedded_quickstart(broken_plan)), InputError);
 }
 
+// The schedule is self-contained: `eppsim sim` prices its compute with the model
+// its header names, whatever model the cluster's scenario has.
+TEST(Run, SimulatesWithTheSchedulesOwnModel) {
+  const std::vector<std::string> small = {"workload.global_batch=16"};
+  const auto planned = plan_scenario(load_embedded_quickstart(small));
+  const auto reference = run_scenario(load_embedded_quickstart(small));
+  ASSERT_TRUE(planned.schedule.header().has_model());
+
+  const auto other_model = parse_embedded_quickstart({"workload.global_batch=16", "model.preset=llama2-13b"});
+  const auto cluster = cluster_for_schedule(other_model, planned.schedule, "planned.pb");
+  EXPECT_EQ(cluster.model.layers, reference.schedule.header().model().layers());
+  EXPECT_EQ(simulate_schedule(planned.schedule, cluster, 0.0).report.step_time_s(), reference.report.step_time_s());
+  // Without the header, the scenario's (bigger) model prices it.
+  proto::Schedule legacy = planned.schedule;
+  legacy.clear_header();
+  const auto slower = simulate_schedule(legacy, cluster_for_schedule(other_model, legacy, "legacy.pb"), 0.0);
+  EXPECT_GT(slower.report.step_time_s(), reference.report.step_time_s());
+}
+
 }  // namespace
 }  // namespace eppsim
