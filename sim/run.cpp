@@ -24,6 +24,16 @@
 namespace eppsim {
 namespace {
 
+// The scenario's engine from the registry; an unknown name is located at
+// simulation.engine (file, line, or the --set that named it).
+const EngineInfo& engine_of(const ResolvedScenario& scenario) {
+  for (const EngineInfo& engine : engines()) {
+    if (engine.name == scenario.engine) return engine;
+  }
+  scenario.where().fail("simulation.engine", fmt::format("unknown engine \"{}\" (available: {})", scenario.engine,
+                                                         fmt::join(engine_names(), ", ")));
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -48,7 +58,7 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
   }
-  const EngineInfo& engine = find_engine(scenario.engine, scenario.source + ": simulation.engine");
+  const EngineInfo& engine = engine_of(scenario);
   const auto cost = cost_for(schedule, scenario);
   return engine.run(schedule, EngineContext{*cost});
 }
@@ -60,6 +70,7 @@ double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedSce
 }
 
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
+  engine_of(scenario);  // a bad engine name fails before a long plan
   const auto start = std::chrono::steady_clock::now();
   const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
   const auto lengths = sample_batch(scenario);

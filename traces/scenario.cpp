@@ -14,24 +14,6 @@ namespace {
 
 using namespace scenario_parts;
 
-constexpr std::string_view kDefaultEngine = "analytic";
-// Engines this build can run, and engines that exist in eppsim's design but
-// are not built yet (named so that the error can say so).
-constexpr std::string_view kAvailableEngines[] = {"analytic"};
-constexpr std::string_view kPlannedEngines[] = {"flow"};
-
-std::string resolve_engine(const std::string& engine, const FieldLocator& where) {
-  const std::string name = engine.empty() ? std::string(kDefaultEngine) : engine;
-  for (std::string_view available : kAvailableEngines) {
-    if (available == name) return name;
-  }
-  for (std::string_view planned : kPlannedEngines) {
-    if (planned == name)
-      where.fail("simulation.engine", fmt::format("engine {} is not available in this build (available: {})",
-                                                  quote_string(name), join(kAvailableEngines)));
-  }
-  where.fail("simulation.engine", fmt::format("unknown engine {} (available: {})", quote_string(name), join(kAvailableEngines)));
-}
 
 }  // namespace
 
@@ -54,7 +36,8 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
   }
   if (part != ScenarioPart::Cluster) {
     resolve_cost_model(scenario.cost_model(), &resolved, where);
-    resolved.engine = resolve_engine(scenario.simulation().engine(), where);
+    // The name only: the engine registry (sim/engine/engine_registry.h) knows the engines.
+    resolved.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
   }
   return resolved;
 }

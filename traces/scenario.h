@@ -33,6 +33,8 @@ namespace eppsim {
 
 // The default of plan.strategy.
 inline constexpr std::string_view kDefaultStrategy = "packed-1f1b";
+// The default of simulation.engine.
+inline constexpr std::string_view kDefaultEngine = "analytic";
 
 // How much of a scenario a resolution covers; each part includes the ones before.
 enum class ScenarioPart {
@@ -71,7 +73,7 @@ struct ResolvedScenario {
   OverMaxLength over_max_length = OverMaxLength::Truncate;
   std::uint64_t seed = 0;
   std::string strategy;   // plan.strategy (default kDefaultStrategy), unchecked: the planner registry knows the names
-  std::string engine;     // simulation.engine (default "analytic")
+  std::string engine;     // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
   // The cost model (cost_model): its compute part, how the network is priced,
   // FlexSP's measured constants when cost_model.flexsp_preset names them, and

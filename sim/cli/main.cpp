@@ -18,6 +18,7 @@
 #include "models/log.h"
 #include "models/transformer_spec.h"
 #include "sim/compare.h"
+#include "sim/engine/engine_registry.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "sim/topo.h"
@@ -43,7 +44,9 @@ void add_scenario_option(po::options_description& options) {
 }
 
 void add_engine_option(po::options_description& options) {
-  options.add_options()("engine", po::value<std::string>(), "simulation engine: analytic (overrides simulation.engine)");
+  options.add_options()("engine", po::value<std::string>(),
+                        fmt::format("simulation engine: {} (overrides simulation.engine)", fmt::join(engine_names(), ", "))
+                            .c_str());
 }
 
 void add_set_option(po::options_description& options, std::string_view example) {

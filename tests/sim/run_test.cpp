@@ -178,5 +178,18 @@ TEST(Run, SimulatesWithTheSchedulesOwnModel) {
   EXPECT_GT(slower.report.step_time_s(), reference.report.step_time_s());
 }
 
+// The engine registry checks simulation.engine before anything is planned, and
+// the error names the field and the --set that named the engine.
+TEST(Run, UnknownEngineIsLocated) {
+  const auto scenario = load_embedded_quickstart({"simulation.engine=warp"});
+  try {
+    plan_scenario(scenario);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("simulation.engine: unknown engine \"warp\" (available: analytic)"));
+    EXPECT_THAT(e.what(), HasSubstr("(set by --set simulation.engine=warp)"));
+  }
+}
+
 }  // namespace
 }  // namespace eppsim
