@@ -16,6 +16,7 @@
 #include "models/errors.h"
 #include "models/gpu_spec.h"
 #include "models/log.h"
+#include "models/progress.h"
 #include "models/transformer_spec.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
@@ -318,6 +319,7 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
                                  e.what(), option_names(options), title));
   }
   logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
+  progress::enable_for_terminal();  // long runs show a progress line on a terminal, nothing otherwise
   return command.handler(vars);
 }
 

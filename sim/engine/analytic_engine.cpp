@@ -1,9 +1,13 @@
 #include "sim/engine/analytic_engine.h"
 
+#include <algorithm>
 #include <queue>
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "models/progress.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -18,10 +22,16 @@ class AnalyticExecutor final : public ExecutorHooks {
 
   proto::Trace run() {
     core_.start(0.0);
+    progress::ProgressLine line("simulating");
     while (!heap_.empty()) {
       const Completion c = heap_.top();
       heap_.pop();
       core_.finish(c.id, c.time_s);
+      line.update([&] {
+        const double done = static_cast<double>(core_.ops_done());
+        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", c.time_s, done, core_.ops_total(),
+                           done / std::max(line.elapsed_s(), 1e-9) / 1e6);
+      });
     }
     if (!core_.all_done()) core_.throw_deadlock();
     return core_.trace("analytic");

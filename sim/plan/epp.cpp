@@ -18,6 +18,7 @@
 #include "models/compute_cost.h"
 #include "models/errors.h"
 #include "models/log.h"
+#include "models/progress.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"
@@ -572,7 +573,9 @@ EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::spa
   out.data_parallel = ctx.dp();
   std::vector<double> costs(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
+  progress::ProgressLine line(fmt::format("planning {}", epp_strategy_name(variant)), progress::Options{.check_every = 1});
   for (const auto& bin : longest_processing_time(costs, ctx.dp())) {
+    line.update([&] { return fmt::format("replica {} of {} (a K search each)", out.replicas.size() + 1, ctx.dp()); });
     std::vector<std::uint64_t> mine;
     for (auto i : bin) mine.push_back(lengths[i]);
     out.replicas.push_back(plan_replica(ctx, mine));

@@ -15,6 +15,7 @@
 #include "models/errors.h"
 #include "models/flexsp_preset.h"
 #include "models/log.h"
+#include "models/progress.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/milp.h"
@@ -559,7 +560,11 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
   }
 
   std::size_t at = 0;
+  progress::ProgressLine line("planning flexsp", progress::Options{.check_every = 1});
   for (auto count : best_split) {
+    line.update([&] {
+      return fmt::format("micro-batch {} of {} (one MILP each)", out.micro_batches.size() + 1, best_split.size());
+    });
     const std::span<const std::uint32_t> seqs(order.data() + at, count);
     at += count;
     auto mp = plan_micro_batch(cost, opt, seqs, lengths);
