@@ -11,34 +11,15 @@
 
 #include "models/errors.h"
 #include "models/units.h"
+#include "traces/executor/executor_state.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/op_names.h"
 
 namespace eppsim {
 
-void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
-  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run Matching::Local", op.rank, op.op));
-}
+using namespace executor_detail;
 
 namespace {
-
-enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free };
-// Pending: waits for predecessors. Posted: a send/recv waiting for its peer or
-// a collective waiting for its group (Matching::Global). Running: handed to the
-// executor. Done: finished.
-enum class Status : std::uint8_t { Pending, Posted, Running, Done };
-
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-Kind kind_of(const proto::Op& op) {
-  switch (op.kind_case()) {
-    case proto::Op::kSend: return Kind::Send;
-    case proto::Op::kRecv: return Kind::Recv;
-    case proto::Op::kCollective: return Kind::Collective;
-    case proto::Op::kMemory: return op.memory().allocate() ? Kind::Allocate : Kind::Free;
-    default: return Kind::Compute;  // validation rejects KIND_NOT_SET
-  }
-}
 
 std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
   // splitmix64's finaliser over the three words.
@@ -51,103 +32,12 @@ std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t t
   return h;
 }
 
-std::int64_t to_ns(double seconds) { return std::llround(seconds * 1e9); }
-
 }  // namespace
 
-// The schedule compiled into flat arrays indexed by a global op id (the rank's
-// offset + the op's index), so that running it allocates nothing per op.
-struct ExecutorCore::State {
-  State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
+void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
+  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run Matching::Local", op.rank, op.op));
+}
 
-  const proto::Schedule& schedule;
-  ExecutorHooks& hooks;
-  ExecutorOptions options;
-  std::uint32_t ranks = 0;
-
-  // Per rank.
-  std::vector<std::uint32_t> rank_offset;  // ranks + 1
-  std::vector<char> local;                 // runs on this core
-  std::vector<std::uint64_t> in_use, peak;
-
-  // Per op (global id).
-  std::vector<const proto::Op*> ops;
-  std::vector<std::uint32_t> rank_of;
-  std::vector<Kind> kind;
-  std::vector<Status> status;
-  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
-  // that matching and memory accounting do not read the op's message.
-  std::vector<std::uint64_t> bytes;
-  std::vector<std::uint8_t> collective_kind;  // a proto::CollectiveKind
-  std::vector<std::uint32_t> pending;      // predecessors not yet done
-  std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
-  std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
-  // SEND/RECV: its channel; COLLECTIVE: its (rank, group) counter.
-  std::vector<std::uint32_t> link;
-  // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
-  // position in the group.
-  std::vector<std::uint32_t> aux;
-  std::vector<std::uint32_t> instance_of;  // COLLECTIVE, once posted: its instance
-  std::vector<double> start_s, end_s;
-
-  // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
-  // receives in posting order, as intrusive queues through `aux`.
-  struct Channel {
-    std::uint32_t src, dst, tag;
-    std::uint32_t send_head = kNone, send_tail = kNone, recv_head = kNone, recv_tail = kNone;
-  };
-  std::vector<Channel> channels;
-
-  // Groups (schedule order) and collective instances: the k-th collective of
-  // group g is instance instance_offset[g] + k; its members' ops sit at
-  // arrival[arrival_offset[g] + k * size(g) + position].
-  std::vector<std::uint32_t> group_offset, group_members;
-  std::vector<std::uint32_t> instance_offset;
-  std::vector<std::uint64_t> arrival_offset;
-  std::vector<std::uint32_t> arrived;        // per instance
-  std::vector<std::uint32_t> first_arrival;  // per instance
-  std::vector<std::uint32_t> arrival;
-  std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
-  std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
-
-  // Activities handed to the executor: their ops in activity_refs.
-  std::vector<std::uint32_t> activity_begin{0};
-  std::vector<OpRef> activity_refs;
-
-  // Ops that became ready, with the time they did, dispatched in order.
-  std::vector<std::pair<std::uint32_t, double>> ready;
-  bool draining = false;
-
-  struct Sample {
-    std::uint32_t rank;
-    double time_s;
-    std::uint64_t bytes;
-  };
-  std::vector<Sample> samples;
-  std::size_t total = 0, done = 0;
-
-  std::uint32_t gid(OpRef ref) const { return rank_offset[ref.rank] + ref.op; }
-  OpRef ref(std::uint32_t g) const { return {rank_of[g], g - rank_offset[rank_of[g]]}; }
-  std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
-
-  void build();
-  void build_channels();
-  void build_collectives();
-
-  ActivityId new_activity(std::span<const std::uint32_t> gids);
-  ActivityId new_activity(std::uint32_t g) { return new_activity(std::span<const std::uint32_t>(&g, 1)); }
-  void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
-  void complete(std::uint32_t g, double now);
-  void drain();
-  void dispatch(std::uint32_t g, double now);
-  void apply_memory(std::uint32_t g, double now);
-  void post_p2p(std::uint32_t g, double now);
-  void arrive(std::uint32_t g, double now);
-
-  std::string describe(std::uint32_t g) const;
-  std::string p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const;
-  std::string blocked_line(std::uint32_t g) const;
-};
 
 void ExecutorCore::State::build() {
   ranks = schedule.num_ranks();
@@ -464,65 +354,6 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   hooks.collective_ready(id, std::span<const OpRef>(activity_refs.data() + activity_begin[id], size), now);
 }
 
-std::string ExecutorCore::State::describe(std::uint32_t g) const {
-  const auto& o = *ops[g];
-  const auto [r, i] = ref(g);
-  const auto& stream = schedule.stream_names(static_cast<int>(o.stream()));
-  switch (kind[g]) {
-    case Kind::Send:
-      return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.send().peer(),
-                         o.send().tag(), o.send().size_bytes(), stream);
-    case Kind::Recv:
-      return fmt::format("rank {} op {} (recv from rank {}, tag {}, {} bytes, stream {})", r, i, o.recv().peer(),
-                         o.recv().tag(), o.recv().size_bytes(), stream);
-    case Kind::Collective:
-      return fmt::format("rank {} op {} ({} on group {}, {} bytes, stream {})", r, i,
-                         collective_kind_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
-                         stream);
-    default:
-      return fmt::format("rank {} op {} (stream {})", r, i, stream);
-  }
-}
-
-// What the peer has posted from `src` to `dst` under other tags, if anything.
-std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const {
-  std::vector<std::string> other;
-  for (const auto& c : channels) {
-    if (c.src != src || c.dst != dst) continue;
-    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = aux[g]) other.push_back(describe(g));
-  }
-  if (other.empty()) {
-    return waiting_sender ? fmt::format("rank {} has posted no receive from rank {}", dst, src)
-                          : fmt::format("rank {} has posted no send to rank {}", src, dst);
-  }
-  std::sort(other.begin(), other.end());
-  return fmt::format("posted instead: {}", fmt::join(other, "; "));
-}
-
-std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
-  const auto& o = *ops[g];
-  const auto r = rank_of[g];
-  if (options.matching == Matching::Local) {
-    return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
-  }
-  switch (kind[g]) {
-    case Kind::Send:
-      return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.send().peer(), true));
-    case Kind::Recv:
-      return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.recv().peer(), r, false));
-    default: {
-      const auto group = o.collective().group();
-      const auto size = group_size(group);
-      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(instance_of[g] - instance_offset[group]) * size;
-      std::vector<std::uint32_t> missing;
-      for (std::uint32_t p = 0; p < size; ++p) {
-        if (arrival[base + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
-      }
-      return fmt::format("{}: waiting for group members {}", describe(g), fmt::join(missing, ", "));
-    }
-  }
-}
-
 ExecutorCore::ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options)
     : state_(std::make_unique<State>(schedule, hooks, std::move(options))) {
   validate_schedule(schedule);
@@ -561,40 +392,6 @@ bool ExecutorCore::all_done() const { return state_->done == state_->total; }
 std::size_t ExecutorCore::ops_done() const { return state_->done; }
 std::size_t ExecutorCore::ops_total() const { return state_->total; }
 
-void ExecutorCore::throw_deadlock() const {
-  const auto& s = *state_;
-  std::vector<std::uint32_t> blocked;
-  std::size_t waiting_on_deps = 0;
-  std::size_t stuck_ranks = 0;
-  for (std::uint32_t r = 0; r < s.ranks; ++r) {
-    if (!s.local[r]) continue;
-    bool stuck = false;
-    for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
-      if (s.status[g] == Status::Done) continue;
-      stuck = true;
-      const bool communication = s.kind[g] == Kind::Send || s.kind[g] == Kind::Recv || s.kind[g] == Kind::Collective;
-      const bool waits_on_peers = s.status[g] == Status::Posted ||
-                                  (s.options.matching == Matching::Local && s.status[g] == Status::Running && communication);
-      if (waits_on_peers) {
-        blocked.push_back(g);
-      } else {
-        ++waiting_on_deps;
-      }
-    }
-    stuck_ranks += stuck;
-  }
-  std::string report = fmt::format("deadlock: {} of {} ops never finished on {} ranks; {} ops are blocked on peers:",
-                                   s.total - s.done, s.total, stuck_ranks, blocked.size());
-  const auto shown = std::min(blocked.size(), s.options.max_blocked_ops_reported);
-  for (std::size_t i = 0; i < shown; ++i) report += "\n  " + s.blocked_line(blocked[i]);
-  if (blocked.size() > shown) report += fmt::format("\n  ... and {} more blocked ops", blocked.size() - shown);
-  report += fmt::format("\n  {} further ops wait on these through stream order or dependencies", waiting_on_deps);
-  throw ScheduleDeadlock(report);
-}
-
-const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
-const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
-
 std::span<const std::uint32_t> ExecutorCore::group_ranks(std::uint32_t group) const {
   const auto& s = *state_;
   return {s.group_members.data() + s.group_offset[group], s.group_size(group)};
@@ -607,75 +404,5 @@ std::span<const OpRef> ExecutorCore::activity_ops(ActivityId id) const {
 
 std::span<const std::uint64_t> ExecutorCore::memory_in_use() const { return state_->in_use; }
 std::span<const std::uint64_t> ExecutorCore::memory_peak() const { return state_->peak; }
-
-proto::Trace ExecutorCore::trace(const std::string& engine) const {
-  const auto& s = *state_;
-  proto::Trace t;
-  t.set_scenario(s.schedule.scenario());
-  t.set_strategy(s.schedule.strategy());
-  t.set_engine(engine);
-  t.set_num_ranks(s.ranks);
-  for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
-  t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
-  double step = 0.0;
-  t.mutable_events()->Reserve(static_cast<int>(s.done));
-  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
-    if (s.status[g] != Status::Done) continue;
-    const auto& o = *s.ops[g];
-    const auto [r, i] = s.ref(g);
-    auto* e = t.add_events();
-    e->set_rank(r);
-    e->set_op(i);
-    e->set_stream(o.stream());
-    e->set_start_ns(to_ns(s.start_s[g]));
-    e->set_end_ns(to_ns(s.end_s[g]));
-    step = std::max(step, s.end_s[g]);
-    switch (s.kind[g]) {
-      case Kind::Compute:
-        e->set_kind(proto::COMPUTE);
-        e->set_phase(o.compute().phase());
-        e->set_chunk(o.compute().chunk());
-        e->set_stage(o.compute().stage());
-        break;
-      case Kind::Send:
-        e->set_kind(proto::SEND);
-        e->set_peer(o.send().peer());
-        e->set_size_bytes(o.send().size_bytes());
-        break;
-      case Kind::Recv:
-        e->set_kind(proto::RECV);
-        e->set_peer(o.recv().peer());
-        e->set_size_bytes(o.recv().size_bytes());
-        break;
-      case Kind::Collective:
-        e->set_kind(proto::COLLECTIVE);
-        e->set_collective(o.collective().kind());
-        e->set_group(o.collective().group());
-        e->set_size_bytes(o.collective().size_bytes());
-        break;
-      case Kind::Allocate:
-      case Kind::Free:
-        e->set_kind(proto::MEMORY);
-        e->set_size_bytes(o.memory().size_bytes());
-        break;
-    }
-  }
-  t.set_step_time_ns(to_ns(step));
-  // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
-  std::vector<std::size_t> first(s.ranks + 1, 0);
-  for (const auto& sample : s.samples) ++first[sample.rank + 1];
-  for (std::uint32_t r = 0; r < s.ranks; ++r) first[r + 1] += first[r];
-  std::vector<std::uint32_t> order(s.samples.size());
-  for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[first[s.samples[i].rank]++] = i;
-  t.mutable_memory()->Reserve(static_cast<int>(order.size()));
-  for (auto i : order) {
-    const auto& sample = s.samples[i];
-    auto* m = t.add_memory();
-    m->set_rank(sample.rank);
-    m->set_time_ns(to_ns(sample.time_s));
-    m->set_bytes(sample.bytes);
-  }
-  return t;
-}
 
 }  // namespace eppsim

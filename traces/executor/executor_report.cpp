@@ -1,0 +1,185 @@
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "traces/executor/executor_state.h"
+#include "traces/op_names.h"
+
+namespace eppsim {
+
+using namespace executor_detail;
+
+namespace {
+
+std::int64_t to_ns(double seconds) { return std::llround(seconds * 1e9); }
+
+}  // namespace
+
+std::string ExecutorCore::State::describe(std::uint32_t g) const {
+  const auto& o = *ops[g];
+  const auto [r, i] = ref(g);
+  const auto& stream = schedule.stream_names(static_cast<int>(o.stream()));
+  switch (kind[g]) {
+    case Kind::Send:
+      return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.send().peer(),
+                         o.send().tag(), o.send().size_bytes(), stream);
+    case Kind::Recv:
+      return fmt::format("rank {} op {} (recv from rank {}, tag {}, {} bytes, stream {})", r, i, o.recv().peer(),
+                         o.recv().tag(), o.recv().size_bytes(), stream);
+    case Kind::Collective:
+      return fmt::format("rank {} op {} ({} on group {}, {} bytes, stream {})", r, i,
+                         collective_kind_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
+                         stream);
+    default:
+      return fmt::format("rank {} op {} (stream {})", r, i, stream);
+  }
+}
+
+// What the peer has posted from `src` to `dst` under other tags, if anything.
+std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const {
+  std::vector<std::string> other;
+  for (const auto& c : channels) {
+    if (c.src != src || c.dst != dst) continue;
+    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = aux[g]) other.push_back(describe(g));
+  }
+  if (other.empty()) {
+    return waiting_sender ? fmt::format("rank {} has posted no receive from rank {}", dst, src)
+                          : fmt::format("rank {} has posted no send to rank {}", src, dst);
+  }
+  std::sort(other.begin(), other.end());
+  return fmt::format("posted instead: {}", fmt::join(other, "; "));
+}
+
+std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
+  const auto& o = *ops[g];
+  const auto r = rank_of[g];
+  if (options.matching == Matching::Local) {
+    return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
+  }
+  switch (kind[g]) {
+    case Kind::Send:
+      return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.send().peer(), true));
+    case Kind::Recv:
+      return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.recv().peer(), r, false));
+    default: {
+      const auto group = o.collective().group();
+      const auto size = group_size(group);
+      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(instance_of[g] - instance_offset[group]) * size;
+      std::vector<std::uint32_t> missing;
+      for (std::uint32_t p = 0; p < size; ++p) {
+        if (arrival[base + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
+      }
+      return fmt::format("{}: waiting for group members {}", describe(g), fmt::join(missing, ", "));
+    }
+  }
+}
+
+void ExecutorCore::throw_deadlock() const {
+  const auto& s = *state_;
+  std::vector<std::uint32_t> blocked;
+  std::size_t waiting_on_deps = 0;
+  std::size_t stuck_ranks = 0;
+  for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    if (!s.local[r]) continue;
+    bool stuck = false;
+    for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
+      if (s.status[g] == Status::Done) continue;
+      stuck = true;
+      const bool communication = s.kind[g] == Kind::Send || s.kind[g] == Kind::Recv || s.kind[g] == Kind::Collective;
+      const bool waits_on_peers = s.status[g] == Status::Posted ||
+                                  (s.options.matching == Matching::Local && s.status[g] == Status::Running && communication);
+      if (waits_on_peers) {
+        blocked.push_back(g);
+      } else {
+        ++waiting_on_deps;
+      }
+    }
+    stuck_ranks += stuck;
+  }
+  std::string report = fmt::format("deadlock: {} of {} ops never finished on {} ranks; {} ops are blocked on peers:",
+                                   s.total - s.done, s.total, stuck_ranks, blocked.size());
+  const auto shown = std::min(blocked.size(), s.options.max_blocked_ops_reported);
+  for (std::size_t i = 0; i < shown; ++i) report += "\n  " + s.blocked_line(blocked[i]);
+  if (blocked.size() > shown) report += fmt::format("\n  ... and {} more blocked ops", blocked.size() - shown);
+  report += fmt::format("\n  {} further ops wait on these through stream order or dependencies", waiting_on_deps);
+  throw ScheduleDeadlock(report);
+}
+
+const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
+const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
+
+proto::Trace ExecutorCore::trace(const std::string& engine) const {
+  const auto& s = *state_;
+  proto::Trace t;
+  t.set_scenario(s.schedule.scenario());
+  t.set_strategy(s.schedule.strategy());
+  t.set_engine(engine);
+  t.set_num_ranks(s.ranks);
+  for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
+  t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
+  double step = 0.0;
+  t.mutable_events()->Reserve(static_cast<int>(s.done));
+  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
+    if (s.status[g] != Status::Done) continue;
+    const auto& o = *s.ops[g];
+    const auto [r, i] = s.ref(g);
+    auto* e = t.add_events();
+    e->set_rank(r);
+    e->set_op(i);
+    e->set_stream(o.stream());
+    e->set_start_ns(to_ns(s.start_s[g]));
+    e->set_end_ns(to_ns(s.end_s[g]));
+    step = std::max(step, s.end_s[g]);
+    switch (s.kind[g]) {
+      case Kind::Compute:
+        e->set_kind(proto::COMPUTE);
+        e->set_phase(o.compute().phase());
+        e->set_chunk(o.compute().chunk());
+        e->set_stage(o.compute().stage());
+        break;
+      case Kind::Send:
+        e->set_kind(proto::SEND);
+        e->set_peer(o.send().peer());
+        e->set_size_bytes(o.send().size_bytes());
+        break;
+      case Kind::Recv:
+        e->set_kind(proto::RECV);
+        e->set_peer(o.recv().peer());
+        e->set_size_bytes(o.recv().size_bytes());
+        break;
+      case Kind::Collective:
+        e->set_kind(proto::COLLECTIVE);
+        e->set_collective(o.collective().kind());
+        e->set_group(o.collective().group());
+        e->set_size_bytes(o.collective().size_bytes());
+        break;
+      case Kind::Allocate:
+      case Kind::Free:
+        e->set_kind(proto::MEMORY);
+        e->set_size_bytes(o.memory().size_bytes());
+        break;
+    }
+  }
+  t.set_step_time_ns(to_ns(step));
+  // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
+  std::vector<std::size_t> first(s.ranks + 1, 0);
+  for (const auto& sample : s.samples) ++first[sample.rank + 1];
+  for (std::uint32_t r = 0; r < s.ranks; ++r) first[r + 1] += first[r];
+  std::vector<std::uint32_t> order(s.samples.size());
+  for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[first[s.samples[i].rank]++] = i;
+  t.mutable_memory()->Reserve(static_cast<int>(order.size()));
+  for (auto i : order) {
+    const auto& sample = s.samples[i];
+    auto* m = t.add_memory();
+    m->set_rank(sample.rank);
+    m->set_time_ns(to_ns(sample.time_s));
+    m->set_bytes(sample.bytes);
+  }
+  return t;
+}
+
+}  // namespace eppsim

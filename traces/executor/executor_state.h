@@ -1,0 +1,133 @@
+#pragma once
+// The executor core's state (executor_core.h), shared by its source files and
+// by nothing else: the schedule compiled into flat arrays, the matching queues,
+// memory and the record of what ran. executor_core.cpp runs the state machine,
+// executor_report.cpp explains a deadlock and writes the trace.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "traces/executor/executor_core.h"
+
+namespace eppsim {
+namespace executor_detail {
+
+enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free };
+// Pending: waits for predecessors. Posted: a send/recv waiting for its peer or
+// a collective waiting for its group (Matching::Global). Running: handed to the
+// executor. Done: finished.
+enum class Status : std::uint8_t { Pending, Posted, Running, Done };
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+inline Kind kind_of(const proto::Op& op) {
+  switch (op.kind_case()) {
+    case proto::Op::kSend: return Kind::Send;
+    case proto::Op::kRecv: return Kind::Recv;
+    case proto::Op::kCollective: return Kind::Collective;
+    case proto::Op::kMemory: return op.memory().allocate() ? Kind::Allocate : Kind::Free;
+    default: return Kind::Compute;  // validation rejects KIND_NOT_SET
+  }
+}
+
+}  // namespace executor_detail
+
+// The schedule compiled into flat arrays indexed by a global op id (the rank's
+// offset + the op's index), so that running it allocates nothing per op.
+struct ExecutorCore::State {
+  State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
+
+  const proto::Schedule& schedule;
+  ExecutorHooks& hooks;
+  ExecutorOptions options;
+  std::uint32_t ranks = 0;
+
+  // Per rank.
+  std::vector<std::uint32_t> rank_offset;  // ranks + 1
+  std::vector<char> local;                 // runs on this core
+  std::vector<std::uint64_t> in_use, peak;
+
+  // Per op (global id).
+  std::vector<const proto::Op*> ops;
+  std::vector<std::uint32_t> rank_of;
+  std::vector<executor_detail::Kind> kind;
+  std::vector<executor_detail::Status> status;
+  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
+  // that matching and memory accounting do not read the op's message.
+  std::vector<std::uint64_t> bytes;
+  std::vector<std::uint8_t> collective_kind;  // a proto::CollectiveKind
+  std::vector<std::uint32_t> pending;      // predecessors not yet done
+  std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
+  std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
+  // SEND/RECV: its channel; COLLECTIVE: its (rank, group) counter.
+  std::vector<std::uint32_t> link;
+  // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
+  // position in the group.
+  std::vector<std::uint32_t> aux;
+  std::vector<std::uint32_t> instance_of;  // COLLECTIVE, once posted: its instance
+  std::vector<double> start_s, end_s;
+
+  // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
+  // receives in posting order, as intrusive queues through `aux`.
+  struct Channel {
+    std::uint32_t src, dst, tag;
+    std::uint32_t send_head = executor_detail::kNone, send_tail = executor_detail::kNone, recv_head = executor_detail::kNone, recv_tail = executor_detail::kNone;
+  };
+  std::vector<Channel> channels;
+
+  // Groups (schedule order) and collective instances: the k-th collective of
+  // group g is instance instance_offset[g] + k; its members' ops sit at
+  // arrival[arrival_offset[g] + k * size(g) + position].
+  std::vector<std::uint32_t> group_offset, group_members;
+  std::vector<std::uint32_t> instance_offset;
+  std::vector<std::uint64_t> arrival_offset;
+  std::vector<std::uint32_t> arrived;        // per instance
+  std::vector<std::uint32_t> first_arrival;  // per instance
+  std::vector<std::uint32_t> arrival;
+  std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
+  std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
+
+  // Activities handed to the executor: their ops in activity_refs.
+  std::vector<std::uint32_t> activity_begin{0};
+  std::vector<OpRef> activity_refs;
+
+  // Ops that became ready, with the time they did, dispatched in order.
+  std::vector<std::pair<std::uint32_t, double>> ready;
+  bool draining = false;
+
+  struct Sample {
+    std::uint32_t rank;
+    double time_s;
+    std::uint64_t bytes;
+  };
+  std::vector<Sample> samples;
+  std::size_t total = 0, done = 0;
+
+  std::uint32_t gid(OpRef ref) const { return rank_offset[ref.rank] + ref.op; }
+  OpRef ref(std::uint32_t g) const { return {rank_of[g], g - rank_offset[rank_of[g]]}; }
+  std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
+
+  void build();
+  void build_channels();
+  void build_collectives();
+
+  ActivityId new_activity(std::span<const std::uint32_t> gids);
+  ActivityId new_activity(std::uint32_t g) { return new_activity(std::span<const std::uint32_t>(&g, 1)); }
+  void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
+  void complete(std::uint32_t g, double now);
+  void drain();
+  void dispatch(std::uint32_t g, double now);
+  void apply_memory(std::uint32_t g, double now);
+  void post_p2p(std::uint32_t g, double now);
+  void arrive(std::uint32_t g, double now);
+
+  std::string describe(std::uint32_t g) const;
+  std::string p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const;
+  std::string blocked_line(std::uint32_t g) const;
+};
+
+}  // namespace eppsim
