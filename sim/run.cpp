@@ -48,7 +48,7 @@ std::shared_ptr<const CostModel> cost_for(const proto::Schedule& schedule, const
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     const auto& p = schedule.placement(static_cast<int>(r));
     placement[r] = RankPlacement{p.node(), p.local_gpu()};
-    is_default = is_default && p.node() == scenario.node_of_rank(r) && p.local_gpu() == scenario.local_gpu_of_rank(r);
+    is_default = is_default && p.node() == scenario.node_of_rank(r) && p.local_gpu() == scenario.cluster.local_gpu_of(r);
   }
   return is_default ? scenario.cost : make_cost_model(scenario, placement);
 }

@@ -50,7 +50,7 @@ std::vector<RankPlacement> default_placement(const ResolvedScenario& scenario, s
                                  ranks, ranks, scenario.usable_gpus()));
   }
   std::vector<RankPlacement> placement(ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) placement[r] = {scenario.node_of_rank(r), scenario.local_gpu_of_rank(r)};
+  for (std::uint32_t r = 0; r < ranks; ++r) placement[r] = {scenario.node_of_rank(r), scenario.cluster.local_gpu_of(r)};
   return placement;
 }
 

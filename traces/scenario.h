@@ -98,7 +98,6 @@ struct ResolvedScenario {
   }
   // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
   std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / cluster.gpus_per_node]; }
-  std::uint32_t local_gpu_of_rank(std::uint32_t rank) const { return rank % cluster.gpus_per_node; }
   const FieldLocator& where() const { return *locator; }
 };
 

@@ -35,8 +35,9 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::u
                                    std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
                                    std::span<const Segment> segments, const WorkSplit& split, LayerPart part) {
   const ChunkWork work{segments, layer_count, first_layer == 0, lm_head};
-  const ComputeWork share{pass, work, part, split.shards};
-  const ComputeCost cost = sc.compute_cost->cost(share);
+  // One pricing gives FLOPs, traffic and time: ClusterCostModel::compute_time,
+  // which the engines use, is this same call's time.
+  const ComputeCost cost = sc.compute_cost->cost(ComputeWork{pass, work, part, split.shards});
   proto::ComputeOp op;
   op.set_phase(phase_of(pass));
   op.set_stage(stage);
@@ -50,8 +51,7 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::u
   }
   op.set_flops(cost.flops.total());
   op.set_memory_traffic_bytes(cost.memory_traffic.count);
-  // The estimate is what the engines will price: the scenario's CostModel.
-  op.set_estimated_duration_ns(static_cast<std::int64_t>(sc.cost->compute_time(share).value * 1e9 + 0.5));
+  op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
   op.set_includes_lm_head(lm_head);
   split.apply(op);
   op.set_layer_part(to_proto(part));
