@@ -38,19 +38,39 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The cost model for the schedule's placement: the scenario's own when the
-// schedule keeps the default one (rank r on the r-th usable GPU), else one
-// built for it (traces/cost_model_factory.h checks the placement).
-std::shared_ptr<const CostModel> cost_for(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
-  if (schedule.placement_size() == 0) return scenario.cost;
+// The schedule's placement: its own, or the scenario's default (rank r on the
+// r-th usable GPU).
+std::vector<RankPlacement> placement_of(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
+  if (schedule.placement_size() == 0) return default_placement(scenario, schedule.num_ranks());
   std::vector<RankPlacement> placement(schedule.num_ranks());
-  bool is_default = true;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     const auto& p = schedule.placement(static_cast<int>(r));
     placement[r] = RankPlacement{p.node(), p.local_gpu()};
-    is_default = is_default && p.node() == scenario.node_of_rank(r) && p.local_gpu() == scenario.cluster.local_gpu_of(r);
+  }
+  return placement;
+}
+
+// The cost model for `placement`: the scenario's own when it is the default
+// one, else one built for it (traces/cost_model_factory.h checks the placement).
+std::shared_ptr<const CostModel> cost_for(std::span<const RankPlacement> placement, const ResolvedScenario& scenario) {
+  bool is_default = true;
+  for (std::uint32_t r = 0; r < placement.size() && is_default; ++r) {
+    is_default = placement[r].node == scenario.node_of_rank(r) && placement[r].local_gpu == scenario.cluster.local_gpu_of(r);
   }
   return is_default ? scenario.cost : make_cost_model(scenario, placement);
+}
+
+EnginePlacement engine_placement(std::span<const RankPlacement> placement, const ResolvedScenario& scenario) {
+  EnginePlacement out;
+  for (const RankPlacement& p : placement) {
+    out.node_of_rank.push_back(p.node);
+    out.chip_of_rank.push_back(p.node * scenario.cluster.gpus_per_node + p.local_gpu);
+  }
+  out.topology = [config = network_of(scenario), built = std::shared_ptr<const Topology>()]() mutable {
+    if (!built) built = build_topology(config);
+    return built;
+  };
+  return out;
 }
 
 proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
@@ -59,8 +79,10 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
                                  scenario.source, scenario.usable_gpus()));
   }
   const EngineInfo& engine = engine_of(scenario);
-  const auto cost = cost_for(schedule, scenario);
-  return engine.run(schedule, EngineContext{*cost});
+  const auto placement = placement_of(schedule, scenario);
+  const auto cost = cost_for(placement, scenario);
+  const EnginePlacement where = engine_placement(placement, scenario);
+  return engine.run(schedule, EngineContext{*cost, &where});
 }
 
 }  // namespace

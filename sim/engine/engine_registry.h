@@ -2,23 +2,37 @@
 // The simulated executors by name: `--engine NAME` and simulation.engine pick
 // one here. Each engine registers its name, a one-line description and how it
 // runs a Schedule; callers never branch on the name.
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/cost_model.h"
+#include "models/topology/topology.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
 
 namespace eppsim {
 
-// What an engine may use besides the Schedule. The cost model prices ops; an
-// engine that models the network itself (the flow engine) will find the
-// topology and placement here too.
+// Where the Schedule's ranks run, for engines that model the network
+// themselves: each rank's node and chip (a vertex of the topology graph), and
+// the cluster's topology, built on the first call (a run that never asks never
+// pays for a large graph).
+struct EnginePlacement {
+  std::vector<std::uint32_t> node_of_rank;
+  std::vector<VertexId> chip_of_rank;
+  std::function<std::shared_ptr<const Topology>()> topology;
+};
+
+// What an engine may use besides the Schedule. The cost model prices ops; the
+// placement is null when the caller has only a cost model (then an engine that
+// needs the network throws std::invalid_argument).
 struct EngineContext {
   const CostModel& cost;
+  const EnginePlacement* placement = nullptr;
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;
