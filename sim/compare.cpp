@@ -193,11 +193,12 @@ std::string comparison_summary(const proto::Comparison& comparison) {
   return out;
 }
 
-void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir) {
+void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir,
+                                const RunOutputs& outputs) {
   std::filesystem::create_directories(dir);
   for (const auto& run : result.runs) {
     check_directory_name(run.report.strategy());
-    write_run_directory(run, dir / run.report.strategy());
+    write_run_directory(run, dir / run.report.strategy(), outputs);
   }
   write_file_atomically(dir / "compare.csv", comparison_csv(result.comparison));
   write_file_atomically(dir / "compare.json", comparison_json(result.comparison));

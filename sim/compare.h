@@ -69,6 +69,7 @@ std::string comparison_summary(const proto::Comparison& comparison);
 
 // DIR/compare.json, DIR/compare.csv and, per strategy that ran, DIR/STRATEGY/
 // with the usual run files (write_run_directory); each file atomically.
-void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir);
+void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir,
+                                const RunOutputs& outputs = {});
 
 }  // namespace eppsim

@@ -137,16 +137,57 @@ double peak_rss_bytes() {
   return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports kilobytes
 }
 
-void write_run_directory(const RunResult& result, const std::filesystem::path& dir) {
+RunOutputs parse_run_outputs(std::string_view list) {
+  if (list == "all") return RunOutputs{};
+  RunOutputs outputs{false, false, false, false};
+  if (list == "none") return outputs;
+  std::size_t begin = 0;
+  while (begin <= list.size()) {
+    const std::size_t end = std::min(list.find(',', begin), list.size());
+    const std::string_view name = list.substr(begin, end - begin);
+    if (name == "trace") outputs.trace = true;
+    else if (name == "chrome") outputs.chrome = true;
+    else if (name == "csv") outputs.csv = true;
+    else if (name == "schedule") outputs.schedule = true;
+    else {
+      throw InputError(fmt::format("--outputs: unknown output '{}' in '{}' (known: all, none, or a list of trace, "
+                                   "chrome, csv, schedule)",
+                                   name, list));
+    }
+    begin = end + 1;
+  }
+  return outputs;
+}
+
+std::vector<std::string> run_output_files(const RunOutputs& outputs) {
+  std::vector<std::string> files = {"report.json", "timings.json", "scenario.textproto"};
+  if (outputs.trace) files.push_back("trace.pb");
+  if (outputs.chrome) files.push_back("trace.json");
+  if (outputs.csv) files.insert(files.end(), {"ops.csv", "memory.csv"});
+  files.push_back("ranks.csv");
+  if (outputs.schedule) files.push_back("schedule.pb");
+  return files;
+}
+
+void write_run_directory(const RunResult& result, const std::filesystem::path& dir, const RunOutputs& outputs) {
   const auto start = std::chrono::steady_clock::now();
   std::filesystem::create_directories(dir);
+  // Writes a selected heavy file, or removes one an earlier run left.
+  auto heavy = [&](bool selected, const char* name, const auto& write) {
+    if (selected) {
+      write(dir / name);
+    } else {
+      std::error_code ignored;
+      std::filesystem::remove(dir / name, ignored);
+    }
+  };
   write_message(result.report, dir / "report.json");
   write_message(result.scenario, dir / "scenario.textproto");
-  write_message(result.trace, dir / "trace.pb");
-  write_message(result.schedule, dir / "schedule.pb");
-  write_chrome_trace(result.trace, dir / "trace.json");
-  write_ops_csv(result.trace, dir / "ops.csv");
-  write_memory_csv(result.trace, dir / "memory.csv");
+  heavy(outputs.trace, "trace.pb", [&](const auto& path) { write_message(result.trace, path); });
+  heavy(outputs.schedule, "schedule.pb", [&](const auto& path) { write_message(result.schedule, path); });
+  heavy(outputs.chrome, "trace.json", [&](const auto& path) { write_chrome_trace(result.trace, path); });
+  heavy(outputs.csv, "ops.csv", [&](const auto& path) { write_ops_csv(result.trace, path); });
+  heavy(outputs.csv, "memory.csv", [&](const auto& path) { write_memory_csv(result.trace, path); });
   write_ranks_csv(result.report, dir / "ranks.csv");
   proto::Timings timings;
   timings.set_plan_time_s(result.plan_time_s);

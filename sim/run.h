@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "traces/report.pb.h"
 #include "traces/scenario.h"
@@ -51,11 +52,29 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
 // plan_scenario + simulate_schedule.
 RunResult run_scenario(const ResolvedScenario& scenario);
 
-// Writes report.json, scenario.textproto, trace.pb, trace.json (Chrome trace),
-// ops.csv, memory.csv, ranks.csv, schedule.pb and, last, timings.json (the
-// result's times, the time taken to write the others and the process's peak
-// resident set) into `dir` (created if missing), each atomically.
-void write_run_directory(const RunResult& result, const std::filesystem::path& dir);
+// The heavy files of a run directory, each of which a run may skip (a 16K-GPU
+// trace is gigabytes). report.json, scenario.textproto, ranks.csv and
+// timings.json are always written.
+struct RunOutputs {
+  bool trace = true;     // trace.pb
+  bool chrome = true;    // trace.json
+  bool csv = true;       // ops.csv, memory.csv
+  bool schedule = true;  // schedule.pb
+};
+
+// `--outputs` text: "all", "none" or a comma-separated list of trace, chrome,
+// csv, schedule. Throws InputError naming the option and the known names.
+RunOutputs parse_run_outputs(std::string_view list);
+// The file names written for `outputs`, for messages.
+std::vector<std::string> run_output_files(const RunOutputs& outputs);
+
+// Writes report.json, scenario.textproto, ranks.csv, the selected heavy files
+// (trace.pb, trace.json (Chrome trace), ops.csv, memory.csv, schedule.pb) and,
+// last, timings.json (the result's times, the time taken to write the others
+// and the process's peak resident set) into `dir` (created if missing), each
+// atomically, the large ones streamed. A heavy file not selected is removed if
+// an earlier run left one, so the directory never mixes two runs.
+void write_run_directory(const RunResult& result, const std::filesystem::path& dir, const RunOutputs& outputs = {});
 
 // The process's peak resident set so far (getrusage), in bytes.
 double peak_rss_bytes();

@@ -11,7 +11,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include "traces/proto_io.h"
+#include "traces/atomic_file.h"
 
 namespace eppsim {
 namespace {
@@ -141,9 +141,11 @@ void append_op_event(Buffer& out, const proto::OpEvent& e, const StreamNames& st
   out.append(std::string_view("}}"));
 }
 
-}  // namespace
-
-std::string chrome_trace_json(const proto::Trace& trace) {
+// The whole document into `out`; `spill(out)` after each event lets a file
+// writer take what has accumulated (write_chrome_trace) or keep it all
+// (chrome_trace_json).
+template <class Spill>
+void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
   // Ranks and streams to name: the declared ones, and any other an event uses.
   std::set<std::uint32_t> extra_ranks;
   std::set<std::uint32_t> extra_streams;
@@ -160,10 +162,7 @@ std::string chrome_trace_json(const proto::Trace& trace) {
   streams.insert(streams.end(), extra_streams.begin(), extra_streams.end());
   const StreamNames stream_name(trace);
 
-  Buffer out;
   auto it = std::back_inserter(out);
-  out.reserve(static_cast<std::size_t>(trace.events_size()) * 200 + static_cast<std::size_t>(trace.memory_size()) * 80 +
-              (static_cast<std::size_t>(trace.num_ranks()) + extra_ranks.size()) * (160 + 80 * streams.size()) + 256);
   out.append(std::string_view("{\"traceEvents\":["));
   bool first = true;
   auto next = [&] {
@@ -183,18 +182,21 @@ std::string chrome_trace_json(const proto::Trace& trace) {
       append_json_string(out, stream_name(stream));
       out.append(std::string_view("}}"));
     }
+    spill(out);
   };
   for (std::uint32_t rank = 0; rank < trace.num_ranks(); ++rank) name_rank(rank);
   for (const std::uint32_t rank : extra_ranks) name_rank(rank);
   for (const proto::OpEvent& e : trace.events()) {
     next();
     append_op_event(out, e, stream_name);
+    spill(out);
   }
   for (const proto::MemorySample& m : trace.memory()) {
     next();
     out.append(std::string_view("{\"name\":\"memory\",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":"));
     append_microseconds(out, m.time_ns());
     fmt::format_to(it, FMT_COMPILE(",\"pid\":{},\"args\":{{\"bytes\":{}}}}}"), m.rank(), m.bytes());
+    spill(out);
   }
   out.append(std::string_view("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"scenario\":"));
   append_json_string(out, trace.scenario());
@@ -204,11 +206,24 @@ std::string chrome_trace_json(const proto::Trace& trace) {
   append_json_string(out, trace.engine());
   fmt::format_to(it, FMT_COMPILE(",\"num_ranks\":\"{}\",\"step_time_ns\":\"{}\",\"memory_limit_bytes\":\"{}\"}}}}\n"),
                  trace.num_ranks(), trace.step_time_ns(), trace.memory_limit_bytes());
+}
+
+}  // namespace
+
+std::string chrome_trace_json(const proto::Trace& trace) {
+  Buffer out;
+  out.reserve(static_cast<std::size_t>(trace.events_size()) * 200 + static_cast<std::size_t>(trace.memory_size()) * 80 +
+              static_cast<std::size_t>(trace.num_ranks()) * 400 + 256);
+  emit_chrome_trace(trace, out, [](Buffer&) {});
   return fmt::to_string(out);
 }
 
 void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path) {
-  write_file_atomically(path, chrome_trace_json(trace));
+  AtomicFileWriter file(path);
+  Buffer out;
+  emit_chrome_trace(trace, out, [&](Buffer& b) { flush_if_full(b, file); });
+  file.write(std::string_view(out.data(), out.size()));
+  file.commit();
 }
 
 }  // namespace eppsim

@@ -19,7 +19,8 @@
 namespace eppsim {
 
 std::string chrome_trace_json(const proto::Trace& trace);
-// Atomic (see write_file_atomically); std::runtime_error naming the path.
+// Streamed to the file in bounded pieces, atomically (traces/atomic_file.h);
+// std::runtime_error naming the path.
 void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path);
 
 }  // namespace eppsim

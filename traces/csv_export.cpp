@@ -10,6 +10,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "traces/atomic_file.h"
 #include "traces/proto_io.h"
 
 namespace eppsim {
@@ -55,9 +56,11 @@ std::string csv_field(std::string_view text) {
   return out;
 }
 
-std::string ops_csv(const proto::Trace& trace) {
-  Buffer out;
-  out.reserve(static_cast<std::size_t>(trace.events_size()) * 96 + 128);
+namespace {
+
+// The rows into `out`, calling `spill(out)` after each (see emit_chrome_trace).
+template <class Spill>
+void emit_ops_csv(const proto::Trace& trace, Buffer& out, Spill spill) {
   auto it = std::back_inserter(out);
   out.append(std::string_view(
       "rank,op,stream,kind,phase,collective,chunk,stage,peer,group,size_bytes,start_s,end_s,duration_s\n"));
@@ -82,29 +85,54 @@ std::string ops_csv(const proto::Trace& trace) {
     out.push_back(',');
     append_seconds(out, e.end_ns() - e.start_ns());
     out.push_back('\n');
+    spill(out);
   }
-  return fmt::to_string(out);
 }
 
-void write_ops_csv(const proto::Trace& trace, const std::filesystem::path& path) {
-  write_file_atomically(path, ops_csv(trace));
-}
-
-std::string memory_csv(const proto::Trace& trace) {
-  Buffer out;
-  out.reserve(static_cast<std::size_t>(trace.memory_size()) * 40 + 32);
+template <class Spill>
+void emit_memory_csv(const proto::Trace& trace, Buffer& out, Spill spill) {
   auto it = std::back_inserter(out);
   out.append(std::string_view("rank,time_s,bytes\n"));
   for (const proto::MemorySample& m : trace.memory()) {
     fmt::format_to(it, FMT_COMPILE("{},"), m.rank());
     append_seconds(out, m.time_ns());
     fmt::format_to(it, FMT_COMPILE(",{}\n"), m.bytes());
+    spill(out);
   }
+}
+
+// Streams `emit` into `path` in bounded pieces, atomically.
+template <class Emit>
+void write_streamed(const std::filesystem::path& path, Emit emit) {
+  AtomicFileWriter file(path);
+  Buffer out;
+  emit(out, [&](Buffer& b) { flush_if_full(b, file); });
+  file.write(std::string_view(out.data(), out.size()));
+  file.commit();
+}
+
+}  // namespace
+
+std::string ops_csv(const proto::Trace& trace) {
+  Buffer out;
+  out.reserve(static_cast<std::size_t>(trace.events_size()) * 96 + 128);
+  emit_ops_csv(trace, out, [](Buffer&) {});
+  return fmt::to_string(out);
+}
+
+void write_ops_csv(const proto::Trace& trace, const std::filesystem::path& path) {
+  write_streamed(path, [&](Buffer& out, auto spill) { emit_ops_csv(trace, out, spill); });
+}
+
+std::string memory_csv(const proto::Trace& trace) {
+  Buffer out;
+  out.reserve(static_cast<std::size_t>(trace.memory_size()) * 40 + 32);
+  emit_memory_csv(trace, out, [](Buffer&) {});
   return fmt::to_string(out);
 }
 
 void write_memory_csv(const proto::Trace& trace, const std::filesystem::path& path) {
-  write_file_atomically(path, memory_csv(trace));
+  write_streamed(path, [&](Buffer& out, auto spill) { emit_memory_csv(trace, out, spill); });
 }
 
 std::string ranks_csv(const proto::Report& report) {

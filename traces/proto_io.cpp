@@ -1,10 +1,6 @@
 #include "traces/proto_io.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -15,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/message.h>
 #include <google/protobuf/text_format.h>
@@ -24,33 +21,13 @@
 #include <google/protobuf/util/type_resolver_util.h>
 
 #include "models/errors.h"
+#include "traces/atomic_file.h"
 #include "traces/text_parse.h"
 
 namespace eppsim {
 namespace {
 
 std::string errno_text(int error) { return std::system_category().message(error); }
-
-// Closes a file descriptor on scope exit unless released.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // Closes now and reports the error of close() (0 on success).
-  int close_now() {
-    const int result = ::close(fd_);
-    fd_ = -1;
-    return result == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
 
 // Every field unknown to this build, anywhere in the message tree, as a
 // dotted path; empty when there is none.
@@ -97,56 +74,9 @@ ProtoFormat proto_format_for(const std::filesystem::path& path) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
-  const std::filesystem::path parent = path.parent_path();
-  if (!parent.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(parent, error);
-    if (error) throw std::runtime_error(fmt::format("{}: cannot create directory {}: {}", path.string(),
-                                                    parent.string(), error.message()));
-  }
-
-  // "<path>.tmp-<pid>-<n>" beside the target, so the rename stays on one file
-  // system; O_EXCL so that two writers never share a temporary.
-  static std::atomic<unsigned> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = fmt::format("{}.tmp-{}-{}", path.string(), ::getpid(), counter.fetch_add(1));
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) {
-      throw std::runtime_error(fmt::format("{}: cannot create temporary file {}: {}", path.string(), temp,
-                                           errno_text(errno)));
-    }
-  }
-  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot create a temporary file beside it", path.string()));
-
-  FileDescriptor file(fd);
-  auto fail = [&](std::string_view what, int error) {
-    file.close_now();
-    ::unlink(temp.c_str());
-    throw std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, errno_text(error)));
-  };
-  const char* data = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t written = ::write(file.get(), data, std::min<std::size_t>(left, std::size_t{1} << 30));
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed", errno);
-    }
-    data += written;
-    left -= static_cast<std::size_t>(written);
-  }
-  if (const int error = file.close_now(); error != 0) {
-    ::unlink(temp.c_str());
-    throw std::runtime_error(fmt::format("{}: close failed: {}", path.string(), errno_text(error)));
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot rename {} over it: {}", path.string(), temp, errno_text(error)));
-  }
+  AtomicFileWriter file(path);
+  file.write(contents);
+  file.commit();
 }
 
 std::string read_file(const std::filesystem::path& path) {
@@ -252,7 +182,23 @@ void from_binary(std::string_view bytes, google::protobuf::Message* message, std
 void write_message(const google::protobuf::Message& message, const std::filesystem::path& path,
                    ProtoFormat format) {
   switch (format) {
-    case ProtoFormat::Binary: write_file_atomically(path, to_binary(message)); return;
+    case ProtoFormat::Binary: {
+      // Streamed to the file: a large trace is never held twice in memory.
+      AtomicFileWriter file(path);
+      {
+        google::protobuf::io::FileOutputStream output(file.descriptor());
+        google::protobuf::io::CodedOutputStream coded(&output);
+        coded.SetSerializationDeterministic(true);
+        const bool serialized = message.SerializeToCodedStream(&coded);
+        coded.Trim();
+        if (!serialized || coded.HadError() || !output.Flush()) {
+          throw std::runtime_error(fmt::format("{}: cannot write {}: {}", path.string(), message.GetTypeName(),
+                                               errno_text(output.GetErrno())));
+        }
+      }
+      file.commit();
+      return;
+    }
     case ProtoFormat::Text: write_file_atomically(path, to_text(message)); return;
     case ProtoFormat::Json: write_file_atomically(path, to_json(message)); return;
   }

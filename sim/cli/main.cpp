@@ -40,6 +40,15 @@ void add_output_option(po::options_description& options) {
   options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
 }
 
+void add_outputs_option(po::options_description& options) {
+  options.add_options()("outputs", po::value<std::string>()->default_value("all"),
+                        "heavy files to write: all, none, or a list of trace (trace.pb), chrome (trace.json), csv "
+                        "(ops.csv, memory.csv), schedule (schedule.pb); report, timings, scenario and ranks.csv "
+                        "are always written");
+}
+
+RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
+
 void add_scenario_option(po::options_description& options) {
   options.add_options()("scenario", po::value<std::string>()->required(), "scenario file (.textproto)");
 }
@@ -73,23 +82,23 @@ std::vector<std::string> overrides_from(const po::variables_map& vars) {
 
 // ---------------------------------------------------------------- handlers
 
-int finish_run(const RunResult& result, const fs::path& out) {
-  write_run_directory(result, out);
+int finish_run(const RunResult& result, const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  const RunOutputs outputs = outputs_from(vars);
+  write_run_directory(result, out, outputs);
   std::cout << human_summary(result);
-  std::cout << fmt::format("  wrote        {}/{{report.json, timings.json, scenario.textproto, trace.pb, trace.json, "
-                           "ops.csv, memory.csv, ranks.csv, schedule.pb}}\n",
-                           out.string());
+  std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs), ", "));
   return 0;
 }
 
 int command_quickstart(const po::variables_map& vars) {
   const auto scenario = load_embedded_quickstart(overrides_from(vars));
-  return finish_run(run_scenario(scenario), vars["output"].as<std::string>());
+  return finish_run(run_scenario(scenario), vars);
 }
 
 int command_run(const po::variables_map& vars) {
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
-  return finish_run(run_scenario(scenario), vars["output"].as<std::string>());
+  return finish_run(run_scenario(scenario), vars);
 }
 
 int command_topo(const po::variables_map& vars) {
@@ -107,6 +116,7 @@ int command_compare(const po::variables_map& vars) {
                                                    : planner_names();
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
   const fs::path out = vars["output"].as<std::string>();
+  const RunOutputs outputs = outputs_from(vars);
   const auto result = compare_strategies(scenario, strategies);
   const auto& comparison = result.comparison;
   if (comparison.records_size() == 0) {
@@ -115,7 +125,7 @@ int command_compare(const po::variables_map& vars) {
     throw InputError(fmt::format("compare: no strategy could run {}:{}", scenario.source, reasons));
   }
   for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
-  write_comparison_directory(result, out);
+  write_comparison_directory(result, out, outputs);
   std::cout << comparison_summary(comparison);
   logging::info("cli", "wrote {}/{{compare.json, compare.csv}} and a run directory per strategy", out.string());
   return 0;
@@ -138,7 +148,7 @@ int command_sim(const po::variables_map& vars) {
   read_message(schedule_file, &schedule);
   const auto cluster =
       cluster_for_schedule(parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)), schedule, schedule_file);
-  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), vars["output"].as<std::string>());
+  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), vars);
 }
 
 int command_export(const po::variables_map& vars) {
@@ -188,14 +198,16 @@ const std::vector<Command>& commands() {
        "run the embedded quickstart scenario into ./eppsim-out/", {},
        [](po::options_description& o) {
          add_output_option(o);
+         add_outputs_option(o);
          add_scenario_options(o);
        },
        command_quickstart},
-      {"run", "run SCENARIO [-o DIR] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
+      {"run", "run SCENARIO [-o DIR] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
        "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
          add_output_option(o);
+         add_outputs_option(o);
          add_scenario_options(o);
        },
        command_run},
@@ -210,6 +222,7 @@ const std::vector<Command>& commands() {
                                      fmt::join(planner_names(), ","))
                              .c_str());
          add_output_option(o);
+         add_outputs_option(o);
          add_engine_option(o);
          add_set_option(o, "workload.global_batch=64");
        },
@@ -235,6 +248,7 @@ const std::vector<Command>& commands() {
          o.add_options()("schedule", po::value<std::string>()->required(), "schedule file (.pb, .json or .textproto)")(
              "cluster", po::value<std::string>()->required(), "scenario whose cluster and cost model are used (the model is the schedule's)");
          add_output_option(o);
+         add_outputs_option(o);
          add_engine_option(o);
          add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },

@@ -83,6 +83,45 @@ TEST_F(RunDirectory, ReportIsByteIdenticalAcrossRunsAndHoldsThePlan) {
   EXPECT_EQ(parsed.plan().ranks(), 16u);
 }
 
+TEST_F(RunDirectory, OutputsChooseTheHeavyFilesAndRemoveStaleOnes) {
+  const auto result = run_scenario(load_embedded_quickstart({"workload.global_batch=64"}));
+  write_run_directory(result, dir_ / "a");
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / "trace.json"));
+  write_run_directory(result, dir_ / "a", parse_run_outputs("csv,trace"));
+  for (const char* file : {"report.json", "timings.json", "scenario.textproto", "ranks.csv", "trace.pb", "ops.csv",
+                           "memory.csv"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / file)) << file;
+  }
+  // Left from the first run, not selected by the second: removed, so the
+  // directory holds one run's files.
+  EXPECT_FALSE(fs::exists(dir_ / "a" / "trace.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "a" / "schedule.pb"));
+  write_run_directory(result, dir_ / "a", parse_run_outputs("none"));
+  EXPECT_FALSE(fs::exists(dir_ / "a" / "trace.pb"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / "report.json"));
+}
+
+TEST(RunOutputs, ParsesListsAndRejectsUnknownNames) {
+  const RunOutputs all = parse_run_outputs("all");
+  EXPECT_TRUE(all.trace && all.chrome && all.csv && all.schedule);
+  const RunOutputs some = parse_run_outputs("chrome,schedule");
+  EXPECT_FALSE(some.trace);
+  EXPECT_TRUE(some.chrome);
+  EXPECT_FALSE(some.csv);
+  EXPECT_TRUE(some.schedule);
+  EXPECT_THAT(run_output_files(some),
+              ::testing::ElementsAre("report.json", "timings.json", "scenario.textproto", "trace.json", "ranks.csv",
+                                     "schedule.pb"));
+  try {
+    parse_run_outputs("trace,pictures");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--outputs: unknown output 'pictures'"));
+  }
+  EXPECT_THROW(parse_run_outputs("trace,"), InputError);
+  EXPECT_THROW(parse_run_outputs(""), InputError);
+}
+
 TEST(HumanSummary, SaysWhatThePlannerDecided) {
   const auto result = run_scenario(load_embedded_quickstart({"workload.global_batch=64"}));
   const auto summary = human_summary(result);

@@ -162,5 +162,24 @@ TEST(WriteChromeTrace, WritesTheSameJson) {
   EXPECT_EQ(read_file(dir / "out" / "trace.json"), chrome_trace_json(trace));
 }
 
+TEST(WriteChromeTrace, StreamsATraceLargerThanItsBuffer) {
+  // ~20,000 events (several MiB of JSON) cross the writer's 1 MiB flush size
+  // many times; the file must still be the exact document.
+  const auto dir = testing::fresh_dir("chrome_large");
+  proto::Trace trace = testing::sample_trace();
+  const proto::OpEvent first = trace.events(0);
+  for (int i = 0; i < 20000; ++i) {
+    proto::OpEvent* e = trace.add_events();
+    *e = first;
+    e->set_op(static_cast<std::uint32_t>(i));
+    e->set_start_ns(i * 1000);
+    e->set_end_ns(i * 1000 + 999);
+  }
+  write_chrome_trace(trace, dir / "trace.json");
+  const std::string expected = chrome_trace_json(trace);
+  EXPECT_GT(expected.size(), std::size_t{3} << 20);
+  EXPECT_EQ(read_file(dir / "trace.json"), expected);
+}
+
 }  // namespace
 }  // namespace eppsim

@@ -68,5 +68,21 @@ TEST(WriteCsv, FilesHoldTheSameText) {
   EXPECT_EQ(read_file(dir / "nested" / "ranks.csv"), ranks_csv(report));
 }
 
+TEST(WriteCsv, StreamsFilesLargerThanTheBuffer) {
+  const auto dir = testing::fresh_dir("csv_large");
+  proto::Trace trace = testing::sample_trace();
+  const proto::OpEvent event = trace.events(0);
+  const proto::MemorySample sample = trace.memory(0);
+  for (int i = 0; i < 30000; ++i) {
+    *trace.add_events() = event;
+    *trace.add_memory() = sample;
+  }
+  write_ops_csv(trace, dir / "ops.csv");
+  write_memory_csv(trace, dir / "memory.csv");
+  EXPECT_GT(ops_csv(trace).size(), std::size_t{2} << 20);
+  EXPECT_EQ(read_file(dir / "ops.csv"), ops_csv(trace));
+  EXPECT_EQ(read_file(dir / "memory.csv"), memory_csv(trace));
+}
+
 }  // namespace
 }  // namespace eppsim
