@@ -193,6 +193,7 @@ class FlowExecutor final : public ExecutorHooks {
     const auto choice = network_.collective_choice(kind, to_model(c.algorithm()), ranks, Bytes(c.size_bytes()));
     plan->steps = collective_steps(kind, choice.algorithm, choice.channels, node_of_member,
                                    static_cast<double>(c.size_bytes()));
+    merge_channels_on_one_path(*plan);
     for (const StepLayout& layout : plan->steps.layouts) {
       auto& place = plan->place.emplace_back(plan->members.size(), std::pair(0u, 0u));
       for (std::uint32_t ring = 0; ring < layout.rings.size(); ++ring) {
@@ -213,6 +214,38 @@ class FlowExecutor final : public ExecutorHooks {
       }
     }
     plans_.emplace(plan_key(op), std::move(plan));
+  }
+
+  // When every flow of the plan takes the same path on every channel (a ring
+  // whose channels all hash onto one path), the channels run as one flow
+  // carrying all of their bytes: the same time when nothing contends, 1/C of
+  // the communications. Under contention such a collective then gets one
+  // max-min share of a link where its C flows would get C.
+  void merge_channels_on_one_path(CollectivePlan& plan) const {
+    const std::uint32_t channels = plan.steps.channels;
+    if (channels <= 1) return;
+    std::vector<LinkId> first, other;
+    for (const CollectivePhase& phase : plan.steps.phases) {
+      for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
+        const auto k = static_cast<std::uint32_t>(ring.size());
+        for (std::uint32_t i = 0; i < k; ++i) {
+          for (std::uint32_t shift : phase.shifts) {
+            const VertexId src = chip_of_rank_[plan.members[ring[i]]];
+            const VertexId dst = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
+            if (src == dst) continue;
+            first.clear();
+            topology_.route(src, dst, channel_flow_hash(src, dst, 0), &first);
+            for (std::uint32_t ch = 1; ch < channels; ++ch) {
+              other.clear();
+              topology_.route(src, dst, channel_flow_hash(src, dst, ch), &other);
+              if (other != first) return;
+            }
+          }
+        }
+      }
+    }
+    for (CollectivePhase& phase : plan.steps.phases) phase.bytes *= channels;
+    plan.steps.channels = 1;
   }
 
   void create_actors() {
@@ -313,7 +346,7 @@ class FlowExecutor final : public ExecutorHooks {
         mailbox(task.peer, task.peer_stream, actor.rank, 0)->put(&payload_, task.bytes);
         return;
       case Task::Kind::Recv:
-        mailbox(actor.rank, actor.stream, task.peer, 0)->get<void>();
+        receive(mailbox(actor.rank, actor.stream, task.peer, 0), &sink_);
         finish(task.id);
         return;
       case Task::Kind::Collective: {
@@ -370,6 +403,9 @@ class FlowExecutor final : public ExecutorHooks {
             }
           }
         } else {
+          // Every put and all but the last get asynchronously; the last get
+          // blocks (one simcall instead of two).
+          sg4::Mailbox* last_get = nullptr;
           for (std::uint32_t shift : phase.shifts) {
             const std::uint32_t to_position = ring[(i + shift) % k];
             const std::uint32_t to = plan.members[to_position];
@@ -378,9 +414,11 @@ class FlowExecutor final : public ExecutorHooks {
             }
             const std::uint32_t from = plan.members[ring[(i + k - shift % k) % k]];
             if (chip_of_rank_[from] != my_chip) {
-              comms.push_back(mailbox(me, my_stream, from, channel)->get_async(&sink));
+              if (last_get != nullptr) comms.push_back(last_get->get_async(&sink));
+              last_get = mailbox(me, my_stream, from, channel);
             }
           }
+          if (last_get != nullptr) receive(last_get, &sink);
         }
         for (auto& comm : comms) comm->wait();
       }
@@ -390,6 +428,9 @@ class FlowExecutor final : public ExecutorHooks {
       finish(id);
     }
   }
+
+  // A blocking receive in one simcall (Mailbox::get takes two).
+  static void receive(sg4::Mailbox* box, void** sink) { box->get_init()->set_dst_data(sink, sizeof(void*))->wait(); }
 
   // The mailbox of messages to `receiver`'s stream from `sender` on `channel`:
   // per-pair FIFO keeps them matched in order. Created on first use.
@@ -419,6 +460,7 @@ class FlowExecutor final : public ExecutorHooks {
   std::exception_ptr error_;
   progress::ProgressLine* line_ = nullptr;
   int payload_ = 0;  // what every message carries (only its size matters)
+  void* sink_ = nullptr;  // where received payloads go
 };
 
 }  // namespace
