@@ -264,9 +264,8 @@ class FlowExecutor final : public ExecutorHooks {
       }
     }
     done_ = sg4::Semaphore::create(0);
-    const VertexId first = schedule.num_ranks() > 0 ? chip_of_rank_[0] : 0;
     if (schedule.num_ranks() == 0) return;
-    sg4::Actor::create("controller", platform_->host(first), [this] { control(); });
+    sg4::Actor::create("controller", platform_->host(chip_of_rank_[0]), [this] { control(); });
   }
 
   // Hands a task to a stream's actor. Called from the core's hooks, so it
