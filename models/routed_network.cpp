@@ -13,7 +13,9 @@ constexpr std::uint32_t kMaxChannels = 16;
 constexpr std::uint32_t kAllToAllExactRanks = 256;
 constexpr std::uint32_t kAllToAllSampledRounds = 64;
 
-std::uint64_t flow_hash(VertexId src, VertexId dst, std::uint32_t channel) {
+}  // namespace
+
+std::uint64_t channel_flow_hash(VertexId src, VertexId dst, std::uint32_t channel) {
   std::uint64_t x = (static_cast<std::uint64_t>(src) << 32 | dst) ^ (static_cast<std::uint64_t>(channel) * 0x9E3779B97F4A7C15ull);
   x ^= x >> 30;
   x *= 0xBF58476D1CE4E5B9ull;
@@ -21,6 +23,8 @@ std::uint64_t flow_hash(VertexId src, VertexId dst, std::uint32_t channel) {
   x *= 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+namespace {
 
 // Ring neighbours: consecutive chips in id order, the last back to the first.
 std::vector<std::pair<VertexId, VertexId>> ring_flows(const std::vector<VertexId>& chips) {
@@ -55,7 +59,7 @@ std::vector<RoutedNetwork::FlowShare> RoutedNetwork::share(std::span<const std::
       auto& path = paths[c * flows.size() + f];
       auto& dirs = forward[c * flows.size() + f];
       if (src == dst) continue;
-      topology_.route(src, dst, flow_hash(src, dst, c), &path);
+      topology_.route(src, dst, channel_flow_hash(src, dst, c), &path);
       VertexId at = src;
       for (auto id : path) {
         const auto& l = topology_.link(id);
@@ -198,42 +202,68 @@ Seconds RoutedNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, 
   return Seconds(step_time(std::span(&flow, 1), 1, static_cast<double>(size.count)));
 }
 
+std::vector<VertexId> RoutedNetwork::sorted_chips(std::span<const std::uint32_t> ranks) const {
+  std::vector<VertexId> chips;
+  chips.reserve(ranks.size());
+  for (auto r : ranks) chips.push_back(chip_of_rank_.at(r));
+  std::sort(chips.begin(), chips.end());
+  return chips;
+}
+
+std::pair<RoutedNetwork::CollectiveChoice, double> RoutedNetwork::choose(CollectiveKind kind,
+                                                                         CollectiveAlgorithm algorithm,
+                                                                         const std::vector<VertexId>& chips,
+                                                                         double bytes) const {
+  using A = CollectiveAlgorithm;
+  const std::uint32_t channels = channels_for(chips.front());
+  if (kind == CollectiveKind::AllToAll) {
+    switch (algorithm) {
+      case A::Direct: {
+        const bool direct = chips.size() <= kAllToAllExactRanks;
+        return {{direct ? A::Direct : A::Ring, 1}, direct_all_to_all_time(chips, bytes)};
+      }
+      case A::Auto: {
+        const double pairwise = all_to_all_time(chips, bytes), direct = direct_all_to_all_time(chips, bytes);
+        if (direct < pairwise) return {{A::Direct, 1}, direct};
+        return {{A::Ring, 1}, pairwise};
+      }
+      default: return {{A::Ring, 1}, all_to_all_time(chips, bytes)};
+    }
+  }
+  if (kind != CollectiveKind::AllReduce) return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
+  switch (algorithm) {
+    case A::Ring:
+    case A::Direct: return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
+    case A::Tree: return {{A::Tree, channels}, tree_time(chips, bytes)};
+    case A::Hierarchical: {
+      const double time = hierarchical_time(chips, bytes);
+      if (std::isinf(time)) return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
+      return {{A::Hierarchical, 1}, time};
+    }
+    default: {
+      // The first fastest of ring, tree, hierarchical.
+      std::pair<CollectiveChoice, double> best{{A::Ring, channels}, ring_time(kind, chips, bytes)};
+      if (const double tree = tree_time(chips, bytes); tree < best.second) best = {{A::Tree, channels}, tree};
+      if (const double hier = hierarchical_time(chips, bytes); hier < best.second) best = {{A::Hierarchical, 1}, hier};
+      return best;
+    }
+  }
+}
+
+RoutedNetwork::CollectiveChoice RoutedNetwork::collective_choice(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                                                 std::span<const std::uint32_t> ranks,
+                                                                 Bytes size) const {
+  if (ranks.size() <= 1) return {};
+  return choose(kind, algorithm, sorted_chips(ranks), static_cast<double>(size.count)).first;
+}
+
 Seconds RoutedNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                          std::span<const std::uint32_t> ranks, Bytes size) const {
   if (ranks.size() <= 1) return Seconds(0.0);
   std::vector<std::uint32_t> key(ranks.begin(), ranks.end());
   const auto memo_key = std::make_tuple(static_cast<int>(kind), static_cast<int>(algorithm), size.count, key);
   if (const auto it = memo_.find(memo_key); it != memo_.end()) return Seconds(it->second);
-
-  std::vector<VertexId> chips;
-  chips.reserve(ranks.size());
-  for (auto r : ranks) chips.push_back(chip_of_rank_.at(r));
-  std::sort(chips.begin(), chips.end());
-  const double bytes = static_cast<double>(size.count);
-  double time = 0.0;
-  if (kind == CollectiveKind::AllToAll) {
-    switch (algorithm) {
-      case CollectiveAlgorithm::Direct: time = direct_all_to_all_time(chips, bytes); break;
-      case CollectiveAlgorithm::Auto:
-        time = std::min(all_to_all_time(chips, bytes), direct_all_to_all_time(chips, bytes));
-        break;
-      default: time = all_to_all_time(chips, bytes);
-    }
-  } else if (kind != CollectiveKind::AllReduce) {
-    time = ring_time(kind, chips, bytes);
-  } else {
-    switch (algorithm) {
-      case CollectiveAlgorithm::Ring:
-      case CollectiveAlgorithm::Direct: time = ring_time(kind, chips, bytes); break;
-      case CollectiveAlgorithm::Tree: time = tree_time(chips, bytes); break;
-      case CollectiveAlgorithm::Hierarchical:
-        time = hierarchical_time(chips, bytes);
-        if (std::isinf(time)) time = ring_time(kind, chips, bytes);
-        break;
-      default:
-        time = std::min({ring_time(kind, chips, bytes), tree_time(chips, bytes), hierarchical_time(chips, bytes)});
-    }
-  }
+  const double time = choose(kind, algorithm, sorted_chips(ranks), static_cast<double>(size.count)).second;
   memo_.emplace(memo_key, time);
   return Seconds(time);
 }

@@ -28,6 +28,10 @@
 // fastest applicable algorithm; a hint that does not apply falls back to the ring
 // (pairwise for all-to-all).
 //
+// collective_choice() names the concrete algorithm and channel count a
+// collective is priced with, so that engines running every flow
+// (models/collective_steps.h, the flow engine) run the same algorithm.
+//
 // Not thread-safe: collective times are memoised per (kind, algorithm, size, ranks).
 #include <cstdint>
 #include <map>
@@ -41,6 +45,11 @@
 
 namespace eppsim {
 
+// The ECMP hash of channel `channel`'s flow from chip src to chip dst: the
+// `flow` argument RoutedNetwork passes to Topology::route (point-to-point
+// messages use channel 0).
+std::uint64_t channel_flow_hash(VertexId src, VertexId dst, std::uint32_t channel);
+
 class RoutedNetwork final : public NetworkTimeModel {
  public:
   // `chip_of_rank[r]`: the chip rank r runs on. The network shares the topology.
@@ -49,6 +58,17 @@ class RoutedNetwork final : public NetworkTimeModel {
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
+
+  // The algorithm collective_time prices (kind, algorithm, ranks, size) with:
+  // the hint, or Auto's fastest choice, or the fallback when the hint does not
+  // apply; never Auto. All-to-all: Ring (pairwise) or Direct. `channels`: the
+  // parallel channels it runs on (1 for all-to-all and hierarchical).
+  struct CollectiveChoice {
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+    std::uint32_t channels = 1;
+  };
+  CollectiveChoice collective_choice(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                     std::span<const std::uint32_t> ranks, Bytes size) const;
 
   // One flow of a collective step: latency of its path and the rate it gets.
   struct FlowShare {
@@ -62,6 +82,10 @@ class RoutedNetwork final : public NetworkTimeModel {
   // Time of one step in which all `flows` move `bytes` each (per channel).
   double step_time(std::span<const std::pair<VertexId, VertexId>> flows, std::uint32_t channels, double bytes) const;
   std::uint32_t channels_for(VertexId chip) const;
+  std::vector<VertexId> sorted_chips(std::span<const std::uint32_t> ranks) const;
+  // The choice and its time (collective_time's memo holds the time).
+  std::pair<CollectiveChoice, double> choose(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                             const std::vector<VertexId>& chips, double bytes) const;
   double ring_time(CollectiveKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
   double tree_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double hierarchical_time(const std::vector<VertexId>& chips, double size_bytes) const;

@@ -7,6 +7,7 @@
 
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
+#include "sim/engine/flow_engine.h"
 
 namespace eppsim {
 namespace {
@@ -17,6 +18,10 @@ std::vector<EngineInfo> make_engines() {
   list.push_back({"analytic", "event-driven, closed-form uncontended communication over the placement's links",
                   [](const proto::Schedule& schedule, const EngineContext& context) {
                     return run_analytic(schedule, context.cost);
+                  }});
+  list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",
+                  [](const proto::Schedule& schedule, const EngineContext& context) {
+                    return run_flow(schedule, context);
                   }});
   std::sort(list.begin(), list.end(), [](const EngineInfo& a, const EngineInfo& b) { return a.name < b.name; });
   return list;

@@ -61,6 +61,10 @@ check "sim" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/
 step() { grep -o '"step_time_s": [0-9.e+-]*' "$1"; }
 [ "$(step "$work/run/report.json")" = "$(step "$work/sim/report.json")" ] || {
   echo "FAIL plan+sim step time differs from run"; failures=$((failures + 1)); }
+# The flow engine runs the same schedule (SimGrid, in a child process); the report names it.
+check "sim --engine flow" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/quickstart.textproto" \
+  -o "$work/sim-flow" --engine flow
+grep -q '"engine": "flow"' "$work/sim-flow/report.json" || { echo "FAIL --engine flow not in report"; failures=$((failures + 1)); }
 # sim resolves no plan: a plan block it cannot use does not stop it; run still rejects it.
 check "sim without a plan" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/quickstart.textproto" \
   -o "$work/sim-no-plan" --set plan.strategy=nope --set plan.epp.sp_degree=3

@@ -104,6 +104,35 @@ TEST(RoutedNetwork, AutoIsNeverSlowerThanAnyAlgorithm) {
   }
 }
 
+TEST(RoutedNetwork, CollectiveChoiceNamesTheAlgorithmItPricesWith) {
+  using A = CollectiveAlgorithm;
+  using K = CollectiveKind;
+  const std::shared_ptr<const Topology> topology = build_topology(fat_tree(16, 1));
+  const RoutedNetwork net(topology, identity(128));
+  const auto all = identity(128);
+  const Bytes size(64ull << 20);
+  // Auto picks the fastest; its time is that algorithm's.
+  const auto choice = net.collective_choice(K::AllReduce, A::Auto, all, size);
+  EXPECT_NE(choice.algorithm, A::Auto);
+  EXPECT_DOUBLE_EQ(net.collective_time(K::AllReduce, A::Auto, all, size).value,
+                   net.collective_time(K::AllReduce, choice.algorithm, all, size).value);
+  // Hints are kept; hierarchical runs on one channel; ring channels are the first chip's NICs.
+  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Tree, all, size).algorithm, A::Tree);
+  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, all, size).algorithm, A::Hierarchical);
+  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, all, size).channels, 1u);
+  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Ring, all, size).channels, 1u);
+  // Fallbacks: hierarchical over one chip per node is a ring; other kinds run as rings;
+  // all-to-all hints other than direct are pairwise.
+  const std::vector<std::uint32_t> spread{0, 8, 16, 24};
+  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, spread, size).algorithm, A::Ring);
+  EXPECT_EQ(net.collective_choice(K::AllGather, A::Tree, all, size).algorithm, A::Ring);
+  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Tree, all, size).algorithm, A::Ring);
+  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Direct, all, size).algorithm, A::Direct);
+  const RoutedNetwork large(build_topology(simple(40)), identity(320));  // direct all-to-all stops at 256 ranks
+  EXPECT_EQ(large.collective_choice(K::AllToAll, A::Direct, identity(300), size).algorithm, A::Ring);
+  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Direct, all, size).channels, 1u);
+}
+
 TEST(RoutedNetwork, DirectAllToAllSharesTheNicsOfAllPeers) {
   // 4 chips on 4 nodes of the simple cluster: each NIC carries 3 flows each way
   // at once, S/4 bytes each, so direct all-to-all takes 3 (S/4) / NIC, the same

@@ -1,12 +1,17 @@
 // The Schedule's semantics (DESIGN.md, "The Schedule"), pinned for every
 // registered engine: small hand-built schedules on a cost model with fixed
 // compute and link times, so each expected time is a short sum.
+#include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "models/routed_network.h"
+#include "models/topology/topology.h"
 #include "sim/engine/engine_registry.h"
 #include "tests/traces/schedule_fixture.h"
 #include "traces/executor/executor_core.h"
@@ -17,8 +22,23 @@ namespace {
 using ::testing::HasSubstr;
 using testing::HandSchedule;
 
+// The cluster of every test: one chip per node, each chip's NIC into one
+// switch; chip to chip takes 1 us + 1 ns per byte (1 GB/s).
+constexpr std::uint32_t kNodes = 4;
+std::shared_ptr<const Topology> test_topology() {
+  TopologyConfig config;
+  config.name = "conformance";
+  config.nodes = kNodes;
+  config.chips_per_node = 1;
+  config.node.link = LinkParams{BytesPerSecond(1e9), Seconds(1e-6)};
+  config.network = SimpleNetworkConfig{LinkParams{BytesPerSecond(1e9), Seconds(1e-6)}};
+  return build_topology(config);
+}
+
 // Forward 1 ms, backward 2 ms, recompute 1 ms, optimizer 0.5 ms; a message
-// 1 us + 1 ns per byte; a collective 10 us per member + 1 ns per byte.
+// 1 us + 1 ns per byte; a collective the routed network's time on the test
+// cluster (rank r on node r), which engines that price the network themselves
+// (the flow engine) reproduce when nothing contends.
 class FixedCostModel final : public CostModel {
  public:
   Seconds compute_time(const ComputeWork& work) const override {
@@ -28,11 +48,23 @@ class FixedCostModel final : public CostModel {
   Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes size) const override {
     return Seconds(1e-6 + static_cast<double>(size.count) * 1e-9);
   }
-  Seconds collective_time(CollectiveKind, CollectiveAlgorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override {
-    return Seconds(10e-6 * static_cast<double>(ranks.size()) + static_cast<double>(size.count) * 1e-9);
+    return network_.collective_time(kind, algorithm, ranks, size);
   }
+
+ private:
+  RoutedNetwork network_{test_topology(), {0, 1, 2, 3}};
 };
+
+// Rank r on node r's chip.
+EnginePlacement test_placement() {
+  EnginePlacement placement;
+  placement.node_of_rank = {0, 1, 2, 3};
+  placement.chip_of_rank = {0, 1, 2, 3};
+  placement.topology = [topology = test_topology()] { return topology; };
+  return placement;
+}
 
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kUs = 1'000;
@@ -40,7 +72,7 @@ constexpr std::int64_t kUs = 1'000;
 class Conformance : public ::testing::TestWithParam<std::string> {
  protected:
   proto::Trace run(const proto::Schedule& schedule) const {
-    return run_engine(GetParam(), schedule, EngineContext{cost_});
+    return run_engine(GetParam(), schedule, EngineContext{cost_, &placement_});
   }
   std::string failure(const proto::Schedule& schedule) const {
     try {
@@ -51,7 +83,13 @@ class Conformance : public ::testing::TestWithParam<std::string> {
     return "";
   }
 
+  std::int64_t collective_ns(std::vector<std::uint32_t> ranks, std::uint64_t bytes) const {
+    return std::llround(
+        cost_.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks, Bytes(bytes)).value * 1e9);
+  }
+
   FixedCostModel cost_;
+  EnginePlacement placement_ = test_placement();
 };
 
 const proto::OpEvent& event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
@@ -156,7 +194,9 @@ TEST_P(Conformance, TheKthCollectiveOfAGroupMeetsTheKthOfEveryMember) {
   h.collective(1, 1, g01, 2000);
   h.collective(2, 1, g12, 1000);
   const auto trace = run(h.schedule());
-  const std::int64_t first = 20 * kUs + 1 * kUs, second = 20 * kUs + 2 * kUs;
+  const std::int64_t first = collective_ns({0, 1}, 1000), second = collective_ns({0, 1}, 2000);
+  EXPECT_EQ(first, 3 * kUs);  // a ring of two: 2 steps of 500 bytes, 1 us + 0.5 us each
+  EXPECT_EQ(collective_ns({1, 2}, 1000), first);
   EXPECT_EQ(event(trace, 2, 0).end_ns(), first);
   EXPECT_EQ(event(trace, 0, 0).start_ns(), first);  // rank 0 waited for rank 1
   EXPECT_EQ(event(trace, 0, 0).end_ns(), 2 * first);
@@ -261,7 +301,7 @@ TEST(EngineRegistry, UnknownEnginesAreInputErrorsListingTheRegisteredOnes) {
     run_engine("warp", HandSchedule(1).schedule(), EngineContext{cost});
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("engine: unknown engine 'warp' (available: analytic)"));
+    EXPECT_THAT(e.what(), HasSubstr("engine: unknown engine 'warp' (available: analytic, flow)"));
   }
   EXPECT_THAT(engine_names(), ::testing::Contains("analytic"));
   EXPECT_FALSE(find_engine("analytic").description.empty());

@@ -225,7 +225,7 @@ TEST(Run, UnknownEngineIsLocated) {
     plan_scenario(scenario);
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("simulation.engine: unknown engine \"warp\" (available: analytic)"));
+    EXPECT_THAT(e.what(), HasSubstr("simulation.engine: unknown engine \"warp\" (available: analytic, flow)"));
     EXPECT_THAT(e.what(), HasSubstr("(set by --set simulation.engine=warp)"));
   }
 }

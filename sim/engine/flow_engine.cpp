@@ -1,0 +1,484 @@
+#include "sim/engine/flow_engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "models/collective_steps.h"
+#include "models/progress.h"
+#include "models/routed_network.h"
+#include "sim/engine/forked_run.h"
+#include "sim/engine/simgrid_platform.h"
+#include "traces/executor/executor_core.h"
+#include "traces/op_cost.h"
+
+namespace eppsim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// Long enough that a schedule that still has work never reaches it: waking at
+// it means nothing was left to simulate, a deadlock.
+constexpr double kDeadlockTimeout_s = 1e12;
+
+// A collective spelled out over its group: the members (ranks) in plan
+// position order (chips sorted by id, then rank) and the steps.
+struct CollectivePlan {
+  std::vector<std::uint32_t> members;
+  std::unordered_map<std::uint32_t, std::uint32_t> position_of_rank;
+  CollectiveSteps steps;
+  // Per layout: (ring, index in ring) of each position.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> place;
+};
+
+using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
+
+// A collective in flight: its plan, the stream each position runs it on (its
+// mailboxes), and the programs (member x channel) still running.
+struct CollectiveRun {
+  const CollectivePlan* plan = nullptr;
+  std::vector<std::uint32_t> stream_of_position;
+  std::uint32_t remaining = 0;
+};
+
+// What the core hands one (rank, stream) actor.
+struct Task {
+  enum class Kind : std::uint8_t { Sleep, Send, Recv, Collective } kind = Kind::Sleep;
+  ActivityId id = 0;
+  double seconds = 0.0;          // Sleep
+  std::uint64_t bytes = 0;       // Send
+  std::uint32_t peer = 0;        // Send: receiver; Recv: sender
+  std::uint32_t peer_stream = 0; // Send: the receiver's stream
+  std::uint32_t position = 0;    // Collective: this member's plan position
+};
+
+struct StreamActor {
+  std::uint32_t rank = 0;
+  std::uint32_t stream = 0;
+  sg4::SemaphorePtr ready;
+  std::deque<Task> tasks;
+};
+
+class FlowExecutor final : public ExecutorHooks {
+ public:
+  FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
+               std::shared_ptr<const Topology> topology, const FlowEngineOptions& options)
+      : cost_(cost),
+        chip_of_rank_(placement.chip_of_rank),
+        topology_(*topology),
+        network_(topology, placement.chip_of_rank),
+        core_(schedule, *this, core_options(options)) {
+    if (chip_of_rank_.size() < schedule.num_ranks()) {
+      throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
+                                              chip_of_rank_.size(), schedule.num_ranks()));
+    }
+  }
+
+  proto::Trace run() {
+    start_simgrid_engine();
+    build_platform();
+    create_actors();
+    progress::ProgressLine line("simulating");
+    line_ = &line;
+    sg4::Engine::get_instance()->run();
+    line_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+    return core_.trace("flow");
+  }
+
+  void compute_ready(ActivityId id, OpRef ref, double) override {
+    const proto::Op& op = core_.op(ref);
+    push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, compute_duration(cost_, op, segments_).value});
+  }
+
+  void transfer_ready(ActivityId id, OpRef send, OpRef recv, double) override {
+    const proto::Op& s = core_.op(send);
+    const std::uint32_t recv_stream = core_.op(recv).stream();
+    if (s.duration_source() == proto::DURATION_FIXED) {
+      push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
+    } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
+      push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
+    } else {
+      Task put{Task::Kind::Send, id};
+      put.bytes = s.send().size_bytes();
+      put.peer = recv.rank;
+      put.peer_stream = recv_stream;
+      push(send.rank, s.stream(), put);
+      Task get{Task::Kind::Recv, id};
+      get.peer = send.rank;
+      push(recv.rank, recv_stream, get);
+    }
+  }
+
+  void collective_ready(ActivityId id, std::span<const OpRef> members, double) override {
+    const proto::Op& op = core_.op(members.front());
+    if (op.duration_source() == proto::DURATION_FIXED || members.size() <= 1) {
+      const double seconds = op.duration_source() == proto::DURATION_FIXED ? fixed_s(op) : 0.0;
+      push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, seconds});
+      return;
+    }
+    const CollectivePlan& plan = *plans_.at(plan_key(op));
+    CollectiveRun& run = collectives_[id];
+    run.plan = &plan;
+    run.stream_of_position.assign(plan.members.size(), 0);
+    run.remaining = static_cast<std::uint32_t>(members.size()) * plan.steps.channels;
+    for (const OpRef& m : members) {
+      const std::uint32_t stream = core_.op(m).stream();
+      const std::uint32_t position = plan.position_of_rank.at(m.rank);
+      run.stream_of_position[position] = stream;
+      Task task{Task::Kind::Collective, id};
+      task.position = position;
+      push(m.rank, stream, task);
+    }
+  }
+
+ private:
+  static ExecutorOptions core_options(const FlowEngineOptions& options) {
+    ExecutorOptions o;
+    o.max_blocked_ops_reported = options.max_blocked_ops_reported;
+    return o;
+  }
+  static double fixed_s(const proto::Op& op) { return static_cast<double>(op.fixed_duration_ns()) * 1e-9; }
+  static PlanKey plan_key(const proto::Op& op) {
+    const auto& c = op.collective();
+    return {c.group(), static_cast<int>(c.kind()), static_cast<int>(c.algorithm()), c.size_bytes()};
+  }
+  static std::uint64_t actor_key(std::uint32_t rank, std::uint32_t stream) {
+    return static_cast<std::uint64_t>(rank) << 32 | stream;
+  }
+
+  // The plan of every collective the schedule runs on the network, and the
+  // flows of its programs and of every point-to-point message.
+  void build_platform() {
+    const auto& schedule = core_.schedule();
+    std::vector<PlatformFlow> flows;
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      for (const proto::Op& op : schedule.programs(static_cast<int>(r)).ops()) {
+        if (op.duration_source() == proto::DURATION_FIXED) continue;
+        if (op.has_send()) flows.push_back({chip_of_rank_[r], chip_of_rank_[op.send().peer()], 0});
+        if (op.has_collective() && !plans_.contains(plan_key(op))) add_plan(op, flows);
+      }
+    }
+    std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + schedule.num_ranks());
+    std::sort(chips.begin(), chips.end());
+    chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
+    platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
+  }
+
+  void add_plan(const proto::Op& op, std::vector<PlatformFlow>& flows) {
+    const auto& c = op.collective();
+    const auto ranks = core_.group_ranks(c.group());
+    auto plan = std::make_unique<CollectivePlan>();
+    plan->members.assign(ranks.begin(), ranks.end());
+    std::sort(plan->members.begin(), plan->members.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return std::pair(chip_of_rank_[a], a) < std::pair(chip_of_rank_[b], b);
+    });
+    std::vector<std::uint32_t> node_of_member;
+    for (std::uint32_t p = 0; p < plan->members.size(); ++p) {
+      plan->position_of_rank.emplace(plan->members[p], p);
+      node_of_member.push_back(topology_.node_of(chip_of_rank_[plan->members[p]]));
+    }
+    const CollectiveKind kind = to_model(c.kind());
+    const auto choice = network_.collective_choice(kind, to_model(c.algorithm()), ranks, Bytes(c.size_bytes()));
+    plan->steps = collective_steps(kind, choice.algorithm, choice.channels, node_of_member,
+                                   static_cast<double>(c.size_bytes()));
+    merge_channels_on_one_path(*plan);
+    for (const StepLayout& layout : plan->steps.layouts) {
+      auto& place = plan->place.emplace_back(plan->members.size(), std::pair(0u, 0u));
+      for (std::uint32_t ring = 0; ring < layout.rings.size(); ++ring) {
+        for (std::uint32_t i = 0; i < layout.rings[ring].size(); ++i) place[layout.rings[ring][i]] = {ring, i};
+      }
+    }
+    for (const CollectivePhase& phase : plan->steps.phases) {
+      for (const auto& ring : plan->steps.layouts[phase.layout].rings) {
+        const auto k = static_cast<std::uint32_t>(ring.size());
+        for (std::uint32_t i = 0; i < k; ++i) {
+          if (phase.chain && i + 1 == k) continue;
+          for (std::uint32_t shift : phase.shifts) {
+            const VertexId src = chip_of_rank_[plan->members[ring[i]]];
+            const VertexId dst = chip_of_rank_[plan->members[ring[(i + shift) % k]]];
+            for (std::uint32_t ch = 0; ch < plan->steps.channels; ++ch) flows.push_back({src, dst, ch});
+          }
+        }
+      }
+    }
+    plans_.emplace(plan_key(op), std::move(plan));
+  }
+
+  // When every flow of the plan takes the same path on every channel (a ring
+  // whose channels all hash onto one path), the channels run as one flow
+  // carrying all of their bytes: the same time when nothing contends, 1/C of
+  // the communications. Under contention such a collective then gets one
+  // max-min share of a link where its C flows would get C.
+  void merge_channels_on_one_path(CollectivePlan& plan) const {
+    const std::uint32_t channels = plan.steps.channels;
+    if (channels <= 1) return;
+    std::vector<LinkId> first, other;
+    for (const CollectivePhase& phase : plan.steps.phases) {
+      for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
+        const auto k = static_cast<std::uint32_t>(ring.size());
+        for (std::uint32_t i = 0; i < k; ++i) {
+          for (std::uint32_t shift : phase.shifts) {
+            const VertexId src = chip_of_rank_[plan.members[ring[i]]];
+            const VertexId dst = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
+            if (src == dst) continue;
+            first.clear();
+            topology_.route(src, dst, channel_flow_hash(src, dst, 0), &first);
+            for (std::uint32_t ch = 1; ch < channels; ++ch) {
+              other.clear();
+              topology_.route(src, dst, channel_flow_hash(src, dst, ch), &other);
+              if (other != first) return;
+            }
+          }
+        }
+      }
+    }
+    for (CollectivePhase& phase : plan.steps.phases) phase.bytes *= channels;
+    plan.steps.channels = 1;
+  }
+
+  void create_actors() {
+    const auto& schedule = core_.schedule();
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      for (const proto::Op& op : schedule.programs(static_cast<int>(r)).ops()) {
+        auto [it, added] = actors_.try_emplace(actor_key(r, op.stream()));
+        if (!added) continue;
+        it->second = std::make_unique<StreamActor>();
+        StreamActor* actor = it->second.get();
+        actor->rank = r;
+        actor->stream = op.stream();
+        actor->ready = sg4::Semaphore::create(0);
+        sg4::Actor::create(fmt::format("rank{}/{}", r, op.stream()), platform_->host(chip_of_rank_[r]),
+                           [this, actor] { stream_loop(*actor); });
+      }
+    }
+    done_ = sg4::Semaphore::create(0);
+    if (schedule.num_ranks() == 0) return;
+    sg4::Actor::create("controller", platform_->host(chip_of_rank_[0]), [this] { control(); });
+  }
+
+  // Hands a task to a stream's actor. Called from the core's hooks, so it
+  // makes no simcall: a simcall lets other actors run, and one of them could
+  // enter the core while this one is still inside it. wake() releases the
+  // actors once the core has returned.
+  void push(std::uint32_t rank, std::uint32_t stream, const Task& task) {
+    StreamActor* actor = actors_.at(actor_key(rank, stream)).get();
+    actor->tasks.push_back(task);
+    to_wake_.push_back(actor);
+  }
+
+  // Each release may let other actors run (and push or wake too): pop one at a time.
+  void wake() {
+    while (!to_wake_.empty()) {
+      StreamActor* actor = to_wake_.back();
+      to_wake_.pop_back();
+      actor->ready->release();
+    }
+  }
+
+  // Runs `work`; an exception ends the simulation (the controller rethrows it
+  // after Engine::run). SimGrid's own kill of a daemon passes through.
+  template <typename Work>
+  void guarded(Work&& work) {
+    try {
+      work();
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;
+    } catch (...) {
+      if (!error_) error_ = std::current_exception();
+      done_->release();
+    }
+  }
+
+  void control() {
+    guarded([&] {
+      core_.start(0.0);
+      wake();
+      if (!core_.all_done()) done_->acquire_timeout(kDeadlockTimeout_s);
+      if (!error_ && !core_.all_done()) core_.throw_deadlock();
+    });
+  }
+
+  void finish(ActivityId id) {
+    const double now = sg4::Engine::get_clock();
+    core_.finish(id, now);
+    const bool all_done = core_.all_done();
+    if (line_ != nullptr) {
+      line_->update([&] {
+        const double done = static_cast<double>(core_.ops_done());
+        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
+                           done / std::max(line_->elapsed_s(), 1e-9) / 1e6);
+      });
+    }
+    if (all_done) done_->release();
+    wake();
+  }
+
+  void stream_loop(StreamActor& actor) {
+    sg4::Actor::self()->daemonize();
+    for (;;) {
+      actor.ready->acquire();
+      const Task task = actor.tasks.front();
+      actor.tasks.pop_front();
+      guarded([&] { run_task(actor, task); });
+    }
+  }
+
+  void run_task(const StreamActor& actor, const Task& task) {
+    switch (task.kind) {
+      case Task::Kind::Sleep:
+        if (task.seconds > 0.0) sg4::this_actor::sleep_for(task.seconds);
+        finish(task.id);
+        return;
+      case Task::Kind::Send:
+        mailbox(task.peer, task.peer_stream, actor.rank, 0)->put(&payload_, task.bytes);
+        return;
+      case Task::Kind::Recv:
+        receive(mailbox(actor.rank, actor.stream, task.peer, 0), &sink_);
+        finish(task.id);
+        return;
+      case Task::Kind::Collective: {
+        CollectiveRun& run = collectives_.at(task.id);
+        const std::uint32_t channels = run.plan->steps.channels;
+        const VertexId chip = chip_of_rank_[actor.rank];
+        for (std::uint32_t ch = 1; ch < channels; ++ch) {
+          sg4::Actor::create("channel", platform_->host(chip, ch), [this, id = task.id, p = task.position, ch] {
+            sg4::Actor::self()->daemonize();
+            guarded([&] { run_program(id, p, ch); });
+          });
+        }
+        run_program(task.id, task.position, 0);
+        return;
+      }
+    }
+  }
+
+  // One member's program of a collective on one channel; the last program of
+  // the collective to end finishes it.
+  void run_program(ActivityId id, std::uint32_t position, std::uint32_t channel) {
+    CollectiveRun& run = collectives_.at(id);
+    const CollectivePlan& plan = *run.plan;
+    const std::uint32_t me = plan.members[position];
+    const VertexId my_chip = chip_of_rank_[me];
+    const std::uint32_t my_stream = run.stream_of_position[position];
+    std::vector<sg4::CommPtr> comms;
+    void* sink = nullptr;
+    for (const CollectivePhase& phase : plan.steps.phases) {
+      const auto [ring_index, i] = plan.place[phase.layout][position];
+      const auto& ring = plan.steps.layouts[phase.layout].rings[ring_index];
+      const auto k = static_cast<std::uint32_t>(ring.size());
+      if (k <= 1) continue;
+      const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes));
+      for (std::uint32_t round = 0; round < phase.rounds; ++round) {
+        comms.clear();
+        if (phase.chain) {
+          // Cut-through chain: receive the header, then forward header and data.
+          const std::uint32_t prev = i > 0 ? plan.members[ring[i - 1]] : me;
+          const bool from_prev = i > 0 && chip_of_rank_[prev] != my_chip;
+          if (from_prev) {
+            auto* box = mailbox(me, my_stream, prev, channel);
+            auto header = box->get_async(&sink);
+            comms.push_back(box->get_async(&sink));
+            header->wait();
+          }
+          if (i + 1 < k) {
+            const std::uint32_t next_position = ring[i + 1];
+            const std::uint32_t next = plan.members[next_position];
+            if (chip_of_rank_[next] != my_chip) {
+              auto* box = mailbox(next, run.stream_of_position[next_position], me, channel);
+              comms.push_back(box->put_async(&payload_, 0));
+              comms.push_back(box->put_async(&payload_, bytes));
+            }
+          }
+        } else {
+          // Every put and all but the last get asynchronously; the last get
+          // blocks (one simcall instead of two).
+          sg4::Mailbox* last_get = nullptr;
+          for (std::uint32_t shift : phase.shifts) {
+            const std::uint32_t to_position = ring[(i + shift) % k];
+            const std::uint32_t to = plan.members[to_position];
+            if (chip_of_rank_[to] != my_chip) {
+              comms.push_back(mailbox(to, run.stream_of_position[to_position], me, channel)->put_async(&payload_, bytes));
+            }
+            const std::uint32_t from = plan.members[ring[(i + k - shift % k) % k]];
+            if (chip_of_rank_[from] != my_chip) {
+              if (last_get != nullptr) comms.push_back(last_get->get_async(&sink));
+              last_get = mailbox(me, my_stream, from, channel);
+            }
+          }
+          if (last_get != nullptr) receive(last_get, &sink);
+        }
+        for (auto& comm : comms) comm->wait();
+      }
+    }
+    if (--run.remaining == 0) {
+      collectives_.erase(id);
+      finish(id);
+    }
+  }
+
+  // A blocking receive in one simcall (Mailbox::get takes two).
+  static void receive(sg4::Mailbox* box, void** sink) { box->get_init()->set_dst_data(sink, sizeof(void*))->wait(); }
+
+  // The mailbox of messages to `receiver`'s stream from `sender` on `channel`:
+  // per-pair FIFO keeps them matched in order. Created on first use.
+  sg4::Mailbox* mailbox(std::uint32_t receiver, std::uint32_t stream, std::uint32_t sender, std::uint32_t channel) {
+    const std::uint64_t key = static_cast<std::uint64_t>(receiver) << 40 | static_cast<std::uint64_t>(stream) << 32 |
+                              static_cast<std::uint64_t>(sender) << 8 | channel;
+    if (const auto it = mailboxes_.find(key); it != mailboxes_.end()) return it->second;
+    // by_name is a simcall (other actors may run meanwhile): insert after it.
+    auto* box = sg4::Mailbox::by_name(fmt::format("{}/{}<{}#{}", receiver, stream, sender, channel));
+    mailboxes_.emplace(key, box);
+    return box;
+  }
+
+  const CostModel& cost_;
+  std::vector<VertexId> chip_of_rank_;
+  const Topology& topology_;
+  RoutedNetwork network_;
+  ExecutorCore core_;
+  std::vector<Segment> segments_;  // scratch for compute_duration
+  std::map<PlanKey, std::unique_ptr<CollectivePlan>> plans_;
+  std::unordered_map<ActivityId, CollectiveRun> collectives_;
+  std::unique_ptr<SimgridPlatform> platform_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
+  std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
+  std::vector<StreamActor*> to_wake_;
+  sg4::SemaphorePtr done_;
+  std::exception_ptr error_;
+  progress::ProgressLine* line_ = nullptr;
+  int payload_ = 0;  // what every message carries (only its size matters)
+  void* sink_ = nullptr;  // where received payloads go
+};
+
+}  // namespace
+
+proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& context, const FlowEngineOptions& options) {
+  if (context.placement == nullptr) {
+    throw std::invalid_argument(
+        "flow engine: needs the ranks' placement on the cluster's topology (EngineContext::placement), which this "
+        "caller did not give");
+  }
+  const EnginePlacement& placement = *context.placement;
+  std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
+  const std::string bytes = run_forked("flow engine", [&] {
+    FlowExecutor executor(schedule, context.cost, placement, topology, options);
+    return executor.run().SerializeAsString();
+  });
+  proto::Trace trace;
+  if (!trace.ParseFromString(bytes)) throw std::runtime_error("flow engine: the simulation's trace did not parse");
+  return trace;
+}
+
+}  // namespace eppsim

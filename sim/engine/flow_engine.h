@@ -1,0 +1,58 @@
+#pragma once
+// The flow engine: a Schedule run on SimGrid (3.32, S4U API) through the
+// executor core (traces/executor/executor_core.h, Matching::Global), so that
+// concurrent traffic shares links max-min fairly. The analytic engine
+// (analytic_engine.h) is its uncontended counterpart; where nothing contends
+// the two agree (tests/sim/flow_agreement_test.cpp).
+//
+// Platform: the cluster's topology graph as SimGrid hosts, links and routes
+// (simgrid_platform.h: settings, layout, route-table bound). Ranks run on their
+// placement's chips.
+//
+// Timing:
+//   COMPUTE       the cost model's duration (traces/op_cost.h), slept.
+//   SEND/RECV     once both sides have posted (the core's rendezvous), the
+//                 sender's stream puts `size_bytes` on a mailbox the receiver's
+//                 stream gets from: one SimGrid communication over the route
+//                 from the sender's chip to the receiver's (0 s on one chip).
+//   COLLECTIVE    once every member has arrived, each member runs its program
+//                 of the algorithm RoutedNetwork would price the collective
+//                 with (RoutedNetwork::collective_choice: the hint, Auto's pick
+//                 or the fallback, and its channel count), spelled out by
+//                 models/collective_steps.h: per round, a put of the round's
+//                 bytes to each destination and a get from each source, then a
+//                 wait; C > 1 channels run their programs at once from the
+//                 members' channel hosts. The collective ends when the last
+//                 member's last channel ends. Bytes per flow are rounded to
+//                 whole bytes (SimGrid sizes are integers).
+//   DURATION_FIXED ops (compute, transfer or collective) take their fixed
+//                 duration and put nothing on the network.
+//
+// One SimGrid actor per (rank, stream) with ops runs what the core hands that
+// stream, one activity at a time; a controller actor starts the core and waits
+// until every op is done. If the simulation runs out of events first, the
+// schedule deadlocked: ScheduleDeadlock with the core's report. Mismatches
+// throw ScheduleMismatch, malformed schedules InputError, as the analytic
+// engine does.
+//
+// Each run forks a child process (forked_run.h: SimGrid allows one engine per
+// process); the trace comes back over a pipe, errors as the same exception
+// types. The placement is required: without it run_flow throws
+// std::invalid_argument.
+#include <cstddef>
+
+#include "models/cost_model.h"
+#include "sim/engine/engine_registry.h"
+#include "traces/schedule.pb.h"
+#include "traces/trace.pb.h"
+
+namespace eppsim {
+
+struct FlowEngineOptions {
+  std::size_t max_blocked_ops_reported = 20;
+};
+
+proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& context,
+                      const FlowEngineOptions& options = {});
+
+}  // namespace eppsim

@@ -1,0 +1,85 @@
+#pragma once
+// The SimGrid platform of a flow-engine run, built in code from the topology
+// graph (models/topology/topology.h), no XML.
+//
+// Settings (start_simgrid_engine): network/model:CM02 (plain max-min sharing,
+// no latency or bandwidth correction factors), network/crosstraffic:0 (no ACK
+// traffic on the reverse direction) and network/TCP-gamma:0 (no TCP window cap
+// of gamma / (2 route latency) on a flow's rate). With them an uncontended
+// transfer of B bytes over a route of latency L (the sum of its links'
+// latencies) and bottleneck bandwidth W takes exactly L + B/W
+// (shared/reference/stack.md measured 1.00000 against the closed forms), and
+// concurrent flows share every link max-min fairly. Logs below warnings are
+// silenced, so only eppsim's messages reach stderr.
+//
+// Layout: one flat full zone.
+//   hosts   one per chip a rank runs on ("chip12"), and, for collectives that
+//           run on C > 1 parallel channels, one more per extra channel of the
+//           chip ("chip12#3"): SimGrid routes per host pair, so a channel's
+//           flows need their own hosts to take their own equal-cost paths.
+//   links   one split-duplex link per topology link some route uses ("link7",
+//           bandwidth per direction and latency as in the graph); a route
+//           takes its UP side when it crosses the link from Link::a to
+//           Link::b, DOWN otherwise.
+//   routes  Topology::route(src, dst, channel_flow_hash(src, dst, channel))
+//           (the path RoutedNetwork prices, link for link) for exactly the
+//           (src chip, dst chip, channel) flows given, one direction each; a
+//           flow the schedule never makes gets no route.
+// Why not a hierarchy (a zone per node under a root zone): SimGrid routes
+// between zones through one gateway per zone, so every chip of a node would
+// share one path out of it, losing the per-chip NICs of rail-optimized and
+// simple clusters and the per-chip ECMP paths of fat-trees; and SimGrid 3.32
+// slows down past ~1000 zones (stack.md). The flat zone's routes cost memory
+// only for the flows used, but SimGrid's FullZone keeps an H x H table of route
+// pointers (8 bytes per host pair: 8 MiB at 1,024 hosts, 128 MiB at 4,096),
+// which bounds the flow engine to a few thousand hosts.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "models/topology/topology.h"
+
+namespace simgrid::s4u {
+class Host;
+class Engine;
+}  // namespace simgrid::s4u
+
+namespace eppsim {
+
+// One direction of traffic between two chips on one channel.
+struct PlatformFlow {
+  VertexId src = 0;
+  VertexId dst = 0;
+  std::uint32_t channel = 0;
+  bool operator==(const PlatformFlow&) const = default;
+};
+
+// Creates this process's SimGrid engine with the settings above. SimGrid 3.32
+// allows one engine per process (a second continues the first one's clock and
+// rejects the settings), so a process calls it once (the flow engine forks a
+// child per run, sim/engine/forked_run.h). The engine lives until the process
+// ends.
+simgrid::s4u::Engine& start_simgrid_engine();
+
+class SimgridPlatform {
+ public:
+  // Builds and seals the platform on the running engine: hosts for `chips`
+  // (channel 0) and for every flow's endpoints, routes for `flows` (duplicates
+  // and flows from a chip to itself are skipped).
+  SimgridPlatform(const Topology& topology, std::span<const VertexId> chips, std::span<const PlatformFlow> flows);
+
+  // The host of `chip` for `channel` (built for it; throws std::out_of_range otherwise).
+  simgrid::s4u::Host* host(VertexId chip, std::uint32_t channel = 0) const;
+  std::size_t host_count() const { return hosts_.size(); }
+  std::size_t link_count() const { return links_built_; }
+  std::size_t route_count() const { return routes_built_; }
+
+ private:
+  std::unordered_map<std::uint64_t, simgrid::s4u::Host*> hosts_;
+  std::size_t links_built_ = 0;
+  std::size_t routes_built_ = 0;
+};
+
+}  // namespace eppsim
