@@ -8,12 +8,13 @@
 //   eppsim_speed_probe SCENARIO [--set FIELD=VALUE]...
 //   eppsim_speed_probe --engines      the registered engines, one per line
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
+#include <google/protobuf/struct.pb.h>
 
 #include "models/errors.h"
 #include "sim/engine/engine_registry.h"
@@ -35,16 +36,22 @@ int probe(const std::string& scenario_file, const std::vector<std::string>& over
   const auto start = std::chrono::steady_clock::now();
   const double step_s = simulated_step_seconds(planned.schedule, scenario);
   const double engine_s = seconds_since(start);
-  std::string collective;
-  if (scenario.collective) {
-    collective = fmt::format(", \"collective_time_s\": {:.9g}", step_s / scenario.collective->iterations);
-  }
-  fmt::print(
-      "{{\"scenario\": \"{}\", \"strategy\": \"{}\", \"engine\": \"{}\", \"ranks\": {}, \"ops\": {}, "
-      "\"plan_time_s\": {:.6f}, \"engine_time_s\": {:.6f}, \"ops_per_s\": {:.0f}, \"step_time_s\": {:.9g}{}, "
-      "\"peak_rss_bytes\": {:.0f}}}\n",
-      scenario.proto.name(), scenario.strategy, scenario.engine, planned.schedule.num_ranks(), ops, planned.plan_time_s,
-      engine_s, engine_s > 0 ? static_cast<double>(ops) / engine_s : 0.0, step_s, collective, peak_rss_bytes());
+  // A Struct written by the proto JSON printer: strings escaped, numbers as numbers.
+  google::protobuf::Struct out;
+  auto& fields = *out.mutable_fields();
+  fields["scenario"].set_string_value(scenario.proto.name());
+  fields["strategy"].set_string_value(scenario.strategy);
+  fields["engine"].set_string_value(scenario.engine);
+  fields["ranks"].set_number_value(planned.schedule.num_ranks());
+  fields["ops"].set_number_value(static_cast<double>(ops));
+  fields["plan_time_s"].set_number_value(planned.plan_time_s);
+  fields["engine_time_s"].set_number_value(engine_s);
+  fields["ops_per_s"].set_number_value(engine_s > 0 ? std::round(static_cast<double>(ops) / engine_s) : 0.0);
+  fields["step_time_s"].set_number_value(step_s);
+  if (scenario.collective) fields["collective_time_s"].set_number_value(step_s / scenario.collective->iterations);
+  fields["peak_rss_bytes"].set_number_value(peak_rss_bytes());
+  std::fputs(to_json(out).c_str(), stdout);
+  std::fputs("\n", stdout);
   return 0;
 }
 
@@ -54,7 +61,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.size() == 1 && args[0] == "--engines") {
-      for (const auto& name : eppsim::engine_names()) fmt::print("{}\n", name);
+      for (const auto& name : eppsim::engine_names()) std::printf("%s\n", name.c_str());
       return 0;
     }
     std::vector<std::string> overrides;
