@@ -363,6 +363,26 @@ TEST_F(ScenarioFile, CollectiveBenchmark) {
               HasSubstr("plan.strategy: a collective benchmark (workload.collective) has no training strategy"));
 }
 
+// A ring of chips, one per node: the node has no fabric, so its link may be left out.
+TEST_F(ScenarioFile, OneChipNodesNeedNoNodeLink) {
+  const std::string ring = R"(name: "r"
+model { preset: "llama2-7b" }
+cluster {
+  nodes: 8
+  gpus_per_node: 1
+  gpu { preset: "H100-SXM" }
+  topology { torus { dims: [8] link { bandwidth: "50GB/s" latency: "500ns" } } }
+}
+workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
+)";
+  const ResolvedScenario r = load(ring);
+  ASSERT_TRUE(r.topology.has_value());
+  EXPECT_EQ(std::get<TorusConfig>(r.topology->network).dims, std::vector<std::uint32_t>{8});
+  EXPECT_DOUBLE_EQ(r.cluster.inter_node.bandwidth.value, 50e9);
+  EXPECT_THAT(error_of(replaced(replaced(ring, "nodes: 8", "nodes: 4"), "gpus_per_node: 1", "gpus_per_node: 2")),
+              HasSubstr("cluster.topology.node.link.bandwidth: must be set"));
+}
+
 TEST_F(ScenarioFile, CostModel) {
   const std::string calibrated = std::string(kBase) +
                                  "cost_model {\n  calibration {\n    forward { alpha1_s_per_token2: 1e-12 beta_s: 1e-5 }\n"
