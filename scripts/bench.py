@@ -7,9 +7,11 @@ and writes every figure, the machine and the git commit to one JSON file.
                      [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
 
 Each measurement runs in a child process pinned to one CPU (the first this
-process may use), with a wall-clock limit: a run past its limit is killed and
-recorded as {"timed_out": true, "limit_s": S}, and one that fails records its
-exit status and the last line of its error. A child is build/tests/bench/
+process may use), with a wall-clock limit and an address-space limit
+(--memory-limit-gib): a run past its time is killed and recorded as
+{"timed_out": true, "limit_s": S}, and one that fails (past its memory it
+fails with std::bad_alloc) records its exit status and the last line of its
+error. A child is build/tests/bench/
 eppsim_speed_probe (plan, then the engine once, no output files; its peak RSS
 is its own) or, for the wall time a user sees, `eppsim run` itself.
 
@@ -33,6 +35,8 @@ import argparse
 import json
 import os
 import platform
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,20 +58,32 @@ def one_core():
     return min(os.sched_getaffinity(0))
 
 
+MEMORY_LIMIT_BYTES = [16 * 1024 ** 3]  # set from --memory-limit-gib
+
+
+def limit_child():
+    """In the child: one core, and an address-space cap so that a run too big for the machine
+    fails with bad_alloc instead of calling the kernel's OOM killer onto its neighbours."""
+    os.sched_setaffinity(0, {one_core()})
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES[0], MEMORY_LIMIT_BYTES[0]))
+
+
 def run_child(argv, limit_s, cwd):
     """Runs argv pinned to one core; returns (seconds, stdout) or a failure record."""
-    core = one_core()
     start = time.monotonic()
     try:
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=limit_s,
-                              preexec_fn=lambda: os.sched_setaffinity(0, {core}))
+                              preexec_fn=limit_child)
     except subprocess.TimeoutExpired:
         return None, {"timed_out": True, "limit_s": limit_s}
     wall = time.monotonic() - start
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
-        return None, {"failed": True, "exit_status": done.returncode, "error": lines[-1] if lines else "",
-                      "wall_s": round(wall, 3)}
+        error = lines[-1] if lines else ""
+        if done.returncode < 0:  # killed: SIGKILL with no message is most likely the kernel's OOM killer
+            error = f"killed by {signal.Signals(-done.returncode).name}" + (f": {error}" if error else
+                                                                          " (out of memory?)")
+        return None, {"failed": True, "exit_status": done.returncode, "error": error, "wall_s": round(wall, 3)}
     return wall, done.stdout
 
 
@@ -137,7 +153,7 @@ def targets(result, strategies):
     ops = [r.get("ops_per_s") for size in result["engine_ops"].values() for r in size.values()]
     ops_known = [x for x in ops if x is not None]
     step = result["step_16k"]
-    step_ok = [("wall_s" in step[s]) and step[s]["wall_s"] < 60 and step[s]["peak_rss_bytes"] < 8 * GIB
+    step_ok = [("peak_rss_bytes" in step[s]) and step[s]["wall_s"] < 60 and step[s]["peak_rss_bytes"] < 8 * GIB
                for s in strategies]
     flow = result["flow_1024"]
     return {
@@ -163,7 +179,10 @@ def main(argv):
                         help="seconds per 16,384-GPU run (default 60, the target)")
     parser.add_argument("--limit-100k", type=float, default=120.0, help="seconds for the RailX run (default 120, the target)")
     parser.add_argument("--limit-flow", type=float, default=60.0, help="seconds for the flow engine's run (default 60)")
+    parser.add_argument("--memory-limit-gib", type=float, default=16.0,
+                        help="address space per run (default 16 GiB; twice the 8 GiB target): past it a run fails")
     args = parser.parse_args(argv[1:])
+    MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
     args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args.build = os.path.abspath(args.build)
     strategies = [s for s in args.strategies.split(",") if s]
@@ -171,7 +190,7 @@ def main(argv):
     result = {"benchmark": "eppsim speed (issue 10, item 5)", "command": " ".join(["scripts/bench.py", *argv[1:]]),
               "git": git_commit(args.source), "machine": machine(),
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
+              "memory_limit_gib": args.memory_limit_gib, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
 
     for s in strategies:  # (a) at 1K
         record = probe(args, STEP_16K, STEP_1K_SETS + [f"plan.strategy={s}"], args.limit_1k)
