@@ -27,12 +27,24 @@ def main(argv):
         f"# Headline results of {scenario} (strategy {report['strategy']}), checked by tests/sim/scenarios_test.cpp.",
         "# Re-measure after a deliberate change of the cost model or the planner and say why in the commit.",
         f'measured_by: "build/sim/eppsim run {scenario} -o eppsim-out"',
-        f'values {{ field: "sequences" value: {int(report["sequences"])} relative_tolerance: 0 }}',
-        f'values {{ field: "tokens" value: {int(report["tokens"])} relative_tolerance: 0 }}',
-        f'values {{ field: "micro_batches" value: {int(report["micro_batches"])} relative_tolerance: 0 }}',
-        f'values {{ field: "step_time_s" value: {report["step_time_s"]:.6g} relative_tolerance: 0.001 }}',
-        f'values {{ field: "mfu" value: {report["mfu"]:.6g} relative_tolerance: 0.001 }}',
     ]
+    if "collective" in report:
+        # A collective micro-benchmark: its time and nccl-tests' bandwidths.
+        c = report["collective"]
+        lines += [
+            f'values {{ field: "collective.ranks" value: {int(c["ranks"])} relative_tolerance: 0 }}',
+            f'values {{ field: "collective.time_s" value: {c["time_s"]:.9g} relative_tolerance: 1e-6 }}',
+            f'values {{ field: "collective.algbw_Bps" value: {c["algbw_Bps"]:.9g} relative_tolerance: 1e-6 }}',
+            f'values {{ field: "collective.busbw_Bps" value: {c["busbw_Bps"]:.9g} relative_tolerance: 1e-6 }}',
+        ]
+    else:
+        lines += [
+            f'values {{ field: "sequences" value: {int(report["sequences"])} relative_tolerance: 0 }}',
+            f'values {{ field: "tokens" value: {int(report["tokens"])} relative_tolerance: 0 }}',
+            f'values {{ field: "micro_batches" value: {int(report["micro_batches"])} relative_tolerance: 0 }}',
+            f'values {{ field: "step_time_s" value: {report["step_time_s"]:.6g} relative_tolerance: 0.001 }}',
+            f'values {{ field: "mfu" value: {report["mfu"]:.6g} relative_tolerance: 0.001 }}',
+        ]
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".expected-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

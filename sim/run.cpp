@@ -12,6 +12,7 @@
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
+#include "sim/plan/collective_benchmark.h"
 #include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
@@ -94,10 +95,14 @@ double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedSce
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   engine_of(scenario);  // a bad engine name fails before a long plan
   const auto start = std::chrono::steady_clock::now();
-  const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
-  const auto lengths = sample_batch(scenario);
   PlannedBatch planned;
-  planned.schedule = planner->plan(scenario, lengths);
+  if (scenario.collective) {
+    planned.schedule = plan_collective_benchmark(scenario);
+  } else {
+    const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
+    const auto lengths = sample_batch(scenario);
+    planned.schedule = planner->plan(scenario, lengths);
+  }
   planned.plan_time_s = seconds_since(start);
   return planned;
 }
@@ -111,6 +116,9 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;
   context.seed = cluster.seed;
   result.report = build_report(result.trace, schedule, context);
+  if (cluster.collective && schedule.strategy() == kCollectiveStrategy) {
+    *result.report.mutable_collective() = collective_report(*cluster.collective, result.report.step_time_s());
+  }
   result.plan_time_s = plan_time_s;
   result.simulation_time_s = seconds_since(start);
   result.schedule = std::move(schedule);
@@ -266,6 +274,20 @@ std::string human_summary(const RunResult& result) {
   }
   std::string out;
   out += fmt::format("eppsim {}: {} ({}, {} engine)\n", r.eppsim_version(), r.scenario(), r.strategy(), r.engine());
+  if (r.has_collective()) {
+    // A collective micro-benchmark: nccl-tests' figures instead of a training step's.
+    const auto& c = r.collective();
+    out += fmt::format("  collective   {} of {} per rank over {} ranks, {} algorithm, {} chunk{} x {} iteration{}\n",
+                       c.kind(), format_bytes(Bytes(static_cast<std::uint64_t>(c.size_bytes()))), c.ranks(),
+                       c.algorithm(), c.chunks(), c.chunks() == 1 ? "" : "s", c.iterations(),
+                       c.iterations() == 1 ? "" : "s");
+    out += fmt::format("  time         {} per iteration (step {})\n", format_seconds(Seconds(c.time_s())),
+                       format_seconds(Seconds(step)));
+    out += fmt::format("  bandwidth    algbw {}, busbw {}\n", format_bandwidth(BytesPerSecond(c.algbw_bps())),
+                       format_bandwidth(BytesPerSecond(c.busbw_bps())));
+    out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
+    return out;
+  }
   const std::string plan = plan_decisions_summary(r.plan(), "               ");
   if (plan.empty()) {
     out += fmt::format("  ranks        {} ({} pipeline stages x {} data-parallel), {} micro-batches\n", r.ranks(),

@@ -27,7 +27,9 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
   resolved.locator = parsed.where;
   resolved.seed = scenario.seed();
 
-  if (part != ScenarioPart::Cluster) resolved.model = resolve_model(scenario.model(), where);
+  // A collective benchmark runs no layers: its model is optional.
+  const bool model_optional = scenario.workload().has_collective() && !scenario.has_model();
+  if (part != ScenarioPart::Cluster && !model_optional) resolved.model = resolve_model(scenario.model(), where);
   resolved.cluster = resolve_cluster(scenario.cluster(), where);
   resolve_network(scenario.cluster(), &resolved, where);
   if (part == ScenarioPart::Full) {

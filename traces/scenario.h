@@ -33,6 +33,8 @@ namespace eppsim {
 
 // The default of plan.strategy.
 inline constexpr std::string_view kDefaultStrategy = "packed-1f1b";
+// The strategy name of a collective micro-benchmark's Schedule (workload.collective).
+inline constexpr std::string_view kCollectiveStrategy = "collective";
 // The default of simulation.engine.
 inline constexpr std::string_view kDefaultEngine = "analytic";
 
@@ -56,6 +58,18 @@ struct FlexSpModel;  // models/flexsp_preset.h
 // forms, or routed over cluster.topology.
 enum class NetworkPricing { ClosedForm, Routed };
 
+// workload.collective resolved: a collective micro-benchmark (scenario.proto's
+// CollectiveBenchmark has the semantics).
+struct CollectiveBenchmarkSpec {
+  proto::CollectiveKind kind = proto::ALL_REDUCE;
+  proto::CollectiveAlgorithm algorithm = proto::ALGORITHM_AUTO;
+  Bytes size;                     // per-rank buffer of one iteration
+  std::uint32_t chunks = 1;
+  std::uint32_t group_size = 0;   // members
+  std::uint32_t stride = 1;       // usable GPUs between consecutive members
+  std::uint32_t iterations = 1;
+};
+
 // Everything a planner and an engine need, resolved and validated; the fields
 // of parts beyond `part` keep their defaults.
 struct ResolvedScenario {
@@ -71,8 +85,12 @@ struct ResolvedScenario {
   std::uint32_t global_batch = 0;
   std::uint64_t max_length = 0;
   OverMaxLength over_max_length = OverMaxLength::Truncate;
+  // Set when the workload is a collective micro-benchmark instead of a training
+  // step; lengths, global_batch and max_length then stay unset, and `model` is
+  // the default TransformerSpec (empty name) when the scenario names none.
+  std::optional<CollectiveBenchmarkSpec> collective;
   std::uint64_t seed = 0;
-  std::string strategy;   // plan.strategy (default kDefaultStrategy), unchecked: the planner registry knows the names
+  std::string strategy;   // plan.strategy (default kDefaultStrategy; kCollectiveStrategy for a collective benchmark), unchecked: the planner registry knows the names
   std::string engine;     // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
   // The cost model (cost_model): its compute part, how the network is priced,

@@ -147,8 +147,12 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
   } else if (node.dims_size() > 0) {
     where.fail(path + ".node.dims", "only MESH and TORUS nodes have dims");
   }
-  config.node.link = resolve_topology_link(node.link(), path.substr(std::string("cluster.").size()) + ".node.link",
-                                           intra_fallback, where);
+  // A node of one chip has no fabric to describe: its link may be left out.
+  const bool no_fabric = cluster.gpus_per_node == 1 && node.link().bandwidth().empty() && node.link().latency().empty();
+  if (!no_fabric || intra_fallback) {
+    config.node.link = resolve_topology_link(node.link(), path.substr(std::string("cluster.").size()) + ".node.link",
+                                             intra_fallback, where);
+  }
 
   const std::string rel = path.substr(std::string("cluster.").size());
   switch (t.network_case()) {
@@ -189,8 +193,8 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
       const auto& tor = t.torus();
       TorusConfig c;
       c.dims = positive_dims(tor.dims(), path + ".torus.dims", where);
-      if (c.dims.size() != 2 && c.dims.size() != 3)
-        where.fail(path + ".torus.dims", fmt::format("must have 2 or 3 dimensions, got {}", c.dims.size()));
+      if (c.dims.empty() || c.dims.size() > 3)
+        where.fail(path + ".torus.dims", fmt::format("must have 1, 2 or 3 dimensions, got {}", c.dims.size()));
       if (product(c.dims) != chips) {
         where.fail(path + ".torus.dims", fmt::format("the product of the dims must be the {} chips (nodes x gpus_per_node), got {}",
                                                      chips, product(c.dims)));

@@ -62,6 +62,12 @@ void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const 
 void resolve_workload(const proto::Workload& workload, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
                       const FieldLocator& where);
 
+// workload.collective (a collective micro-benchmark): its kind, bytes,
+// algorithm, chunks, group and iterations, checked against the usable GPUs; the
+// training fields of the workload must be unset.
+void resolve_collective(const proto::CollectiveBenchmark& collective, ResolvedScenario* resolved,
+                        const FieldLocator& where);
+
 // plan: the fields every strategy shares (the strategy's name, zero_stage,
 // memory_fraction into memory_limit); the strategy's own options are its planner's.
 void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where);

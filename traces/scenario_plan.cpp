@@ -5,7 +5,16 @@
 namespace eppsim::scenario_parts {
 
 void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where) {
-  resolved->strategy = plan.strategy().empty() ? std::string(kDefaultStrategy) : plan.strategy();
+  if (resolved->collective) {
+    if (!plan.strategy().empty() && plan.strategy() != kCollectiveStrategy) {
+      where.fail("plan.strategy", fmt::format("a collective benchmark (workload.collective) has no training strategy; "
+                                              "leave plan.strategy unset (or {}), got {}",
+                                              quote_string(kCollectiveStrategy), quote_string(plan.strategy())));
+    }
+    resolved->strategy = std::string(kCollectiveStrategy);
+  } else {
+    resolved->strategy = plan.strategy().empty() ? std::string(kDefaultStrategy) : plan.strategy();
+  }
   if (plan.zero_stage() > 3) where.fail("plan.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", plan.zero_stage()));
   double fraction = plan.memory_fraction();
   if (fraction == 0.0) fraction = 1.0;

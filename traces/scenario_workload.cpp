@@ -56,6 +56,10 @@ OverMaxLength resolve_over_max_length(proto::OverMaxLength value, const FieldLoc
 
 void resolve_workload(const proto::Workload& workload, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
                       const FieldLocator& where) {
+  if (workload.has_collective()) {
+    resolve_collective(workload.collective(), resolved, where);
+    return;
+  }
   resolved->lengths = resolve_lengths(workload.lengths(), base_dir, where);
   if (workload.global_batch() == 0) where.fail("workload.global_batch", "must be > 0, got 0");
   resolved->global_batch = workload.global_batch();

@@ -11,8 +11,8 @@ namespace eppsim {
 TorusTopology::TorusTopology(const TopologyConfig& config)
     : Topology(config.name, config.nodes, config.chips_per_node), config_(std::get<TorusConfig>(config.network)) {
   const auto& c = config_;
-  if (c.dims.size() != 2 && c.dims.size() != 3) {
-    throw_topology_error(name(), "torus.dims", fmt::format("must have 2 or 3 sizes, got {}", c.dims));
+  if (c.dims.empty() || c.dims.size() > 3) {
+    throw_topology_error(name(), "torus.dims", fmt::format("must have 1, 2 or 3 sizes, got {}", c.dims));
   }
   std::uint64_t product = 1;
   for (const auto d : c.dims) {

@@ -1,6 +1,7 @@
 #pragma once
-// A torus of chips (2 or 3 dimensions, wrapping around in each), optionally cut
-// into optical blocks (TPUv4: 4x4x4 cubes joined by optical circuit switches).
+// A torus of chips (1, 2 or 3 dimensions, wrapping around in each; one
+// dimension is a ring), optionally cut into optical blocks (TPUv4: 4x4x4 cubes
+// joined by optical circuit switches).
 //
 // Chip c has coordinates x0 = c % d0, x1 = (c / d0) % d1, x2 = c / (d0 d1); a
 // node is chips_per_node consecutive chips along the first dimension (so d0

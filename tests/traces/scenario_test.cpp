@@ -316,6 +316,73 @@ TEST_F(ScenarioFile, LengthSources) {
             OverMaxLength::Drop);
 }
 
+// A collective micro-benchmark instead of a training step; line numbers refer to kCollective.
+constexpr std::string_view kCollective = R"(name: "c"
+cluster {
+  nodes: 4
+  gpus_per_node: 2
+  gpu { preset: "H100-SXM" }
+  intra_node { bandwidth: "450GB/s" latency: "2us" }
+  inter_node { bandwidth: "50GB/s" latency: "500ns" }
+}
+workload {
+  collective { kind: ALL_GATHER bytes: "1MiB" algorithm: RING chunks: 4 }
+}
+)";
+
+TEST_F(ScenarioFile, CollectiveBenchmark) {
+  const ResolvedScenario r = load(kCollective);
+  ASSERT_TRUE(r.collective.has_value());
+  EXPECT_EQ(r.collective->kind, proto::ALL_GATHER);
+  EXPECT_EQ(r.collective->algorithm, proto::RING);
+  EXPECT_EQ(r.collective->size, Bytes(1u << 20));
+  EXPECT_EQ(r.collective->chunks, 4u);
+  EXPECT_EQ(r.collective->group_size, 8u);  // every usable GPU by default
+  EXPECT_EQ(r.collective->stride, 1u);
+  EXPECT_EQ(r.collective->iterations, 1u);
+  EXPECT_EQ(r.strategy, "collective");
+  EXPECT_EQ(r.lengths, nullptr);
+  EXPECT_TRUE(r.model.name.empty());  // no model needed
+  EXPECT_EQ(load(kCollective, {"workload.collective.stride=3"}).collective->group_size, 3u);  // GPUs 0, 3, 6
+  EXPECT_EQ(load(kCollective, {"model.preset=llama2-7b"}).model.name, "llama2-7b");
+
+  const std::string f = file();
+  EXPECT_EQ(error_of(kCollective, {"workload.global_batch=8"}),
+            f + ": workload.global_batch: must be unset when workload.collective describes a collective benchmark "
+                "instead of a training step (set by --set workload.global_batch=8)");
+  EXPECT_THAT(error_of(replaced(kCollective, "kind: ALL_GATHER ", "")),
+              HasSubstr(f + ":10: workload.collective.kind: must be one of ALL_REDUCE"));
+  EXPECT_THAT(error_of(replaced(kCollective, "bytes: \"1MiB\"", "bytes: \"1 parsec\"")),
+              HasSubstr(f + ":10: workload.collective.bytes: "));
+  EXPECT_THAT(error_of(replaced(kCollective, "chunks: 4", "chunks: 4 group_size: 9")),
+              HasSubstr(f + ":10: workload.collective.group_size: the group needs 2 to 8 members (8 usable GPUs at a "
+                            "stride of 1), got 9"));
+  EXPECT_THAT(error_of(replaced(kCollective, "chunks: 4", "stride: 8")),
+              HasSubstr("workload.collective.stride: the group needs 2 to 1 members"));
+  EXPECT_THAT(error_of(kCollective, {"plan.strategy=epp"}),
+              HasSubstr("plan.strategy: a collective benchmark (workload.collective) has no training strategy"));
+}
+
+// A ring of chips, one per node: the node has no fabric, so its link may be left out.
+TEST_F(ScenarioFile, OneChipNodesNeedNoNodeLink) {
+  const std::string ring = R"(name: "r"
+model { preset: "llama2-7b" }
+cluster {
+  nodes: 8
+  gpus_per_node: 1
+  gpu { preset: "H100-SXM" }
+  topology { torus { dims: [8] link { bandwidth: "50GB/s" latency: "500ns" } } }
+}
+workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
+)";
+  const ResolvedScenario r = load(ring);
+  ASSERT_TRUE(r.topology.has_value());
+  EXPECT_EQ(std::get<TorusConfig>(r.topology->network).dims, std::vector<std::uint32_t>{8});
+  EXPECT_DOUBLE_EQ(r.cluster.inter_node.bandwidth.value, 50e9);
+  EXPECT_THAT(error_of(replaced(replaced(ring, "nodes: 8", "nodes: 4"), "gpus_per_node: 1", "gpus_per_node: 2")),
+              HasSubstr("cluster.topology.node.link.bandwidth: must be set"));
+}
+
 TEST_F(ScenarioFile, CostModel) {
   const std::string calibrated = std::string(kBase) +
                                  "cost_model {\n  calibration {\n    forward { alpha1_s_per_token2: 1e-12 beta_s: 1e-5 }\n"

@@ -117,6 +117,39 @@ TEST(Torus, NodeFailure) {
   testing::check_all_routes(*t, true);
 }
 
+// One dimension: a ring of chips, each joined to the next and the last back to
+// the first, routed the short way round.
+TEST(Torus, OneDimensionIsARing) {
+  auto t = build_topology(torus({8}, 1));
+  EXPECT_EQ(t->chips(), 8u);
+  EXPECT_EQ(t->links().size(), 8u);
+  const auto& ring = dynamic_cast<const TorusTopology&>(*t);
+  for (VertexId chip = 0; chip < 8; ++chip) {
+    const Link& l = t->link(ring.plus_link(chip, 0, 0));
+    EXPECT_EQ(l.a, chip);
+    EXPECT_EQ(l.b, (chip + 1) % 8);
+    EXPECT_FALSE(l.intra_node);
+  }
+  std::vector<LinkId> path;
+  t->route(0, 1, 0, &path);
+  EXPECT_EQ(path, std::vector<LinkId>{ring.plus_link(0, 0, 0)});
+  t->route(7, 0, 0, &path);  // the wrap-around link
+  EXPECT_EQ(path, std::vector<LinkId>{ring.plus_link(7, 0, 0)});
+  t->route(0, 6, 0, &path);  // backwards: 0 -> 7 -> 6
+  EXPECT_EQ(path, (std::vector<LinkId>{ring.plus_link(7, 0, 0), ring.plus_link(6, 0, 0)}));
+  EXPECT_EQ(ring.hops(0, 4), 4u);
+  EXPECT_EQ(ring.hops(1, 7), 2u);
+  testing::check_all_routes(*t, true);
+  // Cutting the ring in two cuts two links.
+  EXPECT_DOUBLE_EQ(t->bisection_bandwidth().value, 2.0 * 50e9);
+  // Two chips per node: every other link stays inside a node.
+  auto paired = build_topology(torus({8}, 2));
+  std::size_t intra = 0;
+  for (const auto& l : paired->links()) intra += l.intra_node;
+  EXPECT_EQ(intra, 4u);
+  testing::check_all_routes(*paired, true);
+}
+
 TEST(Torus, BadConfigsThrowInputErrors) {
   auto expect_error = [](const TopologyConfig& c, const std::string& needle) {
     try {
@@ -126,7 +159,7 @@ TEST(Torus, BadConfigsThrowInputErrors) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_error(torus({16}, 1), "torus.dims: must have 2 or 3 sizes");
+  expect_error(torus({4, 2, 2, 2}, 1), "torus.dims: must have 1, 2 or 3 sizes");
   auto mismatch = torus({4, 4}, 1);
   mismatch.nodes = 15;
   expect_error(mismatch, "holds 16 chips, but the cluster has 15");

@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""The speed benchmark of issue 10 (item 5): measures the simulator on one core
+and writes every figure, the machine and the git commit to one JSON file.
+
+    cmake --build build -j --target eppsim eppsim_speed_probe
+    scripts/bench.py [--build build] [--out bench.json] [--strategies a,b,...]
+                     [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
+
+Each measurement runs in a child process pinned to one CPU (the first this
+process may use), with a wall-clock limit and an address-space limit
+(--memory-limit-gib): a run past its time is killed and recorded as
+{"timed_out": true, "limit_s": S}, and one that fails (past its memory it
+fails with std::bad_alloc) records its exit status and the last line of its
+error. A child is build/tests/bench/
+eppsim_speed_probe (plan, then the engine once, no output files; its peak RSS
+is its own) or, for the wall time a user sees, `eppsim run` itself.
+
+Sections of the JSON:
+  engine_ops      (a) analytic engine ops/s on training-step schedules of every
+                  strategy: scenarios/bench/step_16k at 1,024 GPUs (128 nodes,
+                  1,024 sequences: the same load per replica) and at 16,384
+                  (the runs of step_16k below)
+  allreduce_4096  (b) `eppsim run scenarios/bench/allreduce_ring_4096.textproto`:
+                  process wall time (plan, engine, report and every output file)
+                  and the probe's plan and engine times
+  step_16k        (c) scenarios/bench/step_16k per strategy: plan time, engine
+                  time, peak RSS
+  railx_100k      (d) scenarios/railx_200k.textproto cut to 56 x 56 nodes of 32
+                  chips (100,352 GPUs, half the batch, no compared topologies)
+  flow_1024       (e) scenarios/bench/allreduce_ring_1024 on the engine named
+                  "flow", when one is registered ({"skipped": ...} otherwise)
+  targets         each target of issue 10 item 5 this file measures, met or not
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+STRATEGIES = ["packed-1f1b", "ulysses", "ulysses-adaptive", "seq1f1b", "flexsp", "epp", "epp-flex"]
+STEP_16K = "scenarios/bench/step_16k.textproto"
+STEP_1K_SETS = ["cluster.nodes=128", "workload.global_batch=1024"]
+RING_4096 = "scenarios/bench/allreduce_ring_4096.textproto"
+RING_1024 = "scenarios/bench/allreduce_ring_1024.textproto"
+RAILX = "scenarios/railx_200k.textproto"
+RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluster.topology.railx.ny=56",
+                   "cluster.compare_topologies=[]", "workload.global_batch=50176"]
+GIB = 1024.0 ** 3
+
+
+def one_core():
+    """The first CPU this process may run on: every child is pinned to it."""
+    return min(os.sched_getaffinity(0))
+
+
+MEMORY_LIMIT_BYTES = [16 * 1024 ** 3]  # set from --memory-limit-gib
+
+
+def limit_child():
+    """In the child: one core, and an address-space cap so that a run too big for the machine
+    fails with bad_alloc instead of calling the kernel's OOM killer onto its neighbours."""
+    os.sched_setaffinity(0, {one_core()})
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES[0], MEMORY_LIMIT_BYTES[0]))
+
+
+def run_child(argv, limit_s, cwd):
+    """Runs argv pinned to one core; returns (seconds, stdout) or a failure record."""
+    start = time.monotonic()
+    try:
+        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=limit_s,
+                              preexec_fn=limit_child)
+    except subprocess.TimeoutExpired:
+        return None, {"timed_out": True, "limit_s": limit_s}
+    wall = time.monotonic() - start
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        error = lines[-1] if lines else ""
+        if done.returncode < 0:  # killed: SIGKILL with no message is most likely the kernel's OOM killer
+            error = f"killed by {signal.Signals(-done.returncode).name}" + (f": {error}" if error else
+                                                                          " (out of memory?)")
+        return None, {"failed": True, "exit_status": done.returncode, "error": error, "wall_s": round(wall, 3)}
+    return wall, done.stdout
+
+
+def probe(args, scenario, sets, limit_s):
+    argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), scenario]
+    for s in sets:
+        argv += ["--set", s]
+    wall, out = run_child(argv, limit_s, args.source)
+    if wall is None:
+        return out
+    record = json.loads(out)
+    record["wall_s"] = round(wall, 3)
+    record["peak_rss_gib"] = round(record["peak_rss_bytes"] / GIB, 3)
+    return record
+
+
+def git_commit(source):
+    def git(*words):
+        return subprocess.run(["git", *words], cwd=source, capture_output=True, text=True).stdout.strip()
+    commit = git("rev-parse", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no") != ""
+    return {"commit": commit, "dirty": dirty}
+
+
+def machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu_model": model or platform.processor(), "cores": os.cpu_count(),
+            "cores_usable": len(os.sched_getaffinity(0)), "measured_on_cores": 1,
+            "system": f"{platform.system()} {platform.release()}"}
+
+
+def engines(args):
+    argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), "--engines"]
+    return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+
+
+def log(message):
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def summary(record):
+    if record.get("timed_out"):
+        return f"timed out after {record['limit_s']} s"
+    if record.get("failed"):
+        return f"failed: {record['error']}"
+    if "skipped" in record:
+        return f"skipped: {record['skipped']}"
+    parts = [f"{k} {record[k]}" for k in ("plan_time_s", "engine_time_s", "ops_per_s", "peak_rss_gib", "wall_s")
+             if k in record]
+    return ", ".join(parts)
+
+
+def met(value, limit):
+    return None if value is None else value < limit
+
+
+def targets(result, strategies):
+    """Each target of issue 10 item 5 that the JSON measures: met, not met, or unknown (null)."""
+    ops = [r.get("ops_per_s") for size in result["engine_ops"].values() for r in size.values()]
+    ops_known = [x for x in ops if x is not None]
+    step = result["step_16k"]
+    step_ok = [("peak_rss_bytes" in step[s]) and step[s]["wall_s"] < 60 and step[s]["peak_rss_bytes"] < 8 * GIB
+               for s in strategies]
+    flow = result["flow_1024"]
+    return {
+        "engine_5M_ops_per_s_every_strategy": {
+            "met": bool(ops_known) and len(ops_known) == len(ops) and min(ops_known) >= 5e6,
+            "slowest_ops_per_s": min(ops_known) if ops_known else None},
+        "allreduce_4096_under_2.6_s": {"met": met(result["allreduce_4096"].get("eppsim_run_wall_s"), 2.6)},
+        "step_16k_under_60_s_and_8_GiB_every_strategy": {
+            "met": all(step_ok), "strategies_meeting": [s for s, ok in zip(strategies, step_ok) if ok]},
+        "railx_100k_under_120_s": {"met": met(result["railx_100k"].get("wall_s"), 120)},
+        "flow_allreduce_1024_under_10_s": {"met": met(flow.get("wall_s"), 10) if "skipped" not in flow else None},
+    }
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default="build", help="the CMake build folder (default build)")
+    parser.add_argument("--out", default="bench.json", help="the JSON file to write (default bench.json)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES),
+                        help=f"strategies to time (default {','.join(STRATEGIES)})")
+    parser.add_argument("--limit-1k", type=float, default=45.0, help="seconds per 1,024-GPU run (default 45)")
+    parser.add_argument("--limit-16k", type=float, default=60.0,
+                        help="seconds per 16,384-GPU run (default 60, the target)")
+    parser.add_argument("--limit-100k", type=float, default=120.0, help="seconds for the RailX run (default 120, the target)")
+    parser.add_argument("--limit-flow", type=float, default=60.0, help="seconds for the flow engine's run (default 60)")
+    parser.add_argument("--memory-limit-gib", type=float, default=16.0,
+                        help="address space per run (default 16 GiB; twice the 8 GiB target): past it a run fails")
+    args = parser.parse_args(argv[1:])
+    MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
+    args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    args.build = os.path.abspath(args.build)
+    strategies = [s for s in args.strategies.split(",") if s]
+
+    result = {"benchmark": "eppsim speed (issue 10, item 5)", "command": " ".join(["scripts/bench.py", *argv[1:]]),
+              "git": git_commit(args.source), "machine": machine(),
+              "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "memory_limit_gib": args.memory_limit_gib, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
+
+    for s in strategies:  # (a) at 1K
+        record = probe(args, STEP_16K, STEP_1K_SETS + [f"plan.strategy={s}"], args.limit_1k)
+        result["engine_ops"]["1024"][s] = record
+        log(f"1K {s}: {summary(record)}")
+
+    # (b) the 4,096-rank ring all-reduce, as a user runs it and as the probe times it
+    ring = probe(args, RING_4096, [], args.limit_16k)
+    with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
+        wall, res = run_child([os.path.join(args.build, "sim/eppsim"), "run", RING_4096, "-o", out],
+                              args.limit_16k, args.source)
+    ring["eppsim_run_wall_s"] = round(wall, 3) if wall is not None else None
+    if wall is None:
+        ring["eppsim_run"] = res
+    result["allreduce_4096"] = ring
+    log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
+
+    for s in strategies:  # (c) one step on 16K GPUs; (a) at 16K
+        record = probe(args, STEP_16K, [f"plan.strategy={s}"], args.limit_16k)
+        result["step_16k"][s] = record
+        result["engine_ops"]["16384"][s] = {k: record[k] for k in ("ops", "engine_time_s", "ops_per_s") if k in record}
+        if "ops" not in record:
+            result["engine_ops"]["16384"][s] = record
+        log(f"16K {s}: {summary(record)}")
+
+    result["railx_100k"] = probe(args, RAILX, RAILX_100K_SETS, args.limit_100k)  # (d)
+    log(f"RailX 100K: {summary(result['railx_100k'])}")
+
+    if "flow" in engines(args):  # (e)
+        result["flow_1024"] = probe(args, RING_1024, ["simulation.engine=flow"], args.limit_flow)
+    else:
+        result["flow_1024"] = {"skipped": "no engine named flow is registered in this build"}
+    log(f"flow 1024: {summary(result['flow_1024'])}")
+
+    result["targets"] = targets(result, strategies)
+    result["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)), prefix=".bench-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, args.out)
+    log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
