@@ -90,10 +90,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     const std::uint32_t group = op.collective().group();
     const double duration = collective_duration(cost_, op, core_.group_ranks(group)).value;
     if (!shares(op, duration) || members.size() < 2) return schedule_completion(id, now + duration);
-    const auto algorithm = op.collective().algorithm();
-    const bool nvlink_too = op.collective().kind() == proto::ALL_TO_ALL || algorithm == proto::HIERARCHICAL ||
-                            algorithm == proto::ALGORITHM_AUTO;
-    start_flow(id, ports_of_group(group, nvlink_too), duration, now);
+    start_flow(id, ports_of_group(group, op.collective().algorithm() == proto::HIERARCHICAL), duration, now);
   }
 
  private:

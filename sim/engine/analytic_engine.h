@@ -16,12 +16,13 @@
 //     NIC when the two ranks are on different nodes, of NVLink otherwise (a
 //     rank sending to itself uses neither).
 //   - A collective inside one node uses NVLink egress and ingress on every
-//     member. One spanning nodes uses NIC egress and ingress on every member,
-//     and also NVLink egress and ingress on each member that shares its node
-//     with another member when part of its data crosses NVLink by design: an
-//     all-to-all, or the algorithm HIERARCHICAL or AUTO (the cost model may pick
-//     the hierarchical one). RING, TREE and DIRECT are taken as bound by their
-//     NIC hops. A collective of one rank uses nothing.
+//     member. One spanning nodes uses NIC egress and ingress on every member;
+//     a HIERARCHICAL one also NVLink egress and ingress on each member that
+//     shares its node with another member (its intra-node phases). Other
+//     algorithms spanning nodes, AUTO included, are taken as bound by their NIC
+//     hops: since a flow holds every port at its whole rate, counting NVLink
+//     too would let a NIC-bound collective take half of an intra-node
+//     all-to-all's NVLink. A collective of one rank uses nothing.
 // Concurrent transfers and collectives share these ports max-min fairly, the
 // rates recomputed whenever one starts or ends (sim/engine/endpoint_sharing.h:
 // the model, its limits, and why the latency part is shared too). Compute is

@@ -337,6 +337,27 @@ TEST(SharedEndpoints, NvlinkTrafficDoesNotSlowNicTraffic) {
   EXPECT_EQ(apart.step_time_ns(), 2'000'000'000);
 }
 
+TEST(SharedEndpoints, OnlyHierarchicalCollectivesAcrossNodesUseNvlinkToo) {
+  // Ranks 0, 1 on node 0 and 2, 3 on node 1: an all-reduce over all four beside
+  // a transfer 0 -> 1 over NVLink. Its NIC-bound algorithms leave NVLink to the
+  // transfer; a hierarchical one shares NVLink with it.
+  const auto build = [](proto::CollectiveAlgorithm algorithm) {
+    ScheduleBuilder b(4, "t", "hand");
+    const auto a = b.stream("a"), c = b.stream("c");
+    const auto all = b.add_group("all", {0, 1, 2, 3});
+    for (std::uint32_t r = 0; r < 4; ++r) b.collective(r, c, {}, proto::ALL_REDUCE, all, 4'000'000'000, algorithm);
+    b.send(0, a, {}, 1, 1'000'000'000, 0);
+    b.recv(1, a, {}, 0, 1'000'000'000, 0);
+    return b.finish();
+  };
+  const std::vector<std::uint32_t> nodes{0, 0, 1, 1};
+  for (const auto algorithm : {proto::ALGORITHM_AUTO, proto::RING}) {
+    EXPECT_EQ(end_ns(run_analytic(build(algorithm), gigabyte_network(4), on_nodes(nodes)), 1, 1), 1'000'000'000);
+  }
+  EXPECT_EQ(end_ns(run_analytic(build(proto::HIERARCHICAL), gigabyte_network(4), on_nodes(nodes)), 1, 1),
+            2'000'000'000);
+}
+
 TEST(SharedEndpoints, FixedDurationsAreNotShared) {
   // Two measured transfers out of rank 0 keep their recorded times.
   ScheduleBuilder b(3, "t", "hand");
