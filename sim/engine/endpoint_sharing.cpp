@@ -96,41 +96,64 @@ void EndpointSharing::fill(double now_s) {
     flow.updated_s = now_s;
     flow.frozen = flow.finish_s <= now_s;
   }
+  // The common case, a flow with its ports to itself, at full speed.
+  if (component_flows_.size() == 1) {
+    Flow& flow = flows_[component_flows_.front()];
+    if (!flow.frozen && flow.rate != 1.0) {
+      flow.rate = 1.0;
+      flow.finish_s = now_s + flow.remaining_s;
+      ++flow.version;
+      changed_.push_back(component_flows_.front());
+    }
+    return;
+  }
+  live_ports_.clear();
   for (const PortId p : component_ports_) {
     Port& port = ports_[p];
     port.capacity = 1.0;
     port.unfrozen = 0;
     for (const FlowId f : port.flows) port.unfrozen += flows_[f].frozen ? 0u : 1u;
+    if (port.unfrozen > 0) live_ports_.push_back(p);
   }
-  // Progressive filling: the port offering the smallest equal share is the
-  // bottleneck of its unfrozen flows; they get that share and leave the rest.
-  for (;;) {
-    Port* bottleneck = nullptr;
+  // Progressive filling: the ports offering the smallest equal share are the
+  // bottlenecks of their unfrozen flows, which get that share and leave the
+  // rest. Every port offering it is settled in the same round (freezing the
+  // flows of one leaves the others' share unchanged); a port with no unfrozen
+  // flow left drops out of the scan.
+  while (!live_ports_.empty()) {
     double share = std::numeric_limits<double>::infinity();
-    for (const PortId p : component_ports_) {
-      Port& port = ports_[p];
-      if (port.unfrozen == 0) continue;
+    bottlenecks_.clear();
+    for (std::size_t i = 0; i < live_ports_.size();) {
+      const Port& port = ports_[live_ports_[i]];
+      if (port.unfrozen == 0) {
+        live_ports_[i] = live_ports_.back();
+        live_ports_.pop_back();
+        continue;
+      }
       const double s = port.capacity / port.unfrozen;
       if (s < share) {
         share = s;
-        bottleneck = &port;
+        bottlenecks_.clear();
       }
+      if (s == share) bottlenecks_.push_back(live_ports_[i]);
+      ++i;
     }
-    if (bottleneck == nullptr) break;
     const double rate = std::min(share, 1.0);
-    for (const FlowId f : bottleneck->flows) {
-      Flow& flow = flows_[f];
-      if (flow.frozen) continue;
-      flow.frozen = true;
-      for (const PortId q : flow.ports) {
-        ports_[q].capacity -= rate;
-        --ports_[q].unfrozen;
+    for (const PortId b : bottlenecks_) {
+      for (const FlowId f : ports_[b].flows) {
+        Flow& flow = flows_[f];
+        if (flow.frozen) continue;
+        flow.frozen = true;
+        for (const PortId q : flow.ports) {
+          ports_[q].capacity -= rate;
+          --ports_[q].unfrozen;
+        }
+        if (rate == flow.rate) continue;
+        flow.rate = rate;
+        flow.finish_s = now_s + flow.remaining_s / rate;
+        ++flow.version;
+        changed_.push_back(f);
       }
-      if (rate == flow.rate) continue;
-      flow.rate = rate;
-      flow.finish_s = now_s + flow.remaining_s / rate;
-      ++flow.version;
-      changed_.push_back(f);
     }
   }
 }

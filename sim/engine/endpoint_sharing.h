@@ -92,10 +92,12 @@ class EndpointSharing {
   std::vector<PortId> dirty_ports_;
   std::uint64_t epoch_ = 0;
   std::size_t active_ = 0;
-  // Scratch of one update(): the component's ports and flows, the flows whose
-  // finishing time moved.
+  // Scratch of one update(): the component's ports and flows, the ports still
+  // to settle and this round's bottlenecks, the flows whose finishing time moved.
   std::vector<PortId> component_ports_;
   std::vector<FlowId> component_flows_;
+  std::vector<PortId> live_ports_;
+  std::vector<PortId> bottlenecks_;
   std::vector<FlowId> changed_;
 };
 
