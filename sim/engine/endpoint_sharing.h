@@ -15,9 +15,11 @@
 // port leaves its share of the others to the flows there.
 //
 // Limits, deliberately: the latency part of D is shared like the bandwidth part
-// (a contended flow is stretched whole); a flow uses each of its ports at the
-// same rate, whatever fraction of its bytes really crosses each; links inside
-// the fabric (switch uplinks, torus hops) are not modelled, only endpoints.
+// (a contended flow is stretched whole: the cost model answers one duration,
+// not its two parts, and a collective's steps interleave both); a flow uses
+// each of its ports at the same rate, whatever fraction of its bytes really
+// crosses each; links inside the fabric (switch uplinks, torus hops) are not
+// modelled, only endpoints.
 // The flow engine (SimGrid, link by link) is the contention reference.
 //
 // Rates change only when a flow is added or removed. Callers batch those made
