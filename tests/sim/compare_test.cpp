@@ -357,11 +357,9 @@ TEST(Compare, CsvAndDirectory) {
 namespace eppsim {
 namespace {
 
-// The FlexSP reproduction keeps the paper's order on 6.7B/192K: FlexSP beats its
-// per-batch adaptive ablation, which beats DeepSpeed's static degree 64, by
-// margins near the paper's (1.72x and 1.34x; scenarios/flexsp/RESULTS.md).
-// FlexSP and its per-batch ablation both beat DeepSpeed, FlexSP within the
-// paper's range. The paper also puts FlexSP ahead of the ablation; with shared
+// The FlexSP reproduction on 6.7B/192K: FlexSP and its per-batch adaptive
+// ablation both beat DeepSpeed's static degree 64, FlexSP within the paper's
+// range (1.72x; scenarios/flexsp/RESULTS.md). The paper also puts FlexSP ahead of the ablation; with shared
 // endpoints the model no longer does (FlexSP's SP groups across nodes share the
 // NIC with ZeRO-3's gathers, scenarios/flexsp/README.md), so that order is not
 // asserted here: the flow engine is to say which is right.
