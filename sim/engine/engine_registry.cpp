@@ -14,7 +14,9 @@ namespace {
 // The table of engines: a new engine adds its entry here (kept in name order).
 std::vector<EngineInfo> make_engines() {
   std::vector<EngineInfo> list;
-  list.push_back({"analytic", "event-driven, closed-form communication over the placement's links, sharing each rank's NIC and NVLink ports",
+  list.push_back({"analytic",
+                  "event-driven, closed-form communication over the placement's links, sharing each rank's "
+                  "NIC and NVLink ports",
                   [](const proto::Schedule& schedule, const EngineContext& context) {
                     AnalyticEngineOptions options;
                     if (context.placement != nullptr) options.node_of_rank = context.placement->node_of_rank;
