@@ -1,6 +1,8 @@
 #include "sim/engine/analytic_engine.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <queue>
 #include <stdexcept>
 #include <vector>
@@ -8,28 +10,58 @@
 #include <fmt/format.h>
 
 #include "models/progress.h"
+#include "sim/engine/endpoint_sharing.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
 namespace {
 
-// Times the executor core's activities with a cost model; an event heap of
-// completions advances time.
+// A rank's ports: rank * kPortsPerRank + one of these.
+enum PortKind : PortId { kNvlinkEgress = 0, kNvlinkIngress = 1, kNicEgress = 2, kNicIngress = 3, kPortsPerRank = 4 };
+
+constexpr FlowId kNoFlow = std::numeric_limits<FlowId>::max();
+
+// Times the executor core's activities with a cost model; communication shares
+// its endpoints (EndpointSharing); an event heap of completions advances time.
 class AnalyticExecutor final : public ExecutorHooks {
  public:
   AnalyticExecutor(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options)
-      : cost_(cost), core_(schedule, *this, core_options(options)) {}
+      : cost_(cost),
+        options_(options),
+        core_(schedule, *this, core_options(options)),
+        sharing_(options.share_endpoints ? std::size_t{schedule.num_ranks()} * kPortsPerRank : 0),
+        group_ports_(options.share_endpoints ? 2 * static_cast<std::size_t>(schedule.groups_size()) : 0),
+        group_ports_built_(group_ports_.size(), false) {
+    if (!options.node_of_rank.empty() && options.node_of_rank.size() < schedule.num_ranks()) {
+      throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
+                                              options.node_of_rank.size(), schedule.num_ranks()));
+    }
+  }
 
   proto::Trace run() {
-    core_.start(0.0);
+    double now = 0.0;
+    core_.start(now);
     progress::ProgressLine line("simulating");
-    while (!heap_.empty()) {
+    for (;;) {
+      // Rates change only between instants: once every event of this instant
+      // is handled, the flows started or ended in it get their new rates.
+      if (sharing_.pending() && (heap_.empty() || heap_.top().time_s > now)) {
+        sharing_.update(now, [&](FlowId flow, double finish_s) {
+          heap_.push(Completion{finish_s, seq_++, flow_activity_[flow], flow, sharing_.version(flow)});
+        });
+      }
+      if (heap_.empty()) break;
       const Completion c = heap_.top();
       heap_.pop();
-      core_.finish(c.id, c.time_s);
+      if (c.flow != kNoFlow) {
+        if (sharing_.version(c.flow) != c.version) continue;  // its rate changed since
+        sharing_.remove(c.flow, c.time_s);
+      }
+      now = c.time_s;
+      core_.finish(c.id, now);
       line.update([&] {
         const double done = static_cast<double>(core_.ops_done());
-        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", c.time_s, done, core_.ops_total(),
+        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
                            done / std::max(line.elapsed_s(), 1e-9) / 1e6);
       });
     }
@@ -44,12 +76,21 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
-    schedule_completion(id, now + transfer_duration(cost_, core_.op(send), send.rank, recv.rank).value);
+    const proto::Op& op = core_.op(send);
+    const double duration = transfer_duration(cost_, op, send.rank, recv.rank).value;
+    if (!shares(op, duration) || send.rank == recv.rank) return schedule_completion(id, now + duration);
+    const bool nic = node_of(send.rank) != node_of(recv.rank);
+    const std::array<PortId, 2> ports{port(send.rank, nic ? kNicEgress : kNvlinkEgress),
+                                      port(recv.rank, nic ? kNicIngress : kNvlinkIngress)};
+    start_flow(id, ports, duration, now);
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
     const proto::Op& op = core_.op(members.front());
-    schedule_completion(id, now + collective_duration(cost_, op, core_.group_ranks(op.collective().group())).value);
+    const std::uint32_t group = op.collective().group();
+    const double duration = collective_duration(cost_, op, core_.group_ranks(group)).value;
+    if (!shares(op, duration) || members.size() < 2) return schedule_completion(id, now + duration);
+    start_flow(id, ports_of_group(group, op.collective().algorithm() == proto::HIERARCHICAL), duration, now);
   }
 
  private:
@@ -57,6 +98,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     double time_s;
     std::uint64_t seq;
     ActivityId id;
+    FlowId flow;  // kNoFlow: not shared
+    std::uint32_t version;
     bool operator>(const Completion& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
   };
 
@@ -66,11 +109,60 @@ class AnalyticExecutor final : public ExecutorHooks {
     return o;
   }
 
-  void schedule_completion(ActivityId id, double time_s) { heap_.push(Completion{time_s, seq_++, id}); }
+  // Whether the op's time is shared with others: measured (fixed) times and
+  // free communication are not.
+  bool shares(const proto::Op& op, double duration_s) const {
+    return options_.share_endpoints && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0;
+  }
+
+  std::uint32_t node_of(std::uint32_t rank) const {
+    return options_.node_of_rank.empty() ? rank : options_.node_of_rank[rank];
+  }
+  static PortId port(std::uint32_t rank, PortKind kind) { return rank * kPortsPerRank + kind; }
+
+  // The ports a collective over `group` uses (analytic_engine.h), built once
+  // per group and variant.
+  std::span<const PortId> ports_of_group(std::uint32_t group, bool nvlink_too) {
+    const std::size_t slot = 2 * std::size_t{group} + (nvlink_too ? 1 : 0);
+    std::vector<PortId>& ports = group_ports_[slot];
+    if (group_ports_built_[slot]) return ports;
+    group_ports_built_[slot] = true;
+    const auto ranks = core_.group_ranks(group);
+    std::vector<std::uint32_t> nodes;
+    for (const std::uint32_t r : ranks) nodes.push_back(node_of(r));
+    std::sort(nodes.begin(), nodes.end());
+    const bool spans = nodes.front() != nodes.back();
+    for (const std::uint32_t r : ranks) {
+      const auto [lo, hi] = std::equal_range(nodes.begin(), nodes.end(), node_of(r));
+      const bool shares_node = hi - lo > 1;
+      if (!spans || (nvlink_too && shares_node)) {
+        ports.push_back(port(r, kNvlinkEgress));
+        ports.push_back(port(r, kNvlinkIngress));
+      }
+      if (spans) {
+        ports.push_back(port(r, kNicEgress));
+        ports.push_back(port(r, kNicIngress));
+      }
+    }
+    return ports;
+  }
+
+  void start_flow(ActivityId id, std::span<const PortId> ports, double duration_s, double now) {
+    const FlowId flow = sharing_.add(ports, duration_s, now);
+    if (flow >= flow_activity_.size()) flow_activity_.resize(flow + 1);
+    flow_activity_[flow] = id;
+  }
+
+  void schedule_completion(ActivityId id, double time_s) { heap_.push(Completion{time_s, seq_++, id, kNoFlow, 0}); }
 
   const CostModel& cost_;
+  const AnalyticEngineOptions& options_;
   ExecutorCore core_;
-  std::vector<Segment> segments_;  // scratch for compute_duration
+  EndpointSharing sharing_;
+  std::vector<std::vector<PortId>> group_ports_;  // [2 * group + nvlink_too]
+  std::vector<bool> group_ports_built_;
+  std::vector<ActivityId> flow_activity_;  // the activity each running flow times
+  std::vector<Segment> segments_;          // scratch for compute_duration
   std::uint64_t seq_ = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;
 };

@@ -3,14 +3,36 @@
 // core (traces/executor/executor_core.h), which holds the Schedule's semantics:
 // readiness, stream order, matching, memory, deadlock and mismatch diagnosis,
 // the trace. The engine supplies time: a COMPUTE op takes the cost model's
-// duration, a matched transfer the model's uncontended point-to-point time, a
-// collective the model's time over its group's placement (traces/op_cost.h;
-// DURATION_FIXED ops take their fixed duration). Completions are kept in one
-// event heap, in time order, ties in the order they were scheduled.
+// duration; a matched transfer or a collective takes the cost model's
+// uncontended time (traces/op_cost.h) when it runs alone, and longer when it
+// shares an endpoint with other communication (below). DURATION_FIXED ops take
+// their fixed duration and share nothing: they are measured times. Completions
+// are kept in one event heap, in time order, ties in the order they were
+// scheduled.
+//
+// Shared endpoints (options.share_endpoints, on by default). Every rank has an
+// NVLink port and a NIC port, each with an egress and an ingress direction.
+//   - A transfer uses the sender's egress and the receiver's ingress: of the
+//     NIC when the two ranks are on different nodes, of NVLink otherwise (a
+//     rank sending to itself uses neither).
+//   - A collective inside one node uses NVLink egress and ingress on every
+//     member. One spanning nodes uses NIC egress and ingress on every member;
+//     a HIERARCHICAL one also NVLink egress and ingress on each member that
+//     shares its node with another member (its intra-node phases). Other
+//     algorithms spanning nodes, AUTO included, are taken as bound by their NIC
+//     hops: since a flow holds every port at its whole rate, counting NVLink
+//     too would let a NIC-bound collective take half of an intra-node
+//     all-to-all's NVLink. A collective of one rank uses nothing.
+// Concurrent transfers and collectives share these ports max-min fairly, the
+// rates recomputed whenever one starts or ends (sim/engine/endpoint_sharing.h:
+// the model, its limits, and why the latency part is shared too). Compute is
+// never slowed. Without node_of_rank, every rank is taken as its own node.
 //
 // A malformed schedule is an InputError (schedule_validation.h); a deadlock
 // throws ScheduleDeadlock, mismatched transfers or collectives ScheduleMismatch.
 #include <cstddef>
+#include <cstdint>
+#include <span>
 
 #include "models/cost_model.h"
 #include "traces/executor/executor_core.h"
@@ -22,6 +44,12 @@ namespace eppsim {
 
 struct AnalyticEngineOptions {
   std::size_t max_blocked_ops_reported = 20;
+  // Node of each rank of the Schedule (at least num_ranks entries, else
+  // std::invalid_argument); empty: each rank on its own node. Must outlive the run.
+  std::span<const std::uint32_t> node_of_rank;
+  // false: every transfer and collective takes its uncontended time, as if it
+  // had its endpoints to itself.
+  bool share_endpoints = true;
 };
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,

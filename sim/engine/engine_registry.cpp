@@ -15,9 +15,13 @@ namespace {
 // The table of engines: a new engine adds its entry here (kept in name order).
 std::vector<EngineInfo> make_engines() {
   std::vector<EngineInfo> list;
-  list.push_back({"analytic", "event-driven, closed-form uncontended communication over the placement's links",
+  list.push_back({"analytic",
+                  "event-driven, closed-form communication over the placement's links, sharing each rank's "
+                  "NIC and NVLink ports",
                   [](const proto::Schedule& schedule, const EngineContext& context) {
-                    return run_analytic(schedule, context.cost);
+                    AnalyticEngineOptions options;
+                    if (context.placement != nullptr) options.node_of_rank = context.placement->node_of_rank;
+                    return run_analytic(schedule, context.cost, options);
                   }});
   list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",
                   [](const proto::Schedule& schedule, const EngineContext& context) {

@@ -2,6 +2,7 @@
 // of the quickstart model on growing clusters (Google Benchmark; run with
 // --benchmark_format=json --benchmark_out=FILE for JSON).
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 
@@ -36,20 +37,31 @@ void BM_SimulateAnalytic(benchmark::State& state) {
 }
 
 // The engine alone: validation, execution and the trace, without copying the
-// schedule or building the report (simple-cluster network, roofline compute).
-void BM_ExecuteAnalytic(benchmark::State& state) {
+// schedule or building the report (simple-cluster network, roofline compute,
+// endpoints shared on the scenario's nodes; BM_ExecuteAnalyticUnshared: each
+// transfer and collective with its uncontended time, the cost of sharing).
+void execute_analytic(benchmark::State& state, bool share_endpoints) {
   const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
   const auto planned = plan_scenario(scenario);
   std::size_t ops = 0;
   for (const auto& program : planned.schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
-  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost).step_time_ns());
+  std::vector<std::uint32_t> node_of_rank;
+  for (std::uint32_t r = 0; r < planned.schedule.num_ranks(); ++r) node_of_rank.push_back(scenario.node_of_rank(r));
+  AnalyticEngineOptions options;
+  options.node_of_rank = node_of_rank;
+  options.share_endpoints = share_endpoints;
+  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost, options).step_time_ns());
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_ExecuteAnalytic(benchmark::State& state) { execute_analytic(state, true); }
+void BM_ExecuteAnalyticUnshared(benchmark::State& state) { execute_analytic(state, false); }
+
 BENCHMARK(BM_PlanPacked1F1B)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateAnalytic)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExecuteAnalytic)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecuteAnalyticUnshared)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace eppsim

@@ -57,9 +57,13 @@ inline std::string planner_error(const std::string& text, const std::vector<std:
 }
 
 // The analytic engine's trace of `schedule` priced by the scenario's cost model
-// (ResolvedScenario::cost, the default placement).
+// (ResolvedScenario::cost, the default placement), endpoints shared on its nodes.
 inline proto::Trace simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
-  return run_analytic(schedule, *sc.cost);
+  std::vector<std::uint32_t> node_of_rank;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
+  AnalyticEngineOptions options;
+  options.node_of_rank = node_of_rank;
+  return run_analytic(schedule, *sc.cost, options);
 }
 
 // Its step time.

@@ -49,9 +49,17 @@ proto::Schedule one_micro_batch(double ms, bool rank1_idle = false) {
   return b.finish();
 }
 
+// Step time with every collective at its uncontended time, so that each
+// expectation below is a sum of layer and collective times (the backward's
+// gathers and reduce-scatters, on their own streams, would otherwise share the
+// two ranks' ports: shared endpoints are tested in analytic_engine_test).
 double step_ms(const proto::Schedule& schedule) {
   const testing::UniformNetworkCost network(kLink, 2);
-  return static_cast<double>(run_analytic(testing::with_planner_estimates(schedule), network).step_time_ns()) * 1e-6;
+  AnalyticEngineOptions uncontended;
+  uncontended.share_endpoints = false;
+  return static_cast<double>(
+             run_analytic(testing::with_planner_estimates(schedule), network, uncontended).step_time_ns()) *
+         1e-6;
 }
 
 TEST(Zero3Layers, EveryVisitGathersAndEveryBackwardVisitReduces) {

@@ -1,0 +1,161 @@
+#include "sim/engine/endpoint_sharing.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace eppsim {
+
+EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports) {}
+
+FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s) {
+  if (ports.empty()) throw std::invalid_argument("EndpointSharing::add: a flow needs at least one port");
+  for (const PortId p : ports) {
+    if (p >= ports_.size()) {
+      throw std::invalid_argument(fmt::format("EndpointSharing::add: port {} of {}", p, ports_.size()));
+    }
+  }
+  FlowId id;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[id];
+  f.ports.assign(ports.begin(), ports.end());
+  f.remaining_s = duration_s;
+  f.updated_s = now_s;
+  f.rate = 0.0;
+  f.finish_s = std::numeric_limits<double>::infinity();
+  ++f.version;  // outdates whatever a previous flow in this slot left in a caller's heap
+  f.live = true;
+  for (const PortId p : ports) {
+    ports_[p].flows.push_back(id);
+    dirty_ports_.push_back(p);
+  }
+  ++active_;
+  return id;
+}
+
+void EndpointSharing::remove(FlowId id, double now_s) {
+  Flow& f = flows_[id];
+  if (!f.live) throw std::logic_error(fmt::format("EndpointSharing::remove: flow {} is not running", id));
+  for (const PortId p : f.ports) {
+    auto& list = ports_[p].flows;
+    *std::find(list.begin(), list.end(), id) = list.back();
+    list.pop_back();
+    dirty_ports_.push_back(p);
+  }
+  f.live = false;
+  f.remaining_s = 0.0;
+  f.updated_s = now_s;
+  ++f.version;
+  free_flows_.push_back(id);
+  --active_;
+}
+
+void EndpointSharing::recompute(double now_s) {
+  changed_.clear();
+  if (dirty_ports_.empty()) return;
+  // The connected component of the changed ports: a breadth-first walk over
+  // port -> flows on it -> their ports, marked with this update's epoch.
+  ++epoch_;
+  component_ports_.clear();
+  component_flows_.clear();
+  for (const PortId p : dirty_ports_) {
+    if (ports_[p].seen == epoch_) continue;
+    ports_[p].seen = epoch_;
+    component_ports_.push_back(p);
+  }
+  dirty_ports_.clear();
+  for (std::size_t i = 0; i < component_ports_.size(); ++i) {
+    for (const FlowId f : ports_[component_ports_[i]].flows) {
+      Flow& flow = flows_[f];
+      if (flow.seen == epoch_) continue;
+      flow.seen = epoch_;
+      component_flows_.push_back(f);
+      for (const PortId q : flow.ports) {
+        if (ports_[q].seen == epoch_) continue;
+        ports_[q].seen = epoch_;
+        component_ports_.push_back(q);
+      }
+    }
+  }
+  fill(now_s);
+}
+
+void EndpointSharing::fill(double now_s) {
+  // Bring every flow's remaining work to now; a flow due now keeps its rate
+  // and finishing time and takes no part (it ends before time moves on).
+  for (const FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    flow.remaining_s = std::max(0.0, flow.remaining_s - flow.rate * (now_s - flow.updated_s));
+    flow.updated_s = now_s;
+    flow.frozen = flow.finish_s <= now_s;
+  }
+  // The common case, a flow with its ports to itself, at full speed.
+  if (component_flows_.size() == 1) {
+    Flow& flow = flows_[component_flows_.front()];
+    if (!flow.frozen && flow.rate != 1.0) {
+      flow.rate = 1.0;
+      flow.finish_s = now_s + flow.remaining_s;
+      ++flow.version;
+      changed_.push_back(component_flows_.front());
+    }
+    return;
+  }
+  live_ports_.clear();
+  for (const PortId p : component_ports_) {
+    Port& port = ports_[p];
+    port.capacity = 1.0;
+    port.unfrozen = 0;
+    for (const FlowId f : port.flows) port.unfrozen += flows_[f].frozen ? 0u : 1u;
+    if (port.unfrozen > 0) live_ports_.push_back(p);
+  }
+  // Progressive filling: the ports offering the smallest equal share are the
+  // bottlenecks of their unfrozen flows, which get that share and leave the
+  // rest. Every port offering it is settled in the same round (freezing the
+  // flows of one leaves the others' share unchanged); a port with no unfrozen
+  // flow left drops out of the scan.
+  while (!live_ports_.empty()) {
+    double share = std::numeric_limits<double>::infinity();
+    bottlenecks_.clear();
+    for (std::size_t i = 0; i < live_ports_.size();) {
+      const Port& port = ports_[live_ports_[i]];
+      if (port.unfrozen == 0) {
+        live_ports_[i] = live_ports_.back();
+        live_ports_.pop_back();
+        continue;
+      }
+      const double s = port.capacity / port.unfrozen;
+      if (s < share) {
+        share = s;
+        bottlenecks_.clear();
+      }
+      if (s == share) bottlenecks_.push_back(live_ports_[i]);
+      ++i;
+    }
+    const double rate = std::min(share, 1.0);
+    for (const PortId b : bottlenecks_) {
+      for (const FlowId f : ports_[b].flows) {
+        Flow& flow = flows_[f];
+        if (flow.frozen) continue;
+        flow.frozen = true;
+        for (const PortId q : flow.ports) {
+          ports_[q].capacity -= rate;
+          --ports_[q].unfrozen;
+        }
+        if (rate == flow.rate) continue;
+        flow.rate = rate;
+        flow.finish_s = now_s + flow.remaining_s / rate;
+        ++flow.version;
+        changed_.push_back(f);
+      }
+    }
+  }
+}
+
+}  // namespace eppsim

@@ -1,0 +1,106 @@
+#pragma once
+// Shared endpoints: concurrent communication activities (flows) sharing the
+// ports they use, max-min fairly, as the analytic engine models contention.
+//
+// Model. A port is one direction of one endpoint (a rank's NVLink or NIC,
+// egress or ingress: analytic_engine.h says which a transfer or a collective
+// uses). Every port has capacity 1. A flow has an uncontended duration D (the
+// cost model's time for it alone: latency and bandwidth parts together) and
+// progresses at a rate in (0, 1], the fraction of full speed it gets; it ends
+// when the time it has run, weighted by its rates, reaches D. A flow uses each
+// of its ports at its whole rate, so k flows on one port and nowhere else each
+// get 1/k and take k times as long. The rates are the max-min fair allocation
+// (progressive filling): raise every flow's rate together, freeze the flows of
+// a port when it is full, and go on with the rest, so a flow held back at one
+// port leaves its share of the others to the flows there.
+//
+// Limits, deliberately: the latency part of D is shared like the bandwidth part
+// (a contended flow is stretched whole: the cost model answers one duration,
+// not its two parts, and a collective's steps interleave both); a flow uses
+// each of its ports at the same rate, whatever fraction of its bytes really
+// crosses each; links inside the fabric (switch uplinks, torus hops) are not
+// modelled, only endpoints.
+// The flow engine (SimGrid, link by link) is the contention reference.
+//
+// Rates change only when a flow is added or removed. Callers batch those made
+// at one instant and call update() once before time advances: it recomputes
+// the rates of the flows connected (through shared ports, transitively) to
+// the changed ones only, and reports each flow whose finishing time moved.
+// Flows and ports are indices into arrays reused across calls: adding,
+// removing and updating allocate nothing once the arrays have grown.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace eppsim {
+
+using PortId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+class EndpointSharing {
+ public:
+  explicit EndpointSharing(std::size_t ports);
+
+  // A flow of `duration_s` seconds at full speed over `ports` (distinct, not
+  // empty, each < the port count) starts at `now_s`. It runs once update() has
+  // given it a rate. The id is reused after remove().
+  FlowId add(std::span<const PortId> ports, double duration_s, double now_s);
+  // The flow ended at `now_s` (its finishing time, as update() reported it).
+  void remove(FlowId flow, double now_s);
+
+  // Recomputes the rates of the flows connected to those added or removed
+  // since the last call, at `now_s`, and calls `moved(flow, finish_s)` for each
+  // flow whose finishing time changed (every added flow among them). A flow
+  // due at `now_s` keeps its finishing time. Its version() changes with it, so
+  // a caller keeping finishing times in a heap can drop outdated ones.
+  template <class Moved>
+  void update(double now_s, Moved&& moved) {
+    recompute(now_s);
+    for (const FlowId f : changed_) moved(f, flows_[f].finish_s);
+  }
+  bool pending() const { return !dirty_ports_.empty(); }
+
+  double rate(FlowId flow) const { return flows_[flow].rate; }
+  std::uint32_t version(FlowId flow) const { return flows_[flow].version; }
+  std::size_t active() const { return active_; }
+
+ private:
+  struct Flow {
+    std::vector<PortId> ports;
+    double remaining_s = 0.0;  // work left at full speed, as of updated_s
+    double updated_s = 0.0;
+    double rate = 0.0;
+    double finish_s = std::numeric_limits<double>::infinity();
+    std::uint32_t version = 0;
+    std::uint64_t seen = 0;  // epoch of the last update() that reached it
+    bool frozen = false;
+    bool live = false;
+  };
+  struct Port {
+    std::vector<FlowId> flows;
+    double capacity = 0.0;  // left to unfrozen flows, during the filling
+    std::uint32_t unfrozen = 0;
+    std::uint64_t seen = 0;
+  };
+
+  void recompute(double now_s);
+  void fill(double now_s);
+
+  std::vector<Flow> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<Port> ports_;
+  std::vector<PortId> dirty_ports_;
+  std::uint64_t epoch_ = 0;
+  std::size_t active_ = 0;
+  // Scratch of one update(): the component's ports and flows, the ports still
+  // to settle and this round's bottlenecks, the flows whose finishing time moved.
+  std::vector<PortId> component_ports_;
+  std::vector<FlowId> component_flows_;
+  std::vector<PortId> live_ports_;
+  std::vector<PortId> bottlenecks_;
+  std::vector<FlowId> changed_;
+};
+
+}  // namespace eppsim

@@ -1,0 +1,104 @@
+#include "sim/engine/endpoint_sharing.h"
+
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace eppsim {
+namespace {
+
+// Finishing times reported by one update(), by flow.
+std::map<FlowId, double> update(EndpointSharing& sharing, double now_s) {
+  std::map<FlowId, double> moved;
+  sharing.update(now_s, [&](FlowId f, double finish_s) { moved[f] = finish_s; });
+  return moved;
+}
+
+TEST(EndpointSharing, AFlowAloneRunsAtFullSpeed) {
+  EndpointSharing sharing(4);
+  const std::array<PortId, 2> ports{0, 1};
+  const FlowId f = sharing.add(ports, 2.0, 1.0);
+  EXPECT_TRUE(sharing.pending());
+  const auto moved = update(sharing, 1.0);
+  EXPECT_FALSE(sharing.pending());
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_DOUBLE_EQ(moved.at(f), 3.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(f), 1.0);
+}
+
+TEST(EndpointSharing, RatesAreMaxMinFair) {
+  // a: {0, 1}; b: {0, 2}; c: {2}; d: {2}. Port 2 holds b, c, d to 1/3; a gets
+  // the 2/3 of port 0 that b leaves.
+  EndpointSharing sharing(3);
+  const std::array<PortId, 2> pa{0, 1}, pb{0, 2};
+  const std::array<PortId, 1> pc{2};
+  const FlowId a = sharing.add(pa, 1.0, 0.0), b = sharing.add(pb, 1.0, 0.0);
+  const FlowId c = sharing.add(pc, 1.0, 0.0), d = sharing.add(pc, 1.0, 0.0);
+  const auto moved = update(sharing, 0.0);
+  EXPECT_EQ(moved.size(), 4u);
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 2.0 / 3.0);
+  for (const FlowId f : {b, c, d}) EXPECT_DOUBLE_EQ(sharing.rate(f), 1.0 / 3.0);
+  EXPECT_DOUBLE_EQ(moved.at(a), 1.5);
+}
+
+TEST(EndpointSharing, OnlyTheConnectedFlowsAreRecomputed) {
+  EndpointSharing sharing(4);
+  const std::array<PortId, 2> left{0, 1}, right{2, 3};
+  const FlowId a = sharing.add(left, 1.0, 0.0);
+  const FlowId b = sharing.add(right, 1.0, 0.0);
+  update(sharing, 0.0);
+  const auto version_b = sharing.version(b);
+  // A second flow on the left halves a's rate; b, on other ports, is untouched.
+  const FlowId c = sharing.add(left, 1.0, 0.5);
+  const auto moved = update(sharing, 0.5);
+  EXPECT_EQ(moved.size(), 2u);
+  EXPECT_DOUBLE_EQ(moved.at(a), 1.5);  // 0.5 left at half speed
+  EXPECT_DOUBLE_EQ(moved.at(c), 2.5);  // 1 at half speed until 1.5, then 0.5 alone
+  EXPECT_EQ(sharing.version(b), version_b);
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 1.0);
+  // a ends: c speeds up and ends after its remaining 0.5 at full speed.
+  sharing.remove(a, 1.5);
+  const auto after = update(sharing, 1.5);
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_DOUBLE_EQ(after.at(c), 2.0);
+}
+
+TEST(EndpointSharing, AFlowDueNowKeepsItsFinishingTime) {
+  // Two flows due at the same instant: removing the first does not move the second.
+  EndpointSharing sharing(2);
+  const std::array<PortId, 1> p{0};
+  const FlowId a = sharing.add(p, 1.0, 0.0), b = sharing.add(p, 1.0, 0.0);
+  update(sharing, 0.0);
+  const auto version_b = sharing.version(b);
+  sharing.remove(a, 2.0);
+  EXPECT_TRUE(update(sharing, 2.0).empty());
+  EXPECT_EQ(sharing.version(b), version_b);
+}
+
+TEST(EndpointSharing, ARemovedFlowsIdIsReusedWithANewVersion) {
+  EndpointSharing sharing(2);
+  const std::array<PortId, 1> p{0};
+  const FlowId a = sharing.add(p, 1.0, 0.0);
+  update(sharing, 0.0);
+  const auto version = sharing.version(a);
+  sharing.remove(a, 1.0);
+  const FlowId b = sharing.add(p, 1.0, 1.0);
+  EXPECT_EQ(b, a);
+  EXPECT_NE(sharing.version(b), version);
+  EXPECT_EQ(sharing.active(), 1u);
+  sharing.remove(b, 2.0);
+  EXPECT_THROW(sharing.remove(b, 2.0), std::logic_error);
+}
+
+TEST(EndpointSharing, BadPortsAreRejected) {
+  EndpointSharing sharing(2);
+  const std::array<PortId, 1> far{2};
+  EXPECT_THROW(sharing.add(far, 1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(sharing.add({}, 1.0, 0.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace eppsim
