@@ -82,7 +82,10 @@ std::string run_forked(std::string_view what, const std::function<std::string()>
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (answer.empty()) {
+  // An answer counts only from a child that ended normally: one killed while
+  // writing (out of memory, a signal) leaves a truncated answer behind.
+  const bool ended_normally = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (answer.empty() || !ended_normally) {
     if (WIFSIGNALED(status)) {
       throw std::runtime_error(fmt::format("{}: the child process died of signal {} ({})", what, WTERMSIG(status),
                                            strsignal(WTERMSIG(status))));
