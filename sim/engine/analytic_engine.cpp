@@ -11,6 +11,7 @@
 
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
+#include "traces/executor/op_prefetch.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -121,6 +122,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       const auto& program = schedule.programs(static_cast<int>(r)).ops();
       for (int i = 0; i < program.size(); ++i) {
+        prefetch_ops(program, i);
         const proto::Op& op = program[i];
         Price& p = price_[rank_offset_[r] + static_cast<std::uint32_t>(i)];
         switch (op.kind_case()) {
