@@ -11,6 +11,7 @@
 
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
+#include "traces/executor/op_prefetch.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -36,6 +37,7 @@ class AnalyticExecutor final : public ExecutorHooks {
       throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
                                               options.node_of_rank.size(), schedule.num_ranks()));
     }
+    price(schedule);
   }
 
   proto::Trace run() {
@@ -70,27 +72,22 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
-    const proto::Op& op = core_.op(ref);
-    const Seconds duration = compute_duration(cost_, op, segments_);
-    schedule_completion(id, now + duration.value);
+    schedule_completion(id, now + price_[index(ref)].duration_s);
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
-    const proto::Op& op = core_.op(send);
-    const double duration = transfer_duration(cost_, op, send.rank, recv.rank).value;
-    if (!shares(op, duration) || send.rank == recv.rank) return schedule_completion(id, now + duration);
+    const Price& p = price_[index(send)];
+    if (!p.shares || send.rank == recv.rank) return schedule_completion(id, now + p.duration_s);
     const bool nic = node_of(send.rank) != node_of(recv.rank);
     const std::array<PortId, 2> ports{port(send.rank, nic ? kNicEgress : kNvlinkEgress),
                                       port(recv.rank, nic ? kNicIngress : kNvlinkIngress)};
-    start_flow(id, ports, duration, now);
+    start_flow(id, ports, p.duration_s, now);
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
-    const proto::Op& op = core_.op(members.front());
-    const std::uint32_t group = op.collective().group();
-    const double duration = collective_duration(cost_, op, core_.group_ranks(group)).value;
-    if (!shares(op, duration) || members.size() < 2) return schedule_completion(id, now + duration);
-    start_flow(id, ports_of_group(group, op.collective().algorithm() == proto::HIERARCHICAL), duration, now);
+    const Price& p = price_[index(members.front())];
+    if (!p.shares || members.size() < 2) return schedule_completion(id, now + p.duration_s);
+    start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
   }
 
  private:
@@ -102,6 +99,51 @@ class AnalyticExecutor final : public ExecutorHooks {
     std::uint32_t version;
     bool operator>(const Completion& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
   };
+
+  // What the hooks need of an op, read from the Schedule in one pass in program
+  // order before the run: the hooks are called in time order, which jumps
+  // across ranks, and reading the ops' messages then costs a cache miss each.
+  struct Price {
+    double duration_s = 0.0;  // the cost model's uncontended time
+    bool shares = false;      // see shares()
+    bool hierarchical = false;
+    std::uint32_t group = 0;  // COLLECTIVE
+  };
+
+  // Prices every COMPUTE and SEND op, and every COLLECTIVE op of the first
+  // rank of its group (collective_ready's members.front()), as the hooks would.
+  void price(const proto::Schedule& schedule) {
+    rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      rank_offset_[r + 1] = rank_offset_[r] + static_cast<std::uint32_t>(schedule.programs(static_cast<int>(r)).ops_size());
+    }
+    price_.resize(rank_offset_.back());
+    std::vector<Segment> segments;
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      const auto& program = schedule.programs(static_cast<int>(r)).ops();
+      for (int i = 0; i < program.size(); ++i) {
+        prefetch_ops(program, i);
+        const proto::Op& op = program[i];
+        Price& p = price_[rank_offset_[r] + static_cast<std::uint32_t>(i)];
+        switch (op.kind_case()) {
+          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, op, segments).value; break;
+          case proto::Op::kSend: p.duration_s = transfer_duration(cost_, op, r, op.send().peer()).value; break;
+          case proto::Op::kCollective: {
+            p.group = op.collective().group();
+            p.hierarchical = op.collective().algorithm() == proto::HIERARCHICAL;
+            const auto ranks = core_.group_ranks(p.group);
+            if (ranks.front() != r) continue;
+            p.duration_s = collective_duration(cost_, op, ranks).value;
+            break;
+          }
+          default: continue;
+        }
+        p.shares = shares(op, p.duration_s);
+      }
+    }
+  }
+
+  std::uint32_t index(OpRef ref) const { return rank_offset_[ref.rank] + ref.op; }
 
   static ExecutorOptions core_options(const AnalyticEngineOptions& options) {
     ExecutorOptions o;
@@ -162,7 +204,8 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::vector<PortId>> group_ports_;  // [2 * group + nvlink_too]
   std::vector<bool> group_ports_built_;
   std::vector<ActivityId> flow_activity_;  // the activity each running flow times
-  std::vector<Segment> segments_;          // scratch for compute_duration
+  std::vector<std::uint32_t> rank_offset_;  // ranks + 1: a rank's first op in price_
+  std::vector<Price> price_;               // per op of the Schedule
   std::uint64_t seq_ = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;
 };

@@ -12,6 +12,7 @@
 #include "models/errors.h"
 #include "models/units.h"
 #include "traces/executor/executor_state.h"
+#include "traces/executor/op_prefetch.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/op_names.h"
 
@@ -85,6 +86,7 @@ void ExecutorCore::State::build() {
     const auto base = rank_offset[r];
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
     for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
+      prefetch_ops(program, static_cast<int>(i));
       const proto::Op& o = program[static_cast<int>(i)];
       const auto g = base + i;
       ops[g] = &o;
@@ -144,6 +146,7 @@ void ExecutorCore::State::build_channels() {
   channels.reserve(p2p / 2 + 1);
   for (std::uint32_t g = 0; g < kind.size(); ++g) {
     if (kind[g] != Kind::Send && kind[g] != Kind::Recv) continue;
+    prefetch_ops(ops, g);
     const auto& o = *ops[g];
     const bool send = kind[g] == Kind::Send;
     const std::uint32_t src = send ? rank_of[g] : o.recv().peer();

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "traces/executor/executor_state.h"
+#include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
 
 namespace eppsim {
@@ -124,6 +125,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   double step = 0.0;
   t.mutable_events()->Reserve(static_cast<int>(s.done));
   for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
+    prefetch_ops(s.ops, g);
     if (s.status[g] != Status::Done) continue;
     const auto& o = *s.ops[g];
     const auto [r, i] = s.ref(g);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "traces/executor/op_prefetch.h"
 #include "traces/schedule_schema.h"
 
 namespace eppsim {
@@ -130,6 +131,7 @@ void validate_schedule(const proto::Schedule& schedule) {
   for (std::uint32_t r = 0; r < ranks; ++r) {
     const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     for (int i = 0; i < ops.size(); ++i) {
+      prefetch_ops(ops, i);
       const auto& op = ops[i];
       const OpAt at{r, i};
       if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
