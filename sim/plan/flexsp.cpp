@@ -440,17 +440,32 @@ std::vector<std::uint32_t> bucket_lengths(std::span<const std::uint64_t> lengths
   std::vector<std::vector<std::uint64_t>> best(b + 1, std::vector<std::uint64_t>(n + 1, kMax));
   std::vector<std::vector<std::uint32_t>> cut(b + 1, std::vector<std::uint32_t>(n + 1, 0));
   best[0][0] = 0;
-  for (std::size_t j = 1; j <= b; ++j) {
-    for (std::size_t i = j; i <= n; ++i) {
-      for (std::size_t c = j - 1; c < i; ++c) {
-        if (best[j - 1][c] == kMax) continue;
-        const std::uint64_t v = best[j - 1][c] + pad(c, i);
-        if (v < best[j][i]) {
-          best[j][i] = v;
-          cut[j][i] = static_cast<std::uint32_t>(c);
+  for (std::size_t i = 1; i <= n; ++i) best[1][i] = pad(0, i);
+  // The padding is Monge over descending lengths (pad(a,c) + pad(b,d) <= pad(a,d) +
+  // pad(b,c) for a <= b <= c <= d), so the first best cut never moves left as i
+  // grows: each row by divide and conquer, O(n log n) instead of O(n^2), the
+  // first of equal cuts still kept.
+  for (std::size_t j = 2; j <= b; ++j) {
+    const auto& previous = best[j - 1];
+    auto& row = best[j];
+    auto& row_cut = cut[j];
+    // Rows i in [lo, hi) whose first best cut lies in [c_lo, c_hi].
+    auto solve = [&](auto& self, std::size_t lo, std::size_t hi, std::size_t c_lo, std::size_t c_hi) -> void {
+      if (lo >= hi) return;
+      const std::size_t i = lo + (hi - lo) / 2;
+      std::size_t at = c_lo;
+      for (std::size_t c = c_lo; c <= std::min(c_hi, i - 1); ++c) {
+        const std::uint64_t v = previous[c] + pad(c, i);
+        if (v < row[i]) {
+          row[i] = v;
+          at = c;
         }
       }
-    }
+      row_cut[i] = static_cast<std::uint32_t>(at);
+      self(self, lo, i, c_lo, at);
+      self(self, i + 1, hi, at, c_hi);
+    };
+    solve(solve, j, n + 1, j - 1, n - 1);
   }
   // Fewest buckets reaching the least padding.
   std::size_t use = b;

@@ -116,6 +116,60 @@ TEST(FlexSpSplit, SameCutsAsTryingEveryCut) {
   }
 }
 
+// The quadratic DP bucket_lengths replaced: every cut tried, the first of equal ones kept.
+std::vector<std::uint32_t> bucket_lengths_by_every_cut(const std::vector<std::uint64_t>& lengths, std::uint32_t max_buckets) {
+  const std::size_t n = lengths.size();
+  const std::size_t b = std::clamp<std::size_t>(max_buckets, 1, n);
+  std::vector<std::uint64_t> prefix(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + lengths[i];
+  auto pad = [&](std::size_t c, std::size_t i) { return (i - c) * lengths[c] - (prefix[i] - prefix[c]); };
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::vector<std::uint64_t>> best(b + 1, std::vector<std::uint64_t>(n + 1, kMax));
+  std::vector<std::vector<std::uint32_t>> cut(b + 1, std::vector<std::uint32_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (std::size_t j = 1; j <= b; ++j) {
+    for (std::size_t i = j; i <= n; ++i) {
+      for (std::size_t c = j - 1; c < i; ++c) {
+        if (best[j - 1][c] == kMax) continue;
+        const std::uint64_t v = best[j - 1][c] + pad(c, i);
+        if (v < best[j][i]) {
+          best[j][i] = v;
+          cut[j][i] = static_cast<std::uint32_t>(c);
+        }
+      }
+    }
+  }
+  std::size_t use = b;
+  for (std::size_t j = 1; j <= b; ++j) {
+    if (best[j][n] == best[b][n]) {
+      use = j;
+      break;
+    }
+  }
+  std::vector<std::uint32_t> out(use);
+  std::size_t i = n;
+  for (std::size_t j = use; j >= 1; --j) {
+    out[j - 1] = static_cast<std::uint32_t>(i - cut[j][i]);
+    i = cut[j][i];
+  }
+  return out;
+}
+
+TEST(FlexSpBuckets, SameBucketsAsTryingEveryCut) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = 1 + rng() % 60;
+    const std::uint64_t span = trial % 3 == 0 ? 4 : 10000;  // many ties, or few
+    std::vector<std::uint64_t> lengths(n);
+    for (auto& s : lengths) s = 1 + rng() % span;
+    std::sort(lengths.rbegin(), lengths.rend());
+    for (std::uint32_t buckets = 1; buckets <= n + 1; ++buckets) {
+      EXPECT_EQ(bucket_lengths(lengths, buckets), bucket_lengths_by_every_cut(lengths, buckets))
+          << "trial " << trial << " buckets " << buckets;
+    }
+  }
+}
+
 TEST(FlexSpBuckets, MinimisePadding) {
   const std::vector<std::uint64_t> lengths{100, 99, 98, 10, 9, 8, 1};
   EXPECT_EQ(bucket_lengths(lengths, 3), (std::vector<std::uint32_t>{3, 3, 1}));
