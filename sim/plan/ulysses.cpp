@@ -112,9 +112,22 @@ std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, const UlyssesOp
   return memory.capacity(sc.memory_limit.count, d, options.packing_fill);
 }
 
-proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
-                             std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy,
-                             double* estimated_step_s) {
+namespace {
+
+// One degree's decisions: micro-batches, their groups and slots, and the
+// estimated step time; what the Schedule is then built from.
+struct UlyssesDecisions {
+  std::uint32_t degree = 1;
+  std::vector<std::vector<Segment>> micro_batches;
+  std::vector<double> costs;  // per micro-batch, a rank's seconds
+  Bins per_group;             // micro-batch indices per group, in running order
+  std::uint32_t slots = 1;
+  double estimated_step_s = 0.0;
+};
+
+// Throws InputError when the degree is not allowed or a sequence does not fit.
+UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+                                std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy) {
   check_degree(sc, d, strategy);
   const std::uint32_t n = sc.usable_gpus();
   const std::uint32_t groups = n / d;
@@ -154,7 +167,41 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   }
   slots = std::max(slots, 1u);
 
-  // 3. ZeRO-3, layer by layer (zero3_layers.h): every rank gathers each layer
+  // The estimate follows the lockstep of the slots.
+  const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
+  const std::uint32_t layers = model.layers;
+  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, layers);
+  double step = 0.0;
+  for (std::uint32_t j = 0; j < slots; ++j) {
+    double slowest = 0.0;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      if (j < per_group[g].size()) slowest = std::max(slowest, costs[per_group[g][j]]);
+    }
+    // ZeRO-3 gathers hide behind compute but for the first of each pass;
+    // a pass whose gathers outlast its compute waits for them.
+    const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
+    step += std::max(slowest, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
+  }
+  const double shard_params = model.total_params() / n;
+  step += sc.cost->optimizer_time(Bytes(static_cast<std::uint64_t>(shard_params * 28.0))).value;
+  return UlyssesDecisions{d, std::move(micro_batches), std::move(costs), std::move(per_group), slots, step};
+}
+
+// The Schedule of one degree's decisions. Throws InputError when a rank's
+// planned memory exceeds the limit.
+proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+                              std::span<const std::uint64_t> lengths, const UlyssesDecisions& decided,
+                              std::string_view strategy) {
+  const std::uint32_t d = decided.degree;
+  const std::uint32_t n = sc.usable_gpus();
+  const std::uint32_t groups = n / d;
+  const auto& model = sc.model;
+  const bool recompute = options.full_recompute;
+  const auto& micro_batches = decided.micro_batches;
+  const auto& per_group = decided.per_group;
+  const std::uint32_t slots = decided.slots;
+
+  // ZeRO-3, layer by layer (zero3_layers.h): every rank gathers each layer
   // before it runs and reduce-scatters its gradients after its backward, also
   // in the slots where its group has no micro-batch left.
   const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
@@ -224,23 +271,6 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
     }
   }
 
-  if (estimated_step_s != nullptr) {
-    const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, layers);
-    double step = 0.0;
-    for (std::uint32_t j = 0; j < slots; ++j) {
-      double slowest = 0.0;
-      for (std::uint32_t g = 0; g < groups; ++g) {
-        if (j < per_group[g].size()) slowest = std::max(slowest, costs[per_group[g][j]]);
-      }
-      // ZeRO-3 gathers hide behind compute but for the first of each pass;
-      // a pass whose gathers outlast its compute waits for them.
-      const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
-      step += std::max(slowest, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
-    }
-    step += sc.cost->optimizer_time(Bytes(static_cast<std::uint64_t>(shard_params * 28.0))).value;
-    *estimated_step_s = step;
-  }
-
   {
     auto* decisions = b.summary()->mutable_decisions();
     decisions->set_reproduces("DeepSpeed-Ulysses");
@@ -261,36 +291,53 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
                   options.packing_fill));
 }
 
+}  // namespace
+
+proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+                             std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy,
+                             double* estimated_step_s) {
+  const UlyssesDecisions decided = decide_ulysses(sc, options, lengths, d, strategy);
+  if (estimated_step_s != nullptr) *estimated_step_s = decided.estimated_step_s;
+  return build_ulysses(sc, options, lengths, decided, strategy);
+}
+
 proto::Schedule UlyssesPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
   return plan_ulysses(sc, options_, lengths, options_.sp_degree, name());
 }
 
 proto::Schedule UlyssesAdaptivePlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+  // Every degree's decisions and estimate first; then only the best one's
+  // Schedule is built (one Schedule in memory at a time): the smallest estimate
+  // (ties: the smaller degree) among the degrees whose plan fits, a degree whose
+  // Schedule fails the memory check giving way to the next.
   const std::uint32_t n = sc.usable_gpus();
-  std::optional<proto::Schedule> best;
-  double best_time = std::numeric_limits<double>::infinity();
-  std::string last_error;
+  std::vector<UlyssesDecisions> candidates;
+  std::map<std::uint32_t, std::string> errors;  // by degree
   for (std::uint32_t d = 1; d <= n; d *= 2) {
     if (n % d != 0 || !ulysses_degree_fits(sc.model, d)) continue;
     try {
-      double estimate = 0.0;
-      auto schedule = plan_ulysses(sc, options_, lengths, d, name(), &estimate);
-      logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} estimated at {:.4f} s", d, estimate);
-      if (estimate < best_time) {
-        best_time = estimate;
-        best = std::move(schedule);
-      }
+      auto decided = decide_ulysses(sc, options_, lengths, d, name());
+      logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} estimated at {:.4f} s", d, decided.estimated_step_s);
+      if (decided.estimated_step_s < std::numeric_limits<double>::infinity()) candidates.push_back(std::move(decided));
     } catch (const InputError& e) {
       logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} does not fit: {}", d, e.what());
-      last_error = e.what();
+      errors[d] = e.what();
     }
   }
-  if (!best) {
-    throw InputError(fmt::format("{}: ulysses-adaptive: no power-of-two SP degree up to {} fits the batch; at the "
-                                 "largest degree tried: {}",
-                                 sc.source, n, last_error));
+  std::stable_sort(candidates.begin(), candidates.end(), [](const UlyssesDecisions& x, const UlyssesDecisions& y) {
+    return x.estimated_step_s < y.estimated_step_s;
+  });
+  for (const auto& decided : candidates) {
+    try {
+      return build_ulysses(sc, options_, lengths, decided, name());
+    } catch (const InputError& e) {
+      logging::debug("plan.ulysses", "ulysses-adaptive: SP degree {} does not fit: {}", decided.degree, e.what());
+      errors[decided.degree] = e.what();
+    }
   }
-  return std::move(*best);
+  throw InputError(fmt::format("{}: ulysses-adaptive: no power-of-two SP degree up to {} fits the batch; at the "
+                               "largest degree tried: {}",
+                               sc.source, n, errors.empty() ? std::string() : errors.rbegin()->second));
 }
 
 }  // namespace eppsim
