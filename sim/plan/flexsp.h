@@ -64,6 +64,7 @@
 #include <span>
 #include <vector>
 
+#include "sim/plan/flexsp_partition.h"
 #include "sim/plan/planner.h"
 
 namespace eppsim {
@@ -117,14 +118,5 @@ class FlexSpPlanner final : public Planner {
 // The planning decisions alone. Throws InputError when a sequence cannot fit.
 FlexSpPlan plan_flexsp(const ResolvedScenario& scenario, const FlexSpOptions& options,
                        std::span<const std::uint64_t> sequence_lengths);
-
-// Consecutive split of `sizes` (in order) into `parts` non-empty chunks
-// minimising the largest chunk sum; returns the chunk sizes (counts). parts is
-// clamped to [1, sizes.size()].
-std::vector<std::uint32_t> split_consecutive(std::span<const std::uint64_t> sizes, std::uint32_t parts);
-
-// Contiguous buckets of descending `lengths` (at most `max_buckets`) minimising
-// the padding sum(bucket max - length); returns the bucket sizes (counts).
-std::vector<std::uint32_t> bucket_lengths(std::span<const std::uint64_t> descending_lengths, std::uint32_t max_buckets);
 
 }  // namespace eppsim
