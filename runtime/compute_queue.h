@@ -1,0 +1,37 @@
+#pragma once
+// Where a rank's COMPUTE ops run on real hardware: a queue per backend (a CPU
+// worker thread with OpenBLAS, or CUDA streams with cuBLAS), fed by the rank
+// executor (runtime/rank_executor.h) and polled by it. The executor never
+// blocks inside a kernel: it submits, then polls the compute queue and its
+// communication engine in turn.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/kernel_plan.h"
+#include "runtime/step_clock.h"
+#include "traces/executor/executor_core.h"
+
+namespace eppsim::runtime {
+
+// A finished activity and when it ended on the rank's step clock.
+struct Completion {
+  ActivityId id = 0;
+  double end_s = 0.0;
+};
+
+class ComputeQueue {
+ public:
+  virtual ~ComputeQueue() = default;
+  // Queues the kernels of one COMPUTE op behind earlier ones of the same
+  // schedule stream; returns at once.
+  virtual void submit(ActivityId id, std::uint32_t stream, const KernelPlan& plan) = 0;
+  // The activities that finished since the last call, in the order they ended.
+  virtual std::vector<Completion> poll() = 0;
+  // Blocks until an activity finishes or `timeout_s` passes (negative: no limit).
+  virtual void wait(double timeout_s) = 0;
+  // Submitted and not yet returned by poll().
+  virtual std::size_t in_flight() const = 0;
+};
+
+}  // namespace eppsim::runtime

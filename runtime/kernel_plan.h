@@ -1,0 +1,54 @@
+#pragma once
+// One COMPUTE op of a Schedule as the kernels a device runs for it, with this
+// rank's real shapes: the layers' GEMMs and causal attention per segment, for
+// a forward, backward or recompute pass of `layer_count` layers (a LayerPart
+// runs only its share of each layer), after the op's splits (sequence
+// parallelism: tokens / degree for the GEMMs, heads / degree for attention
+// over the whole sequence; tensor parallelism: weight columns or rows /
+// degree; context parallelism: tokens / degree with the ring's K/V). Shared by
+// the CPU and CUDA backends and by `eppsim-bench compute`, so that what is
+// benchmarked is what the runtime executes.
+#include <cstdint>
+#include <vector>
+
+#include "models/chunk.h"
+#include "traces/schedule.pb.h"
+
+namespace eppsim::runtime {
+
+// C[m x n] = A[m x k] * B[k x n], `count` times (e.g. once per layer).
+struct GemmShape {
+  std::uint64_t m = 0, n = 0, k = 0;
+  std::uint32_t count = 1;
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * count; }
+  bool operator==(const GemmShape&) const = default;
+};
+
+// Causal attention of `tokens` queries over `context_tokens + tokens` keys of
+// one sequence (query i sees the context and queries 0..i), `heads` query heads
+// sharing `kv_heads` K/V heads of `head_dim`, `count` times.
+struct AttentionShape {
+  std::uint64_t tokens = 0, context_tokens = 0;
+  std::uint32_t heads = 0, kv_heads = 0, head_dim = 0;
+  std::uint32_t count = 1;
+  bool operator==(const AttentionShape&) const = default;
+};
+
+struct KernelPlan {
+  Pass pass = Pass::Forward;  // Recompute runs forward kernels
+  std::vector<GemmShape> gemms;
+  std::vector<AttentionShape> attention;
+  // Bytes of element-wise work (norms, activations, residuals, optimizer
+  // updates): streamed once through memory.
+  std::uint64_t elementwise_bytes = 0;
+  bool empty() const { return gemms.empty() && attention.empty() && elementwise_bytes == 0; }
+};
+
+// The kernels of `op` on this rank. `group_sizes[g]` is the size of the
+// Schedule's group g (splits name groups). Throws InputError naming the op's
+// field for shapes the model cannot have (a split that does not divide the
+// heads, a layer range past the model).
+KernelPlan plan_kernels(const proto::ModelShape& model, const proto::ComputeOp& op,
+                        const std::vector<std::uint32_t>& group_sizes);
+
+}  // namespace eppsim::runtime
