@@ -307,7 +307,13 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
     const std::string where = points.where(fmt::format("results (op \"{}\", group_size {}, crosses_nodes {})",
                                                        comm_kind_name(kind), group_size, crosses));
     const auto c = fit_non_negative(points.problem, where);
-    if (!(c[1] > 0.0))
+    // A bandwidth term below a billionth of the largest time is rounding, not a fit.
+    double largest_bytes = 0.0, largest_time = 0.0;
+    for (std::size_t i = 0; i < points.problem.rows.size(); ++i) {
+      largest_bytes = std::max(largest_bytes, points.problem.rows[i][1]);
+      largest_time = std::max(largest_time, points.problem.times_s[i]);
+    }
+    if (!(c[1] * largest_bytes > 1e-9 * largest_time))
       throw InputError(fmt::format("{}: the time does not grow with bytes, so no bandwidth can be fitted", where));
     auto* fit = calibration.add_collectives();
     fit->set_kind(std::string(comm_kind_name(kind)));

@@ -185,13 +185,13 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   for (std::uint32_t r = 0; r < simulated.num_ranks(); ++r) {
     auto* rank = v.add_per_rank();
     rank->set_rank(r);
-    const double sim_busy = static_cast<double>(union_ns(std::move(sim_spans[r]))) * 1e-9;
-    const double meas_busy = static_cast<double>(union_ns(std::move(meas_spans[r]))) * 1e-9;
-    rank->set_simulated_busy_s(sim_busy);
-    rank->set_measured_busy_s(meas_busy);
-    rank->set_simulated_idle_s(std::max(0.0, sim_step - sim_busy));
-    rank->set_measured_idle_s(std::max(0.0, meas_step - meas_busy));
-    if (const auto error = relative_error(sim_busy, meas_busy)) rank->set_busy_error(*error);
+    const std::int64_t sim_busy = union_ns(std::move(sim_spans[r]));
+    const std::int64_t meas_busy = union_ns(std::move(meas_spans[r]));
+    rank->set_simulated_busy_s(static_cast<double>(sim_busy) * 1e-9);
+    rank->set_measured_busy_s(static_cast<double>(meas_busy) * 1e-9);
+    rank->set_simulated_idle_s(static_cast<double>(std::max<std::int64_t>(0, simulated.step_time_ns() - sim_busy)) * 1e-9);
+    rank->set_measured_idle_s(static_cast<double>(std::max<std::int64_t>(0, measured.step_time_ns() - meas_busy)) * 1e-9);
+    if (const auto error = relative_error(rank->simulated_busy_s(), rank->measured_busy_s())) rank->set_busy_error(*error);
   }
   return result;
 }
