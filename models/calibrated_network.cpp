@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "models/cluster_cost_model.h"
+
 namespace eppsim {
 namespace {
 
@@ -92,21 +94,43 @@ const CommFit* CalibratedNetwork::find(CommKind kind, std::uint32_t group_size, 
   return nullptr;
 }
 
+const CommFit* CalibratedNetwork::fit_for_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
+  if (src_rank == dst_rank) return nullptr;
+  return find(CommKind::SendRecv, 2, node_of_rank_.at(src_rank) != node_of_rank_.at(dst_rank));
+}
+
+const CommFit* CalibratedNetwork::fit_for(CollectiveKind kind, std::span<const std::uint32_t> ranks) const {
+  if (ranks.size() < 2) return nullptr;
+  const std::uint32_t first_node = node_of_rank_.at(ranks.front());
+  const bool crosses =
+      std::any_of(ranks.begin(), ranks.end(), [&](std::uint32_t r) { return node_of_rank_.at(r) != first_node; });
+  return find(comm_kind_of(kind), static_cast<std::uint32_t>(ranks.size()), crosses);
+}
+
+bool CalibratedNetwork::covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
+  return fit_for_p2p(src_rank, dst_rank) != nullptr;
+}
+
+bool CalibratedNetwork::covers(CollectiveKind kind, std::span<const std::uint32_t> ranks) const {
+  return fit_for(kind, ranks) != nullptr;
+}
+
 Seconds CalibratedNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
   if (src_rank == dst_rank) return Seconds(0.0);
-  const bool crosses = node_of_rank_.at(src_rank) != node_of_rank_.at(dst_rank);
-  if (const CommFit* fit = find(CommKind::SendRecv, 2, crosses)) return fitted_time(*fit, size);
+  if (const CommFit* fit = fit_for_p2p(src_rank, dst_rank)) return fitted_time(*fit, size);
   return fallback_->p2p_time(src_rank, dst_rank, size);
 }
 
 Seconds CalibratedNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                            std::span<const std::uint32_t> ranks, Bytes size) const {
   if (ranks.size() < 2) return Seconds(0.0);
-  const std::uint32_t first_node = node_of_rank_.at(ranks.front());
-  const bool crosses = std::any_of(ranks.begin(), ranks.end(), [&](std::uint32_t r) { return node_of_rank_.at(r) != first_node; });
-  if (const CommFit* fit = find(comm_kind_of(kind), static_cast<std::uint32_t>(ranks.size()), crosses))
-    return fitted_time(*fit, size);
+  if (const CommFit* fit = fit_for(kind, ranks)) return fitted_time(*fit, size);
   return fallback_->collective_time(kind, algorithm, ranks, size);
+}
+
+const CalibratedNetwork* calibrated_network_of(const CostModel& cost) {
+  const auto* cluster = dynamic_cast<const ClusterCostModel*>(&cost);
+  return cluster ? dynamic_cast<const CalibratedNetwork*>(&cluster->network()) : nullptr;
 }
 
 }  // namespace eppsim

@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 
 #include "models/closed_form_network.h"
+#include "models/cluster_cost_model.h"
+#include "models/gpu_spec.h"
+#include "models/transformer_spec.h"
 
 namespace eppsim {
 namespace {
@@ -57,6 +60,8 @@ TEST(CalibratedNetwork, AMatchingFitPricesTheCollective) {
   // The hint does not matter: the fit measured what the library chose.
   EXPECT_DOUBLE_EQ(net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Tree, all, size).value,
                    3e-5 + 1.5 * (1 << 20) / 5e8);
+  EXPECT_TRUE(net.covers(CollectiveKind::AllReduce, intra));
+  EXPECT_FALSE(net.covers(CollectiveKind::AllGather, intra));
   ASSERT_NE(net.find(CommKind::AllReduce, 4, true), nullptr);
   EXPECT_EQ(net.find(CommKind::AllReduce, 4, false), nullptr);
 }
@@ -88,6 +93,9 @@ TEST(CalibratedNetwork, PointToPointUsesTheSendRecvFitOfItsNodeCrossing) {
   EXPECT_DOUBLE_EQ(net.p2p_time(1, 2, Bytes(1000)).value, 4e-6 + 1000 / 1e10);
   EXPECT_EQ(net.p2p_time(0, 1, Bytes(1000)), fallback->p2p_time(0, 1, Bytes(1000)));  // inside a node: no fit
   EXPECT_EQ(net.p2p_time(2, 2, Bytes(1000)).value, 0.0);
+  EXPECT_TRUE(net.covers_p2p(1, 2));
+  EXPECT_FALSE(net.covers_p2p(0, 1));
+  EXPECT_FALSE(net.covers_p2p(2, 2));
 }
 
 TEST(CalibratedNetwork, RejectsBrokenFits) {
@@ -102,6 +110,17 @@ TEST(CalibratedNetwork, RejectsBrokenFits) {
   // The same kind and size inside and across nodes are two fits.
   EXPECT_NO_THROW(CalibratedNetwork({fit(CommKind::AllReduce, 2, false, 1e-5, 1e9), fit(CommKind::AllReduce, 2, true, 1e-5, 1e9)},
                                     fallback, kNodes));
+}
+
+TEST(CalibratedNetwork, FoundInsideAClusterCostModel) {
+  const auto compute =
+      std::make_shared<AnalyticComputeCost>(*find_model_preset("llama2-7b"), *find_gpu_preset("A100-80GB"), AnalyticEfficiency{});
+  const auto calibrated = std::make_shared<CalibratedNetwork>(
+      std::vector<CommFit>{fit(CommKind::AllReduce, 2, false, 1e-5, 1e9)}, closed_form(), kNodes);
+  const ClusterCostModel with(compute, calibrated, BytesPerSecond(2e12));
+  EXPECT_EQ(calibrated_network_of(with), calibrated.get());
+  const ClusterCostModel without(compute, closed_form(), BytesPerSecond(2e12));
+  EXPECT_EQ(calibrated_network_of(without), nullptr);
 }
 
 }  // namespace
