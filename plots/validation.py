@@ -9,8 +9,8 @@ Two figures into DIR/plots/:
                 side by side, each pair labelled with its relative error; the
                 title gives both step times and the step-time error
 
-    /usr/bin/python3 plots/validation.py eppsim-validation       # writes eppsim-validation/plots/*.png
-    /usr/bin/python3 plots/validation.py eppsim-validation --ranks 0-3
+    /usr/bin/python3 plots/validation.py eppsim-out       # writes eppsim-out/plots/*.png
+    /usr/bin/python3 plots/validation.py eppsim-out --ranks 0-3
 
 Reads DIR/validation.json and DIR/timeline.csv (written by `eppsim validate`).
 Needs Debian's python3-matplotlib.

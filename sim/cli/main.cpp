@@ -293,8 +293,8 @@ const std::vector<Command>& commands() {
          o.add_options()("simulated", po::value<std::string>()->required(),
                          "simulated trace (trace.pb of `eppsim run`; .pb, .json or .textproto)")(
              "measured", po::value<std::string>()->required(),
-             "measured trace (of `eppsim-run`) of the same schedule")(
-             "output,o", po::value<std::string>()->default_value("eppsim-validation"), "output directory");
+             "measured trace (of `eppsim-run`) of the same schedule");
+         add_output_option(o);
        },
        command_validate},
       {"calibrate", "calibrate BENCH.json... -o CALIBRATION",
