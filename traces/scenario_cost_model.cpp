@@ -137,11 +137,6 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
   const proto::Calibration calibration = load_calibration(cost, base_dir, where, &calibration_file);
   const CalibrationLocator calibration_where(where, calibration_file);
   const bool has_compute_fits = calibration.has_forward() || calibration.has_backward();
-  if (has_compute_fits && !calibration.model().empty() && !resolved->model.name.empty() &&
-      calibration.model() != resolved->model.name) {
-    logging::warn("scenario", "{}: the calibration's compute fits were measured on model {}, the scenario's model is {}",
-                  where.source(), quote_string(calibration.model()), quote_string(resolved->model.name));
-  }
   proto::CostModel::Compute compute = cost.compute();
   if (compute == proto::CostModel::COMPUTE_DEFAULT)
     compute = has_compute_fits ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
@@ -151,6 +146,10 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
     if (!has_compute_fits) {
       where.fail("cost_model.compute",
                  "CALIBRATED needs cost_model.calibration or cost_model.calibration_file with forward and backward fits");
+    }
+    if (!calibration.model().empty() && !resolved->model.name.empty() && calibration.model() != resolved->model.name) {
+      logging::warn("scenario", "{}: the calibration's compute fits were measured on model {}, the scenario's model is {}",
+                    where.source(), quote_string(calibration.model()), quote_string(resolved->model.name));
     }
     const CalibratedFit forward = resolve_fit(calibration.forward(), "forward", calibration_where);
     const CalibratedFit backward = resolve_fit(calibration.backward(), "backward", calibration_where);
