@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/calibrated_network.h"
 #include "models/closed_form_network.h"
 #include "models/cluster_cost_model.h"
 #include "models/errors.h"
@@ -82,6 +83,11 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
     std::vector<std::uint32_t> nodes(placement.size());
     for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;
     network = std::make_shared<ClosedFormNetwork>(cluster.intra_node, cluster.inter_node, std::move(nodes));
+  }
+  if (!scenario.comm_fits.empty()) {
+    std::vector<std::uint32_t> nodes(placement.size());
+    for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;
+    network = std::make_shared<CalibratedNetwork>(scenario.comm_fits, std::move(network), std::move(nodes));
   }
   return std::make_shared<ClusterCostModel>(scenario.compute_cost, std::move(network), cluster.gpu.memory_bandwidth);
 }

@@ -37,7 +37,7 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
     resolve_plan(scenario.plan(), &resolved, where);
   }
   if (part != ScenarioPart::Cluster) {
-    resolve_cost_model(scenario.cost_model(), &resolved, where);
+    resolve_cost_model(scenario.cost_model(), parsed.base_dir, &resolved, where);
     // The name only: the engine registry (sim/engine/engine_registry.h) knows the engines.
     resolved.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
   }

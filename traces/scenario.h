@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/calibrated_network.h"
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
@@ -100,6 +101,9 @@ struct ResolvedScenario {
   // traces/cost_model_factory.h builds one for another placement.
   std::shared_ptr<const ComputeCostModel> compute_cost;
   NetworkPricing network_pricing = NetworkPricing::ClosedForm;
+  // The calibration's collective fits (models/calibrated_network.h): when any,
+  // they price the communication they cover in place of the network model.
+  std::vector<CommFit> comm_fits;
   const FlexSpModel* flexsp_preset = nullptr;
   std::shared_ptr<const CostModel> cost;
   // cluster.topology, when set (otherwise the simple cluster of `cluster`), and

@@ -1,15 +1,36 @@
 #include "traces/scenario_parts.h"
 
 #include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "models/flexsp_preset.h"
+#include "models/log.h"
 #include "traces/cost_model_factory.h"
+#include "traces/proto_io.h"
 
 namespace eppsim::scenario_parts {
 namespace {
 
-CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, const FieldLocator& where) {
+// Reports a broken rule of a calibration field: inline, as the scenario's
+// cost_model.calibration.FIELD; from a file, as cost_model.calibration_file
+// with the file and the field inside it.
+class CalibrationLocator {
+ public:
+  CalibrationLocator(const FieldLocator& where, std::string file) : where_(where), file_(std::move(file)) {}
+  [[noreturn]] void fail(std::string_view field, std::string_view rule) const {
+    if (file_.empty()) where_.fail(fmt::format("cost_model.calibration.{}", field), rule);
+    where_.fail("cost_model.calibration_file", fmt::format("{}: {}: {}", file_, field, rule));
+  }
+
+ private:
+  const FieldLocator& where_;
+  std::string file_;
+};
+
+CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, const CalibrationLocator& where) {
   const std::pair<std::string_view, double> coefficients[] = {
       {"alpha1_s_per_token2", fit.alpha1_s_per_token2()},
       {"alpha2_s_per_token", fit.alpha2_s_per_token()},
@@ -24,6 +45,56 @@ CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, c
   if (!any_positive)
     where.fail(path, "needs at least one positive coefficient (alpha1_s_per_token2, alpha2_s_per_token, beta_s)");
   return CalibratedFit{fit.alpha1_s_per_token2(), fit.alpha2_s_per_token(), fit.beta_s()};
+}
+
+std::vector<CommFit> resolve_comm_fits(const proto::Calibration& calibration, const CalibrationLocator& where) {
+  std::vector<CommFit> fits;
+  for (int i = 0; i < calibration.collectives_size(); ++i) {
+    const proto::CollectiveFit& c = calibration.collectives(i);
+    const std::string path = fmt::format("collectives[{}]", i);
+    const auto kind = parse_comm_kind(c.kind());
+    if (!kind)
+      where.fail(path + ".kind", fmt::format("unknown kind {} (known: {})", quote_string(c.kind()), comm_kind_names()));
+    if (c.group_size() < 2) where.fail(path + ".group_size", fmt::format("must be >= 2, got {}", c.group_size()));
+    if (*kind == CommKind::SendRecv && c.group_size() != 2)
+      where.fail(path + ".group_size", fmt::format("must be 2 for send-recv, got {}", c.group_size()));
+    if (!(c.latency_s() >= 0.0) || !std::isfinite(c.latency_s()))
+      where.fail(path + ".latency_s", fmt::format("must be finite and >= 0, got {}", c.latency_s()));
+    if (!(c.bandwidth_bps() > 0.0) || !std::isfinite(c.bandwidth_bps()))
+      where.fail(path + ".bandwidth_Bps", fmt::format("must be finite and > 0, got {}", c.bandwidth_bps()));
+    for (const CommFit& f : fits) {
+      if (f.kind == *kind && f.group_size == c.group_size() && f.crosses_nodes == c.crosses_nodes())
+        where.fail(path, fmt::format("a second {} fit over {} ranks with crosses_nodes {}", c.kind(), c.group_size(),
+                                     c.crosses_nodes()));
+    }
+    fits.push_back({*kind, c.group_size(), c.crosses_nodes(), Seconds(c.latency_s()), BytesPerSecond(c.bandwidth_bps())});
+  }
+  return fits;
+}
+
+// The calibration the scenario names: inline (cost_model.calibration) or read
+// from cost_model.calibration_file relative to `base_dir`; empty when neither.
+// `file` receives the resolved file's path (empty when inline).
+proto::Calibration load_calibration(const proto::CostModel& cost, const std::filesystem::path& base_dir,
+                                    const FieldLocator& where, std::string* file) {
+  if (cost.calibration_file().empty()) return cost.calibration();
+  if (cost.has_calibration())
+    where.fail("cost_model.calibration_file", "set either calibration_file or an inline calibration, not both");
+  std::filesystem::path path(cost.calibration_file());
+  if (path.is_relative()) path = base_dir / path;
+  *file = path.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    where.fail("cost_model.calibration_file",
+               fmt::format("no such file {} (relative paths resolve against {})", path.string(), base_dir.string()));
+  }
+  proto::Calibration calibration;
+  try {
+    read_message(path, &calibration);
+  } catch (const InputError& e) {
+    where.fail("cost_model.calibration_file", e.what());
+  }
+  return calibration;
 }
 
 double resolve_efficiency(double value, double fallback, std::string_view path, const FieldLocator& where) {
@@ -55,27 +126,39 @@ const FlexSpModel* resolve_flexsp_preset(const std::string& name, const Transfor
 
 }  // namespace
 
-void resolve_cost_model(const proto::CostModel& cost, ResolvedScenario* resolved, const FieldLocator& where) {
+void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
+                        const FieldLocator& where) {
   const AnalyticEfficiency defaults;
   AnalyticEfficiency efficiency;
   efficiency.gemm = resolve_efficiency(cost.gemm_efficiency(), defaults.gemm, "cost_model.gemm_efficiency", where);
   efficiency.attention =
       resolve_efficiency(cost.attention_efficiency(), defaults.attention, "cost_model.attention_efficiency", where);
+  std::string calibration_file;
+  const proto::Calibration calibration = load_calibration(cost, base_dir, where, &calibration_file);
+  const CalibrationLocator calibration_where(where, calibration_file);
+  const bool has_compute_fits = calibration.has_forward() || calibration.has_backward();
   proto::CostModel::Compute compute = cost.compute();
   if (compute == proto::CostModel::COMPUTE_DEFAULT)
-    compute = cost.has_calibration() ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
+    compute = has_compute_fits ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
   if (compute != proto::CostModel::ROOFLINE && compute != proto::CostModel::CALIBRATED)
     where.fail("cost_model.compute", fmt::format("unknown value {} (known: ROOFLINE, CALIBRATED)", static_cast<int>(compute)));
   if (compute == proto::CostModel::CALIBRATED) {
-    if (!cost.has_calibration())
-      where.fail("cost_model.compute", "CALIBRATED needs cost_model.calibration (per-layer forward and backward fits)");
-    const CalibratedFit forward = resolve_fit(cost.calibration().forward(), "cost_model.calibration.forward", where);
-    const CalibratedFit backward = resolve_fit(cost.calibration().backward(), "cost_model.calibration.backward", where);
+    if (!has_compute_fits) {
+      where.fail("cost_model.compute",
+                 "CALIBRATED needs cost_model.calibration or cost_model.calibration_file with forward and backward fits");
+    }
+    if (!calibration.model().empty() && !resolved->model.name.empty() && calibration.model() != resolved->model.name) {
+      logging::warn("scenario", "{}: the calibration's compute fits were measured on model {}, the scenario's model is {}",
+                    where.source(), quote_string(calibration.model()), quote_string(resolved->model.name));
+    }
+    const CalibratedFit forward = resolve_fit(calibration.forward(), "forward", calibration_where);
+    const CalibratedFit backward = resolve_fit(calibration.backward(), "backward", calibration_where);
     resolved->compute_cost =
         std::make_shared<CalibratedComputeCost>(resolved->model, resolved->cluster.gpu, forward, backward, efficiency);
   } else {
     resolved->compute_cost = std::make_shared<AnalyticComputeCost>(resolved->model, resolved->cluster.gpu, efficiency);
   }
+  resolved->comm_fits = resolve_comm_fits(calibration, calibration_where);
 
   proto::CostModel::Network network = cost.network();
   if (network == proto::CostModel::NETWORK_DEFAULT)

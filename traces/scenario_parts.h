@@ -72,9 +72,12 @@ void resolve_collective(const proto::CollectiveBenchmark& collective, ResolvedSc
 // memory_fraction into memory_limit); the strategy's own options are its planner's.
 void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where);
 
-// cost_model: the compute model over the resolved model and GPU, how the
-// network is priced, FlexSP's measured constants, and the CostModel of the
-// default placement (traces/cost_model_factory.h).
-void resolve_cost_model(const proto::CostModel& cost, ResolvedScenario* resolved, const FieldLocator& where);
+// cost_model: the calibration (inline, or cost_model.calibration_file relative
+// to `base_dir`), the compute model over the resolved model and GPU, how the
+// network is priced and the calibration's collective fits, FlexSP's measured
+// constants, and the CostModel of the default placement
+// (traces/cost_model_factory.h).
+void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
+                        const FieldLocator& where);
 
 }  // namespace eppsim::scenario_parts

@@ -18,11 +18,13 @@
 #include "models/log.h"
 #include "models/progress.h"
 #include "models/transformer_spec.h"
+#include "sim/calibrate.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "sim/topo.h"
+#include "sim/validate.h"
 #include "traces/chrome_trace.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
@@ -160,6 +162,27 @@ int command_export(const po::variables_map& vars) {
   return 0;
 }
 
+int command_calibrate(const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  const auto format = proto_format_for(out);  // a bad extension fails before any work
+  std::vector<fs::path> benches;
+  for (const auto& b : vars["bench"].as<std::vector<std::string>>()) benches.emplace_back(b);
+  const auto calibration = calibrate_files(benches);
+  write_message(calibration, out, format);
+  std::cout << calibration_summary(calibration);
+  std::cout << fmt::format("  wrote        {}\n", out.string());
+  return 0;
+}
+
+int command_validate(const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  const auto result = validate_trace_files(vars["simulated"].as<std::string>(), vars["measured"].as<std::string>());
+  write_validation(result, out);
+  std::cout << validation_summary(result.validation);
+  std::cout << fmt::format("  wrote        {}/{{validation.json, timeline.csv}}\n", out.string());
+  return 0;
+}
+
 int command_presets(const po::variables_map&) {
   std::cout << "GPUs (dense BF16, HBM, HBM bandwidth, NVLink per direction):\n";
   for (const auto& g : gpu_presets()) {
@@ -190,6 +213,7 @@ struct Command {
   std::vector<std::string> positionals;  // options filled by position, in order
   std::function<void(po::options_description&)> add_options;
   std::function<int(const po::variables_map&)> handler;
+  bool last_positional_repeats = false;  // the last positional takes every remaining argument
 };
 
 const std::vector<Command>& commands() {
@@ -261,6 +285,28 @@ const std::vector<Command>& commands() {
              "output,o", po::value<std::string>()->required(), "output file");
        },
        command_export},
+      {"validate", "validate --simulated TRACE --measured TRACE [-o DIR]",
+       "compare a simulated trace with a measured one of the same schedule: DIR/validation.json (step-time and "
+       "per-op-kind errors, per-rank busy and idle time) and DIR/timeline.csv (both timelines, op by op)",
+       {},
+       [](po::options_description& o) {
+         o.add_options()("simulated", po::value<std::string>()->required(),
+                         "simulated trace (trace.pb of `eppsim run`; .pb, .json or .textproto)")(
+             "measured", po::value<std::string>()->required(),
+             "measured trace (of `eppsim-run`) of the same schedule");
+         add_output_option(o);
+       },
+       command_validate},
+      {"calibrate", "calibrate BENCH.json... -o CALIBRATION",
+       "fit the cost model's compute and communication coefficients to `eppsim-bench` results by least squares, "
+       "with fit quality; a scenario names the file in cost_model.calibration_file",
+       {"bench"},
+       [](po::options_description& o) {
+         o.add_options()("bench", po::value<std::vector<std::string>>()->required()->multitoken(),
+                         "BENCH.json files of `eppsim-bench compute` and `eppsim-bench comm` (one or more)")(
+             "output,o", po::value<std::string>()->required(), "calibration file: .pb, .json or .textproto");
+       },
+       command_calibrate, true},
       {"presets", "presets", "list the built-in GPU and model presets, and the strategies", {},
        [](po::options_description&) {}, command_presets},
       {"version", "version", "print eppsim's version", {}, [](po::options_description&) {}, command_version},
@@ -315,7 +361,10 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
   command.add_options(options);
   add_common_options(options);
   po::positional_options_description positional;
-  for (const auto& name : command.positionals) positional.add(name.c_str(), 1);
+  for (std::size_t i = 0; i < command.positionals.size(); ++i) {
+    const bool repeats = command.last_positional_repeats && i + 1 == command.positionals.size();
+    positional.add(command.positionals[i].c_str(), repeats ? -1 : 1);
+  }
   po::variables_map vars;
   try {
     po::store(po::command_line_parser(args).options(options).positional(positional).run(), vars);

@@ -15,6 +15,7 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
+#include "models/calibrated_network.h"
 #include "models/collective_steps.h"
 #include "models/progress.h"
 #include "models/routed_network.h"
@@ -75,6 +76,7 @@ class FlowExecutor final : public ExecutorHooks {
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
                std::shared_ptr<const Topology> topology, const FlowEngineOptions& options)
       : cost_(cost),
+        calibrated_(calibrated_network_of(cost)),
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
@@ -107,6 +109,8 @@ class FlowExecutor final : public ExecutorHooks {
     const std::uint32_t recv_stream = core_.op(recv).stream();
     if (s.duration_source() == proto::DURATION_FIXED) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
+    } else if (calibrated_ != nullptr && calibrated_->covers_p2p(send.rank, recv.rank)) {
+      push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, transfer_duration(cost_, s, send.rank, recv.rank).value});
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
@@ -126,6 +130,12 @@ class FlowExecutor final : public ExecutorHooks {
     if (op.duration_source() == proto::DURATION_FIXED || members.size() <= 1) {
       const double seconds = op.duration_source() == proto::DURATION_FIXED ? fixed_s(op) : 0.0;
       push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, seconds});
+      return;
+    }
+    if (calibrated_covers(op)) {
+      std::vector<std::uint32_t> ranks;
+      for (const OpRef& m : members) ranks.push_back(m.rank);
+      push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, collective_duration(cost_, op, ranks).value});
       return;
     }
     const CollectivePlan& plan = *plans_.at(plan_key(op));
@@ -149,6 +159,10 @@ class FlowExecutor final : public ExecutorHooks {
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
     return o;
   }
+  // Whether a calibration's fit prices the collective `op` (its time is then slept).
+  bool calibrated_covers(const proto::Op& op) const {
+    return calibrated_ != nullptr && calibrated_->covers(to_model(op.collective().kind()), core_.group_ranks(op.collective().group()));
+  }
   static double fixed_s(const proto::Op& op) { return static_cast<double>(op.fixed_duration_ns()) * 1e-9; }
   static PlanKey plan_key(const proto::Op& op) {
     const auto& c = op.collective();
@@ -166,8 +180,9 @@ class FlowExecutor final : public ExecutorHooks {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       for (const proto::Op& op : schedule.programs(static_cast<int>(r)).ops()) {
         if (op.duration_source() == proto::DURATION_FIXED) continue;
-        if (op.has_send()) flows.push_back({chip_of_rank_[r], chip_of_rank_[op.send().peer()], 0});
-        if (op.has_collective() && !plans_.contains(plan_key(op))) add_plan(op, flows);
+        if (op.has_send() && !(calibrated_ != nullptr && calibrated_->covers_p2p(r, op.send().peer())))
+          flows.push_back({chip_of_rank_[r], chip_of_rank_[op.send().peer()], 0});
+        if (op.has_collective() && !calibrated_covers(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
       }
     }
     std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + schedule.num_ranks());
@@ -444,6 +459,7 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   const CostModel& cost_;
+  const CalibratedNetwork* calibrated_;  // the cost model's collective fits, when it has any
   std::vector<VertexId> chip_of_rank_;
   const Topology& topology_;
   RoutedNetwork network_;

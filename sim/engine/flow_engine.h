@@ -27,6 +27,11 @@
 //                 whole bytes (SimGrid sizes are integers).
 //   DURATION_FIXED ops (compute, transfer or collective) take their fixed
 //                 duration and put nothing on the network.
+//   Calibrated    a transfer or collective that a calibration's fit covers
+//                 (models/calibrated_network.h: same kind, group size and
+//                 node-crossing) takes the fitted time, slept, and puts nothing
+//                 on the network: the fit measured the real library, as the
+//                 analytic engine prices it.
 //
 // One SimGrid actor per (rank, stream) with ops runs what the core hands that
 // stream, one activity at a time; a controller actor starts the core and waits

@@ -114,3 +114,48 @@ TEST(CostModelFactory, DefaultPlacementSkipsFailedNodes) {
 
 }  // namespace
 }  // namespace eppsim
+
+namespace eppsim {
+namespace {
+
+// A calibration's collective fits wrap the network: a fit of the same kind,
+// group size and node-crossing prices the collective, the closed forms the rest.
+TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
+  const std::string fits = R"(calibration {
+        collectives { kind: "all-reduce" group_size: 8 crosses_nodes: false latency_s: 1e-5 bandwidth_Bps: 1e11 }
+        collectives { kind: "send-recv" group_size: 2 crosses_nodes: true latency_s: 4e-6 bandwidth_Bps: 2e10 }
+      })";
+  const ResolvedScenario sc = scenario("", fits);
+  // Only collective fits: compute stays the roofline.
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(sc.compute_cost.get()), nullptr);
+  ASSERT_EQ(sc.comm_fits.size(), 2u);
+  const ClosedFormNetwork closed(sc.cluster.intra_node, sc.cluster.inter_node,
+                                 {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
+  const Bytes size(64 << 20);
+  const auto eight = ranks(8);  // node 0
+  EXPECT_DOUBLE_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, eight, size).value,
+                   1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
+  // Other kinds, sizes, node-crossings: the closed forms.
+  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, eight, size),
+            closed.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, eight, size));
+  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size),
+            closed.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size));
+  const std::vector<std::uint32_t> across{4, 5, 6, 7, 8, 9, 10, 11};
+  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, across, size),
+            closed.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, across, size));
+  EXPECT_DOUBLE_EQ(sc.cost->p2p_time(7, 8, size).value, 4e-6 + (64 << 20) / 2e10);
+  EXPECT_EQ(sc.cost->p2p_time(6, 7, size), closed.p2p_time(6, 7, size));
+
+  // Another placement: the node-crossing follows it (ranks 0 and 1 on two nodes).
+  const std::vector<RankPlacement> split{{0, 0}, {1, 0}};
+  const auto cost = make_cost_model(sc, split);
+  EXPECT_DOUBLE_EQ(cost->p2p_time(0, 1, size).value, 4e-6 + (64 << 20) / 2e10);
+
+  // A routed network is wrapped the same way.
+  const ResolvedScenario routed = scenario(kFatTree, fits);
+  EXPECT_DOUBLE_EQ(routed.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Ring, eight, size).value,
+                   1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
+}
+
+}  // namespace
+}  // namespace eppsim

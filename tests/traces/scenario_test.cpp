@@ -399,6 +399,78 @@ TEST_F(ScenarioFile, CostModel) {
             nullptr);
 }
 
+TEST_F(ScenarioFile, CalibrationFileResolvesAgainstTheScenariosFolder) {
+  proto::Calibration calibration = testing::sample_calibration();
+  write_message(calibration, dir_ / "calibrations" / "a100.textproto");
+  write_message(calibration, dir_ / "calibrations" / "a100.json");
+  const std::string named = std::string(kBase) + "cost_model { calibration_file: \"calibrations/a100.textproto\" }\n";
+  const ResolvedScenario r = load(named);
+  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.compute_cost.get()), nullptr);
+  ASSERT_EQ(r.comm_fits.size(), 1u);
+  EXPECT_EQ(r.comm_fits[0].kind, CommKind::AllReduce);
+  EXPECT_EQ(r.comm_fits[0].group_size, 8u);
+  EXPECT_TRUE(r.comm_fits[0].crosses_nodes);
+  EXPECT_DOUBLE_EQ(r.comm_fits[0].bus_bandwidth.value, 2.2e10);
+  // Any format, an absolute path, or a --set override (still relative to the scenario's folder).
+  EXPECT_EQ(load(replaced(named, "a100.textproto", "a100.json")).comm_fits.size(), 1u);
+  EXPECT_EQ(load(replaced(named, "calibrations/a100.textproto", (dir_ / "calibrations" / "a100.textproto").string()))
+                .comm_fits.size(),
+            1u);
+  EXPECT_EQ(load(kBase, {"cost_model.calibration_file=calibrations/a100.json"}).comm_fits.size(), 1u);
+
+  // Errors name the scenario file, the field and the calibration file.
+  EXPECT_EQ(error_of(replaced(named, "a100.textproto", "missing.textproto")),
+            file() + ":20: cost_model.calibration_file: no such file " +
+                (dir_ / "calibrations" / "missing.textproto").string() + " (relative paths resolve against " +
+                dir_.string() + ")");
+  EXPECT_THAT(error_of(kBase, {"cost_model.calibration_file=none.pb"}),
+              HasSubstr("cost_model.calibration_file: no such file " + (dir_ / "none.pb").string()));
+  EXPECT_THAT(error_of(std::string(kBase) +
+                       "cost_model {\n  calibration_file: \"calibrations/a100.json\"\n  calibration { forward { beta_s: 1 } }\n}\n"),
+              HasSubstr(":21: cost_model.calibration_file: set either calibration_file or an inline calibration, not both"));
+  write_file_atomically(dir_ / "calibrations" / "broken.textproto", "forward { beta_z: 1 }\n");
+  const std::string broken = error_of(replaced(named, "a100.textproto", "broken.textproto"));
+  EXPECT_THAT(broken, HasSubstr(file() + ":20: cost_model.calibration_file: "));
+  EXPECT_THAT(broken, HasSubstr((dir_ / "calibrations" / "broken.textproto").string() + ":1:"));
+  EXPECT_THAT(broken, HasSubstr("beta_z"));
+  const std::string bad_file = (dir_ / "calibrations" / "bad.textproto").string();
+  calibration.mutable_forward()->set_beta_s(-1);
+  write_message(calibration, bad_file);
+  EXPECT_EQ(error_of(replaced(named, "a100.textproto", "bad.textproto")),
+            file() + ":20: cost_model.calibration_file: " + bad_file + ": forward.beta_s: must be finite and >= 0, got -1");
+  calibration = testing::sample_calibration();
+  calibration.mutable_collectives(0)->set_kind("allreduce");
+  write_message(calibration, bad_file);
+  EXPECT_THAT(error_of(replaced(named, "a100.textproto", "bad.textproto")),
+              HasSubstr(bad_file + ": collectives[0].kind: unknown kind \"allreduce\" (known: send-recv, all-reduce"));
+  calibration = testing::sample_calibration();
+  *calibration.add_collectives() = calibration.collectives(0);
+  write_message(calibration, bad_file);
+  EXPECT_THAT(error_of(replaced(named, "a100.textproto", "bad.textproto")),
+              HasSubstr(bad_file + ": collectives[1]: a second all-reduce fit over 8 ranks with crosses_nodes true"));
+  write_file_atomically(dir_ / "calibrations" / "a100.yaml", "");
+  EXPECT_THAT(error_of(replaced(named, "a100.textproto", "a100.yaml")), HasSubstr(":20: cost_model.calibration_file: "));
+}
+
+TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
+  const std::string inline_fit = std::string(kBase) +
+                                 "cost_model {\n  calibration {\n    collectives { kind: \"all-to-all\" group_size: 4 "
+                                 "latency_s: 1e-5 bandwidth_Bps: 1e10 }\n  }\n}\n";
+  const ResolvedScenario r = load(inline_fit);
+  // Collective fits alone leave compute on the roofline.
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
+  ASSERT_EQ(r.comm_fits.size(), 1u);
+  EXPECT_EQ(r.comm_fits[0].kind, CommKind::AllToAll);
+  EXPECT_THAT(error_of(replaced(inline_fit, "bandwidth_Bps: 1e10", "bandwidth_Bps: 0")),
+              HasSubstr(":21: cost_model.calibration.collectives[0].bandwidth_Bps: must be finite and > 0, got 0"));
+  EXPECT_THAT(error_of(replaced(inline_fit, "latency_s: 1e-5", "latency_s: -1e-5")),
+              HasSubstr("cost_model.calibration.collectives[0].latency_s: must be finite and >= 0, got -1e-05"));
+  EXPECT_THAT(error_of(replaced(inline_fit, "group_size: 4", "group_size: 1")),
+              HasSubstr("cost_model.calibration.collectives[0].group_size: must be >= 2, got 1"));
+  EXPECT_THAT(error_of(replaced(inline_fit, "\"all-to-all\" group_size: 4", "\"send-recv\" group_size: 4")),
+              HasSubstr("cost_model.calibration.collectives[0].group_size: must be 2 for send-recv, got 4"));
+}
+
 TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
   // Defaults: ROOFLINE without a calibration, CLOSED_FORM without a topology.
   const ResolvedScenario r = load(kBase);

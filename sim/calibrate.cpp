@@ -1,0 +1,360 @@
+#include "sim/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "models/calibrated_network.h"
+#include "models/errors.h"
+#include "traces/field_locator.h"
+#include "traces/proto_io.h"
+
+// LAPACK (OpenBLAS's, through Debian's liblapack.so): the minimum-norm
+// least-squares solution by the SVD, with the effective rank.
+extern "C" void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+                        const int* ldb, double* s, const double* rcond, int* rank, double* work, const int* lwork,
+                        int* iwork, int* info);
+
+namespace eppsim {
+namespace {
+
+constexpr std::uint32_t kBenchVersion = 1;
+
+[[noreturn]] void fail(std::string_view file, std::string_view field, std::string_view rule) {
+  throw InputError(fmt::format("{}: {}: {}", file, field, rule));
+}
+
+bool one_of(const std::string& value, std::initializer_list<std::string_view> known) {
+  return std::find(known.begin(), known.end(), value) != known.end();
+}
+
+void require_positive_time(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  if (!r.has_time_s()) fail(file, row + ".time_s", "is missing");
+  if (!(r.time_s() > 0.0) || !std::isfinite(r.time_s()))
+    fail(file, row + ".time_s", fmt::format("must be finite and > 0, got {}", r.time_s()));
+}
+
+void check_compute_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  if (r.has_op()) fail(file, row + ".op", "a compute file holds kernel rows, not comm rows");
+  if (!r.has_kernel()) fail(file, row + ".kernel", "is missing");
+  if (!one_of(r.kernel(), {"layer", "gemm", "attention"}))
+    fail(file, row + ".kernel", fmt::format("unknown kernel {} (known: layer, gemm, attention)", quote_string(r.kernel())));
+  if (!r.has_pass()) fail(file, row + ".pass", "is missing");
+  if (!one_of(r.pass(), {"forward", "backward"}))
+    fail(file, row + ".pass", fmt::format("unknown pass {} (known: forward, backward)", quote_string(r.pass())));
+  require_positive_time(r, file, row);
+  if (r.kernel() == "gemm") return;
+  if (!r.has_tokens()) fail(file, row + ".tokens", "is missing");
+  if (r.tokens() == 0) fail(file, row + ".tokens", "must be > 0, got 0");
+  if (!r.has_context_tokens()) fail(file, row + ".context_tokens", "is missing");
+}
+
+void check_comm_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  if (r.has_kernel()) fail(file, row + ".kernel", "a comm file holds op rows, not kernel rows");
+  if (!r.has_op()) fail(file, row + ".op", "is missing");
+  const auto kind = parse_comm_kind(r.op());
+  if (!kind) fail(file, row + ".op", fmt::format("unknown op {} (known: {})", quote_string(r.op()), comm_kind_names()));
+  if (!r.has_bytes()) fail(file, row + ".bytes", "is missing");
+  if (r.bytes() == 0) fail(file, row + ".bytes", "must be > 0, got 0");
+  if (!r.has_group_size()) fail(file, row + ".group_size", "is missing");
+  if (r.group_size() < 2) fail(file, row + ".group_size", fmt::format("must be >= 2, got {}", r.group_size()));
+  if (*kind == CommKind::SendRecv && r.group_size() != 2)
+    fail(file, row + ".group_size", fmt::format("must be 2 for send-recv, got {}", r.group_size()));
+  if (r.has_correct() && !r.correct())
+    fail(file, row + ".correct", "is false: the benchmark's result was wrong, so its time is not fitted");
+  require_positive_time(r, file, row);
+}
+
+struct Coefficients {
+  std::vector<double> values;
+  double weighted_residual = 0.0;
+};
+
+// Least squares of the weighted problem restricted to the columns in `mask`
+// (columns scaled to unit norm); nullopt when some coefficient is negative.
+// `rank` receives the effective rank of the restricted matrix.
+std::optional<Coefficients> solve_subset(const FitProblem& p, unsigned mask, int* rank) {
+  const int m = static_cast<int>(p.rows.size());
+  const std::size_t k = p.rows.front().size();
+  std::vector<std::size_t> columns;
+  for (std::size_t j = 0; j < k; ++j) {
+    if (mask & (1u << j)) columns.push_back(j);
+  }
+  const int n = static_cast<int>(columns.size());
+  // Column-major A (m x n) of rows / time, b = 1 (relative residuals).
+  std::vector<double> a(static_cast<std::size_t>(m) * n);
+  std::vector<double> scale(n, 0.0);
+  for (int c = 0; c < n; ++c) {
+    for (int i = 0; i < m; ++i) {
+      const double v = p.rows[i][columns[c]] / p.times_s[i];
+      a[static_cast<std::size_t>(c) * m + i] = v;
+      scale[c] += v * v;
+    }
+    scale[c] = std::sqrt(scale[c]);
+    if (scale[c] == 0.0) scale[c] = 1.0;
+    for (int i = 0; i < m; ++i) a[static_cast<std::size_t>(c) * m + i] /= scale[c];
+  }
+  const std::vector<double> a_copy = a;
+  std::vector<double> b(std::max(m, n), 0.0);
+  std::fill(b.begin(), b.begin() + m, 1.0);
+  std::vector<double> singular(n);
+  const int nrhs = 1;
+  const double rcond = 1e-10;
+  int info = 0;
+  int lwork = -1;
+  double work_size = 0.0;
+  int iwork_size = 0;
+  dgelsd_(&m, &n, &nrhs, a.data(), &m, b.data(), &m, singular.data(), &rcond, rank, &work_size, &lwork, &iwork_size,
+          &info);
+  if (info != 0) throw std::runtime_error(fmt::format("LAPACK dgelsd workspace query failed (info {})", info));
+  lwork = static_cast<int>(work_size);
+  std::vector<double> work(static_cast<std::size_t>(lwork));
+  std::vector<int> iwork(static_cast<std::size_t>(std::max(1, iwork_size)));
+  dgelsd_(&m, &n, &nrhs, a.data(), &m, b.data(), &m, singular.data(), &rcond, rank, work.data(), &lwork, iwork.data(),
+          &info);
+  if (info != 0) throw std::runtime_error(fmt::format("LAPACK dgelsd did not converge (info {})", info));
+
+  Coefficients result;
+  result.values.assign(k, 0.0);
+  for (int c = 0; c < n; ++c) {
+    const double value = b[c] / scale[c];
+    if (value < 0.0) return std::nullopt;
+    result.values[columns[c]] = value;
+  }
+  for (int i = 0; i < m; ++i) {
+    double fitted = 0.0;
+    for (int c = 0; c < n; ++c) fitted += a_copy[static_cast<std::size_t>(c) * m + i] * b[c];
+    result.weighted_residual += (fitted - 1.0) * (fitted - 1.0);
+  }
+  return result;
+}
+
+// The fits of one calibration, collected over the files.
+struct PointSet {
+  FitProblem problem;
+  std::vector<std::string> files;  // contributing files, in order, once each
+  void add(std::vector<double> row, double time_s, const std::string& file) {
+    problem.rows.push_back(std::move(row));
+    problem.times_s.push_back(time_s);
+    if (files.empty() || files.back() != file) files.push_back(file);
+  }
+  std::string where(std::string_view what) const { return fmt::format("{}: {}", fmt::join(files, ", "), what); }
+};
+
+proto::ComputeFit compute_fit(const std::vector<double>& c) {
+  proto::ComputeFit fit;
+  fit.set_alpha1_s_per_token2(c[0]);
+  fit.set_alpha2_s_per_token(c[1]);
+  fit.set_beta_s(c[2]);
+  return fit;
+}
+
+}  // namespace
+
+proto::BenchFile read_bench_file(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  proto::BenchFile bench;
+  from_json(read_file(path), &bench, file);
+  if (!bench.has_eppsim_bench()) fail(file, "eppsim_bench", "is missing (the format version, 1)");
+  if (bench.eppsim_bench() != kBenchVersion)
+    fail(file, "eppsim_bench", fmt::format("unknown format version {} (known: {})", bench.eppsim_bench(), kBenchVersion));
+  if (!bench.has_kind()) fail(file, "kind", "is missing");
+  if (!one_of(bench.kind(), {"compute", "comm"}))
+    fail(file, "kind", fmt::format("unknown kind {} (known: compute, comm)", quote_string(bench.kind())));
+  if (!bench.has_backend()) fail(file, "backend", "is missing");
+  if (!one_of(bench.backend(), {"cpu", "cuda"}))
+    fail(file, "backend", fmt::format("unknown backend {} (known: cpu, cuda)", quote_string(bench.backend())));
+  if (!bench.has_device() || bench.device().empty()) fail(file, "device", "is missing");
+  if (!bench.has_ranks()) fail(file, "ranks", "is missing");
+  if (bench.ranks() == 0) fail(file, "ranks", "must be >= 1, got 0");
+  const bool compute = bench.kind() == "compute";
+  if (compute && !bench.has_model()) fail(file, "model", "is missing (a compute file names its model)");
+  if (!compute && bench.has_model()) fail(file, "model", "only a compute file names a model");
+  if (bench.results().empty()) fail(file, "results", "is empty");
+  for (int i = 0; i < bench.results_size(); ++i) {
+    const std::string row = fmt::format("results[{}]", i);
+    if (compute) {
+      check_compute_row(bench.results(i), file, row);
+    } else {
+      check_comm_row(bench.results(i), file, row);
+    }
+  }
+  return bench;
+}
+
+std::vector<double> fit_non_negative(const FitProblem& problem, const std::string& where) {
+  if (problem.rows.empty()) throw InputError(fmt::format("{}: no points to fit", where));
+  const std::size_t k = problem.rows.front().size();
+  if (problem.rows.size() <= k) {
+    throw InputError(fmt::format("{}: {} points cannot fit {} coefficients and measure the fit; need at least {}", where,
+                                 problem.rows.size(), k, k + 1));
+  }
+  const unsigned all = (1u << k) - 1;
+  int rank = 0;
+  std::optional<Coefficients> best = solve_subset(problem, all, &rank);
+  if (rank < static_cast<int>(k)) {
+    throw InputError(fmt::format("{}: the points do not determine the {} coefficients (rank {}); vary the sizes more",
+                                 where, k, rank));
+  }
+  for (unsigned mask = 1; mask < all; ++mask) {
+    int subset_rank = 0;
+    auto candidate = solve_subset(problem, mask, &subset_rank);
+    if (candidate && (!best || candidate->weighted_residual < best->weighted_residual)) best = std::move(candidate);
+  }
+  // The single-column subsets of positive rows always give a non-negative
+  // coefficient, so some candidate exists.
+  if (!best) throw std::logic_error(fmt::format("{}: no non-negative least-squares candidate", where));
+  return best->values;
+}
+
+proto::FitQuality fit_quality(const FitProblem& problem, std::span<const double> coefficients) {
+  const std::size_t m = problem.rows.size();
+  double mean = 0.0;
+  for (double t : problem.times_s) mean += t;
+  mean /= static_cast<double>(m);
+  double ss_res = 0.0, ss_tot = 0.0, sum_rel2 = 0.0, max_rel = 0.0;
+  for (std::size_t i = 0; i < m; ++i) {
+    double fitted = 0.0;
+    for (std::size_t j = 0; j < coefficients.size(); ++j) fitted += coefficients[j] * problem.rows[i][j];
+    const double t = problem.times_s[i];
+    ss_res += (fitted - t) * (fitted - t);
+    ss_tot += (t - mean) * (t - mean);
+    const double rel = (fitted - t) / t;
+    sum_rel2 += rel * rel;
+    max_rel = std::max(max_rel, std::abs(rel));
+  }
+  proto::FitQuality q;
+  q.set_points(static_cast<std::uint32_t>(m));
+  q.set_r_squared(ss_tot > 0.0 ? 1.0 - ss_res / ss_tot : (ss_res == 0.0 ? 1.0 : 0.0));
+  q.set_max_relative_error(max_rel);
+  q.set_rms_relative_error(std::sqrt(sum_rel2 / static_cast<double>(m)));
+  return q;
+}
+
+proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<const std::string> names) {
+  if (files.empty()) throw InputError("calibrate: needs at least one BENCH.json");
+  if (files.size() != names.size()) throw std::invalid_argument("calibrate: one name per file");
+  proto::Calibration calibration;
+  PointSet forward, backward;
+  // (kind, group size, crosses nodes) -> points; ordered, so the fits come out in a fixed order.
+  std::map<std::tuple<CommKind, std::uint32_t, bool>, PointSet> comm;
+  const proto::BenchFile* compute_file = nullptr;
+  std::string compute_name;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const proto::BenchFile& bench = files[f];
+    const std::string& name = names[f];
+    auto* source = calibration.add_sources();
+    source->set_file(name);
+    source->set_kind(bench.kind());
+    source->set_backend(bench.backend());
+    source->set_device(bench.device());
+    source->set_ranks(bench.ranks());
+    if (bench.kind() == "compute") {
+      if (compute_file == nullptr) {
+        compute_file = &bench;
+        compute_name = name;
+        calibration.set_gpu(bench.device());
+        calibration.set_model(bench.model().name());
+      } else {
+        if (!google::protobuf::util::MessageDifferencer::Equals(bench.model(), compute_file->model()))
+          fail(name, "model", fmt::format("differs from {}'s: a calibration is for one model", compute_name));
+        if (bench.device() != compute_file->device() || bench.backend() != compute_file->backend()) {
+          fail(name, "device", fmt::format("{} ({}) differs from {}'s {} ({}): a calibration is for one device",
+                                           bench.device(), bench.backend(), compute_name, compute_file->device(),
+                                           compute_file->backend()));
+        }
+      }
+      for (const auto& r : bench.results()) {
+        if (r.kernel() != "layer") continue;
+        const double s = static_cast<double>(r.tokens());
+        const double c = static_cast<double>(r.context_tokens());
+        std::vector<double> row = {(c + s) * (c + s) - c * c, s, 1.0};
+        (r.pass() == "forward" ? forward : backward).add(std::move(row), r.time_s(), name);
+      }
+    } else {
+      for (const auto& r : bench.results()) {
+        const CommKind kind = *parse_comm_kind(r.op());
+        const double x = bus_bytes(kind, r.group_size(), static_cast<double>(r.bytes()));
+        comm[{kind, r.group_size(), r.crosses_nodes()}].add({1.0, x}, r.time_s(), name);
+      }
+    }
+  }
+
+  if (compute_file != nullptr) {
+    for (auto [pass, points] : {std::pair{"forward", &forward}, std::pair{"backward", &backward}}) {
+      const std::string where = points->files.empty()
+                                    ? fmt::format("{}: results", compute_name)
+                                    : points->where(fmt::format("results (kernel \"layer\", pass \"{}\")", pass));
+      if (points->files.empty()) throw InputError(fmt::format("{}: no \"layer\" rows of pass \"{}\" to fit", where, pass));
+      const auto c = fit_non_negative(points->problem, where);
+      const bool is_forward = std::string_view(pass) == "forward";
+      *(is_forward ? calibration.mutable_forward() : calibration.mutable_backward()) = compute_fit(c);
+      *(is_forward ? calibration.mutable_forward_quality() : calibration.mutable_backward_quality()) =
+          fit_quality(points->problem, c);
+    }
+  }
+  for (const auto& [key, points] : comm) {
+    const auto& [kind, group_size, crosses] = key;
+    const std::string where = points.where(fmt::format("results (op \"{}\", group_size {}, crosses_nodes {})",
+                                                       comm_kind_name(kind), group_size, crosses));
+    const auto c = fit_non_negative(points.problem, where);
+    // A bandwidth term below a billionth of the largest time is rounding, not a fit.
+    double largest_bytes = 0.0, largest_time = 0.0;
+    for (std::size_t i = 0; i < points.problem.rows.size(); ++i) {
+      largest_bytes = std::max(largest_bytes, points.problem.rows[i][1]);
+      largest_time = std::max(largest_time, points.problem.times_s[i]);
+    }
+    if (!(c[1] * largest_bytes > 1e-9 * largest_time))
+      throw InputError(fmt::format("{}: the time does not grow with bytes, so no bandwidth can be fitted", where));
+    auto* fit = calibration.add_collectives();
+    fit->set_kind(std::string(comm_kind_name(kind)));
+    fit->set_group_size(group_size);
+    fit->set_crosses_nodes(crosses);
+    fit->set_latency_s(c[0]);
+    fit->set_bandwidth_bps(1.0 / c[1]);
+    *fit->mutable_quality() = fit_quality(points.problem, c);
+  }
+  return calibration;
+}
+
+proto::Calibration calibrate_files(std::span<const std::filesystem::path> paths) {
+  std::vector<proto::BenchFile> files;
+  std::vector<std::string> names;
+  for (const auto& path : paths) {
+    files.push_back(read_bench_file(path));
+    names.push_back(path.string());
+  }
+  return calibrate(files, names);
+}
+
+std::string calibration_summary(const proto::Calibration& calibration) {
+  std::string out;
+  const auto quality = [](const proto::FitQuality& q) {
+    return fmt::format("{} points, r^2 {:.4f}, max error {:.1f}%, rms {:.1f}%", q.points(), q.r_squared(),
+                       100.0 * q.max_relative_error(), 100.0 * q.rms_relative_error());
+  };
+  if (calibration.has_forward()) {
+    for (auto [pass, fit, q] : {std::tuple{"forward", &calibration.forward(), &calibration.forward_quality()},
+                                std::tuple{"backward", &calibration.backward(), &calibration.backward_quality()}}) {
+      out += fmt::format("  {:<9} alpha1 {:.4g} s/token^2, alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", pass,
+                         fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(), quality(*q));
+    }
+  }
+  for (const auto& c : calibration.collectives()) {
+    out += fmt::format("  {:<14} n={:<3} {:<11} latency {:.4g} s, busbw {:.4g} B/s  ({})\n", c.kind(), c.group_size(),
+                       c.crosses_nodes() ? "inter-node" : "intra-node", c.latency_s(), c.bandwidth_bps(),
+                       quality(c.quality()));
+  }
+  return out;
+}
+
+}  // namespace eppsim

@@ -1,0 +1,62 @@
+#pragma once
+// `eppsim validate --simulated TRACE --measured TRACE [-o DIR]`: a simulated
+// Trace against a measured one of the same Schedule (ops matched by rank and
+// op index).
+//
+// DIR/validation.json (traces/proto/validation.proto):
+//   step_time_error   (simulated - measured) / measured of the traces' step times
+//   kinds             per kind of op (compute by phase, send, recv, each
+//                     collective kind): busy time summed over every op of the
+//                     kind on every rank, each side, and its relative error
+//   per_rank          each rank's busy time (the union of its ops' intervals
+//                     over all streams) and idle time (step time - busy), each side
+// DIR/timeline.csv, one row per matched op (memory ops included), each side's
+// times measured from that trace's earliest op start, so the two timelines
+// are aligned at their beginnings:
+//   rank,op,stream,kind,simulated_start_s,simulated_end_s,measured_start_s,measured_end_s
+// plots/validation.py draws both.
+//
+// Traces of different schedules (rank counts, or ops that differ in presence,
+// kind, phase, collective, peer, group or size) are an InputError naming both
+// files and the first difference.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/trace.pb.h"
+#include "traces/validation.pb.h"
+
+namespace eppsim {
+
+struct TimelineRow {
+  std::uint32_t rank = 0;
+  std::uint32_t op = 0;
+  std::string stream;
+  std::string kind;  // as in validation.json's kinds; "memory" for memory ops
+  std::int64_t simulated_start_ns = 0, simulated_end_ns = 0;
+  std::int64_t measured_start_ns = 0, measured_end_ns = 0;
+};
+
+struct ValidationResult {
+  proto::Validation validation;
+  std::vector<TimelineRow> timeline;  // by rank, then op index
+};
+
+// `simulated_name` and `measured_name` name the traces in messages and in
+// validation.json.
+ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
+                                 std::string_view simulated_name, std::string_view measured_name);
+// Reads both traces (.pb, .json or .textproto) and validates them.
+ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured);
+
+// The kind label of an op event: "compute/forward", "send", "collective/all-reduce", "memory", ...
+std::string op_kind_label(const proto::OpEvent& event);
+
+// DIR/validation.json and DIR/timeline.csv, each written atomically.
+void write_validation(const ValidationResult& result, const std::filesystem::path& dir);
+// A few lines for the terminal: step times and error, the per-kind errors.
+std::string validation_summary(const proto::Validation& validation);
+
+}  // namespace eppsim
