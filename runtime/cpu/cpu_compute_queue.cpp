@@ -49,6 +49,7 @@ class CpuComputeQueue final : public ComputeQueue {
     std::unique_lock lock(mutex_);
     auto ready = [this] { return !finished_.empty() || failure_; };
     if (timeout_s < 0.0) {
+      if (in_flight_ == 0) return;  // nothing could ever finish
       finished_ready_.wait(lock, ready);
     } else {
       finished_ready_.wait_for(lock, std::chrono::duration<double>(timeout_s), ready);

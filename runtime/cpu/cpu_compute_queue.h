@@ -4,7 +4,9 @@
 // schedule stream shares the worker: one core runs one kernel at a time, so
 // ops of different compute streams serialise as they would on that core. A
 // completion's end_s is read from the StepClock when its last kernel returns.
-// An exception in a kernel is rethrown by the next poll() or wait().
+// An exception in a kernel is rethrown by the next poll() or wait(). wait()
+// with nothing in flight sleeps out its timeout, or returns at once when it
+// has none (nothing could ever finish).
 #include <cstdint>
 #include <memory>
 

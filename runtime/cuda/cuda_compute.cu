@@ -172,9 +172,7 @@ class CudaComputeQueue final : public ComputeQueue {
   CudaComputeQueue(const StepClock& clock, const CudaComputeOptions& options) : clock_(clock), options_(options) {
     check(cudaSetDevice(options.device), "cudaSetDevice");
     check(cudaEventCreate(&anchor_), "cudaEventCreate");
-    check(cudaEventRecord(anchor_, nullptr), "cudaEventRecord");
-    check(cudaEventSynchronize(anchor_), "cudaEventSynchronize");
-    anchor_time_ = std::chrono::steady_clock::now();
+    reanchor();
   }
 
   ~CudaComputeQueue() override {
@@ -188,6 +186,9 @@ class CudaComputeQueue final : public ComputeQueue {
   }
 
   void submit(ActivityId id, std::uint32_t stream, const KernelPlan& plan) override {
+    // Event times are float milliseconds since the anchor: re-anchored
+    // whenever the queue is idle, so they keep microsecond resolution.
+    if (in_flight_ops_.empty()) reanchor();
     StreamState& s = stream_state(stream);
     Op op{id, event(), event()};
     check(cudaEventRecord(op.start, s.stream), "cudaEventRecord");
@@ -209,7 +210,7 @@ class CudaComputeQueue final : public ComputeQueue {
     const auto start = std::chrono::steady_clock::now();
     while (true) {
       collect();
-      if (!finished_.empty() || in_flight_ops_.empty()) return;
+      if (!finished_.empty() || (in_flight_ops_.empty() && timeout_s < 0.0)) return;
       if (timeout_s >= 0.0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= timeout_s)
         return;
@@ -224,6 +225,13 @@ class CudaComputeQueue final : public ComputeQueue {
     ActivityId id;
     cudaEvent_t start, end;
   };
+
+  // The anchor event, recorded and waited for on an idle device, and when.
+  void reanchor() {
+    check(cudaEventRecord(anchor_, nullptr), "cudaEventRecord");
+    check(cudaEventSynchronize(anchor_), "cudaEventSynchronize");
+    anchor_time_ = std::chrono::steady_clock::now();
+  }
 
   StreamState& stream_state(std::uint32_t stream) {
     auto it = streams_.find(stream);

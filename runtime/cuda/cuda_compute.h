@@ -9,7 +9,9 @@
 // handle and buffers (grown to the largest shape, filled with a fixed
 // pattern), so ops of different streams overlap as the Schedule allows. Each
 // op is bracketed by CUDA events; its end on the StepClock is the end event's
-// time, mapped through an anchor event taken when the queue was made.
+// time, mapped through an anchor event recorded whenever the queue is idle.
+// wait() polls the events, sleeping 50 us between looks; with nothing in
+// flight it sleeps out its timeout, or returns at once when it has none.
 // Built only when CMake finds nvcc and NCCL (EPPSIM_WITH_CUDA).
 #include <cstdint>
 #include <memory>
