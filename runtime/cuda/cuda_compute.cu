@@ -1,5 +1,7 @@
 #include "runtime/cuda/cuda_compute.h"
 
+#include "runtime/attention_blocks.h"
+
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -285,16 +287,6 @@ class CudaComputeQueue final : public ComputeQueue {
     for (std::uint32_t i = 0; i < g.count; ++i) gemm_rm(s.blas, false, false, m, n, k, 1.0f, a, k, b, n, 0.0f, c, CUDA_R_16BF, n);
   }
 
-  // Query rows per block: as many as fit attention_block_bytes (fp32 scores and
-  // gradients, bf16 probabilities) for the heads of one K/V head, a multiple of
-  // 64, at least 64.
-  std::uint64_t block_rows(const AttentionShape& a, std::uint32_t group) const {
-    const std::uint64_t per_row = std::uint64_t{group} * (a.context_tokens + a.tokens) * (4 + 4 + 2);
-    std::uint64_t rows = options_.attention_block_bytes / std::max<std::uint64_t>(per_row, 1);
-    rows = std::max<std::uint64_t>(64, rows / 64 * 64);
-    return std::min(rows, a.tokens);
-  }
-
   void run_attention(StreamState& s, const AttentionShape& a, Pass pass) {
     if (a.tokens == 0) return;
     if (a.heads == 0 || a.kv_heads == 0 || a.head_dim == 0 || a.heads % a.kv_heads != 0)
@@ -308,7 +300,8 @@ class CudaComputeQueue final : public ComputeQueue {
     const int ld_k = blas_int(std::uint64_t{a.kv_heads} * a.head_dim, "attention");
     blas_int(keys_total, "attention");
     const float scale = 1.0f / std::sqrt(static_cast<float>(a.head_dim));
-    const std::uint64_t rows_max = block_rows(a, group);
+    // fp32 scores and their gradients, bf16 probabilities.
+    const std::uint64_t rows_max = attention_block_rows(a, options_.attention_block_bytes, 4 + 4 + 2);
     const std::uint64_t block = std::uint64_t{group} * rows_max * keys_total;
     const bool backward = pass == Pass::Backward;
     const bf16* q = s.q.ensure(query_elements, s.stream);
@@ -334,7 +327,7 @@ class CudaComputeQueue final : public ComputeQueue {
         const bf16* v_head = v + std::uint64_t{kv} * a.head_dim;
         for (std::uint64_t row0 = 0; row0 < a.tokens; row0 += rows_max) {
           const int rows = static_cast<int>(std::min(rows_max, a.tokens - row0));
-          const int keys = static_cast<int>(a.context_tokens + row0 + rows);
+          const int keys = static_cast<int>(attention_block_keys(a, row0, rows));
           const long long score_stride = static_cast<long long>(rows) * keys;
           const std::uint64_t q_offset = row0 * ld_q + head0 * a.head_dim;
           // S[h] = Q_b[h] K^T * scale, for the group's heads; then P = causal softmax.
