@@ -205,7 +205,17 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
       add_times(layer_row, time_plan(queue, plan, warmup, repeats));
       *results.add_values()->mutable_struct_value() = layer_row;
 
-      for (const GemmShape& g : plan.gemms) {
+      // The layer's GEMMs and the LM head's (the last stage's vocabulary GEMM,
+      // which the layer fits do not cover), each once per pass and shape.
+      proto::ComputeOp head_op = op;
+      head_op.set_first_layer(model.layers() - 1);
+      head_op.set_layer_part(proto::POST_ATTENTION);
+      head_op.set_includes_lm_head(true);
+      std::vector<GemmShape> gemms = plan.gemms;
+      for (const GemmShape& g : plan_kernels(model, head_op, {}).gemms) {
+        if (g.name.starts_with("lm_head")) gemms.push_back(g);
+      }
+      for (const GemmShape& g : gemms) {
         if (!gemms_done.emplace(std::string(g.name), static_cast<int>(plan.pass), g.m, g.n, g.k).second) continue;
         KernelPlan alone;
         alone.pass = plan.pass;

@@ -3,7 +3,7 @@
 // (LAYER_WHOLE, one rank, through plan_kernels, so what is timed is what
 // eppsim-run executes) on a backend's ComputeQueue, for each pass (forward,
 // backward) and each (tokens s, context c) of a grid, and each of the layer's
-// GEMMs and its attention alone. Writes BENCH.json (the format of
+// GEMMs, the LM head's GEMMs and the layer's attention alone. Writes BENCH.json (the format of
 // runtime-contracts: "kernel" rows "layer", "gemm" and "attention"), which
 // `eppsim calibrate` fits.
 //

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,7 @@ TEST(ComputeBench, WritesBenchJson) {
   EXPECT_EQ(top.at("ranks").number_value(), 1.0);
   EXPECT_EQ(top.at("model").struct_value().fields().at("hidden_size").number_value(), 64.0);
   int layers = 0, gemms = 0, attention = 0;
+  std::set<double> lm_head_m;
   for (const auto& value : top.at("results").list_value().values()) {
     const auto& row = value.struct_value().fields();
     const std::string kernel = row.at("kernel").string_value();
@@ -130,6 +132,10 @@ TEST(ComputeBench, WritesBenchJson) {
     } else if (kernel == "gemm") {
       ++gemms;
       EXPECT_FALSE(row.at("name").string_value().empty());
+      if (row.at("name").string_value() == "lm_head") {
+        EXPECT_EQ(row.at("n").number_value(), 512.0);
+        lm_head_m.insert(row.at("m").number_value());
+      }
       EXPECT_EQ(row.at("flops").number_value(),
                 2.0 * row.at("m").number_value() * row.at("n").number_value() * row.at("k").number_value());
     } else {
@@ -142,7 +148,9 @@ TEST(ComputeBench, WritesBenchJson) {
   }
   EXPECT_EQ(layers, 2 * 6);     // 2 passes x 2 token counts x 3 contexts
   EXPECT_EQ(attention, 2 * 6);  // one sequence per layer
-  EXPECT_EQ(gemms, 2 * 4 + 2 * 8);  // per token count: 4 forward GEMMs, 8 backward (input and weight gradients)
+  // Per token count: 4 forward GEMMs and the LM head's, 8 + 2 backward (input and weight gradients).
+  EXPECT_EQ(gemms, 2 * 5 + 2 * 10);
+  EXPECT_EQ(lm_head_m, (std::set<double>{32, 64}));
 }
 
 TEST(ComputeBench, CudaWithoutTheBackendOrAGpuFails) {
