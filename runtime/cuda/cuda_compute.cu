@@ -1,16 +1,11 @@
 #include "runtime/cuda/cuda_compute.h"
 
-#include "runtime/attention_blocks.h"
-
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include <cub/block/block_reduce.cuh>
-
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <deque>
 #include <map>
 #include <stdexcept>
@@ -18,24 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/attention_blocks.h"
+#include "runtime/cuda/cuda_attention.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cuda_gemm.h"
+
 namespace eppsim::runtime {
 namespace {
 
 using bf16 = __nv_bfloat16;
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
-
-void check(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status));
-}
-
-int blas_int(std::uint64_t value, const char* what) {
-  if (value > 0x7fffffffull) throw std::length_error(std::string(what) + ": dimension too large for cuBLAS");
-  return static_cast<int>(value);
-}
 
 constexpr int kThreads = 256;
 
@@ -46,55 +32,6 @@ __global__ void fill_pattern(T* data, std::uint64_t count) {
        i += std::uint64_t{gridDim.x} * blockDim.x) {
     const std::uint32_t bits = static_cast<std::uint32_t>(i * 2654435761u) >> 20;
     data[i] = static_cast<T>((static_cast<float>(bits) / 4096.0f - 0.5f) * 0.5f);
-  }
-}
-
-// Row r of `rows_per_head`-row blocks: query row0 + r % rows_per_head, which
-// sees keys 0 .. context + row0 + r % rows_per_head. Scores in, probabilities out
-// (masked columns 0).
-__global__ void causal_softmax(const float* scores, bf16* probabilities, int keys, int rows_per_head,
-                               std::uint64_t first_visible) {
-  using Reduce = cub::BlockReduce<float, kThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  __shared__ float shared;
-  const std::uint64_t row = blockIdx.x;
-  const float* s = scores + row * keys;
-  bf16* p = probabilities + row * keys;
-  const int visible = static_cast<int>(first_visible) + static_cast<int>(row % rows_per_head);
-  float max = -INFINITY;
-  for (int j = threadIdx.x; j < visible; j += blockDim.x) max = fmaxf(max, s[j]);
-  max = Reduce(storage).Reduce(max, [](float a, float b) { return fmaxf(a, b); });
-  if (threadIdx.x == 0) shared = max;
-  __syncthreads();
-  max = shared;
-  float sum = 0.0f;
-  for (int j = threadIdx.x; j < visible; j += blockDim.x) sum += __expf(s[j] - max);
-  __syncthreads();
-  sum = Reduce(storage).Sum(sum);
-  if (threadIdx.x == 0) shared = 1.0f / sum;
-  __syncthreads();
-  const float inverse = shared;
-  for (int j = threadIdx.x; j < keys; j += blockDim.x)
-    p[j] = __float2bfloat16(j < visible ? __expf(s[j] - max) * inverse : 0.0f);
-}
-
-// dS = P * (dP - rowsum(P * dP)) * scale, written over P.
-__global__ void softmax_backward(bf16* probabilities, const float* prob_grads, int keys, float scale) {
-  using Reduce = cub::BlockReduce<float, kThreads>;
-  __shared__ typename Reduce::TempStorage storage;
-  __shared__ float shared;
-  const std::uint64_t row = blockIdx.x;
-  bf16* p = probabilities + row * keys;
-  const float* dp = prob_grads + row * keys;
-  float dot = 0.0f;
-  for (int j = threadIdx.x; j < keys; j += blockDim.x) dot += __bfloat162float(p[j]) * dp[j];
-  dot = Reduce(storage).Sum(dot);
-  if (threadIdx.x == 0) shared = dot;
-  __syncthreads();
-  dot = shared;
-  for (int j = threadIdx.x; j < keys; j += blockDim.x) {
-    const float pj = __bfloat162float(p[j]);
-    p[j] = __float2bfloat16(pj * (dp[j] - dot) * scale);
   }
 }
 
@@ -147,27 +84,6 @@ struct StreamState {
     cudaStreamDestroy(stream);
   }
 };
-
-// Row-major C[m x n] = alpha * op(A) op(B) + beta * C as cuBLAS's column-major
-// C^T = op(B)^T op(A)^T; A, B, C are bf16 (or C fp32) with leading dimensions
-// of their row-major storage.
-void gemm_rm(cublasHandle_t blas, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const bf16* a, int lda,
-             const bf16* b, int ldb, float beta, void* c, cudaDataType c_type, int ldc) {
-  check(cublasGemmEx(blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, b,
-                     CUDA_R_16BF, ldb, a, CUDA_R_16BF, lda, &beta, c, c_type, ldc, CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx");
-}
-
-// The same over `batch` problems with element strides between them.
-void gemm_rm_batched(cublasHandle_t blas, bool trans_a, bool trans_b, int m, int n, int k, float alpha, const bf16* a,
-                     int lda, long long stride_a, const bf16* b, int ldb, long long stride_b, float beta, void* c,
-                     cudaDataType c_type, int ldc, long long stride_c, int batch) {
-  check(cublasGemmStridedBatchedEx(blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m,
-                                   k, &alpha, b, CUDA_R_16BF, ldb, stride_b, a, CUDA_R_16BF, lda, stride_a, &beta, c,
-                                   c_type, ldc, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx");
-}
 
 class CudaComputeQueue final : public ComputeQueue {
  public:
@@ -289,78 +205,27 @@ class CudaComputeQueue final : public ComputeQueue {
 
   void run_attention(StreamState& s, const AttentionShape& a, Pass pass) {
     if (a.tokens == 0) return;
-    if (a.heads == 0 || a.kv_heads == 0 || a.head_dim == 0 || a.heads % a.kv_heads != 0)
-      throw std::invalid_argument("attention: the K/V heads must divide the heads, and none may be 0");
-    const std::uint32_t group = a.heads / a.kv_heads;
-    const std::uint64_t keys_total = a.context_tokens + a.tokens;
-    const std::uint64_t query_elements = a.tokens * a.heads * std::uint64_t{a.head_dim};
-    const std::uint64_t key_elements = keys_total * a.kv_heads * std::uint64_t{a.head_dim};
-    const int d = blas_int(a.head_dim, "attention");
-    const int ld_q = blas_int(std::uint64_t{a.heads} * a.head_dim, "attention");
-    const int ld_k = blas_int(std::uint64_t{a.kv_heads} * a.head_dim, "attention");
-    blas_int(keys_total, "attention");
-    const float scale = 1.0f / std::sqrt(static_cast<float>(a.head_dim));
     // fp32 scores and their gradients, bf16 probabilities.
-    const std::uint64_t rows_max = attention_block_rows(a, options_.attention_block_bytes, 4 + 4 + 2);
-    const std::uint64_t block = std::uint64_t{group} * rows_max * keys_total;
-    const bool backward = pass == Pass::Backward;
-    const bf16* q = s.q.ensure(query_elements, s.stream);
-    const bf16* k = s.k.ensure(key_elements, s.stream);
-    const bf16* v = s.v.ensure(key_elements, s.stream);
-    float* scores = s.scores.ensure(block, s.stream);
-    bf16* p = s.probabilities.ensure(block, s.stream);
-    bf16* o = backward ? nullptr : s.o.ensure(query_elements, s.stream);
-    const bf16* d_o = backward ? s.d_o.ensure(query_elements, s.stream) : nullptr;
-    bf16* dq = backward ? s.dq.ensure(query_elements, s.stream) : nullptr;
-    bf16* dk = backward ? s.dk.ensure(key_elements, s.stream) : nullptr;
-    bf16* dv = backward ? s.dv.ensure(key_elements, s.stream) : nullptr;
-    float* prob_grads = backward ? s.prob_grads.ensure(block, s.stream) : nullptr;
-
-    for (std::uint32_t repeat = 0; repeat < a.count; ++repeat) {
-      if (backward) {
-        check(cudaMemsetAsync(dk, 0, key_elements * sizeof(bf16), s.stream), "cudaMemsetAsync");
-        check(cudaMemsetAsync(dv, 0, key_elements * sizeof(bf16), s.stream), "cudaMemsetAsync");
-      }
-      for (std::uint32_t kv = 0; kv < a.kv_heads; ++kv) {
-        const std::uint64_t head0 = std::uint64_t{kv} * group;  // first query head of this K/V head
-        const bf16* k_head = k + std::uint64_t{kv} * a.head_dim;
-        const bf16* v_head = v + std::uint64_t{kv} * a.head_dim;
-        for (std::uint64_t row0 = 0; row0 < a.tokens; row0 += rows_max) {
-          const int rows = static_cast<int>(std::min(rows_max, a.tokens - row0));
-          const int keys = static_cast<int>(attention_block_keys(a, row0, rows));
-          const long long score_stride = static_cast<long long>(rows) * keys;
-          const std::uint64_t q_offset = row0 * ld_q + head0 * a.head_dim;
-          // S[h] = Q_b[h] K^T * scale, for the group's heads; then P = causal softmax.
-          gemm_rm_batched(s.blas, false, true, rows, keys, d, scale, q + q_offset, ld_q, d, k_head, ld_k, 0, 0.0f,
-                          scores, CUDA_R_32F, keys, score_stride, static_cast<int>(group));
-          causal_softmax<<<group * rows, kThreads, 0, s.stream>>>(scores, p, keys, rows, a.context_tokens + row0 + 1);
-          check(cudaGetLastError(), "causal_softmax");
-          if (!backward) {
-            // O_b[h] = P[h] V
-            gemm_rm_batched(s.blas, false, false, rows, d, keys, 1.0f, p, keys, score_stride, v_head, ld_k, 0, 0.0f,
-                            o + q_offset, CUDA_R_16BF, ld_q, d, static_cast<int>(group));
-            continue;
-          }
-          // dV += P[h]^T dO_b[h] (one GEMM per head: they share dV)
-          for (std::uint32_t h = 0; h < group; ++h) {
-            gemm_rm(s.blas, true, false, keys, d, rows, 1.0f, p + h * score_stride, keys, d_o + q_offset + h * d, ld_q,
-                    1.0f, dv + std::uint64_t{kv} * a.head_dim, CUDA_R_16BF, ld_k);
-          }
-          // dP[h] = dO_b[h] V^T ; dS = softmax backward, over P
-          gemm_rm_batched(s.blas, false, true, rows, keys, d, 1.0f, d_o + q_offset, ld_q, d, v_head, ld_k, 0, 0.0f,
-                          prob_grads, CUDA_R_32F, keys, score_stride, static_cast<int>(group));
-          softmax_backward<<<group * rows, kThreads, 0, s.stream>>>(p, prob_grads, keys, scale);
-          check(cudaGetLastError(), "softmax_backward");
-          // dQ_b[h] = dS[h] K ; dK += dS[h]^T Q_b[h]
-          gemm_rm_batched(s.blas, false, false, rows, d, keys, 1.0f, p, keys, score_stride, k_head, ld_k, 0, 0.0f,
-                          dq + q_offset, CUDA_R_16BF, ld_q, d, static_cast<int>(group));
-          for (std::uint32_t h = 0; h < group; ++h) {
-            gemm_rm(s.blas, true, false, keys, d, rows, 1.0f, p + h * score_stride, keys, q + q_offset + h * d, ld_q,
-                    1.0f, dk + std::uint64_t{kv} * a.head_dim, CUDA_R_16BF, ld_k);
-          }
-        }
-      }
+    const std::uint64_t rows = attention_block_rows(a, options_.attention_block_bytes, 4 + 4 + 2);
+    const std::uint64_t block = cuda_attention_score_elements(a, rows);
+    const std::uint64_t queries = a.tokens * a.heads * std::uint64_t{a.head_dim};
+    const std::uint64_t keys = (a.context_tokens + a.tokens) * a.kv_heads * std::uint64_t{a.head_dim};
+    CudaAttentionTensors t;
+    t.q = s.q.ensure(queries, s.stream);
+    t.k = s.k.ensure(keys, s.stream);
+    t.v = s.v.ensure(keys, s.stream);
+    t.scores = s.scores.ensure(block, s.stream);
+    t.probabilities = s.probabilities.ensure(block, s.stream);
+    if (pass == Pass::Backward) {
+      t.d_o = s.d_o.ensure(queries, s.stream);
+      t.dq = s.dq.ensure(queries, s.stream);
+      t.dk = s.dk.ensure(keys, s.stream);
+      t.dv = s.dv.ensure(keys, s.stream);
+      t.prob_grads = s.prob_grads.ensure(block, s.stream);
+    } else {
+      t.o = s.o.ensure(queries, s.stream);
     }
+    for (std::uint32_t i = 0; i < a.count; ++i) cuda_attention(s.blas, s.stream, a, pass, rows, t);
   }
 
   // y = a*x + y: 12 bytes per element, passes over one buffer, alternating sign.
