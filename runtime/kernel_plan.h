@@ -9,6 +9,7 @@
 // the CPU and CUDA backends and by `eppsim-bench compute`, so that what is
 // benchmarked is what the runtime executes.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "models/chunk.h"
@@ -17,9 +18,14 @@
 namespace eppsim::runtime {
 
 // C[m x n] = A[m x k] * B[k x n], `count` times (e.g. once per layer).
+// `name` says which weight it is for ("qkv", "attention_output", "ffn_up",
+// "ffn_down", "lm_head"; backward: "qkv_dgrad", the input gradient, and
+// "qkv_wgrad", the weight gradient), for benchmarks and logs; it points at a
+// string literal.
 struct GemmShape {
   std::uint64_t m = 0, n = 0, k = 0;
   std::uint32_t count = 1;
+  std::string_view name;
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * count; }
   bool operator==(const GemmShape&) const = default;
 };
@@ -43,6 +49,13 @@ struct KernelPlan {
   std::uint64_t elementwise_bytes = 0;
   bool empty() const { return gemms.empty() && attention.empty() && elementwise_bytes == 0; }
 };
+
+// Model FLOPs of causal attention (models/compute_cost.h): forward 4 * head_dim
+// * heads * (s*c + s*(s+1)/2) per sequence, backward 2.5 times that (the
+// scores are recomputed), `count` times.
+double attention_flops(const AttentionShape& shape, Pass pass);
+// Every GEMM and attention FLOP of the plan (element-wise work has none).
+double plan_flops(const KernelPlan& plan);
 
 // The kernels of `op` on this rank. `group_sizes[g]` is the size of the
 // Schedule's group g (splits name groups). Throws InputError naming the op's

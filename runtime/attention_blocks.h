@@ -1,0 +1,27 @@
+#pragma once
+// How causal attention is cut into query blocks: each block of rows
+// multiplies only with the keys its last row can see, so the work grows as
+// s*c + s^2/2 and the score block stays bounded. The CUDA queue's choice of
+// block (as large as a memory budget allows) lives here so that it is
+// unit-tested without a GPU; the CPU kernels use fixed 64-row blocks
+// (runtime/cpu/cpu_attention.h).
+#include <cstdint>
+
+#include "runtime/kernel_plan.h"
+
+namespace eppsim::runtime {
+
+// Query rows per block when the scores of one block, for the `group` query
+// heads that share a K/V head, may take `budget_bytes` at `bytes_per_score`
+// (every buffer of one score together): a multiple of 64, at least 64 (the
+// budget may be exceeded for very long keys), at most the shape's tokens.
+std::uint64_t attention_block_rows(const AttentionShape& shape, std::uint64_t budget_bytes,
+                                   std::uint64_t bytes_per_score);
+
+// Keys the block of query rows [row0, row0 + rows) multiplies with: the
+// context and the queries up to the block's last.
+inline std::uint64_t attention_block_keys(const AttentionShape& shape, std::uint64_t row0, std::uint64_t rows) {
+  return shape.context_tokens + row0 + rows;
+}
+
+}  // namespace eppsim::runtime

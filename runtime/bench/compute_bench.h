@@ -1,0 +1,70 @@
+#pragma once
+// `eppsim-bench compute`: times one transformer layer of the scenario's model
+// (LAYER_WHOLE, one rank, through plan_kernels, so what is timed is what
+// eppsim-run executes) on a backend's ComputeQueue, for each pass (forward,
+// backward) and each (tokens s, context c) of a grid, and each of the layer's
+// GEMMs, the LM head's GEMMs and the layer's attention alone. Writes BENCH.json (the format of
+// runtime-contracts: "kernel" rows "layer", "gemm" and "attention"), which
+// `eppsim calibrate` fits.
+//
+//   eppsim-bench compute --scenario FILE --backend cpu|cuda --out BENCH.json
+//                        [--tokens LIST] [--context LIST] [--repeats N] [--warmup N]
+//   --tokens   default: powers of two from 64 up to workload.max_length
+//   --context  context tokens, the same for every s; default: {0, s, 2s} per s
+//   --repeats  timed runs per row (default 5); a row's time_s is their median
+//   --warmup   untimed runs before them (default 1, at least 1)
+// The runs of a row are queued back to back and each is timed from the end of
+// the previous one, so a time includes the queue's own per-op cost, as in a run.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/struct.pb.h>
+
+#include "runtime/compute_queue.h"
+#include "runtime/step_clock.h"
+#include "traces/schedule.pb.h"
+
+namespace eppsim::runtime {
+
+struct ComputeBenchOptions {
+  std::filesystem::path scenario;
+  std::string backend;  // "cpu" or "cuda"
+  std::filesystem::path out;
+  std::vector<std::uint64_t> tokens;
+  std::vector<std::uint64_t> contexts;
+  std::uint32_t repeats = 5;
+  std::uint32_t warmup = 1;
+};
+
+// `argv` holds the arguments after "compute". Throws InputError naming the
+// option and the rule.
+ComputeBenchOptions parse_compute_bench_args(int argc, char** argv);
+
+// The grid of (s, c) pairs: options.tokens (default: 64, 128, ... up to
+// max_length, and max_length itself when it is no power of two) times
+// options.contexts (default {0, s, 2s}).
+struct GridPoint {
+  std::uint64_t tokens = 0, context_tokens = 0;
+};
+std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
+
+// Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
+// (warmup >= 1), from the queue's completion times.
+std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
+                              std::uint32_t repeats);
+
+// The BENCH.json document for `model` over `grid` on `queue`.
+google::protobuf::Struct measure_compute(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
+                                         ComputeQueue& queue, const std::string& backend, const std::string& device,
+                                         std::uint32_t warmup, std::uint32_t repeats);
+
+// "AMD EPYC 7B13 (1 thread)": /proc/cpuinfo's model name and the BLAS threads.
+std::string cpu_device_name(int threads);
+
+// The subcommand (argv: the arguments after "compute"): parse, load the scenario, measure, write --out. Returns 0;
+// throws InputError for bad arguments or scenarios, other exceptions otherwise.
+int run_compute_bench(int argc, char** argv);
+
+}  // namespace eppsim::runtime

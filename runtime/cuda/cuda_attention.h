@@ -1,0 +1,47 @@
+#pragma once
+// Causal attention on a CUDA stream in bf16 with fp32 accumulation, the
+// algorithm of runtime/cpu/cpu_attention.h (same layouts): per K/V head, the
+// query heads that share it go through cuBLAS strided-batched GEMMs, in query
+// blocks that multiply only with the keys they can see, with a masked-softmax
+// kernel (forward) and a softmax-backward kernel between the GEMMs.
+//   forward   S = Q_b K^T / sqrt(d) (fp32) ; P = causal softmax (bf16) ; O_b = P V
+//   backward  S, P recomputed ; dV += P^T dO_b ; dP = dO_b V^T (fp32) ;
+//             dS = P * (dP - rowsum(P * dP)) / sqrt(d) (over P) ; dQ_b = dS K ;
+//             dK += dS^T Q_b
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "runtime/kernel_plan.h"
+
+namespace eppsim::runtime {
+
+// Device tensors of one sequence (layouts of cpu_attention.h) and the scratch
+// of one query block, each cuda_attention_score_elements long.
+struct CudaAttentionTensors {
+  const __nv_bfloat16* q = nullptr;
+  const __nv_bfloat16* k = nullptr;
+  const __nv_bfloat16* v = nullptr;
+  __nv_bfloat16* o = nullptr;            // forward
+  const __nv_bfloat16* d_o = nullptr;    // backward
+  __nv_bfloat16* dq = nullptr;
+  __nv_bfloat16* dk = nullptr;
+  __nv_bfloat16* dv = nullptr;
+  float* scores = nullptr;               // scratch
+  __nv_bfloat16* probabilities = nullptr;
+  float* prob_grads = nullptr;           // backward scratch
+};
+
+// Elements of each scratch buffer for query blocks of `rows` rows.
+std::uint64_t cuda_attention_score_elements(const AttentionShape& shape, std::uint64_t rows);
+
+// One sequence (shape.count is not used) on `stream`, which `blas` must be
+// set to, in query blocks of `rows` rows (attention_blocks.h). Forward for
+// Forward and Recompute, backward for Backward. Throws for a shape the K/V
+// heads do not divide or a CUDA/cuBLAS failure.
+void cuda_attention(cublasHandle_t blas, cudaStream_t stream, const AttentionShape& shape, Pass pass,
+                    std::uint64_t rows, const CudaAttentionTensors& tensors);
+
+}  // namespace eppsim::runtime

@@ -1,0 +1,129 @@
+// The CUDA backend, where a GPU is present (skipped otherwise: this file is
+// built whenever the CUDA backend is, and the CI machines have no GPU):
+// attention against the double-precision reference, and the queue's
+// completions.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "runtime/cuda/cuda_attention.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cuda_compute.h"
+#include "tests/runtime/attention_reference.h"
+
+namespace eppsim::runtime {
+namespace {
+
+class CudaCompute : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+// A device copy of `values` in bf16; `rounded` gets the values bf16 holds.
+template <typename T>
+T* upload(const std::vector<double>& values, std::vector<double>* rounded = nullptr) {
+  std::vector<__nv_bfloat16> host(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) host[i] = __float2bfloat16(static_cast<float>(values[i]));
+  if (rounded) {
+    rounded->resize(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) (*rounded)[i] = __bfloat162float(host[i]);
+  }
+  void* device = nullptr;
+  check(cudaMalloc(&device, host.size() * sizeof(__nv_bfloat16)), "cudaMalloc");
+  check(cudaMemcpy(device, host.data(), host.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
+  return static_cast<T*>(device);
+}
+
+std::vector<float> download(const __nv_bfloat16* device, std::size_t count) {
+  std::vector<__nv_bfloat16> host(count);
+  check(cudaMemcpy(host.data(), device, count * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = __bfloat162float(host[i]);
+  return values;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 0.0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 3e-2 * scale) << what << " element " << i;
+}
+
+TEST_F(CudaCompute, AttentionMatchesTheReference) {
+  // Several 64-row query blocks, grouped K/V heads.
+  const AttentionShape a{.tokens = 150, .context_tokens = 20, .heads = 4, .kv_heads = 2, .head_dim = 32};
+  const Inputs in = inputs_for(a);
+  Inputs rounded;
+  CudaAttentionTensors t;
+  t.q = upload<const __nv_bfloat16>(in.q, &rounded.q);
+  t.k = upload<const __nv_bfloat16>(in.k, &rounded.k);
+  t.v = upload<const __nv_bfloat16>(in.v, &rounded.v);
+  t.d_o = upload<const __nv_bfloat16>(in.d_o, &rounded.d_o);
+  t.o = upload<__nv_bfloat16>(std::vector<double>(in.q.size()));
+  t.dq = upload<__nv_bfloat16>(std::vector<double>(in.q.size()));
+  t.dk = upload<__nv_bfloat16>(std::vector<double>(in.k.size(), 9.0));  // dirty: must be zeroed
+  t.dv = upload<__nv_bfloat16>(std::vector<double>(in.v.size(), 9.0));
+  const std::uint64_t rows = 64;
+  const std::uint64_t scratch = cuda_attention_score_elements(a, rows);
+  check(cudaMalloc(&t.scores, scratch * sizeof(float)), "cudaMalloc");
+  check(cudaMalloc(&t.prob_grads, scratch * sizeof(float)), "cudaMalloc");
+  t.probabilities = upload<__nv_bfloat16>(std::vector<double>(scratch));
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  check(cublasCreate(&blas), "cublasCreate");
+  check(cublasSetStream(blas, stream), "cublasSetStream");
+  cuda_attention(blas, stream, a, Pass::Forward, rows, t);
+  cuda_attention(blas, stream, a, Pass::Backward, rows, t);
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  expect_close(download(t.o, in.q.size()), naive_forward(a, rounded.q, rounded.k, rounded.v), "O");
+  const Grads g = naive_backward(a, rounded);
+  expect_close(download(t.dq, in.q.size()), g.dq, "dQ");
+  expect_close(download(t.dk, in.k.size()), g.dk, "dK");
+  expect_close(download(t.dv, in.v.size()), g.dv, "dV");
+  cublasDestroy(blas);
+  cudaStreamDestroy(stream);
+  for (const void* p : {static_cast<const void*>(t.q), static_cast<const void*>(t.k), static_cast<const void*>(t.v),
+                        static_cast<const void*>(t.d_o), static_cast<const void*>(t.o), static_cast<const void*>(t.dq),
+                        static_cast<const void*>(t.dk), static_cast<const void*>(t.dv),
+                        static_cast<const void*>(t.scores), static_cast<const void*>(t.prob_grads),
+                        static_cast<const void*>(t.probabilities)})
+    cudaFree(const_cast<void*>(p));
+}
+
+TEST_F(CudaCompute, QueueCompletesEveryOp) {
+  StepClock clock;
+  const auto queue = make_cuda_compute_queue(clock);
+  KernelPlan plan;
+  plan.pass = Pass::Backward;
+  plan.gemms.push_back(GemmShape{.m = 512, .n = 512, .k = 512, .count = 2, .name = "qkv_dgrad"});
+  plan.attention.push_back(AttentionShape{.tokens = 256, .context_tokens = 128, .heads = 8, .kv_heads = 2, .head_dim = 64});
+  plan.elementwise_bytes = 1 << 20;
+  for (ActivityId id = 0; id < 4; ++id) queue->submit(id, id % 2, plan);
+  EXPECT_EQ(queue->in_flight(), 4u);
+  std::set<ActivityId> done;
+  double last = 0.0;
+  while (done.size() < 4) {
+    queue->wait(-1.0);
+    for (const Completion& c : queue->poll()) {
+      EXPECT_TRUE(done.insert(c.id).second);
+      EXPECT_GE(c.end_s, last);
+      last = c.end_s;
+    }
+  }
+  EXPECT_GT(last, 0.0);
+  EXPECT_LE(last, clock.now_s());
+  EXPECT_EQ(queue->in_flight(), 0u);
+}
+
+}  // namespace
+}  // namespace eppsim::runtime
