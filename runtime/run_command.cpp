@@ -80,13 +80,13 @@ struct Run {
   int rank = 0;
   int size = 1;
   std::optional<RunOptions> options;
+  proto::Schedule schedule;  // outlives the executor, which reads it for the partial trace
   std::unique_ptr<RankExecutor> executor;
 
   int execute(int argc, char** argv, const BackendFactory& make_backend) {
     options = parse(argc, argv, rank);
     if (!options) return 0;
     const RunOptions& o = *options;
-    proto::Schedule schedule;
     read_message(o.schedule, &schedule);
     if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
       throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,

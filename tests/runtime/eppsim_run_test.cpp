@@ -27,12 +27,16 @@ struct Result {
   double wall_s = 0.0;
 };
 
-// Runs `program args` on `ranks` MPI processes (as root too), in `dir`.
+// Runs `program args` on `ranks` MPI processes (as root too), in `dir`. In
+// sanitizer builds the ranks run without LeakSanitizer: Open MPI never frees
+// some of its own allocations, made in plugins it has unloaded by exit (so no
+// suppression can name them); AddressSanitizer's other checks and UBSan stay on.
 Result mpirun(int ranks, const std::string& program, const std::string& args, const fs::path& dir) {
   const fs::path log = dir / "output.txt";
-  const std::string command =
-      fmt::format("cd '{}' && '{}' --allow-run-as-root --oversubscribe --bind-to none -np {} '{}' {} > '{}' 2>&1",
-                  dir.string(), EPPSIM_MPIEXEC, ranks, program, args, log.string());
+  const std::string command = fmt::format(
+      "cd '{}' && '{}' --allow-run-as-root --oversubscribe --bind-to none -x ASAN_OPTIONS=detect_leaks=0 -np {} '{}' {} "
+      "> '{}' 2>&1",
+      dir.string(), EPPSIM_MPIEXEC, ranks, program, args, log.string());
   const auto start = std::chrono::steady_clock::now();
   const int raw = std::system(command.c_str());
   Result r;
@@ -114,6 +118,24 @@ TEST_F(EppsimRun, ARecvWhoseSendNeverComesFailsNamingRankAndOp) {
             std::string::npos)
       << r.output;
   EXPECT_LT(r.wall_s, 10.0);
+}
+
+// When rank 0 is the one whose peer never answers, it keeps the trace of what
+// completed on it.
+TEST_F(EppsimRun, RankZeroKeepsThePartialTraceOfAFailedRun) {
+  testing::HandSchedule h(2);
+  testing::set_tiny_model(h.schedule());
+  const auto f = testing::layer(h, 0, 0, proto::FORWARD, 0, 0);
+  h.recv(0, 1, 1, 64, 3, {f});
+  testing::layer(h, 1, 0, proto::FORWARD, 1, 0);
+  const Result r = run(h.schedule(), "--warmup-steps 0 --steps 1 --timeout 1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("rank 0: error: rank 0 op 1 (RECV of 64 B from rank 1, tag 3)"), std::string::npos) << r.output;
+  ASSERT_TRUE(fs::exists(dir_ / "trace.pb")) << r.output;
+  const proto::Trace t = trace();
+  ASSERT_EQ(t.events_size(), 1);
+  EXPECT_EQ(t.events(0).rank(), 0u);
+  EXPECT_EQ(t.events(0).op(), 0u);
 }
 
 TEST_F(EppsimRun, WrongRankCountIsBadInput) {
