@@ -17,29 +17,27 @@
 
 #include "models/errors.h"
 #include "models/units.h"
+#include "runtime/bench/comm_bench_data.h"
 #include "runtime/comm_plan.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "traces/proto_io.h"
+#ifdef EPPSIM_WITH_NCCL
+#include "runtime/cuda/nccl_bench.h"
+#endif
 
 namespace po = boost::program_options;
 
 namespace eppsim::runtime {
 namespace {
 
-enum class BenchOp { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll };
-
 struct OpInfo {
   BenchOp op;
   std::string_view name;
-  proto::CollectiveKind kind;  // for comm_shape (send-recv: unused)
 };
 
 constexpr OpInfo kOps[] = {
-    {BenchOp::SendRecv, "send-recv", proto::COLLECTIVE_KIND_UNSPECIFIED},
-    {BenchOp::AllReduce, "all-reduce", proto::ALL_REDUCE},
-    {BenchOp::AllGather, "all-gather", proto::ALL_GATHER},
-    {BenchOp::ReduceScatter, "reduce-scatter", proto::REDUCE_SCATTER},
-    {BenchOp::AllToAll, "all-to-all", proto::ALL_TO_ALL},
+    {BenchOp::SendRecv, "send-recv"},         {BenchOp::AllReduce, "all-reduce"}, {BenchOp::AllGather, "all-gather"},
+    {BenchOp::ReduceScatter, "reduce-scatter"}, {BenchOp::AllToAll, "all-to-all"},
 };
 
 struct BenchOptions {
@@ -66,7 +64,7 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   std::string bytes;
   po::options_description options("mpirun -np N eppsim-bench comm --backend cpu --out BENCH.json [options]");
   options.add_options()("help,h", "show this help")                                                //
-      ("backend", po::value(&o.backend)->required(), "cpu (MPI)")                                   //
+      ("backend", po::value(&o.backend)->required(), "cpu (MPI) or cuda (NCCL)")                                   //
       ("out", po::value(&o.out)->required(), "the BENCH.json to write")                             //
       ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all")
       ("bytes", po::value(&bytes), "comma-separated sizes (\"1KiB,1MiB\"; default powers of 2 from 1 KiB to 64 MiB)")
@@ -83,9 +81,12 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   } catch (const po::error& e) {
     throw InputError(fmt::format("eppsim-bench comm: {}", e.what()));
   }
-  if (o.backend != "cpu") {
-    throw InputError(fmt::format("eppsim-bench comm: --backend: '{}' is not built into this benchmark (cpu only)", o.backend));
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw InputError(fmt::format("eppsim-bench comm: --backend: must be cpu or cuda, got '{}'", o.backend));
   }
+#ifndef EPPSIM_WITH_NCCL
+  if (o.backend == "cuda") throw InputError("eppsim-bench comm: --backend cuda: this build has no CUDA/NCCL");
+#endif
   for (const auto& name : split_list(ops)) {
     const auto it = std::find_if(std::begin(kOps), std::end(kOps), [&](const OpInfo& i) { return i.name == name; });
     if (it == std::end(kOps)) throw InputError(fmt::format("eppsim-bench comm: --ops: unknown op '{}'", name));
@@ -102,48 +103,20 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   return o;
 }
 
-// What rank `r` sends at element i: small integers, so float sums are exact.
-float value(int r, std::uint64_t i) { return static_cast<float>(r + 1 + static_cast<int>(i % 7)); }
-
-double bus_factor(BenchOp op, int n) {
-  switch (op) {
-    case BenchOp::SendRecv: return 1.0;
-    case BenchOp::AllReduce: return 2.0 * (n - 1) / n;
-    default: return static_cast<double>(n - 1) / n;
-  }
-}
-
-struct Point {
-  double time_s = 0.0;
-  bool correct = false;
-};
-
-// One (op, group, size) point on the members of `comm` (its size n, this rank's position me).
-Point measure(const OpInfo& info, MPI_Comm comm, std::uint64_t bytes, const BenchOptions& o) {
+// One (op, group, size) point with MPI on the members of `comm`.
+BenchPoint measure_mpi(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
   int me = 0, n = 0;
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
-  proto::Op op;
-  if (info.op == BenchOp::SendRecv) {
-    op.mutable_send()->set_size_bytes(bytes);
-  } else {
-    op.mutable_collective()->set_kind(info.kind);
-    op.mutable_collective()->set_size_bytes(bytes);
-  }
-  const CommShape shape = comm_shape(op, {static_cast<std::uint32_t>(n)});
-  const std::uint64_t send_elements = info.op == BenchOp::SendRecv ? shape.count : shape.send_elements;
-  const std::uint64_t recv_elements = info.op == BenchOp::SendRecv ? shape.count : shape.recv_elements;
-  if (std::max({shape.count, send_elements, recv_elements}) > static_cast<std::uint64_t>(INT32_MAX)) {
+  const CommShape shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
+  if (std::max({shape.count, shape.send_elements, shape.recv_elements}) > static_cast<std::uint64_t>(INT32_MAX)) {
     throw InputError(fmt::format("eppsim-bench comm: --bytes: {} is more than one MPI call moves", bytes));
   }
-  std::vector<float> send(send_elements), recv(recv_elements, -1.0f);
-  for (std::uint64_t i = 0; i < send.size(); ++i) {
-    // all-to-all and reduce-scatter: block p goes to rank p; element i of the whole buffer.
-    send[i] = value(me, i);
-  }
+  std::vector<float> send = bench_send_buffer(shape, static_cast<std::uint32_t>(me));
+  std::vector<float> recv(shape.recv_elements, -1.0f);
   const int count = static_cast<int>(shape.count);
   auto call = [&] {
-    switch (info.op) {
+    switch (op) {
       case BenchOp::SendRecv:
         if (me == 0) check_mpi(MPI_Send(send.data(), count, MPI_FLOAT, 1, 0, comm), "MPI_Send");
         if (me == 1) check_mpi(MPI_Recv(recv.data(), count, MPI_FLOAT, 0, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
@@ -163,35 +136,13 @@ Point measure(const OpInfo& info, MPI_Comm comm, std::uint64_t bytes, const Benc
         break;
     }
   };
-  for (int i = 0; i < o.warmup; ++i) call();
+  for (int i = 0; i < warmup; ++i) call();
   check_mpi(MPI_Barrier(comm), "MPI_Barrier");
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < o.iterations; ++i) call();
-  double mean_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / o.iterations;
-
-  // Check what the last call left.
-  bool correct = true;
-  const auto c = shape.count;
-  const bool receives = info.op != BenchOp::SendRecv || me == 1;  // send-recv: only rank 1 receives
-  for (std::uint64_t i = 0; receives && i < recv.size() && correct; ++i) {
-    float expected = 0.0f;
-    switch (info.op) {
-      case BenchOp::SendRecv: expected = value(0, i); break;
-      case BenchOp::AllReduce:
-        for (int r = 0; r < n; ++r) expected += value(r, i);
-        break;
-      case BenchOp::AllGather: expected = value(static_cast<int>(i / c), i % c); break;
-      case BenchOp::ReduceScatter:
-        for (int r = 0; r < n; ++r) expected += value(r, static_cast<std::uint64_t>(me) * c + i);
-        break;
-      case BenchOp::AllToAll: expected = value(static_cast<int>(i / c), static_cast<std::uint64_t>(me) * c + i % c); break;
-    }
-    if (recv[i] != expected) correct = false;
-  }
-  int ok = correct ? 1 : 0;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &mean_s, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
-  return {mean_s, ok != 0};
+  for (int i = 0; i < iterations; ++i) call();
+  const double mean_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iterations;
+  const bool correct = bench_received_correctly(op, shape, static_cast<std::uint32_t>(me), static_cast<std::uint32_t>(n), recv);
+  return {mean_s, correct};
 }
 
 std::string cpu_name() {
@@ -205,6 +156,20 @@ std::string cpu_name() {
   return "cpu";
 }
 
+BenchPoint measure(const BenchOptions& o, BenchOp op, MPI_Comm comm, std::uint64_t bytes) {
+#ifdef EPPSIM_WITH_NCCL
+  if (o.backend == "cuda") return measure_nccl(op, comm, bytes, o.iterations, o.warmup);
+#endif
+  return measure_mpi(op, comm, bytes, o.iterations, o.warmup);
+}
+
+std::string device_name(const BenchOptions& o) {
+#ifdef EPPSIM_WITH_NCCL
+  if (o.backend == "cuda") return nccl_device_name();
+#endif
+  return fmt::format("{} (MPI)", cpu_name());
+}
+
 int bench(const BenchOptions& o, int rank, int size) {
   if (size < 2) throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more)");
   google::protobuf::Struct file;
@@ -212,7 +177,7 @@ int bench(const BenchOptions& o, int rank, int size) {
   fields["eppsim_bench"].set_number_value(1);
   fields["kind"].set_string_value("comm");
   fields["backend"].set_string_value(o.backend);
-  fields["device"].set_string_value(cpu_name() + " (MPI)");
+  fields["device"].set_string_value(device_name(o));
   fields["ranks"].set_number_value(size);
   auto* results = fields["results"].mutable_list_value();
   for (int n = 2; n <= size; n *= 2) {
@@ -231,10 +196,16 @@ int bench(const BenchOptions& o, int rank, int size) {
       for (const auto& info : o.ops) {
         if (info.op == BenchOp::SendRecv && n != 2) continue;  // ranks 0 and 1 only
         for (const std::uint64_t bytes : o.bytes) {
-          const Point p = measure(info, comm, bytes, o);
+          BenchPoint p = measure(o, info.op, comm, bytes);
+          // The slowest rank's time; correct only if every rank received correctly.
+          int ok = p.correct ? 1 : 0;
+          check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
+          check_mpi(MPI_Allreduce(MPI_IN_PLACE, &p.time_s, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+          p.correct = ok != 0;
           if (rank != 0) continue;
-          const double nccl_size = static_cast<double>(bytes) * (info.op == BenchOp::AllGather ? n : 1);
-          const double algbw = p.time_s > 0 ? nccl_size / p.time_s : 0.0;
+          const auto un = static_cast<std::uint32_t>(n);
+          const double algbw = p.time_s > 0 ? bench_algbw_bytes(info.op, bytes, un) / p.time_s : 0.0;
+          const double busbw = algbw * bench_bus_factor(info.op, un);
           auto& row = *results->add_values()->mutable_struct_value()->mutable_fields();
           row["op"].set_string_value(std::string(info.name));
           row["bytes"].set_number_value(static_cast<double>(bytes));
@@ -243,10 +214,10 @@ int bench(const BenchOptions& o, int rank, int size) {
           row["time_s"].set_number_value(p.time_s);
           row["iterations"].set_number_value(o.iterations);
           row["algbw_Bps"].set_number_value(algbw);
-          row["busbw_Bps"].set_number_value(algbw * bus_factor(info.op, n));
+          row["busbw_Bps"].set_number_value(busbw);
           row["correct"].set_bool_value(p.correct);
           fmt::print(stderr, "{:>15} n={} {:>10} B {:>10.1f} us  algbw {:7.3f} GB/s  busbw {:7.3f} GB/s  {}\n", info.name,
-                     n, bytes, p.time_s * 1e6, algbw / 1e9, algbw * bus_factor(info.op, n) / 1e9,
+                     n, bytes, p.time_s * 1e6, algbw / 1e9, busbw / 1e9,
                      p.correct ? "ok" : "WRONG");
         }
       }

@@ -1,7 +1,7 @@
 #pragma once
 // eppsim-bench comm: communication microbenchmarks in the manner of
 // nccl-tests, one process per rank under MPI:
-//   mpirun -np N eppsim-bench comm --backend cpu --out BENCH.json
+//   mpirun -np N eppsim-bench comm --backend cpu|cuda --out BENCH.json
 //          [--ops send-recv,all-reduce,all-gather,reduce-scatter,all-to-all]
 //          [--bytes 1KiB,...,64MiB (default: powers of 2)] [--iterations 20] [--warmup 5]
 // For each op, each group size 2, 4, ... up to N (the first g ranks; send-recv:
@@ -14,7 +14,9 @@
 // for all-gather, reduce-scatter and all-to-all, 1 for send-recv. Every result
 // is checked (the receivers hold what the senders sent, the sums are right):
 // `correct`. Rank 0 writes BENCH.json (the format in the runtime README).
-// The cuda backend is not built into this benchmark yet (InputError).
+// cpu: MPI on host buffers, timed with steady_clock; cuda (builds with CUDA
+// and NCCL, runtime/cuda/nccl_bench.h): NCCL on device buffers, timed with
+// CUDA events. Buffers and checks: runtime/bench/comm_bench_data.h.
 namespace eppsim::runtime {
 
 // main() of `eppsim-bench comm` (argv[0] is "comm"); initialises and

@@ -1,42 +1,14 @@
 #include "runtime/cuda/nccl_comm.h"
 
-#include <cuda_runtime.h>
-#include <mpi.h>
-#include <nccl.h>
-
 #include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "runtime/cuda/nccl_util.h"
 #include "runtime/mpi/mpi_wait.h"
 
 namespace eppsim::runtime {
-namespace {
-
-void check_cuda(cudaError_t rc, std::string_view what) {
-  if (rc != cudaSuccess) throw std::runtime_error(fmt::format("CUDA: {}: {}", what, cudaGetErrorString(rc)));
-}
-
-void check_nccl(ncclResult_t rc, std::string_view what) {
-  if (rc != ncclSuccess) throw std::runtime_error(fmt::format("NCCL: {}: {}", what, ncclGetErrorString(rc)));
-}
-
-// An NCCL communicator over the members of `comm`, in its rank order.
-ncclComm_t init_nccl(MPI_Comm comm, std::string_view what) {
-  int position = 0, size = 0;
-  check_mpi(MPI_Comm_rank(comm, &position), what);
-  check_mpi(MPI_Comm_size(comm, &size), what);
-  ncclUniqueId id;
-  if (position == 0) check_nccl(ncclGetUniqueId(&id), what);
-  check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm), what);
-  ncclComm_t nccl = nullptr;
-  check_nccl(ncclCommInitRank(&nccl, size, id, position), what);
-  return nccl;
-}
-
-}  // namespace
-
 struct NcclCommEngine::State {
   struct Active {
     ActivityId id;
@@ -84,25 +56,16 @@ struct NcclCommEngine::State {
 
 NcclCommEngine::NcclCommEngine(const proto::Schedule& schedule, const MpiGroups& groups, const StepClock& clock)
     : state_(std::make_unique<State>(schedule, clock)) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    throw std::runtime_error("the cuda backend needs a GPU: cudaGetDeviceCount found none");
-  }
-  MPI_Comm local = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
-  int local_rank = 0;
-  MPI_Comm_rank(local, &local_rank);
-  MPI_Comm_free(&local);
-  check_cuda(cudaSetDevice(local_rank % devices), "cudaSetDevice");
+  select_local_gpu();
   auto& s = *state_;
   check_cuda(cudaStreamCreateWithFlags(&s.reference_stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&s.reference), "cudaEventCreate");
-  s.world = init_nccl(groups.point_to_point(), "NCCL communicator for point-to-point traffic");
+  s.world = make_nccl_comm(groups.point_to_point(), "NCCL communicator for point-to-point traffic");
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   s.groups.assign(static_cast<std::size_t>(schedule.groups_size()), nullptr);
   for (const std::uint32_t g : groups_of_rank(schedule, static_cast<std::uint32_t>(rank))) {
-    s.groups[g] = init_nccl(groups.group(g), fmt::format("NCCL communicator for group {}", g));
+    s.groups[g] = make_nccl_comm(groups.group(g), fmt::format("NCCL communicator for group {}", g));
   }
 }
 
