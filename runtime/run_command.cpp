@@ -160,6 +160,9 @@ int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
   MPI_Comm_size(MPI_COMM_WORLD, &run.size);
   int status = 0;
   try {
+    if (provided < MPI_THREAD_FUNNELED) {
+      throw std::runtime_error("this MPI does not support MPI_THREAD_FUNNELED (compute runs on its own threads)");
+    }
     status = run.execute(argc, argv, make_backend);
   } catch (const InputError& e) {
     run.fail(2, e.what());
