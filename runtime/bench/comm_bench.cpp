@@ -172,6 +172,9 @@ std::string device_name(const BenchOptions& o) {
 
 int bench(const BenchOptions& o, int rank, int size) {
   if (size < 2) throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more)");
+#ifdef EPPSIM_WITH_NCCL
+  if (o.backend == "cuda") nccl_bench_setup();
+#endif
   google::protobuf::Struct file;
   auto& fields = *file.mutable_fields();
   fields["eppsim_bench"].set_number_value(1);

@@ -24,12 +24,9 @@ struct DeviceBuffer {
 
 }  // namespace
 
+void nccl_bench_setup() { select_local_gpu(); }
+
 BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
-  static bool selected = false;  // the GPU is chosen once per process (collective over the world)
-  if (!selected) {
-    select_local_gpu();
-    selected = true;
-  }
   int me = 0, n = 0;
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");

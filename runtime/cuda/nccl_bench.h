@@ -13,6 +13,10 @@
 
 namespace eppsim::runtime {
 
+// Selects this rank's GPU (runtime/cuda/nccl_util.h): collective over the
+// world, once, before any measure_nccl.
+void nccl_bench_setup();
+
 BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup);
 
 // "NVIDIA H100 80GB HBM3": the name of this rank's GPU.

@@ -71,10 +71,12 @@ NcclCommEngine::NcclCommEngine(const proto::Schedule& schedule, const MpiGroups&
 
 NcclCommEngine::~NcclCommEngine() {
   auto& s = *state_;
+  // With operations in flight (a failed run), abort them; else a clean destroy.
+  const auto release = [&](ncclComm_t c) { s.active.empty() ? ncclCommDestroy(c) : ncclCommAbort(c); };
   for (auto* c : s.groups) {
-    if (c) ncclCommAbort(c);
+    if (c) release(c);
   }
-  if (s.world) ncclCommAbort(s.world);
+  if (s.world) release(s.world);
   for (auto& a : s.active) {
     cudaEventDestroy(a.end);
     cudaFree(a.send);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -37,13 +38,12 @@ MpiCommEngine::MpiCommEngine(const proto::Schedule& schedule, const MpiGroups& g
 }
 
 MpiCommEngine::~MpiCommEngine() {
-  // Requests still in flight (a failed run): cancel what can be, free the rest,
-  // so MPI does not write into freed buffers.
-  for (auto& r : requests_) {
-    if (r == MPI_REQUEST_NULL) continue;
-    MPI_Cancel(&r);
-    MPI_Request_free(&r);
-  }
+  if (active_.empty()) return;
+  // Only a failed run destroys the engine with transfers in flight, and it ends
+  // in MPI_Abort. Until then MPI may still read and write their buffers (a
+  // collective cannot be cancelled), so they are kept to the process's end.
+  static auto& abandoned = *new std::vector<Active>();
+  std::move(active_.begin(), active_.end(), std::back_inserter(abandoned));
 }
 
 MpiCommEngine::Buffer MpiCommEngine::take(std::multimap<std::size_t, Buffer>& pool, std::uint64_t elements, float fill) {
