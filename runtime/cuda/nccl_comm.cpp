@@ -97,6 +97,7 @@ void NcclCommEngine::start(ActivityId id, OpRef ref) {
   auto& s = *state_;
   const proto::Op& op = s.schedule.programs(static_cast<int>(ref.rank)).ops(static_cast<int>(ref.op));
   const CommShape shape = comm_shape(op, s.sizes);
+  // The op's description for errors (NCCL ops are large: formatting it costs nothing in comparison).
   const std::string what = describe_op(s.schedule, ref);
   if (s.active.empty()) {
     // Idle: a fresh reference maps event times onto the step clock (which restarts between steps).

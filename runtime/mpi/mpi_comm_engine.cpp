@@ -63,44 +63,41 @@ void MpiCommEngine::start(ActivityId id, OpRef ref) {
   const int count = mpi_count(shape.count, schedule_, ref);
   mpi_count(std::max(shape.send_elements, shape.recv_elements), schedule_, ref);
   MPI_Request request = MPI_REQUEST_NULL;
-  const std::string what = describe_op(schedule_, ref);
+  // The op's description only when MPI fails (formatting it for every op would cost more than a small transfer).
+  const auto check = [&](int rc) {
+    if (rc != MPI_SUCCESS) check_mpi(rc, describe_op(schedule_, ref));
+  };
   switch (shape.kind) {
     case CommKind::Send:
-      check_mpi(MPI_Isend(a.send.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
-                          groups_.point_to_point(), &request),
-                what);
+      check(MPI_Isend(a.send.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+                      groups_.point_to_point(), &request));
       break;
     case CommKind::Recv:
-      check_mpi(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
-                          groups_.point_to_point(), &request),
-                what);
+      check(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+                      groups_.point_to_point(), &request));
       break;
     case CommKind::AllReduce:
-      check_mpi(MPI_Iallreduce(a.send.data(), a.recv.data(), count, MPI_FLOAT, MPI_SUM, groups_.group(shape.group), &request),
-                what);
+      check(MPI_Iallreduce(a.send.data(), a.recv.data(), count, MPI_FLOAT, MPI_SUM, groups_.group(shape.group), &request));
       break;
     case CommKind::AllGather:
-      check_mpi(MPI_Iallgather(a.send.data(), count, MPI_FLOAT, a.recv.data(), count, MPI_FLOAT, groups_.group(shape.group),
-                               &request),
-                what);
+      check(MPI_Iallgather(a.send.data(), count, MPI_FLOAT, a.recv.data(), count, MPI_FLOAT, groups_.group(shape.group),
+                           &request));
       break;
     case CommKind::ReduceScatter:
-      check_mpi(MPI_Ireduce_scatter_block(a.send.data(), a.recv.data(), count, MPI_FLOAT, MPI_SUM,
-                                          groups_.group(shape.group), &request),
-                what);
+      check(MPI_Ireduce_scatter_block(a.send.data(), a.recv.data(), count, MPI_FLOAT, MPI_SUM, groups_.group(shape.group),
+                                      &request));
       break;
     case CommKind::AllToAll:
-      check_mpi(MPI_Ialltoall(a.send.data(), count, MPI_FLOAT, a.recv.data(), count, MPI_FLOAT, groups_.group(shape.group),
-                              &request),
-                what);
+      check(MPI_Ialltoall(a.send.data(), count, MPI_FLOAT, a.recv.data(), count, MPI_FLOAT, groups_.group(shape.group),
+                          &request));
       break;
     case CommKind::Broadcast: {
       // The root (the group's first rank) sends its send buffer; the others receive.
       const MPI_Comm comm = groups_.group(shape.group);
       int position = 0;
-      check_mpi(MPI_Comm_rank(comm, &position), what);
+      check(MPI_Comm_rank(comm, &position));
       float* data = position == 0 ? a.send.data() : a.recv.data();
-      check_mpi(MPI_Ibcast(data, count, MPI_FLOAT, 0, comm, &request), what);
+      check(MPI_Ibcast(data, count, MPI_FLOAT, 0, comm, &request));
       break;
     }
   }
