@@ -1,6 +1,8 @@
 #pragma once
-// The CommEngine on MPI: SEND/RECV as MPI_Isend/MPI_Irecv on the point-to-point
-// communicator with the op's tag; COLLECTIVE as MPI_Iallreduce (sum, in place),
+// The CommEngine on MPI: SEND/RECV as MPI_Issend/MPI_Irecv on the point-to-point
+// communicator with the op's tag (synchronous sends: a SEND ends only once its
+// RECV has matched it, the engines' rendezvous, so a Schedule that relies on
+// MPI buffering small messages deadlocks here as it does in simulation); COLLECTIVE as MPI_Iallreduce (sum, in place),
 // MPI_Iallgather, MPI_Ireduce_scatter_block (sum), MPI_Ialltoall and MPI_Ibcast
 // (from the group's first rank) on the group's communicator, with the counts
 // of runtime/comm_plan.h over real float buffers. MPI's ordering rules give the

@@ -130,7 +130,8 @@ inline proto::OpKind kind_of(const proto::Op& op) {
 // once with its kind, ends after starts, stream order and dependencies
 // respected on each rank (exactly: one clock), and across ranks (within
 // `tolerance_ns`, the clock offsets' uncertainty) a RECV ends after its SEND
-// started and a collective ends after every member started it.
+// started and the SEND after its RECV started (rendezvous), and a collective
+// ends after every member started it.
 inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trace& trace, std::int64_t tolerance_ns = 2'000'000) {
   ASSERT_EQ(trace.num_ranks(), schedule.num_ranks());
   std::map<std::pair<std::uint32_t, std::uint32_t>, const proto::OpEvent*> events;
@@ -178,6 +179,7 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
     ASSERT_EQ(ss.size(), rs.size());
     for (std::size_t k = 0; k < rs.size(); ++k) {
       EXPECT_GE(rs[k]->end_ns() + tolerance_ns, ss[k]->start_ns()) << "a RECV ended before its SEND started";
+      EXPECT_GE(ss[k]->end_ns() + tolerance_ns, rs[k]->start_ns()) << "a SEND ended before its RECV started";
     }
   }
   for (const auto& [group, per_rank] : collectives) {
