@@ -29,12 +29,7 @@ int main(int argc, char** argv) {
   const std::string_view command = argv[1];
   try {
     if (command == "compute") return eppsim::runtime::run_compute_bench(argc - 2, argv + 2);
-    if (command == "comm") {
-      // The comm benchmark comes from helper "exec"'s branch; the integrator
-      // replaces this with: return eppsim::runtime::run_comm_bench(argc - 2, argv + 2);
-      fmt::print(stderr, "eppsim-bench comm: not built\n");
-      return 1;
-    }
+    if (command == "comm") return eppsim::runtime::run_comm_bench(argc - 1, argv + 1);
     if (command == "-h" || command == "--help") {
       fmt::print("{}", kUsage);
       return 0;

@@ -23,6 +23,7 @@
 #include "sim/engine/engine_registry.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
+#include "sim/testbed.h"
 #include "sim/topo.h"
 #include "sim/validate.h"
 #include "traces/chrome_trace.h"
@@ -183,6 +184,22 @@ int command_validate(const po::variables_map& vars) {
   return 0;
 }
 
+int command_testbed(const po::variables_map& vars) {
+  TestbedRequest request;
+  request.scenario = vars["scenario"].as<std::string>();
+  request.output_dir = vars["output"].as<std::string>();
+  request.backend = vars["backend"].as<std::string>();
+  if (vars.count("runtime-dir")) request.runtime_dir = vars["runtime-dir"].as<std::string>();
+  request.measured_steps = vars["steps"].as<std::uint32_t>();
+  const auto result = run_testbed(request);
+  std::cout << fmt::format("eppsim testbed: {}\n  simulated    {:.4f} s per step\n  measured     {:.4f} s per step\n"
+                           "  error        {:+.1f}%\n  wrote        {}/{{calibration.textproto, simulated/, measured/, "
+                           "validation.json, timeline.csv}}\n",
+                           request.scenario.string(), result.simulated_step_s, result.measured_step_s,
+                           100.0 * result.step_time_error, request.output_dir.string());
+  return 0;
+}
+
 int command_presets(const po::variables_map&) {
   std::cout << "GPUs (dense BF16, HBM, HBM bandwidth, NVLink per direction):\n";
   for (const auto& g : gpu_presets()) {
@@ -307,6 +324,19 @@ const std::vector<Command>& commands() {
              "output,o", po::value<std::string>()->required(), "calibration file: .pb, .json or .textproto");
        },
        command_calibrate, true},
+      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda]",
+       "on this machine: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
+       "(DIR/validation.json)",
+       {"scenario"},
+       [](po::options_description& o) {
+         add_scenario_option(o);
+         add_output_option(o);
+         o.add_options()("backend", po::value<std::string>()->default_value("cpu"), "runtime backend: cpu or cuda")(
+             "steps", po::value<std::uint32_t>()->default_value(3), "measured steps (eppsim-run keeps the median)")(
+             "runtime-dir", po::value<std::string>(),
+             "folder of eppsim-run and eppsim-bench (default: beside eppsim, its build tree, or PATH)");
+       },
+       command_testbed},
       {"presets", "presets", "list the built-in GPU and model presets, and the strategies", {},
        [](po::options_description&) {}, command_presets},
       {"version", "version", "print eppsim's version", {}, [](po::options_description&) {}, command_version},

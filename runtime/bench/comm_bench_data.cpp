@@ -1,0 +1,82 @@
+#include "runtime/bench/comm_bench_data.h"
+
+namespace eppsim::runtime {
+namespace {
+
+float value(std::uint32_t rank, std::uint64_t i) { return static_cast<float>(rank + 1 + i % 7); }
+
+}  // namespace
+
+std::string_view bench_op_name(BenchOp op) {
+  switch (op) {
+    case BenchOp::SendRecv: return "send-recv";
+    case BenchOp::AllReduce: return "all-reduce";
+    case BenchOp::AllGather: return "all-gather";
+    case BenchOp::ReduceScatter: return "reduce-scatter";
+    case BenchOp::AllToAll: return "all-to-all";
+  }
+  return "?";
+}
+
+CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
+  proto::Op o;
+  switch (op) {
+    case BenchOp::SendRecv: {
+      o.mutable_send()->set_size_bytes(bytes);
+      CommShape s = comm_shape(o, {});
+      s.recv_elements = s.count;  // the receiver's side
+      s.group_size = 2;
+      return s;
+    }
+    case BenchOp::AllReduce: o.mutable_collective()->set_kind(proto::ALL_REDUCE); break;
+    case BenchOp::AllGather: o.mutable_collective()->set_kind(proto::ALL_GATHER); break;
+    case BenchOp::ReduceScatter: o.mutable_collective()->set_kind(proto::REDUCE_SCATTER); break;
+    case BenchOp::AllToAll: o.mutable_collective()->set_kind(proto::ALL_TO_ALL); break;
+  }
+  o.mutable_collective()->set_size_bytes(bytes);
+  return comm_shape(o, {group_size});
+}
+
+std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t position) {
+  std::vector<float> send(shape.send_elements);
+  for (std::uint64_t i = 0; i < send.size(); ++i) send[i] = value(position, i);
+  return send;
+}
+
+bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
+                              const std::vector<float>& received) {
+  if (op == BenchOp::SendRecv && position != 1) return true;  // only position 1 receives
+  if (received.size() != shape.recv_elements) return false;
+  const std::uint64_t c = shape.count;
+  for (std::uint64_t i = 0; i < received.size(); ++i) {
+    float expected = 0.0f;
+    switch (op) {
+      case BenchOp::SendRecv: expected = value(0, i); break;
+      case BenchOp::AllReduce:
+        for (std::uint32_t r = 0; r < group_size; ++r) expected += value(r, i);
+        break;
+      case BenchOp::AllGather: expected = value(static_cast<std::uint32_t>(i / c), i % c); break;
+      case BenchOp::ReduceScatter:
+        for (std::uint32_t r = 0; r < group_size; ++r) expected += value(r, position * c + i);
+        break;
+      case BenchOp::AllToAll: expected = value(static_cast<std::uint32_t>(i / c), position * c + i % c); break;
+    }
+    if (received[i] != expected) return false;
+  }
+  return true;
+}
+
+double bench_bus_factor(BenchOp op, std::uint32_t group_size) {
+  const double n = group_size;
+  switch (op) {
+    case BenchOp::SendRecv: return 1.0;
+    case BenchOp::AllReduce: return 2.0 * (n - 1) / n;
+    default: return (n - 1) / n;
+  }
+}
+
+double bench_algbw_bytes(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
+  return static_cast<double>(bytes) * (op == BenchOp::AllGather ? group_size : 1);
+}
+
+}  // namespace eppsim::runtime

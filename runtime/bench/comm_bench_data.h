@@ -1,0 +1,45 @@
+#pragma once
+// What every backend of `eppsim-bench comm` (runtime/bench/comm_bench.h) moves
+// and expects: the ops, their buffer shapes (runtime/comm_plan.h's, from
+// schedule.proto's size_bytes), the values each rank sends (small integers, so
+// float sums are exact) and the check of what a rank received.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "runtime/comm_plan.h"
+
+namespace eppsim::runtime {
+
+enum class BenchOp : std::uint8_t { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll };
+
+// One point of the benchmark on one rank: its mean time per call and whether
+// what it received was right.
+struct BenchPoint {
+  double time_s = 0.0;
+  bool correct = false;
+};
+
+// "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all".
+std::string_view bench_op_name(BenchOp op);
+
+// The shape of `op` of `bytes` on a group of `group_size` (send-recv: the
+// message; the receiver's buffer is recv_elements = count).
+CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size);
+
+// What the rank at `position` sends: element i of its whole send buffer.
+std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t position);
+
+// Whether `received` is what the rank at `position` of a group of
+// `group_size` must hold after `op` (send-recv: position 1 receives).
+bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
+                              const std::vector<float>& received);
+
+// nccl-tests' bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
+// all-gather, reduce-scatter and all-to-all, 1 for send-recv.
+double bench_bus_factor(BenchOp op, std::uint32_t group_size);
+
+// nccl-tests' size for algbw: the gathered output for all-gather, else the op's bytes.
+double bench_algbw_bytes(BenchOp op, std::uint64_t bytes, std::uint32_t group_size);
+
+}  // namespace eppsim::runtime

@@ -1,0 +1,143 @@
+#include "runtime/comm_plan.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/units.h"
+#include "traces/op_names.h"
+
+namespace eppsim::runtime {
+
+std::uint64_t comm_elements(std::uint64_t bytes) { return (bytes + kCommElementBytes - 1) / kCommElementBytes; }
+
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+std::string_view phase_name(proto::Phase phase) {
+  switch (phase) {
+    case proto::FORWARD: return "forward";
+    case proto::BACKWARD: return "backward";
+    case proto::RECOMPUTE: return "recompute";
+    case proto::OPTIMIZER: return "optimizer";
+    default: return "unspecified";
+  }
+}
+
+}  // namespace
+
+CommShape comm_shape(const proto::Op& op, const std::vector<std::uint32_t>& group_sizes) {
+  CommShape s;
+  switch (op.kind_case()) {
+    case proto::Op::kSend:
+      s.kind = CommKind::Send;
+      s.peer = op.send().peer();
+      s.tag = op.send().tag();
+      s.count = s.send_elements = comm_elements(op.send().size_bytes());
+      return s;
+    case proto::Op::kRecv:
+      s.kind = CommKind::Recv;
+      s.peer = op.recv().peer();
+      s.tag = op.recv().tag();
+      s.count = s.recv_elements = comm_elements(op.recv().size_bytes());
+      return s;
+    case proto::Op::kCollective: break;
+    default: throw std::invalid_argument("comm_shape: not a SEND, RECV or COLLECTIVE op");
+  }
+  const auto& c = op.collective();
+  s.group = c.group();
+  if (s.group >= group_sizes.size()) throw std::invalid_argument(fmt::format("comm_shape: unknown group {}", s.group));
+  s.group_size = std::max<std::uint32_t>(group_sizes[s.group], 1);
+  const std::uint64_t n = s.group_size;
+  const std::uint64_t elements = comm_elements(c.size_bytes());
+  switch (c.kind()) {
+    case proto::ALL_REDUCE:
+      s.kind = CommKind::AllReduce;
+      s.count = s.send_elements = s.recv_elements = elements;
+      break;
+    case proto::BROADCAST:
+      s.kind = CommKind::Broadcast;
+      s.count = s.send_elements = s.recv_elements = elements;
+      break;
+    case proto::ALL_GATHER:
+      s.kind = CommKind::AllGather;
+      s.count = s.send_elements = elements;
+      s.recv_elements = n * elements;
+      break;
+    case proto::REDUCE_SCATTER:
+      s.kind = CommKind::ReduceScatter;
+      s.count = s.recv_elements = ceil_div(elements, n);
+      s.send_elements = n * s.count;
+      break;
+    case proto::ALL_TO_ALL:
+      s.kind = CommKind::AllToAll;
+      s.count = ceil_div(elements, n);
+      s.send_elements = s.recv_elements = n * s.count;
+      break;
+    default: throw std::invalid_argument("comm_shape: collective kind not set");
+  }
+  return s;
+}
+
+std::vector<std::uint32_t> group_sizes(const proto::Schedule& schedule) {
+  std::vector<std::uint32_t> sizes;
+  sizes.reserve(static_cast<std::size_t>(schedule.groups_size()));
+  for (const auto& g : schedule.groups()) sizes.push_back(static_cast<std::uint32_t>(g.ranks_size()));
+  return sizes;
+}
+
+std::vector<std::uint32_t> groups_of_rank(const proto::Schedule& schedule, std::uint32_t rank) {
+  std::vector<std::uint32_t> groups;
+  for (const auto& g : schedule.groups()) {
+    if (std::find(g.ranks().begin(), g.ranks().end(), rank) != g.ranks().end()) groups.push_back(g.id());
+  }
+  return groups;
+}
+
+std::uint32_t position_in_group(const proto::Group& group, std::uint32_t rank) {
+  const auto it = std::find(group.ranks().begin(), group.ranks().end(), rank);
+  if (it == group.ranks().end()) {
+    throw std::invalid_argument(fmt::format("rank {} is not a member of group {}", rank, group.id()));
+  }
+  return static_cast<std::uint32_t>(it - group.ranks().begin());
+}
+
+std::uint32_t max_tag(const proto::Schedule& schedule) {
+  std::uint32_t tag = 0;
+  for (const auto& program : schedule.programs()) {
+    for (const auto& op : program.ops()) {
+      if (op.has_send()) tag = std::max(tag, op.send().tag());
+      if (op.has_recv()) tag = std::max(tag, op.recv().tag());
+    }
+  }
+  return tag;
+}
+
+std::string describe_op(const proto::Schedule& schedule, OpRef ref) {
+  const auto& op = schedule.programs(static_cast<int>(ref.rank)).ops(static_cast<int>(ref.op));
+  const std::string at = fmt::format("rank {} op {}", ref.rank, ref.op);
+  switch (op.kind_case()) {
+    case proto::Op::kSend:
+      return fmt::format("{} (SEND of {} to rank {}, tag {})", at, format_bytes(Bytes(op.send().size_bytes())),
+                         op.send().peer(), op.send().tag());
+    case proto::Op::kRecv:
+      return fmt::format("{} (RECV of {} from rank {}, tag {})", at, format_bytes(Bytes(op.recv().size_bytes())),
+                         op.recv().peer(), op.recv().tag());
+    case proto::Op::kCollective: {
+      const auto& c = op.collective();
+      const auto& members = schedule.groups(static_cast<int>(c.group())).ranks();
+      return fmt::format("{} ({} of {} on group {} [{}])", at, collective_kind_name(c.kind()),
+                         format_bytes(Bytes(c.size_bytes())), c.group(), fmt::join(members, ", "));
+    }
+    case proto::Op::kCompute:
+      return fmt::format("{} (COMPUTE {}, stage {} chunk {})", at, phase_name(op.compute().phase()),
+                         op.compute().stage(), op.compute().chunk());
+    case proto::Op::kMemory: return fmt::format("{} (MEMORY)", at);
+    default: return at;
+  }
+}
+
+}  // namespace eppsim::runtime

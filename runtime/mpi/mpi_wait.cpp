@@ -1,0 +1,41 @@
+#include "runtime/mpi/mpi_wait.h"
+
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace eppsim::runtime {
+
+void check_mpi(int rc, std::string_view what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw std::runtime_error(fmt::format("MPI: {}: {}", what, std::string_view(text, static_cast<std::size_t>(length))));
+}
+
+void wait_all(std::span<MPI_Request> requests, double timeout_s, std::string_view what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (long spins = 0;; ++spins) {
+    int done = 0;
+    check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE), what);
+    if (done) return;
+    const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited_s > timeout_s) throw MpiTimeout(fmt::format("{}: no answer within {} s", what, timeout_s));
+    // Poll closely at first (ping-pongs), then back off so a long wait leaves the core to others.
+    if (waited_s < 1e-3) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+}
+
+void barrier(MPI_Comm comm, double timeout_s, std::string_view what) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &request), what);
+  wait_all(std::span<MPI_Request>(&request, 1), timeout_s, what);
+}
+
+}  // namespace eppsim::runtime

@@ -1,0 +1,110 @@
+#include "runtime/rank_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "runtime/comm_plan.h"
+
+namespace eppsim::runtime {
+
+RankExecutor::RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, ComputeQueue& compute, CommEngine& comm,
+                           const StepClock& clock, RankExecutorOptions options)
+    : schedule_(schedule), rank_(rank), compute_(compute), comm_(comm), clock_(clock), options_(std::move(options)) {
+  if (rank >= schedule.num_ranks()) {
+    throw std::invalid_argument(fmt::format("RankExecutor: rank {} of a {}-rank schedule", rank, schedule.num_ranks()));
+  }
+  const auto sizes = group_sizes(schedule);
+  const auto& ops = schedule.programs(static_cast<int>(rank)).ops();
+  plans_.resize(static_cast<std::size_t>(ops.size()));
+  for (int i = 0; i < ops.size(); ++i) {
+    if (ops[i].has_compute()) plans_[static_cast<std::size_t>(i)] = plan_kernels(schedule.header().model(), ops[i].compute(), sizes);
+  }
+}
+
+RankExecutor::~RankExecutor() = default;
+
+void RankExecutor::compute_ready(ActivityId id, OpRef op, double now) {
+  outstanding_.push_back({id, op, now});
+  compute_.submit(id, schedule_.programs(static_cast<int>(op.rank)).ops(static_cast<int>(op.op)).stream(), plans_[op.op]);
+}
+
+void RankExecutor::communication_ready(ActivityId id, OpRef op, double now) {
+  outstanding_.push_back({id, op, now});
+  comm_.start(id, op);
+}
+
+void RankExecutor::transfer_ready(ActivityId, OpRef, OpRef, double) {
+  throw std::logic_error("RankExecutor runs Matching::Local: transfer_ready is never called");
+}
+
+void RankExecutor::collective_ready(ActivityId, std::span<const OpRef>, double) {
+  throw std::logic_error("RankExecutor runs Matching::Local: collective_ready is never called");
+}
+
+void RankExecutor::check_timeouts(double now) const {
+  for (const auto& o : outstanding_) {
+    if (now - o.start_s <= options_.timeout_s) continue;
+    const bool compute = schedule_.programs(static_cast<int>(o.op.rank)).ops(static_cast<int>(o.op.op)).has_compute();
+    throw OpTimeout(fmt::format("{}: {} within the timeout of {} s (started {:.3f} s into the step)",
+                                describe_op(schedule_, o.op),
+                                compute ? "its kernels did not finish" : "its peers did not answer", options_.timeout_s,
+                                o.start_s));
+  }
+}
+
+// Reports completions to the core in the order they ended. Communication is
+// polled before compute, so every completion of a later poll ends after every
+// one reported now and the core's time never goes back.
+void RankExecutor::finished(const std::vector<Completion>& done) {
+  for (const auto& c : done) {
+    const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const Outstanding& o) { return o.id == c.id; });
+    if (it != outstanding_.end()) outstanding_.erase(it);
+    last_s_ = std::max(last_s_, c.end_s);
+    core_->finish(c.id, last_s_);
+  }
+}
+
+proto::Trace RankExecutor::run_step() {
+  outstanding_.clear();
+  ExecutorOptions options;
+  options.matching = Matching::Local;
+  options.local_ranks = {rank_};
+  core_ = std::make_unique<ExecutorCore>(schedule_, *this, options);
+  last_s_ = clock_.now_s();
+  core_->start(last_s_);
+  double idle_since = -1.0;
+  std::vector<Completion> done;
+  while (!core_->all_done()) {
+    if (outstanding_.empty()) core_->throw_deadlock();  // nothing runs, yet ops remain: a bug, explained
+    done = comm_.poll();
+    const auto compute_done = compute_.poll();
+    done.insert(done.end(), compute_done.begin(), compute_done.end());
+    if (!done.empty()) {
+      std::stable_sort(done.begin(), done.end(), [](const Completion& a, const Completion& b) { return a.end_s < b.end_s; });
+      finished(done);
+      idle_since = -1.0;
+      continue;
+    }
+    const double now = clock_.now_s();
+    check_timeouts(now);
+    if (idle_since < 0.0) idle_since = now;
+    if (compute_.in_flight() > 0) {
+      compute_.wait(comm_.in_flight() > 0 ? options_.poll_interval_s : 0.01);
+    } else if (now - idle_since < 1e-3) {
+      std::this_thread::yield();  // a transfer just started: poll it closely
+    } else {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_interval_s));
+    }
+  }
+  return core_->trace(options_.engine);
+}
+
+proto::Trace RankExecutor::partial_trace() const {
+  if (!core_) return proto::Trace();
+  return core_->trace(options_.engine);
+}
+
+}  // namespace eppsim::runtime

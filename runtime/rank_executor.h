@@ -1,0 +1,90 @@
+#pragma once
+// One rank's interpreter of a Schedule on real hardware: the executor core
+// (traces/executor/executor_core.h, Matching::Local for this rank) decides what
+// may run; COMPUTE ops go to a ComputeQueue as the kernels of plan_kernels,
+// SEND/RECV/COLLECTIVE ops to a CommEngine; the loop polls both and reports
+// every completion to the core with its time on the step clock. So the
+// runtime has the engines' semantics (streams, dependencies, matching,
+// collectives, memory) and the same Trace.
+//
+// Waiting never burns the core the compute worker needs: while compute is in
+// flight the loop sleeps in ComputeQueue::wait with a short timeout between
+// polls of the communication; with only communication in flight it polls the
+// library and yields.
+//
+// An op outstanding longer than `timeout_s` (a transfer whose peer never
+// answered, a kernel that never returned) throws OpTimeout naming the rank
+// and the op.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runtime/comm_engine.h"
+#include "runtime/compute_queue.h"
+#include "runtime/kernel_plan.h"
+#include "runtime/step_clock.h"
+#include "traces/executor/executor_core.h"
+#include "traces/schedule.pb.h"
+#include "traces/trace.pb.h"
+
+namespace eppsim::runtime {
+
+class OpTimeout : public std::runtime_error {
+ public:
+  explicit OpTimeout(const std::string& message) : std::runtime_error(message) {}
+};
+
+struct RankExecutorOptions {
+  double timeout_s = 300.0;
+  // How long the loop sleeps in ComputeQueue::wait between polls of the
+  // communication while both are in flight.
+  double poll_interval_s = 50e-6;
+  std::string engine = "cpu";  // the Trace's engine name
+};
+
+class RankExecutor final : public ExecutorHooks {
+ public:
+  // Plans every COMPUTE op of `rank` once (plan_kernels with the Schedule's
+  // header.model). The schedule, queues and clock must outlive the executor.
+  RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, ComputeQueue& compute, CommEngine& comm,
+               const StepClock& clock, RankExecutorOptions options = {});
+  ~RankExecutor() override;
+
+  // Runs one step of the rank's program from the clock's now to its end and
+  // returns the rank's Trace (this rank's events on its step clock). Throws
+  // OpTimeout (see above), ScheduleMismatch from the core, or what the
+  // engines throw; partial_trace() then holds what completed.
+  proto::Trace run_step();
+  // The trace of the ops that completed in the last (possibly failed) step.
+  proto::Trace partial_trace() const;
+
+  void compute_ready(ActivityId id, OpRef op, double now) override;
+  void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override;
+  void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override;
+  void communication_ready(ActivityId id, OpRef op, double now) override;
+
+ private:
+  struct Outstanding {
+    ActivityId id;
+    OpRef op;
+    double start_s;
+  };
+  void check_timeouts(double now) const;
+  void finished(const std::vector<Completion>& done);
+
+  const proto::Schedule& schedule_;
+  std::uint32_t rank_;
+  ComputeQueue& compute_;
+  CommEngine& comm_;
+  const StepClock& clock_;
+  RankExecutorOptions options_;
+  std::vector<KernelPlan> plans_;  // per op of the rank (empty for non-compute)
+  std::unique_ptr<ExecutorCore> core_;
+  std::vector<Outstanding> outstanding_;
+  double last_s_ = 0.0;  // the latest time given to the core
+};
+
+}  // namespace eppsim::runtime

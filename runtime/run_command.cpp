@@ -1,0 +1,177 @@
+#include "runtime/run_command.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <optional>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "runtime/mpi/clock_sync.h"
+#include "runtime/mpi/mpi_wait.h"
+#include "runtime/rank_executor.h"
+#include "runtime/trace_merge.h"
+#include "traces/proto_io.h"
+
+namespace po = boost::program_options;
+
+namespace eppsim::runtime {
+namespace {
+
+constexpr int kClockRounds = 10;
+
+struct RunOptions {
+  std::string schedule;
+  std::string backend;
+  std::string trace;
+  int warmup_steps = 1;
+  int steps = 3;
+  double timeout_s = 300.0;
+};
+
+std::optional<RunOptions> parse(int argc, char** argv, int rank) {
+  RunOptions o;
+  po::options_description options("mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE [options]");
+  options.add_options()("help,h", "show this help")                                               //
+      ("schedule", po::value(&o.schedule)->required(), "the Schedule (.pb, .json or .textproto)")  //
+      ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS + MPI) or cuda (cuBLAS + NCCL)")
+      ("output,o", po::value(&o.trace)->required(), "the merged Trace to write (.pb, .json or .textproto)")
+      ("warmup-steps", po::value(&o.warmup_steps)->default_value(1), "steps run before the measured ones")
+      ("steps", po::value(&o.steps)->default_value(3), "measured steps; the trace is the median one's")
+      ("timeout", po::value(&o.timeout_s)->default_value(300.0),
+       "seconds an op may wait on its peers before the run fails naming the rank and op");
+  po::positional_options_description positional;
+  positional.add("schedule", 1);
+  po::variables_map vars;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vars);
+    if (vars.count("help")) {
+      if (rank == 0) std::cout << options << "\n";
+      return std::nullopt;
+    }
+    po::notify(vars);
+  } catch (const po::error& e) {
+    throw InputError(fmt::format("eppsim-run: {}", e.what()));
+  }
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw InputError(fmt::format("eppsim-run: --backend: must be cpu or cuda, got '{}'", o.backend));
+  }
+  if (o.warmup_steps < 0) throw InputError(fmt::format("eppsim-run: --warmup-steps: must be >= 0, got {}", o.warmup_steps));
+  if (o.steps < 1) throw InputError(fmt::format("eppsim-run: --steps: must be >= 1, got {}", o.steps));
+  if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
+  return o;
+}
+
+// The index of the median of `values` (the lower one of an even count).
+std::size_t median_index(const std::vector<double>& values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  return order[(order.size() - 1) / 2];
+}
+
+struct Run {
+  int rank = 0;
+  int size = 1;
+  std::optional<RunOptions> options;
+  proto::Schedule schedule;  // outlives the executor, which reads it for the partial trace
+  std::unique_ptr<RankExecutor> executor;
+
+  int execute(int argc, char** argv, const BackendFactory& make_backend) {
+    options = parse(argc, argv, rank);
+    if (!options) return 0;
+    const RunOptions& o = *options;
+    read_message(o.schedule, &schedule);
+    if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
+      throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
+                                   schedule.num_ranks(), size, schedule.num_ranks()));
+    }
+    const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
+    StepClock clock;
+    MpiGroups groups(schedule, MPI_COMM_WORLD);
+    Backend backend = make_backend(o.backend, schedule, groups, clock);
+    RankExecutorOptions executor_options;
+    executor_options.timeout_s = o.timeout_s;
+    executor_options.engine = o.backend;
+    executor = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute, *backend.comm,
+                                              clock, executor_options);
+    std::vector<proto::Trace> traces;
+    std::vector<std::vector<double>> offsets;  // rank 0: per measured step
+    std::vector<double> step_times_s;          // rank 0
+    for (int step = 0; step < o.warmup_steps + o.steps; ++step) {
+      barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", rank, step + 1));
+      clock.restart();
+      proto::Trace trace = executor->run_step();
+      if (step < o.warmup_steps) continue;
+      offsets.push_back(measure_clock_offsets(MPI_COMM_WORLD, clock, kClockRounds, wait_s));
+      const auto spans = gather_spans(MPI_COMM_WORLD, trace_span(trace), wait_s);
+      if (rank == 0) step_times_s.push_back(merged_step_time_s(spans, offsets.back()));
+      traces.push_back(std::move(trace));
+    }
+    int chosen = rank == 0 ? static_cast<int>(median_index(step_times_s)) : 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "choosing the median step");
+    wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", rank));
+    const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
+    if (rank == 0) {
+      const proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+      write_message(merged, o.trace);
+      std::string times;
+      for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);
+      fmt::print(stderr, "eppsim-run: {} ranks, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
+                 "the median step ({:.6f} s) written to {}\n",
+                 size, o.backend, o.warmup_steps, o.steps, times, step_times_s[static_cast<std::size_t>(chosen)], o.trace);
+    }
+    return 0;
+  }
+
+  // Prints the failure, keeps rank 0's partial trace, ends every rank.
+  [[noreturn]] void fail(int status, const std::string& message) {
+    fmt::print(stderr, "eppsim-run: rank {}: error: {}\n", rank, message);
+    if (rank == 0 && executor && options) {
+      try {
+        write_message(executor->partial_trace(), options->trace);
+        fmt::print(stderr, "eppsim-run: rank 0: the trace of what completed on rank 0 (its own clock) is in {}\n",
+                   options->trace);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "eppsim-run: rank 0: could not keep the partial trace: {}\n", e.what());
+      }
+    }
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    std::_Exit(status);  // MPI_Abort does not return; this is for the compiler
+  }
+};
+
+}  // namespace
+
+int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
+  int provided = 0;
+  // Only the main thread calls MPI; compute workers never do.
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  Run run;
+  MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+  int status = 0;
+  try {
+    if (provided < MPI_THREAD_FUNNELED) {
+      throw std::runtime_error("this MPI does not support MPI_THREAD_FUNNELED (compute runs on its own threads)");
+    }
+    status = run.execute(argc, argv, make_backend);
+  } catch (const InputError& e) {
+    run.fail(2, e.what());
+  } catch (const std::exception& e) {
+    run.fail(1, e.what());
+  }
+  run.executor.reset();
+  MPI_Finalize();
+  return status;
+}
+
+}  // namespace eppsim::runtime

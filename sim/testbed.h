@@ -1,0 +1,41 @@
+#pragma once
+// `eppsim testbed SCENARIO -o DIR`: the calibrate-and-validate loop on real
+// hardware, end to end, as one command:
+//   1. eppsim-bench compute   the model's layers on this machine's backend
+//   2. mpirun eppsim-bench comm   the collectives and point-to-point over the ranks
+//   3. calibrate              fit the cost model to both (DIR/calibration.textproto)
+//   4. plan and simulate      the scenario with that calibration (DIR/simulated/)
+//   5. mpirun eppsim-run      the very Schedule just simulated, on real kernels
+//                             and MPI (DIR/measured/trace.pb)
+//   6. validate               simulated against measured (DIR/validation.json,
+//                             DIR/timeline.csv, DIR/plots/)
+// Benchmarks and runs are child processes (the runtime's programs live beside
+// `eppsim` or on PATH); a step that fails stops the loop with its command line
+// and how it ended.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace eppsim {
+
+struct TestbedRequest {
+  std::filesystem::path scenario;
+  std::filesystem::path output_dir;
+  std::string backend = "cpu";  // "cpu" or "cuda"
+  // Where eppsim-run and eppsim-bench are; empty: beside this program (or its
+  // build tree's runtime/ folder), else PATH.
+  std::filesystem::path runtime_dir;
+  std::string mpirun = "mpirun";
+  std::uint32_t measured_steps = 3;  // eppsim-run keeps the median of these
+  std::chrono::seconds step_time_limit{900};  // per child process
+};
+
+struct TestbedResult {
+  double simulated_step_s = 0.0;
+  double measured_step_s = 0.0;
+  double step_time_error = 0.0;  // (simulated - measured) / measured
+};
+
+TestbedResult run_testbed(const TestbedRequest& request);
+
+}  // namespace eppsim

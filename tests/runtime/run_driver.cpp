@@ -1,0 +1,24 @@
+// eppsim-run with the compute side replaced by a test double
+// (sleep_compute_queue.h) and the real MPI communication: the end-to-end
+// tests of the rank executor, the MPI engine, trace merging and faults run it
+// under mpirun without the kernels of runtime/cpu/.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "runtime/mpi/mpi_comm_engine.h"
+#include "runtime/run_command.h"
+#include "tests/runtime/sleep_compute_queue.h"
+
+int main(int argc, char** argv) {
+  using namespace eppsim::runtime;
+  return run_eppsim_run(argc, argv, [](const std::string& name, const eppsim::proto::Schedule& schedule,
+                                       const MpiGroups& groups, const StepClock& clock) {
+    if (name != "cpu") throw eppsim::InputError(fmt::format("--backend: the test driver runs only cpu, got '{}'", name));
+    Backend backend;
+    backend.compute = std::make_unique<testing::SleepComputeQueue>(clock);
+    backend.comm = std::make_unique<MpiCommEngine>(schedule, groups, clock);
+    return backend;
+  });
+}
