@@ -92,7 +92,7 @@ proto::Trace RankExecutor::run_step() {
     check_timeouts(now);
     if (idle_since < 0.0) idle_since = now;
     if (compute_.in_flight() > 0) {
-      compute_.wait(comm_.in_flight() > 0 ? options_.poll_interval_s : 0.01);
+      compute_.wait(comm_.in_flight() > 0 ? options_.poll_interval_beside_compute_s : 0.01);
     } else if (now - idle_since < 1e-3) {
       std::this_thread::yield();  // a transfer just started: poll it closely
     } else {

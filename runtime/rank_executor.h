@@ -39,9 +39,14 @@ class OpTimeout : public std::runtime_error {
 
 struct RankExecutorOptions {
   double timeout_s = 300.0;
-  // How long the loop sleeps in ComputeQueue::wait between polls of the
-  // communication while both are in flight.
+  // How long the loop sleeps between polls of the communication when only
+  // communication is in flight (after polling closely for its first 1 ms).
   double poll_interval_s = 50e-6;
+  // The same while compute runs too: the loop shares the core with the compute
+  // worker, and waking every 50 us slowed a pipeline stage's kernels by 15-25%
+  // (scenarios/validation/pp2: measured step 2.56 s against 2.20 s at 500 us,
+  // whose figure the calibrated simulation predicts within 1%).
+  double poll_interval_beside_compute_s = 500e-6;
   std::string engine = "cpu";  // the Trace's engine name
 };
 
