@@ -1,4 +1,4 @@
-"""Shared by the plot scripts: writing a figure atomically."""
+"""Shared by the plot scripts: writing a figure atomically, choosing ranks."""
 import os
 import sys
 
@@ -10,3 +10,17 @@ def save_figure(fig, output):
     fig.savefig(temporary, dpi=120)
     os.replace(temporary, output)
     print(f"wrote {output}", file=sys.stderr)
+
+
+def parse_ranks(text, available):
+    """'0-3,8' -> [0, 1, 2, 3, 8], kept to ranks present in the trace."""
+    if not text:
+        return sorted(available)
+    chosen = set()
+    for part in text.split(","):
+        if "-" in part:
+            low, high = part.split("-", 1)
+            chosen.update(range(int(low), int(high) + 1))
+        else:
+            chosen.add(int(part))
+    return sorted(chosen & set(available))

@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from figure_io import save_figure
+from figure_io import parse_ranks, save_figure
 
 COMPUTE_COLOURS = {
     "compute/forward": "#4c72b0",
@@ -39,20 +39,6 @@ COMPUTE_COLOURS = {
 COMMUNICATION_COLOUR = "#c44e52"
 IDLE_COLOUR = "#eeeeee"
 SIDES = (("simulated", "#4c72b0"), ("measured", "#dd8452"))
-
-
-def parse_ranks(text, available):
-    """'0-3,8' -> [0, 1, 2, 3, 8], kept to ranks present in the timeline."""
-    if not text:
-        return sorted(available)
-    chosen = set()
-    for part in text.split(","):
-        if "-" in part:
-            low, high = part.split("-", 1)
-            chosen.update(range(int(low), int(high) + 1))
-        else:
-            chosen.add(int(part))
-    return sorted(chosen & set(available))
 
 
 def read_inputs(directory):

@@ -9,19 +9,9 @@ fixtures="$src/tests/cli/fixtures/validation"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
+passes=0
 
-check() {  # check NAME EXPECTED_STATUS EXPECTED_STDERR_SUBSTRING -- COMMAND...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  if [ -n "$pattern" ] && ! grep -qF -- "$pattern" "$work/err"; then
-    echo "FAIL $name: stderr lacks '$pattern'"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 # validate: the measured fixture is the simulated one 25% slower, shifted by 1 ms.
 check "validate" 0 "" -- "$eppsim" validate --simulated "$fixtures/simulated.json" \

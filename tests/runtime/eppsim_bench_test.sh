@@ -6,19 +6,9 @@ bench=$(realpath "$1")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
+passes=0
 
-check() {  # check NAME EXPECTED_STATUS EXPECTED_STDERR_SUBSTRING -- COMMAND...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL $name: exit $got, expected $want"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-  if [ -n "$pattern" ] && ! grep -qF -- "$pattern" "$work/err"; then
-    echo "FAIL $name: stderr lacks '$pattern'"; cat "$work/err"; failures=$((failures + 1)); return
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/check.sh"
 
 cat >"$work/tiny.textproto" <<'SCENARIO'
 name: "bench-tiny"
