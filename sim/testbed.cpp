@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 

@@ -13,6 +13,7 @@
 // `eppsim` or on PATH); a step that fails stops the loop with its command line
 // and how it ended.
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
