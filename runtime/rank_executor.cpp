@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "runtime/comm_plan.h"
+#include "runtime/fault_signals.h"
 
 namespace eppsim::runtime {
 
@@ -19,20 +20,42 @@ RankExecutor::RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, 
   const auto sizes = group_sizes(schedule);
   const auto& ops = schedule.programs(static_cast<int>(rank)).ops();
   plans_.resize(static_cast<std::size_t>(ops.size()));
+  descriptions_.resize(static_cast<std::size_t>(ops.size()));
   for (int i = 0; i < ops.size(); ++i) {
-    if (ops[i].has_compute()) plans_[static_cast<std::size_t>(i)] = plan_kernels(schedule.header().model(), ops[i].compute(), sizes);
+    const auto index = static_cast<std::size_t>(i);
+    if (ops[i].has_compute()) plans_[index] = plan_kernels(schedule.header().model(), ops[i].compute(), sizes);
+    descriptions_[index] = describe_op(schedule, {rank, static_cast<std::uint32_t>(i)});
   }
 }
 
 RankExecutor::~RankExecutor() = default;
 
-void RankExecutor::compute_ready(ActivityId id, OpRef op, double now) {
+void RankExecutor::started(ActivityId id, OpRef op, double now) {
   outstanding_.push_back({id, op, now});
+  publish_in_flight();
+  if (options_.on_op_started) options_.on_op_started(op);
+}
+
+void RankExecutor::publish_in_flight() const { set_ops_in_flight(in_flight()); }
+
+std::string RankExecutor::in_flight() const {
+  if (outstanding_.empty()) return "no op";
+  std::string text;
+  for (const auto& o : outstanding_) {
+    if (!text.empty()) text += "; ";
+    text += descriptions_[o.op.op];
+    if (text.size() > 1024) break;  // the crash handler's buffer holds about this much
+  }
+  return text;
+}
+
+void RankExecutor::compute_ready(ActivityId id, OpRef op, double now) {
+  started(id, op, now);
   compute_.submit(id, schedule_.programs(static_cast<int>(op.rank)).ops(static_cast<int>(op.op)).stream(), plans_[op.op]);
 }
 
 void RankExecutor::communication_ready(ActivityId id, OpRef op, double now) {
-  outstanding_.push_back({id, op, now});
+  started(id, op, now);
   comm_.start(id, op);
 }
 
@@ -49,7 +72,7 @@ void RankExecutor::check_timeouts(double now) const {
     if (now - o.start_s <= options_.timeout_s) continue;
     const bool compute = schedule_.programs(static_cast<int>(o.op.rank)).ops(static_cast<int>(o.op.op)).has_compute();
     throw OpTimeout(fmt::format("{}: {} within the timeout of {} s (started {:.3f} s into the step)",
-                                describe_op(schedule_, o.op),
+                                descriptions_[o.op.op],
                                 compute ? "its kernels did not finish" : "its peers did not answer", options_.timeout_s,
                                 o.start_s));
   }
@@ -62,6 +85,7 @@ void RankExecutor::finished(const std::vector<Completion>& done) {
   for (const auto& c : done) {
     const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const Outstanding& o) { return o.id == c.id; });
     if (it != outstanding_.end()) outstanding_.erase(it);
+    publish_in_flight();
     last_s_ = std::max(last_s_, c.end_s);
     core_->finish(c.id, last_s_);
   }
@@ -90,6 +114,7 @@ proto::Trace RankExecutor::run_step() {
     }
     const double now = clock_.now_s();
     check_timeouts(now);
+    if (termination_signal() != 0) throw_if_terminated(fmt::format("waiting on {}", in_flight()));
     if (idle_since < 0.0) idle_since = now;
     if (compute_.in_flight() > 0) {
       compute_.wait(comm_.in_flight() > 0 ? options_.poll_interval_beside_compute_s : 0.01);
@@ -99,6 +124,7 @@ proto::Trace RankExecutor::run_step() {
       std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_interval_s));
     }
   }
+  set_ops_in_flight("nothing (between steps)");
   return core_->trace(options_.engine);
 }
 

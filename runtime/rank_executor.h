@@ -14,8 +14,11 @@
 //
 // An op outstanding longer than `timeout_s` (a transfer whose peer never
 // answered, a kernel that never returned) throws OpTimeout naming the rank
-// and the op.
+// and the op; a termination signal (runtime/fault_signals.h: mpirun ends
+// every rank when one dies) throws Terminated naming the ops waited on. The
+// ops in flight are published for the crash handler as they change.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -48,6 +51,8 @@ struct RankExecutorOptions {
   // whose figure the calibrated simulation predicts within 1%).
   double poll_interval_beside_compute_s = 500e-6;
   std::string engine = "cpu";  // the Trace's engine name
+  // Called as each op of the rank starts (eppsim-run's --inject-fault).
+  std::function<void(OpRef)> on_op_started;
 };
 
 class RankExecutor final : public ExecutorHooks {
@@ -77,6 +82,9 @@ class RankExecutor final : public ExecutorHooks {
     OpRef op;
     double start_s;
   };
+  void started(ActivityId id, OpRef op, double now);
+  std::string in_flight() const;  // the outstanding ops, described
+  void publish_in_flight() const;
   void check_timeouts(double now) const;
   void finished(const std::vector<Completion>& done);
 
@@ -87,6 +95,7 @@ class RankExecutor final : public ExecutorHooks {
   const StepClock& clock_;
   RankExecutorOptions options_;
   std::vector<KernelPlan> plans_;  // per op of the rank (empty for non-compute)
+  std::vector<std::string> descriptions_;  // per op of the rank: describe_op
   std::unique_ptr<ExecutorCore> core_;
   std::vector<Outstanding> outstanding_;
   double last_s_ = 0.0;  // the latest time given to the core

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "runtime/comm_plan.h"
+#include "runtime/fault_signals.h"
 #include "runtime/mpi/clock_sync.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "runtime/rank_executor.h"
@@ -26,6 +29,60 @@ namespace {
 
 constexpr int kClockRounds = 10;
 
+// --inject-fault KIND:RANK:OP: rank RANK, as its op OP starts in the first
+// measured step, kills itself (SIGKILL: dies without a word, as under the OOM
+// killer), crashes (SIGSEGV) or stalls (SIGSTOP: stops answering). For tests
+// of the fault handling and for chaos runs.
+struct InjectedFault {
+  std::string kind;
+  std::uint32_t rank = 0;
+  std::uint32_t op = 0;
+};
+
+InjectedFault parse_fault(const std::string& text) {
+  const auto error = [&](const std::string& rule) {
+    return InputError(fmt::format("eppsim-run: --inject-fault '{}': {}", text, rule));
+  };
+  const auto first = text.find(':');
+  const auto second = first == std::string::npos ? first : text.find(':', first + 1);
+  if (second == std::string::npos) throw error("must be KIND:RANK:OP");
+  InjectedFault f;
+  f.kind = text.substr(0, first);
+  if (f.kind != "kill" && f.kind != "crash" && f.kind != "stall") throw error("KIND must be kill, crash or stall");
+  try {
+    std::size_t used = 0;
+    const std::string rank = text.substr(first + 1, second - first - 1), op = text.substr(second + 1);
+    f.rank = static_cast<std::uint32_t>(std::stoul(rank, &used));
+    if (used != rank.size()) throw std::invalid_argument(rank);
+    f.op = static_cast<std::uint32_t>(std::stoul(op, &used));
+    if (used != op.size()) throw std::invalid_argument(op);
+  } catch (const std::logic_error&) {
+    throw error("RANK and OP must be non-negative integers");
+  }
+  return f;
+}
+
+// MEMORY ops never start on the rank's streams, so a fault must name another kind.
+void check_fault(const InjectedFault& fault, const proto::Schedule& schedule, const std::string& file) {
+  if (fault.rank >= schedule.num_ranks() ||
+      fault.op >= static_cast<std::uint32_t>(schedule.programs(static_cast<int>(fault.rank)).ops_size())) {
+    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: there is no rank {} op {}", file, fault.rank, fault.op));
+  }
+  if (schedule.programs(static_cast<int>(fault.rank)).ops(static_cast<int>(fault.op)).has_memory()) {
+    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: rank {} op {} is a MEMORY op; name a COMPUTE, SEND, "
+                                 "RECV or COLLECTIVE op",
+                                 file, fault.rank, fault.op));
+  }
+}
+
+void inject(const InjectedFault& fault, const proto::Schedule& schedule, OpRef op) {
+  const int signal = fault.kind == "kill" ? SIGKILL : fault.kind == "crash" ? SIGSEGV : SIGSTOP;
+  fmt::print(stderr, "eppsim-run: rank {}: injected fault: {} as {} starts\n", op.rank, fault.kind,
+             describe_op(schedule, op));
+  std::fflush(stderr);
+  std::raise(signal);
+}
+
 struct RunOptions {
   std::string schedule;
   std::string backend;
@@ -33,10 +90,12 @@ struct RunOptions {
   int warmup_steps = 1;
   int steps = 3;
   double timeout_s = 300.0;
+  std::optional<InjectedFault> fault;
 };
 
 std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   RunOptions o;
+  std::string fault;
   po::options_description options("mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE [options]");
   options.add_options()("help,h", "show this help")                                               //
       ("schedule", po::value(&o.schedule)->required(), "the Schedule (.pb, .json or .textproto)")  //
@@ -45,7 +104,10 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
       ("warmup-steps", po::value(&o.warmup_steps)->default_value(1), "steps run before the measured ones")
       ("steps", po::value(&o.steps)->default_value(3), "measured steps; the trace is the median one's")
       ("timeout", po::value(&o.timeout_s)->default_value(300.0),
-       "seconds an op may wait on its peers before the run fails naming the rank and op");
+       "seconds an op may wait on its peers before the run fails naming the rank and op")
+      ("inject-fault", po::value(&fault),
+       "KIND:RANK:OP: rank RANK kills itself (kill), crashes (crash) or stops answering (stall) as its op OP "
+       "starts in the first measured step; to test fault handling");
   po::positional_options_description positional;
   positional.add("schedule", 1);
   po::variables_map vars;
@@ -65,6 +127,7 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   if (o.warmup_steps < 0) throw InputError(fmt::format("eppsim-run: --warmup-steps: must be >= 0, got {}", o.warmup_steps));
   if (o.steps < 1) throw InputError(fmt::format("eppsim-run: --steps: must be >= 1, got {}", o.steps));
   if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
+  if (!fault.empty()) o.fault = parse_fault(fault);
   return o;
 }
 
@@ -92,6 +155,7 @@ struct Run {
       throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
                                    schedule.num_ranks(), size, schedule.num_ranks()));
     }
+    if (o.fault) check_fault(*o.fault, schedule, o.schedule);
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
     StepClock clock;
     MpiGroups groups(schedule, MPI_COMM_WORLD);
@@ -99,12 +163,18 @@ struct Run {
     RankExecutorOptions executor_options;
     executor_options.timeout_s = o.timeout_s;
     executor_options.engine = o.backend;
+    int step = 0;
+    if (o.fault && o.fault->rank == static_cast<std::uint32_t>(rank)) {
+      executor_options.on_op_started = [&](OpRef op) {
+        if (step == o.warmup_steps && op.op == o.fault->op) inject(*o.fault, schedule, op);
+      };
+    }
     executor = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute, *backend.comm,
                                               clock, executor_options);
     std::vector<proto::Trace> traces;
     std::vector<std::vector<double>> offsets;  // rank 0: per measured step
     std::vector<double> step_times_s;          // rank 0
-    for (int step = 0; step < o.warmup_steps + o.steps; ++step) {
+    for (; step < o.warmup_steps + o.steps; ++step) {
       barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", rank, step + 1));
       clock.restart();
       proto::Trace trace = executor->run_step();
@@ -144,6 +214,9 @@ struct Run {
       }
     }
     std::fflush(stderr);
+    // Told to end, the rank has about a second before mpirun's SIGKILL: the
+    // job is ending already, so no MPI_Abort.
+    if (termination_signal() != 0) std::_Exit(status);
     MPI_Abort(MPI_COMM_WORLD, status);
     std::_Exit(status);  // MPI_Abort does not return; this is for the compiler
   }
@@ -158,6 +231,7 @@ int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
   Run run;
   MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+  install_fault_signals(run.rank);  // after MPI_Init, whose handlers these replace
   int status = 0;
   try {
     if (provided < MPI_THREAD_FUNNELED) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/fault_signals.h"
+
 namespace eppsim::runtime {
 
 void check_mpi(int rc, std::string_view what) {
@@ -23,6 +25,7 @@ void wait_all(std::span<MPI_Request> requests, double timeout_s, std::string_vie
     if (done) return;
     const double waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited_s > timeout_s) throw MpiTimeout(fmt::format("{}: no answer within {} s", what, timeout_s));
+    if (termination_signal() != 0) throw_if_terminated(fmt::format("in {}", what));
     // Poll closely at first (ping-pongs), then back off so a long wait leaves the core to others.
     if (waited_s < 1e-3) {
       std::this_thread::yield();

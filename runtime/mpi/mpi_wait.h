@@ -20,7 +20,8 @@ class MpiTimeout : public std::runtime_error {
 // Throws std::runtime_error "MPI: <what>: <MPI's error string>" unless rc is MPI_SUCCESS.
 void check_mpi(int rc, std::string_view what);
 
-// Completes every request or throws MpiTimeout "<what>: no answer within T s".
+// Completes every request or throws MpiTimeout "<what>: no answer within T s"
+// (or Terminated, runtime/fault_signals.h, when the process is told to end).
 // Yields the core between polls.
 void wait_all(std::span<MPI_Request> requests, double timeout_s, std::string_view what);
 

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <google/protobuf/struct.pb.h>
@@ -146,6 +149,65 @@ TEST_F(EppsimRun, RankZeroKeepsThePartialTraceOfAFailedRun) {
   ASSERT_EQ(t.events_size(), 1);
   EXPECT_EQ(t.events(0).rank(), 0u);
   EXPECT_EQ(t.events(0).op(), 0u);
+}
+
+// Issue 11, item 8 and issue 14, item 6: a rank that dies ends the whole run
+// within a bounded time, and the messages name the rank and the op. Rank 1 of
+// the pipeline dies as its first forward starts (op 3), while rank 0 waits on
+// its gradients (ops 5 and 6).
+void expect_rank_zero_ended_waiting_on_rank_one(const std::string& output) {
+  const auto at = output.find(
+      "rank 0: error: terminated by signal 15 (SIGTERM; mpirun sends it to every rank when one dies or the job is "
+      "cancelled) while waiting on ");
+  ASSERT_NE(at, std::string::npos) << output;
+  const std::string line = output.substr(at, output.find('\n', at) - at);
+  EXPECT_NE(line.find("rank 0 op 5 (RECV of 256 KiB from rank 1, tag 100)"), std::string::npos) << output;
+}
+
+TEST_F(EppsimRun, ARankKilledMidStepEndsTheRunNamingRankAndOp) {
+  const Result r = run(testing::pipeline_schedule(), "--warmup-steps 1 --steps 2 --timeout 60 --inject-fault kill:1:3");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 1: injected fault: kill as rank 1 op 3 (COMPUTE"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 1 with PID"), std::string::npos) << r.output;  // mpirun names the dead rank
+  expect_rank_zero_ended_waiting_on_rank_one(r.output);
+  EXPECT_LT(r.wall_s, 20.0);  // far below the 60 s timeout: the kill, not the timeout, ended it
+  ASSERT_TRUE(fs::exists(dir_ / "trace.pb")) << r.output;
+  EXPECT_GT(trace().events_size(), 0);  // rank 0's ops that completed before
+}
+
+TEST_F(EppsimRun, ARankThatCrashesNamesTheOpItWasRunning) {
+  const Result r = run(testing::pipeline_schedule(), "--warmup-steps 0 --steps 1 --timeout 60 --inject-fault crash:1:3");
+  EXPECT_NE(r.status, 0) << r.output;
+  const auto at = r.output.find("rank 1: error: died of signal 11 (SIGSEGV) while running: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("rank 1 op 3 (COMPUTE forward"), std::string::npos)
+      << r.output;
+  expect_rank_zero_ended_waiting_on_rank_one(r.output);
+  EXPECT_LT(r.wall_s, 20.0);
+}
+
+TEST_F(EppsimRun, ARankThatStallsEndsTheRunAfterTheTimeout) {
+  const Result r = run(testing::pipeline_schedule(), "--warmup-steps 0 --steps 1 --timeout 2 --inject-fault stall:1:3");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("rank 0: error: rank 0 op 5 (RECV of 256 KiB from rank 1, tag 100): its peers did not answer "
+                          "within the timeout of 2 s"),
+            std::string::npos)
+      << r.output;
+  EXPECT_LT(r.wall_s, 20.0);
+}
+
+TEST_F(EppsimRun, BadInjectedFaultsAreBadInput) {
+  for (const auto& [fault, rule] : std::vector<std::pair<std::string, std::string>>{
+           {"boom:1:3", "KIND must be kill, crash or stall"},
+           {"kill:1", "must be KIND:RANK:OP"},
+           {"kill:x:3", "RANK and OP must be non-negative integers"},
+           {"kill:1:3z", "RANK and OP must be non-negative integers"},
+           {"kill:1:99", "there is no rank 1 op 99"},
+           {"kill:1:0", "rank 1 op 0 is a MEMORY op; name a COMPUTE, SEND, RECV or COLLECTIVE op"}}) {
+    const Result r = run(testing::pipeline_schedule(), "--inject-fault " + fault);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(rule), std::string::npos) << fault << ": " << r.output;
+  }
 }
 
 TEST_F(EppsimRun, WrongRankCountIsBadInput) {
