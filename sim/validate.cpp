@@ -1,57 +1,20 @@
 #include "sim/validate.h"
 
 #include <algorithm>
-#include <cctype>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <optional>
-#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "models/errors.h"
 #include "traces/csv_export.h"
-#include "traces/op_names.h"
 #include "traces/proto_io.h"
+#include "traces/trace_file.h"
+#include "traces/trace_stats.h"
 
 namespace eppsim {
 namespace {
-
-using Key = std::pair<std::uint32_t, std::uint32_t>;  // (rank, op index)
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-// The events of a trace by (rank, op); duplicates are an InputError.
-std::map<Key, const proto::OpEvent*> events_by_op(const proto::Trace& trace, std::string_view name) {
-  std::map<Key, const proto::OpEvent*> events;
-  for (const proto::OpEvent& e : trace.events()) {
-    if (e.rank() >= trace.num_ranks()) {
-      throw InputError(fmt::format("{}: events: rank {} op {} is outside the trace's {} ranks", name, e.rank(), e.op(),
-                                   trace.num_ranks()));
-    }
-    if (!events.emplace(Key{e.rank(), e.op()}, &e).second)
-      throw InputError(fmt::format("{}: events: rank {} op {} appears twice", name, e.rank(), e.op()));
-  }
-  return events;
-}
-
-// The first field in which two events of the same op differ, as "field a vs b"; empty when none.
-std::string difference(const proto::OpEvent& a, const proto::OpEvent& b) {
-  const std::tuple<std::string_view, std::uint64_t, std::uint64_t> fields[] = {
-      {"kind", a.kind(), b.kind()},         {"phase", a.phase(), b.phase()},
-      {"collective", a.collective(), b.collective()}, {"peer", a.peer(), b.peer()},
-      {"group", a.group(), b.group()},      {"size_bytes", a.size_bytes(), b.size_bytes()},
-  };
-  for (const auto& [field, x, y] : fields) {
-    if (x != y) return fmt::format("{} {} vs {}", field, x, y);
-  }
-  return {};
-}
 
 std::optional<double> relative_error(double simulated, double measured) {
   if (measured > 0.0) return (simulated - measured) / measured;
@@ -59,52 +22,7 @@ std::optional<double> relative_error(double simulated, double measured) {
   return std::nullopt;
 }
 
-std::int64_t earliest_start(const proto::Trace& trace) {
-  std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
-  for (const auto& e : trace.events()) earliest = std::min(earliest, e.start_ns());
-  return trace.events().empty() ? 0 : earliest;
-}
-
-// Total length of the union of [start, end) intervals.
-std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans) {
-  std::sort(spans.begin(), spans.end());
-  std::int64_t total = 0, covered_to = std::numeric_limits<std::int64_t>::min();
-  for (const auto& [start, end] : spans) {
-    const std::int64_t from = std::max(start, covered_to);
-    if (end > from) total += end - from;
-    covered_to = std::max(covered_to, end);
-  }
-  return total;
-}
-
-// (kind, phase or collective) orders the kinds: compute by phase, send, recv, collectives.
-std::pair<int, int> kind_order(const proto::OpEvent& e) {
-  return {static_cast<int>(e.kind()), e.kind() == proto::COMPUTE ? static_cast<int>(e.phase())
-                                                                : static_cast<int>(e.collective())};
-}
-
-// Nanoseconds as seconds with 9 decimals, exactly.
-std::string seconds(std::int64_t ns) {
-  const bool negative = ns < 0;
-  const std::uint64_t magnitude =
-      negative ? std::uint64_t{0} - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-  return fmt::format("{}{}.{:09}", negative ? "-" : "", magnitude / 1000000000, magnitude % 1000000000);
-}
-
 }  // namespace
-
-std::string op_kind_label(const proto::OpEvent& e) {
-  switch (e.kind()) {
-    case proto::COMPUTE:
-      return e.phase() == proto::PHASE_UNSPECIFIED ? "compute" : "compute/" + lower(proto::Phase_Name(e.phase()));
-    case proto::SEND: return "send";
-    case proto::RECV: return "recv";
-    case proto::COLLECTIVE: return fmt::format("collective/{}", collective_kind_name(e.collective()));
-    case proto::MEMORY: return "memory";
-    default: break;
-  }
-  return fmt::format("kind {}", static_cast<int>(e.kind()));
-}
 
 ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
                                  std::string_view simulated_name, std::string_view measured_name) {
@@ -127,7 +45,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     const auto it = sim_events.find(key);
     if (it == sim_events.end())
       throw different(fmt::format("rank {} op {} is in {} only", key.first, key.second, measured_name));
-    const std::string diff = difference(*it->second, *e);
+    const std::string diff = event_difference(*it->second, *e);
     if (!diff.empty()) throw different(fmt::format("rank {} op {}: {}", key.first, key.second, diff));
   }
 
@@ -145,16 +63,14 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   v.set_measured_step_time_s(meas_step);
   v.set_step_time_error((sim_step - meas_step) / meas_step);
 
-  const std::int64_t sim_origin = earliest_start(simulated);
-  const std::int64_t meas_origin = earliest_start(measured);
+  const std::int64_t sim_origin = earliest_start_ns(simulated);
+  const std::int64_t meas_origin = earliest_start_ns(measured);
   struct KindTotals {
     std::string label;
     std::uint32_t ops = 0;
     std::int64_t simulated_ns = 0, measured_ns = 0;
   };
   std::map<std::pair<int, int>, KindTotals> kinds;
-  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> sim_spans(simulated.num_ranks()),
-      meas_spans(simulated.num_ranks());
   const auto stream_name = [](const proto::Trace& trace, std::uint32_t stream) {
     return stream < static_cast<std::uint32_t>(trace.stream_names_size()) ? trace.stream_names(static_cast<int>(stream))
                                                                           : std::to_string(stream);
@@ -166,13 +82,11 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
                                s->start_ns() - sim_origin, s->end_ns() - sim_origin, m.start_ns() - meas_origin,
                                m.end_ns() - meas_origin});
     if (s->kind() == proto::MEMORY) continue;
-    KindTotals& totals = kinds[kind_order(*s)];
+    KindTotals& totals = kinds[op_kind_order(*s)];
     totals.label = label;
     ++totals.ops;
     totals.simulated_ns += s->end_ns() - s->start_ns();
     totals.measured_ns += m.end_ns() - m.start_ns();
-    sim_spans[key.first].emplace_back(s->start_ns(), s->end_ns());
-    meas_spans[key.first].emplace_back(m.start_ns(), m.end_ns());
   }
   for (const auto& [order, totals] : kinds) {
     auto* k = v.add_kinds();
@@ -182,11 +96,11 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     k->set_measured_s(static_cast<double>(totals.measured_ns) * 1e-9);
     if (const auto error = relative_error(k->simulated_s(), k->measured_s())) k->set_error(*error);
   }
+  const auto sim_busy_ns = busy_ns_per_rank(simulated), meas_busy_ns = busy_ns_per_rank(measured);
   for (std::uint32_t r = 0; r < simulated.num_ranks(); ++r) {
     auto* rank = v.add_per_rank();
     rank->set_rank(r);
-    const std::int64_t sim_busy = union_ns(std::move(sim_spans[r]));
-    const std::int64_t meas_busy = union_ns(std::move(meas_spans[r]));
+    const std::int64_t sim_busy = sim_busy_ns[r], meas_busy = meas_busy_ns[r];
     rank->set_simulated_busy_s(static_cast<double>(sim_busy) * 1e-9);
     rank->set_measured_busy_s(static_cast<double>(meas_busy) * 1e-9);
     rank->set_simulated_idle_s(static_cast<double>(std::max<std::int64_t>(0, simulated.step_time_ns() - sim_busy)) * 1e-9);
@@ -197,10 +111,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
 }
 
 ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured) {
-  proto::Trace sim, meas;
-  read_message(simulated, &sim);
-  read_message(measured, &meas);
-  return validate_traces(sim, meas, simulated.string(), measured.string());
+  return validate_traces(read_trace(simulated), read_trace(measured), simulated.string(), measured.string());
 }
 
 void write_validation(const ValidationResult& result, const std::filesystem::path& dir) {
@@ -208,8 +119,8 @@ void write_validation(const ValidationResult& result, const std::filesystem::pat
   std::string csv = "rank,op,stream,kind,simulated_start_s,simulated_end_s,measured_start_s,measured_end_s\n";
   for (const TimelineRow& row : result.timeline) {
     csv += fmt::format("{},{},{},{},{},{},{},{}\n", row.rank, row.op, csv_field(row.stream), csv_field(row.kind),
-                       seconds(row.simulated_start_ns), seconds(row.simulated_end_ns), seconds(row.measured_start_ns),
-                       seconds(row.measured_end_ns));
+                       csv_seconds(row.simulated_start_ns), csv_seconds(row.simulated_end_ns), csv_seconds(row.measured_start_ns),
+                       csv_seconds(row.measured_end_ns));
   }
   write_file_atomically(dir / "timeline.csv", csv);
 }

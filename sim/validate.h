@@ -48,11 +48,8 @@ struct ValidationResult {
 // validation.json.
 ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
                                  std::string_view simulated_name, std::string_view measured_name);
-// Reads both traces (.pb, .json or .textproto) and validates them.
+// Reads both traces (trace files or run directories: traces/trace_file.h) and validates them.
 ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured);
-
-// The kind label of an op event: "compute/forward", "send", "collective/all-reduce", "memory", ...
-std::string op_kind_label(const proto::OpEvent& event);
 
 // DIR/validation.json and DIR/timeline.csv, each written atomically.
 void write_validation(const ValidationResult& result, const std::filesystem::path& dir);

@@ -45,6 +45,12 @@ void append_seconds(Buffer& out, std::int64_t ns) {
 
 }  // namespace
 
+std::string csv_seconds(std::int64_t ns) {
+  Buffer out;
+  append_seconds(out, ns);
+  return std::string(out.data(), out.size());
+}
+
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string out = "\"";

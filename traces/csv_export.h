@@ -4,6 +4,7 @@
 // integers, enum values as lowercase names ("forward", "all_reduce",
 // "compute"; empty when unspecified). Writes are atomic (see
 // write_file_atomically) and throw std::runtime_error naming the path.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -16,6 +17,9 @@ namespace eppsim {
 // `text` as one CSV field (RFC 4180): quoted, with quotes doubled, when it
 // holds a comma, a quote or a line break; as is otherwise.
 std::string csv_field(std::string_view text);
+
+// Nanoseconds as seconds with 9 decimals, exactly: "0.000001500", "-2.000000000".
+std::string csv_seconds(std::int64_t ns);
 
 // rank,op,stream,kind,phase,collective,chunk,stage,peer,group,size_bytes,start_s,end_s,duration_s
 // One row per event, in the trace's order; stream is the stream's name.

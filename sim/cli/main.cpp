@@ -25,10 +25,13 @@
 #include "sim/run.h"
 #include "sim/testbed.h"
 #include "sim/topo.h"
+#include "sim/trace_diff.h"
 #include "sim/validate.h"
 #include "traces/chrome_trace.h"
 #include "traces/proto_io.h"
+#include "traces/rank_timeline.h"
 #include "traces/scenario.h"
+#include "traces/trace_file.h"
 #include "traces/trace_report.h"
 
 namespace po = boost::program_options;
@@ -156,10 +159,28 @@ int command_sim(const po::variables_map& vars) {
 
 int command_export(const po::variables_map& vars) {
   const auto format = vars["format"].as<std::string>();
-  if (format != "chrome") throw InputError(fmt::format("export: unknown format '{}' (known: chrome)", format));
-  proto::Trace trace;
-  read_message(vars["trace"].as<std::string>(), &trace);
-  write_chrome_trace(trace, vars["output"].as<std::string>());
+  const fs::path in = vars["trace"].as<std::string>(), out = vars["output"].as<std::string>();
+  if (format == "chrome") {
+    write_chrome_trace(read_trace(in), out);
+  } else if (format == "timeline") {
+    write_rank_timeline_csv(read_trace(in), out);
+  } else {
+    throw InputError(fmt::format("export: unknown format '{}' (known: chrome, timeline)", format));
+  }
+  logging::info("cli", "wrote {}", out.string());
+  return 0;
+}
+
+int command_diff(const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  const int top = vars["top"].as<int>();
+  if (top < 0) throw InputError(fmt::format("diff: --top: must be >= 0, got {}", top));
+  const auto diff =
+      diff_trace_files(vars["base"].as<std::string>(), vars["new"].as<std::string>(), static_cast<std::size_t>(top));
+  fs::create_directories(out);
+  write_file_atomically(out / "diff.json", to_json(diff));
+  std::cout << diff_summary(diff);
+  std::cout << fmt::format("  wrote        {}/diff.json\n", out.string());
   return 0;
 }
 
@@ -294,14 +315,27 @@ const std::vector<Command>& commands() {
          add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },
        command_sim},
-      {"export", "export chrome TRACE -o FILE.json", "convert a trace.pb to Chrome trace JSON (Perfetto)",
+      {"export", "export chrome|timeline TRACE -o FILE",
+       "a trace (trace.pb, .json or .textproto, or a run directory) as a Chrome trace (FILE.json, for Perfetto) or "
+       "as each rank's states over the step (timeline: rank,start_s,end_s,state CSV)",
        {"format", "trace"},
        [](po::options_description& o) {
-         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome")(
-             "trace", po::value<std::string>()->required(), "trace file (.pb or .json)")(
+         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome or timeline")(
+             "trace", po::value<std::string>()->required(), "trace file (.pb, .json or .textproto) or run directory")(
              "output,o", po::value<std::string>()->required(), "output file");
        },
        command_export},
+      {"diff", "diff BASE NEW [-o DIR] [--top N]",
+       "what changed between two traces (files or run directories): step time, per op kind, per rank, the top "
+       "regressions; DIR/diff.json",
+       {"base", "new"},
+       [](po::options_description& o) {
+         o.add_options()("base", po::value<std::string>()->required(), "the trace compared against")(
+             "new", po::value<std::string>()->required(), "the trace whose changes are reported")(
+             "top", po::value<int>()->default_value(10), "entries in each top-regressions list");
+         add_output_option(o);
+       },
+       command_diff},
       {"validate", "validate --simulated TRACE --measured TRACE [-o DIR]",
        "compare a simulated trace with a measured one of the same schedule: DIR/validation.json (step-time and "
        "per-op-kind errors, per-rank busy and idle time) and DIR/timeline.csv (both timelines, op by op)",

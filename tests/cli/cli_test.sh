@@ -60,6 +60,21 @@ check "run with that plan" 2 "unknown strategy" -- "$eppsim" run "$src/scenarios
   --set plan.strategy=nope
 check "export chrome" 0 "" -- "$eppsim" export chrome "$work/run/trace.pb" -o "$work/exported.json"
 cmp -s "$work/exported.json" "$work/run/trace.json" || { echo "FAIL export chrome differs from run's trace.json"; failures=$((failures + 1)); }
+check "export chrome of a run directory" 0 "" -- "$eppsim" export chrome "$work/run" -o "$work/exported_dir.json"
+cmp -s "$work/exported_dir.json" "$work/run/trace.json" || { echo "FAIL export chrome of a directory differs"; failures=$((failures + 1)); }
+check "export chrome of a Chrome trace" 2 "a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back" -- \
+  "$eppsim" export chrome "$work/run/trace.json" -o "$work/x.json"
+check "export timeline" 0 "" -- "$eppsim" export timeline "$work/run/trace.pb" -o "$work/rank_timeline.csv"
+head -1 "$work/rank_timeline.csv" | grep -qx "rank,start_s,end_s,state" || { echo "FAIL export timeline header"; failures=$((failures + 1)); }
+check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, timeline)" -- \
+  "$eppsim" export svg "$work/run/trace.pb" -o "$work/x.svg"
+# diff: the quickstart against itself on a slower network.
+check "run slower network" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/slow" \
+  --set cluster.inter_node.bandwidth=100Gbps --outputs trace
+check "diff" 0 "" -- "$eppsim" diff "$work/run" "$work/slow/trace.pb" -o "$work/diff"
+grep -q "schedule     the same" "$work/out" || { echo "FAIL diff summary"; cat "$work/out"; failures=$((failures + 1)); }
+grep -q '"same_schedule": true' "$work/diff/diff.json" || { echo "FAIL diff.json"; head "$work/diff/diff.json"; failures=$((failures + 1)); }
+check "diff bad top" 2 "diff: --top: must be >= 0, got -1" -- "$eppsim" diff "$work/run" "$work/slow" --top -1 -o "$work/diff"
 
 # Overrides and help.
 check "set override" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/set" \
@@ -84,7 +99,7 @@ check "--log debug" 0 "[debug plan.epp] replica 0:" -- "$eppsim" run "$src/scena
 grep -q "debug plan.flexsp" "$work/err" && { echo "FAIL --log=plan.epp:debug enabled plan.flexsp"; failures=$((failures + 1)); }
 grep -q "K=" "$work/out" || { echo "FAIL epp: no K in the plan summary"; failures=$((failures + 1)); }
 check "--log bad level" 2 "unknown log level 'loud'" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --log=plan:loud
-for cmd in run compare topo plan sim export presets version; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
+for cmd in run compare topo plan sim export diff presets version; do check "$cmd --help" 0 "" -- "$eppsim" $cmd --help; done
 check "--help" 0 "" -- "$eppsim" --help
 check "presets" 0 "" -- "$eppsim" presets
 
@@ -94,7 +109,7 @@ check "unknown field" 2 "unknown.textproto:2" -- "$eppsim" run "$work/unknown.te
 sed 's/bandwidth: "200Gbps"/bandwidth: "200 parsecs"/' "$src/scenarios/quickstart.textproto" >"$work/badunit.textproto"
 check "bad unit" 2 "cluster.inter_node.bandwidth" -- "$eppsim" run "$work/badunit.textproto" -o "$work/x"
 check "missing file" 2 "nope.textproto" -- "$eppsim" run "$work/nope.textproto"
-check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
+check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, diff, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
 check "unknown option" 2 "run: unrecognised option '--bogus' (options: --scenario, --output" -- \
   "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --bogus
 check "unknown option, no command" 2 "(no command): unrecognised option '--bogus'" -- "$eppsim" -o "$work/x" --bogus

@@ -1,0 +1,58 @@
+#include "traces/trace_file.h"
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "models/errors.h"
+#include "tests/traces/trace_fixture.h"
+#include "traces/chrome_trace.h"
+#include "traces/proto_io.h"
+
+namespace eppsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class TraceFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("trace_file_test_{}", ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string error_of(const fs::path& path) {
+    try {
+      read_trace(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  fs::path dir_;
+};
+
+TEST_F(TraceFile, ReadsEveryFormAndRunDirectories) {
+  const auto trace = testing::two_rank_trace("analytic");
+  for (const char* name : {"t.pb", "t.json", "t.textproto", "trace.pb"}) write_message(trace, dir_ / name);
+  for (const char* name : {"t.pb", "t.json", "t.textproto"}) {
+    EXPECT_EQ(read_trace(dir_ / name).events_size(), trace.events_size()) << name;
+  }
+  EXPECT_EQ(trace_file_of(dir_), dir_ / "trace.pb");
+  EXPECT_EQ(read_trace(dir_).step_time_ns(), trace.step_time_ns());
+}
+
+TEST_F(TraceFile, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
+  write_chrome_trace(testing::two_rank_trace("analytic"), dir_ / "trace.json");
+  EXPECT_THAT(error_of(dir_ / "trace.json"), HasSubstr("trace.json: a Chrome trace"));
+  EXPECT_THAT(error_of(dir_), HasSubstr("a directory without trace.pb"));
+}
+
+}  // namespace
+}  // namespace eppsim

@@ -1,0 +1,36 @@
+#pragma once
+// Each rank's step as a sequence of states: what the rank was doing at every
+// instant from 0 to the step's end. A rank computes while any of its compute
+// ops runs (recompute when that op recomputes), communicates when only
+// communication runs (exposed communication), and is idle otherwise. Summed,
+// the states are the report's breakdown per rank (compute, recompute,
+// communication, bubble). `eppsim export timeline TRACE -o rank_timeline.csv`.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "traces/trace.pb.h"
+
+namespace eppsim {
+
+enum class RankState : std::uint8_t { Compute, Recompute, Communication, Idle };
+std::string_view rank_state_name(RankState state);  // "compute", "recompute", "communication", "idle"
+
+struct RankInterval {
+  std::uint32_t rank = 0;
+  std::int64_t start_ns = 0, end_ns = 0;
+  RankState state = RankState::Idle;
+};
+
+// Per rank in order, its intervals in time order, adjacent ones of one state
+// merged, covering [0, step end) exactly (step end: the trace's step_time_ns,
+// or its latest event end when that is later).
+std::vector<RankInterval> rank_timeline(const proto::Trace& trace);
+
+// rank,start_s,end_s,state (seconds with 9 decimals, as traces/csv_export.h).
+std::string rank_timeline_csv(const proto::Trace& trace);
+void write_rank_timeline_csv(const proto::Trace& trace, const std::filesystem::path& path);
+
+}  // namespace eppsim

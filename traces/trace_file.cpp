@@ -1,0 +1,52 @@
+#include "traces/trace_file.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "traces/proto_io.h"
+
+namespace eppsim {
+namespace {
+
+// Chrome traces are JSON objects whose first key is "traceEvents" (ours: see
+// chrome_trace.h), or a bare JSON array of events.
+bool looks_like_chrome_trace(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[256] = {};
+  in.read(head, sizeof(head) - 1);
+  const std::string_view text(head, static_cast<std::size_t>(in.gcount()));
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return false;
+  if (text[first] == '[') return true;
+  return text[first] == '{' && text.find("\"traceEvents\"") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::filesystem::path trace_file_of(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) return path;
+  const auto file = path / "trace.pb";
+  if (!std::filesystem::exists(file, error)) {
+    throw InputError(fmt::format("{}: a directory without trace.pb (a run directory written with --outputs "
+                                 "none or without trace?); give a trace file or a run directory with its trace",
+                                 path.string()));
+  }
+  return file;
+}
+
+proto::Trace read_trace(const std::filesystem::path& path) {
+  const auto file = trace_file_of(path);
+  if (file.extension() == ".json" && looks_like_chrome_trace(file)) {
+    throw InputError(fmt::format("{}: a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back; "
+                                 "give the run's trace.pb or its run directory",
+                                 file.string()));
+  }
+  proto::Trace trace;
+  read_message(file, &trace);
+  return trace;
+}
+
+}  // namespace eppsim

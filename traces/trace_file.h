@@ -1,0 +1,20 @@
+#pragma once
+// Reading a Trace from any form eppsim writes: a trace file (`trace.pb`,
+// or the same Trace as `.json` or `.textproto`; simulated by `eppsim run`,
+// measured by `eppsim-run`), or a run directory (its `trace.pb`). A Chrome
+// trace (`trace.json` of a run directory, `eppsim export chrome`) is for
+// viewers and cannot be read back: that is an InputError saying so.
+#include <filesystem>
+
+#include "traces/trace.pb.h"
+
+namespace eppsim {
+
+// The trace file `path` names: `path` itself, or `path/trace.pb` for a
+// directory. Throws InputError when a directory holds no trace.pb.
+std::filesystem::path trace_file_of(const std::filesystem::path& path);
+
+// Reads the Trace at `path` (see above), strictly.
+proto::Trace read_trace(const std::filesystem::path& path);
+
+}  // namespace eppsim

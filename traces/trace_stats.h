@@ -1,0 +1,40 @@
+#pragma once
+// What the trace tools (eppsim validate, eppsim diff, rank timelines) compute
+// from a Trace's events: events by op, kind labels, busy time as a union of
+// intervals.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "traces/trace.pb.h"
+
+namespace eppsim {
+
+using OpKey = std::pair<std::uint32_t, std::uint32_t>;  // (rank, op index)
+
+// The events of a trace by (rank, op). Throws InputError "NAME: events: ..."
+// for a rank outside the trace or an op that appears twice.
+std::map<OpKey, const proto::OpEvent*> events_by_op(const proto::Trace& trace, std::string_view name);
+
+// The first field in which two events of the same op differ (kind, phase,
+// collective, peer, group, size_bytes), as "FIELD a vs b"; empty when none.
+std::string event_difference(const proto::OpEvent& a, const proto::OpEvent& b);
+
+// The kind label of an event: "compute/forward", "send", "collective/all-reduce", "memory", ...
+std::string op_kind_label(const proto::OpEvent& event);
+// Orders kind labels: compute by phase, send, recv, collectives by kind, memory.
+std::pair<int, int> op_kind_order(const proto::OpEvent& event);
+
+// The earliest start of any event (0 for an empty trace).
+std::int64_t earliest_start_ns(const proto::Trace& trace);
+
+// Total length of the union of [start, end) intervals.
+std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans);
+
+// Busy time per rank: the union of the rank's non-memory events' intervals over every stream.
+std::vector<std::int64_t> busy_ns_per_rank(const proto::Trace& trace);
+
+}  // namespace eppsim
