@@ -161,8 +161,11 @@ std::string comparison_csv(const proto::Comparison& comparison) {
 }
 
 std::string comparison_summary(const proto::Comparison& comparison) {
-  std::size_t width = 8;
-  for (const auto& r : comparison.records()) width = std::max(width, r.strategy().size());
+  std::size_t width = 8, system_width = 6;
+  for (const auto& r : comparison.records()) {
+    width = std::max(width, r.strategy().size());
+    system_width = std::max(system_width, r.plan().reproduces().size());
+  }
   for (const auto& f : comparison.failures()) width = std::max(width, f.strategy().size());
   std::string out;
   if (comparison.records_size() > 0) {
@@ -171,13 +174,13 @@ std::string comparison_summary(const proto::Comparison& comparison) {
                        first.eppsim_version(), first.scenario(), first.sequences(), first.tokens(), first.seed(),
                        first.engine());
   }
-  out += fmt::format("  {:<{}} {:>11} {:>12} {:>6} {:>11} {:>7} {:>7}", "strategy", width, "step (s)", "tokens/s", "MFU",
-                     "peak mem", "bubble", "comm");
+  out += fmt::format("  {:<{}} {:<{}} {:>11} {:>12} {:>6} {:>11} {:>7} {:>7}", "strategy", width, "system",
+                     system_width, "step (s)", "tokens/s", "MFU", "peak mem", "bubble", "comm");
   for (const auto& b : comparison.records()) out += fmt::format("  vs {}", b.strategy());
   out += "\n";
   for (const auto& r : comparison.records()) {
-    out += fmt::format("  {:<{}} {:>11.4f} {:>12.0f} {:>5.1f}% {:>11} {:>6.1f}% {:>6.1f}%", r.strategy(), width,
-                       r.step_time_s(), r.tokens_per_s(), 100.0 * r.mfu(),
+    out += fmt::format("  {:<{}} {:<{}} {:>11.4f} {:>12.0f} {:>5.1f}% {:>11} {:>6.1f}% {:>6.1f}%", r.strategy(), width,
+                       r.plan().reproduces(), system_width, r.step_time_s(), r.tokens_per_s(), 100.0 * r.mfu(),
                        format_bytes(Bytes(static_cast<std::uint64_t>(max_peak_memory(r)))),
                        100.0 * share(r, r.breakdown_s().bubble()), 100.0 * share(r, r.breakdown_s().communication()));
     for (const auto& b : comparison.records()) {

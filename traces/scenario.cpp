@@ -62,8 +62,8 @@ ResolvedScenario load_scenario(const std::filesystem::path& path, const std::vec
   return resolve_part(parse_scenario_file(path, overrides), part);
 }
 
-ResolvedScenario load_embedded_quickstart(const std::vector<std::string>& overrides) {
-  return resolve_full(parse_embedded_quickstart(overrides));
+ResolvedScenario load_embedded_showcase(const std::vector<std::string>& overrides) {
+  return resolve_full(parse_embedded_showcase(overrides));
 }
 
 TopologyConfig network_of(const ResolvedScenario& scenario) {

@@ -76,7 +76,7 @@ struct CollectiveBenchmarkSpec {
 struct ResolvedScenario {
   ScenarioPart part = ScenarioPart::Full;
   proto::Scenario proto;  // as parsed, with overrides applied
-  std::string source;     // file name (or "<embedded quickstart>") for messages
+  std::string source;     // file name (or "<embedded showcase>") for messages
   // Locates fields of `proto` for errors found after resolution (a planner's
   // options); never null.
   std::shared_ptr<const FieldLocator> locator;
@@ -144,9 +144,9 @@ ParsedScenario parse_scenario(std::string_view text, const std::string& source, 
 // Reads a scenario file and parses it as parse_scenario does, relative paths
 // resolving against the file's folder.
 ParsedScenario parse_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
-// The embedded quickstart (scenarios/quickstart.textproto compiled in), parsed.
-std::string_view embedded_quickstart_text();
-ParsedScenario parse_embedded_quickstart(const std::vector<std::string>& overrides = {});
+// The embedded showcase (scenarios/showcase.textproto compiled in: the bare `eppsim`), parsed.
+std::string_view embedded_showcase_text();
+ParsedScenario parse_embedded_showcase(const std::vector<std::string>& overrides = {});
 // A scenario built in code: no line numbers in its errors.
 ParsedScenario parsed_scenario(const proto::Scenario& scenario, std::string_view source,
                                const std::filesystem::path& base_dir);
@@ -166,6 +166,6 @@ ResolvedScenario resolve_scenario(const proto::Scenario& scenario, std::string_v
 // parse + overrides + resolve `part`. Line numbers of validation errors refer to the file.
 ResolvedScenario load_scenario(const std::filesystem::path& path, const std::vector<std::string>& overrides = {},
                                ScenarioPart part = ScenarioPart::Full);
-ResolvedScenario load_embedded_quickstart(const std::vector<std::string>& overrides = {});
+ResolvedScenario load_embedded_showcase(const std::vector<std::string>& overrides = {});
 
 }  // namespace eppsim

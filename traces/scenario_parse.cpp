@@ -168,8 +168,8 @@ ParsedScenario parse_scenario_file(const std::filesystem::path& path, const std:
   return parse_scenario(text, path.string(), base_dir, overrides);
 }
 
-ParsedScenario parse_embedded_quickstart(const std::vector<std::string>& overrides) {
-  return parse_scenario(embedded_quickstart_text(), "<embedded quickstart>", ".", overrides);
+ParsedScenario parse_embedded_showcase(const std::vector<std::string>& overrides) {
+  return parse_scenario(embedded_showcase_text(), "<embedded showcase>", ".", overrides);
 }
 
 ParsedScenario parsed_scenario(const proto::Scenario& scenario, std::string_view source,

@@ -70,6 +70,11 @@ void add_set_option(po::options_description& options, std::string_view example) 
                         fmt::format("override a scenario field, e.g. --set {} (repeatable)", example).c_str());
 }
 
+void add_strategies_option(po::options_description& options, const std::string& default_list) {
+  options.add_options()("strategies", po::value<std::string>(),
+                        fmt::format("comma-separated strategies to compare, in order (default {})", default_list).c_str());
+}
+
 void add_scenario_options(po::options_description& options) {
   options.add_options()("strategy", po::value<std::string>(), "planner to use (overrides plan.strategy)");
   add_engine_option(options);
@@ -97,11 +102,6 @@ int finish_run(const RunResult& result, const po::variables_map& vars) {
   return 0;
 }
 
-int command_quickstart(const po::variables_map& vars) {
-  const auto scenario = load_embedded_quickstart(overrides_from(vars));
-  return finish_run(run_scenario(scenario), vars);
-}
-
 int command_run(const po::variables_map& vars) {
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
   return finish_run(run_scenario(scenario), vars);
@@ -117,10 +117,9 @@ int command_topo(const po::variables_map& vars) {
   return 0;
 }
 
-int command_compare(const po::variables_map& vars) {
-  const auto strategies = vars.count("strategies") ? parse_strategy_list(vars["strategies"].as<std::string>())
-                                                   : planner_names();
-  const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
+// Compares `strategies` on `scenario` into --output: the table on stdout.
+int run_comparison(const ResolvedScenario& scenario, const std::vector<std::string>& strategies,
+                   const po::variables_map& vars) {
   const fs::path out = vars["output"].as<std::string>();
   const RunOutputs outputs = outputs_from(vars);
   const auto result = compare_strategies(scenario, strategies);
@@ -135,6 +134,28 @@ int command_compare(const po::variables_map& vars) {
   std::cout << comparison_summary(comparison);
   logging::info("cli", "wrote {}/{{compare.json, compare.csv}} and a run directory per strategy", out.string());
   return 0;
+}
+
+std::vector<std::string> strategies_from(const po::variables_map& vars, std::vector<std::string> fallback) {
+  return vars.count("strategies") ? parse_strategy_list(vars["strategies"].as<std::string>()) : fallback;
+}
+
+int command_compare(const po::variables_map& vars) {
+  const auto strategies = strategies_from(vars, planner_names());
+  return run_comparison(load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars)), strategies, vars);
+}
+
+// The bare `eppsim`: what the project is about, in seconds. Elastic pipeline
+// parallelism against the systems it is measured against, on the embedded
+// showcase's long-context mix.
+const std::vector<std::string> kShowcaseStrategies = {"packed-1f1b", "ulysses", "seq1f1b", "flexsp", "epp"};
+
+int command_showcase(const po::variables_map& vars) {
+  std::cout << "eppsim: elastic pipeline parallelism (epp, InfiniPipe) against Megatron-LM, DeepSpeed-Ulysses, "
+               "Seq1F1B and FlexSP on a long-context length mix\n"
+               "(the embedded scenarios/showcase.textproto; `eppsim run SCENARIO` or `eppsim compare SCENARIO` "
+               "for your own)\n";
+  return run_comparison(load_embedded_showcase(overrides_from(vars)), strategies_from(vars, kShowcaseStrategies), vars);
 }
 
 int command_plan(const po::variables_map& vars) {
@@ -245,7 +266,7 @@ int command_version(const po::variables_map&) {
 
 // One entry per command: usage, dispatch and errors are generated from it.
 struct Command {
-  std::string_view name;      // "" for the bare command (the embedded quickstart)
+  std::string_view name;      // "" for the bare command (the embedded showcase)
   std::string_view synopsis;  // what follows "eppsim"
   std::string_view help;      // one line
   std::vector<std::string> positionals;  // options filled by position, in order
@@ -256,14 +277,16 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"", "[-o DIR] [--strategy NAME] [--set FIELD=VALUE]...",
-       "run the embedded quickstart scenario into ./eppsim-out/", {},
+      {"", "[-o DIR] [--strategies a,b,...] [--outputs LIST] [--set FIELD=VALUE]...",
+       "compare epp (InfiniPipe) with its baselines on the embedded long-context showcase into ./eppsim-out/", {},
        [](po::options_description& o) {
+         add_strategies_option(o, fmt::format("{}", fmt::join(kShowcaseStrategies, ",")));
          add_output_option(o);
          add_outputs_option(o);
-         add_scenario_options(o);
+         add_engine_option(o);
+         add_set_option(o, "workload.global_batch=64");
        },
-       command_quickstart},
+       command_showcase},
       {"run", "run SCENARIO [-o DIR] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
        "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
        [](po::options_description& o) {
@@ -279,10 +302,7 @@ const std::vector<Command>& commands() {
        {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
-         o.add_options()("strategies", po::value<std::string>(),
-                         fmt::format("comma-separated strategies to compare, in order (default all: {})",
-                                     fmt::join(planner_names(), ","))
-                             .c_str());
+         add_strategies_option(o, fmt::format("all: {}", fmt::join(planner_names(), ",")));
          add_output_option(o);
          add_outputs_option(o);
          add_engine_option(o);

@@ -15,8 +15,9 @@ namespace {
 // The quickstart on `nodes` nodes of 8 GPUs, 128 sequences per data-parallel replica.
 ResolvedScenario scaled_quickstart(std::uint32_t nodes) {
   const std::uint32_t replicas = nodes * 8 / 4;
-  return load_embedded_quickstart({"cluster.nodes=" + std::to_string(nodes),
-                                   "workload.global_batch=" + std::to_string(128 * replicas)});
+  return load_scenario(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto",
+                       {"cluster.nodes=" + std::to_string(nodes),
+                        "workload.global_batch=" + std::to_string(128 * replicas)});
 }
 
 void BM_PlanPacked1F1B(benchmark::State& state) {

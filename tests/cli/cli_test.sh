@@ -11,20 +11,29 @@ passes=0
 
 source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
-# The bare command runs the embedded quickstart into ./eppsim-out.
+# The bare command compares epp with its baselines on the embedded showcase, into ./eppsim-out.
 (cd "$work" && "$eppsim" >"$work/bare.out" 2>"$work/bare.err")
 status=$?
 if [ $status -ne 0 ]; then echo "FAIL bare eppsim: exit $status"; cat "$work/bare.err"; failures=$((failures + 1)); fi
-for f in report.json timings.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
-  if [ ! -s "$work/eppsim-out/$f" ]; then echo "FAIL bare eppsim: eppsim-out/$f missing"; failures=$((failures + 1)); fi
+for f in compare.json compare.csv; do
+  [ -s "$work/eppsim-out/$f" ] || { echo "FAIL bare eppsim: eppsim-out/$f missing"; failures=$((failures + 1)); }
 done
-grep -q "step time" "$work/bare.out" || { echo "FAIL bare eppsim: no summary on stdout"; failures=$((failures + 1)); }
-
-# run on the shipped file gives the same report as the embedded copy.
-check "run quickstart" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
-if ! cmp -s "$work/eppsim-out/report.json" "$work/run/report.json"; then
-  echo "FAIL embedded and shipped quickstart differ"; failures=$((failures + 1))
+for s in packed-1f1b ulysses seq1f1b flexsp epp; do
+  for f in report.json timings.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
+    [ -s "$work/eppsim-out/$s/$f" ] || { echo "FAIL bare eppsim: eppsim-out/$s/$f missing"; failures=$((failures + 1)); }
+  done
+  grep -q "^  $s " "$work/bare.out" || { echo "FAIL bare eppsim: no $s row in the table"; failures=$((failures + 1)); }
+done
+for system in Megatron-LM DeepSpeed-Ulysses Seq1F1B FlexSP InfiniPipe; do
+  grep -q " $system " "$work/bare.out" || { echo "FAIL bare eppsim: $system not named"; failures=$((failures + 1)); }
+done
+# The embedded copy is the shipped file: its epp run gives the same report.
+check "run showcase" 0 "" -- "$eppsim" run "$src/scenarios/showcase.textproto" -o "$work/showcase"
+if ! cmp -s "$work/eppsim-out/epp/report.json" "$work/showcase/report.json"; then
+  echo "FAIL embedded and shipped showcase differ"; failures=$((failures + 1))
 fi
+
+check "run quickstart" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
 # Same inputs and seed, same outputs byte for byte.
 check "run again" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/again"
 for f in report.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do

@@ -1,6 +1,7 @@
 // `eppsim compare` as a library: every strategy on one sampled batch, records
 // in the order asked for, speedups consistent, failures reported beside the
 // strategies that ran, and compare.json shaped {"records": [...], "speedup": {A: {B: x}}}.
+#include "tests/sim/test_scenarios.h"
 #include "sim/compare.h"
 
 #include <unistd.h>
@@ -33,7 +34,7 @@ using ::testing::HasSubstr;
 // The quickstart with a smaller batch, so that each strategy runs in well under a second.
 ResolvedScenario small_quickstart(std::vector<std::string> overrides = {}) {
   overrides.insert(overrides.begin(), "workload.global_batch=64");
-  return load_embedded_quickstart(overrides);
+  return testing::load_quickstart(overrides);
 }
 
 // packed-1f1b under another name with its own pipeline depth; it remembers the
@@ -175,7 +176,7 @@ TEST(Compare, BugsAreNotFailures) {
 TEST(Compare, NoStrategyFits) {
   // The batch of the CLI's "does not fit" case.
   const auto scenario =
-      load_embedded_quickstart({"plan.packed_1f1b.micro_batch_tokens=65536", "workload.max_length=65536"});
+      testing::load_quickstart({"plan.packed_1f1b.micro_batch_tokens=65536", "workload.max_length=65536"});
   const auto result = compare_strategies(scenario, {"packed-1f1b"});
   EXPECT_EQ(result.comparison.records_size(), 0);
   EXPECT_EQ(result.comparison.speedup_size(), 0);
@@ -325,6 +326,7 @@ TEST(Compare, CsvAndDirectory) {
   EXPECT_THAT(summary, HasSubstr("vs stages-2"));
   EXPECT_THAT(summary, HasSubstr("1.00x"));
   EXPECT_THAT(summary, HasSubstr("broken"));
+  EXPECT_THAT(summary, HasSubstr("system"));  // the paper system each strategy follows
 
   const fs::path dir = fs::temp_directory_path() / ("eppsim_compare_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -1,5 +1,6 @@
 // Every planner records what it decided in the schedule summary's
 // PlanDecisions, consistently with the Schedule it emits.
+#include "tests/sim/test_scenarios.h"
 #include "sim/plan/planner.h"
 
 #include <numeric>
@@ -19,7 +20,7 @@ namespace {
 // batch, `strategy` and `overrides`.
 ResolvedScenario quickstart(const std::string& strategy, std::vector<std::string> overrides = {}) {
   overrides.insert(overrides.begin(), {"workload.global_batch=64", "plan.strategy=" + strategy});
-  return load_embedded_quickstart(overrides);
+  return testing::load_quickstart(overrides);
 }
 
 std::string system_of(const std::string& strategy) {

@@ -1,6 +1,7 @@
 // The main flow as a library (sim/run.h): what each step needs of the scenario;
 // the run directory: report.json byte-deterministic, timings.json and
 // scenario.textproto beside it, and the human summary's plan lines.
+#include "tests/sim/test_scenarios.h"
 #include "sim/run.h"
 
 #include <unistd.h>
@@ -35,7 +36,7 @@ class RunDirectory : public ::testing::Test {
 
 TEST_F(RunDirectory, HoldsTimingsAndTheEffectiveScenario) {
   const std::vector<std::string> overrides = {"workload.global_batch=64", "plan.packed_1f1b.pipeline_stages=2"};
-  const auto scenario = load_embedded_quickstart(overrides);
+  const auto scenario = testing::load_quickstart(overrides);
   const auto result = run_scenario(scenario);
   write_run_directory(result, dir_ / "a");
   for (const char* file : {"report.json", "timings.json", "scenario.textproto", "trace.pb", "trace.json", "ops.csv",
@@ -70,7 +71,7 @@ TEST_F(RunDirectory, HoldsTimingsAndTheEffectiveScenario) {
 }
 
 TEST_F(RunDirectory, ReportIsByteIdenticalAcrossRunsAndHoldsThePlan) {
-  const auto scenario = load_embedded_quickstart({"workload.global_batch=64"});
+  const auto scenario = testing::load_quickstart({"workload.global_batch=64"});
   write_run_directory(run_scenario(scenario), dir_ / "a");
   write_run_directory(run_scenario(scenario), dir_ / "b");
   const auto report = read_file(dir_ / "a" / "report.json");
@@ -84,7 +85,7 @@ TEST_F(RunDirectory, ReportIsByteIdenticalAcrossRunsAndHoldsThePlan) {
 }
 
 TEST_F(RunDirectory, OutputsChooseTheHeavyFilesAndRemoveStaleOnes) {
-  const auto result = run_scenario(load_embedded_quickstart({"workload.global_batch=64"}));
+  const auto result = run_scenario(testing::load_quickstart({"workload.global_batch=64"}));
   write_run_directory(result, dir_ / "a");
   EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / "trace.json"));
   write_run_directory(result, dir_ / "a", parse_run_outputs("csv,trace"));
@@ -123,7 +124,7 @@ TEST(RunOutputs, ParsesListsAndRejectsUnknownNames) {
 }
 
 TEST(HumanSummary, SaysWhatThePlannerDecided) {
-  const auto result = run_scenario(load_embedded_quickstart({"workload.global_batch=64"}));
+  const auto result = run_scenario(testing::load_quickstart({"workload.global_batch=64"}));
   const auto summary = human_summary(result);
   EXPECT_THAT(summary, HasSubstr("  plan         4 stages x 1 SP x 4 DP = 16 ranks (Megatron-LM)\n"));
   EXPECT_THAT(summary, HasSubstr("checkpointing 0 of "));
@@ -185,28 +186,28 @@ TEST(PlanDecisionsSummary, OneOrTwoLines) {
 // cost model only: a plan or workload block it cannot use does not stop it.
 TEST(Run, SimulatesAScheduleWithoutAPlan) {
   const std::vector<std::string> small = {"workload.global_batch=16"};
-  const auto planned = plan_scenario(load_embedded_quickstart(small));
-  const auto reference = run_scenario(load_embedded_quickstart(small));
+  const auto planned = plan_scenario(testing::load_quickstart(small));
+  const auto reference = run_scenario(testing::load_quickstart(small));
 
   const std::vector<std::string> broken_plan = {"plan.strategy=magic", "plan.zero_stage=9", "plan.memory_fraction=7",
                                                 "plan.packed_1f1b.pipeline_stages=0", "workload.global_batch=0"};
-  const auto cluster = resolve_simulation_part(parse_embedded_quickstart(broken_plan));
+  const auto cluster = resolve_simulation_part(parse_scenario_file(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto", broken_plan));
   const auto run = simulate_schedule(planned.schedule, cluster, 0.0);
   EXPECT_EQ(run.report.step_time_s(), reference.report.step_time_s());
   EXPECT_EQ(run.report.strategy(), "packed-1f1b");
   // Planning still needs everything.
-  EXPECT_THROW(resolve_full(parse_embedded_quickstart(broken_plan)), InputError);
+  EXPECT_THROW(resolve_full(parse_scenario_file(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto", broken_plan)), InputError);
 }
 
 // The schedule is self-contained: `eppsim sim` prices its compute with the model
 // its header names, whatever model the cluster's scenario has.
 TEST(Run, SimulatesWithTheSchedulesOwnModel) {
   const std::vector<std::string> small = {"workload.global_batch=16"};
-  const auto planned = plan_scenario(load_embedded_quickstart(small));
-  const auto reference = run_scenario(load_embedded_quickstart(small));
+  const auto planned = plan_scenario(testing::load_quickstart(small));
+  const auto reference = run_scenario(testing::load_quickstart(small));
   ASSERT_TRUE(planned.schedule.header().has_model());
 
-  const auto other_model = parse_embedded_quickstart({"workload.global_batch=16", "model.preset=llama2-13b"});
+  const auto other_model = parse_scenario_file(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto", {"workload.global_batch=16", "model.preset=llama2-13b"});
   const auto cluster = cluster_for_schedule(other_model, planned.schedule, "planned.pb");
   EXPECT_EQ(cluster.model.layers, reference.schedule.header().model().layers());
   EXPECT_EQ(simulate_schedule(planned.schedule, cluster, 0.0).report.step_time_s(), reference.report.step_time_s());
@@ -220,7 +221,7 @@ TEST(Run, SimulatesWithTheSchedulesOwnModel) {
 // The engine registry checks simulation.engine before anything is planned, and
 // the error names the field and the --set that named the engine.
 TEST(Run, UnknownEngineIsLocated) {
-  const auto scenario = load_embedded_quickstart({"simulation.engine=warp"});
+  const auto scenario = testing::load_quickstart({"simulation.engine=warp"});
   try {
     plan_scenario(scenario);
     FAIL() << "expected an InputError";

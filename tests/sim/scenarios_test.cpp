@@ -9,6 +9,7 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
+#include "tests/sim/test_scenarios.h"
 #include "sim/run.h"
 #include "traces/proto_io.h"
 #include "traces/report.pb.h"
@@ -117,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, ShippedScenario, ::testing::ValuesIn(shipped
                          });
 
 TEST(Quickstart, SameSeedSameTraceBytes) {
-  const auto scenario = load_embedded_quickstart();
+  const auto scenario = testing::load_quickstart();
   const auto first = run_scenario(scenario);
   const auto second = run_scenario(scenario);
   EXPECT_EQ(first.trace.SerializeAsString(), second.trace.SerializeAsString());
@@ -125,8 +126,8 @@ TEST(Quickstart, SameSeedSameTraceBytes) {
 }
 
 TEST(Quickstart, ADifferentSeedDrawsADifferentBatch) {
-  const auto a = load_embedded_quickstart();
-  const auto b = load_embedded_quickstart({"seed=2"});
+  const auto a = testing::load_quickstart();
+  const auto b = testing::load_quickstart({"seed=2"});
   EXPECT_NE(run_scenario(a).report.tokens(), run_scenario(b).report.tokens());
 }
 

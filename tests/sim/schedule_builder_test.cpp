@@ -1,6 +1,7 @@
 // The Schedule every planner writes is self-contained: a header with the schema
 // version, the producer and the model's shape, and compute ops that say how
 // their chunk is split; no stand-in ops (fused all-to-alls, scaled all-gathers).
+#include "tests/sim/test_scenarios.h"
 #include "sim/plan/schedule_builder.h"
 
 #include <set>
@@ -54,7 +55,7 @@ TEST(WorkSplit, ShardsAreTheProductOfTheGroupSizes) {
 // The quickstart (2 x 8 GPUs, llama2-7b) with a small batch, under `strategy`;
 // packed-1f1b with tensor and context parallelism of 2.
 ResolvedScenario quickstart_for(const std::string& strategy) {
-  return load_embedded_quickstart({"workload.global_batch=32", "plan.strategy=" + strategy,
+  return testing::load_quickstart({"workload.global_batch=32", "plan.strategy=" + strategy,
                                    "plan.packed_1f1b.tensor_parallel=2", "plan.packed_1f1b.context_parallel=2"});
 }
 

@@ -18,6 +18,12 @@
 
 namespace eppsim::testing {
 
+// The shipped quickstart (scenarios/quickstart.textproto: packed 1F1B on 16
+// A100s, Wikipedia lengths), the sim tests' everyday scenario.
+inline ResolvedScenario load_quickstart(const std::vector<std::string>& overrides = {}) {
+  return load_scenario(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto", overrides);
+}
+
 // The text of a scenario on `nodes` x `gpus_per_node` A100-80GB with the sim
 // tests' links (NVLink `intra_bandwidth`, 200 Gb/s NICs); `body` holds the
 // name, seed, model, workload and plan, its first line on line 2.

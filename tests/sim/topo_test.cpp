@@ -3,6 +3,7 @@
 // scenarios/NAME.topology.expected.textproto exists, reproduce its expected values
 // (fields of TopologyReport; "NAME:field" addresses the comparison NAME).
 // railx_200k must also reproduce the shape of the RailX paper's claims.
+#include "tests/sim/test_scenarios.h"
 #include "sim/topo.h"
 
 #include <unistd.h>
@@ -220,7 +221,7 @@ TEST(RailXFailures, ReportsWhatWasLostAndRebuilt) {
 
 // Without cluster.topology, the simple cluster is measured.
 TEST(TopologyStudies, TheSimpleClusterWithoutATopology) {
-  const auto r = run_topology_study(load_embedded_quickstart());
+  const auto r = run_topology_study(testing::load_quickstart());
   EXPECT_EQ(r.kind(), "simple");
   EXPECT_EQ(r.chips(), 16);
   EXPECT_EQ(r.comparisons_size(), 0);

@@ -554,26 +554,26 @@ TEST(ResolveScenario, WithoutAFileThereAreNoLines) {
 
 // ---------------------------------------------------------------- shipped scenarios
 
-TEST(EmbeddedQuickstart, IsTheShippedFileAndResolves) {
-  EXPECT_EQ(embedded_quickstart_text(), read_file(EPPSIM_SOURCE_DIR "/scenarios/quickstart.textproto"));
-  const ResolvedScenario r = load_embedded_quickstart();
-  EXPECT_EQ(r.source, "<embedded quickstart>");
+TEST(EmbeddedShowcase, IsTheShippedFileAndResolves) {
+  EXPECT_EQ(embedded_showcase_text(), read_file(EPPSIM_SOURCE_DIR "/scenarios/showcase.textproto"));
+  const ResolvedScenario r = load_embedded_showcase();
+  EXPECT_EQ(r.source, "<embedded showcase>");
   EXPECT_EQ(r.model.name, "llama2-7b");
-  EXPECT_EQ(r.cluster.total_gpus(), 16u);
-  EXPECT_EQ(r.cluster.gpu.name, "A100-80GB");
-  EXPECT_EQ(r.strategy, "packed-1f1b");
+  EXPECT_EQ(r.cluster.total_gpus(), 32u);
+  EXPECT_EQ(r.cluster.gpu.name, "A800-80GB");
+  EXPECT_EQ(r.strategy, "epp");
   EXPECT_EQ(r.engine, "analytic");
   EXPECT_EQ(r.memory_limit, Bytes(std::uint64_t{80} << 30));
-  EXPECT_EQ(r.lengths->name(), "wikipedia");
+  EXPECT_EQ(r.lengths->name(), "longtail");
 }
 
-TEST(EmbeddedQuickstart, TakesOverridesAndNamesItselfInErrors) {
-  EXPECT_EQ(load_embedded_quickstart({"cluster.nodes=4"}).cluster.total_gpus(), 32u);
+TEST(EmbeddedShowcase, TakesOverridesAndNamesItselfInErrors) {
+  EXPECT_EQ(load_embedded_showcase({"cluster.nodes=8"}).cluster.total_gpus(), 64u);
   try {
-    load_embedded_quickstart({"workload.global_batch=0"});
+    load_embedded_showcase({"workload.global_batch=0"});
     FAIL() << "no exception";
   } catch (const InputError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("<embedded quickstart>: workload.global_batch: must be > 0, got 0 (set by --set"));
+    EXPECT_THAT(e.what(), HasSubstr("<embedded showcase>: workload.global_batch: must be > 0, got 0 (set by --set"));
   }
 }
 
