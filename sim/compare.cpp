@@ -1,3 +1,4 @@
+#include "sim/output_directory.h"
 #include "sim/compare.h"
 
 #include <algorithm>
@@ -198,13 +199,14 @@ std::string comparison_summary(const proto::Comparison& comparison) {
 
 void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir,
                                 const RunOutputs& outputs) {
-  std::filesystem::create_directories(dir);
+  OutputDirectory out(dir);
   for (const auto& run : result.runs) {
     check_directory_name(run.report.strategy());
-    write_run_directory(run, dir / run.report.strategy(), outputs);
+    write_run_directory(run, out.staging() / run.report.strategy(), outputs);
   }
-  write_file_atomically(dir / "compare.csv", comparison_csv(result.comparison));
-  write_file_atomically(dir / "compare.json", comparison_json(result.comparison));
+  write_file_atomically(out.staging() / "compare.csv", comparison_csv(result.comparison));
+  write_file_atomically(out.staging() / "compare.json", comparison_json(result.comparison));
+  out.commit();
 }
 
 }  // namespace eppsim

@@ -68,7 +68,8 @@ std::string comparison_csv(const proto::Comparison& comparison);
 std::string comparison_summary(const proto::Comparison& comparison);
 
 // DIR/compare.json, DIR/compare.csv and, per strategy that ran, DIR/STRATEGY/
-// with the usual run files (write_run_directory); each file atomically.
+// with the usual run files (write_run_directory); DIR is replaced as a whole
+// (sim/output_directory.h).
 void write_comparison_directory(const ComparisonResult& result, const std::filesystem::path& dir,
                                 const RunOutputs& outputs = {});
 

@@ -1,3 +1,4 @@
+#include "sim/output_directory.h"
 #include "sim/run.h"
 
 #include <sys/resource.h>
@@ -179,30 +180,25 @@ std::vector<std::string> run_output_files(const RunOutputs& outputs) {
 
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir, const RunOutputs& outputs) {
   const auto start = std::chrono::steady_clock::now();
-  std::filesystem::create_directories(dir);
-  // Writes a selected heavy file, or removes one an earlier run left.
-  auto heavy = [&](bool selected, const char* name, const auto& write) {
-    if (selected) {
-      write(dir / name);
-    } else {
-      std::error_code ignored;
-      std::filesystem::remove(dir / name, ignored);
-    }
-  };
-  write_message(result.report, dir / "report.json");
-  write_message(result.scenario, dir / "scenario.textproto");
-  heavy(outputs.trace, "trace.pb", [&](const auto& path) { write_message(result.trace, path); });
-  heavy(outputs.schedule, "schedule.pb", [&](const auto& path) { write_message(result.schedule, path); });
-  heavy(outputs.chrome, "trace.json", [&](const auto& path) { write_chrome_trace(result.trace, path); });
-  heavy(outputs.csv, "ops.csv", [&](const auto& path) { write_ops_csv(result.trace, path); });
-  heavy(outputs.csv, "memory.csv", [&](const auto& path) { write_memory_csv(result.trace, path); });
-  write_ranks_csv(result.report, dir / "ranks.csv");
+  OutputDirectory out(dir);
+  const auto& d = out.staging();
+  write_message(result.report, d / "report.json");
+  write_message(result.scenario, d / "scenario.textproto");
+  if (outputs.trace) write_message(result.trace, d / "trace.pb");
+  if (outputs.schedule) write_message(result.schedule, d / "schedule.pb");
+  if (outputs.chrome) write_chrome_trace(result.trace, d / "trace.json");
+  if (outputs.csv) {
+    write_ops_csv(result.trace, d / "ops.csv");
+    write_memory_csv(result.trace, d / "memory.csv");
+  }
+  write_ranks_csv(result.report, d / "ranks.csv");
   proto::Timings timings;
   timings.set_plan_time_s(result.plan_time_s);
   timings.set_simulation_time_s(result.simulation_time_s);
   timings.set_write_time_s(seconds_since(start));
   timings.set_peak_rss_bytes(peak_rss_bytes());
-  write_message(timings, dir / "timings.json");
+  write_message(timings, d / "timings.json");
+  out.commit();
 }
 
 std::string plan_decisions_summary(const proto::PlanDecisions& d, std::string_view indent) {

@@ -71,9 +71,9 @@ std::vector<std::string> run_output_files(const RunOutputs& outputs);
 // Writes report.json, scenario.textproto, ranks.csv, the selected heavy files
 // (trace.pb, trace.json (Chrome trace), ops.csv, memory.csv, schedule.pb) and,
 // last, timings.json (the result's times, the time taken to write the others
-// and the process's peak resident set) into `dir` (created if missing), each
-// atomically, the large ones streamed. A heavy file not selected is removed if
-// an earlier run left one, so the directory never mixes two runs.
+// and the process's peak resident set) into `dir`, the large ones streamed.
+// The directory is replaced as a whole (sim/output_directory.h): it never
+// mixes two runs, and a failed run leaves the previous one as it was.
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir, const RunOutputs& outputs = {});
 
 // The process's peak resident set so far (getrusage), in bytes.

@@ -52,6 +52,22 @@ assert r["plan"]["reproduces"] == "Megatron-LM" and r["plan"]["ranks"] == r["ran
 PY
 grep -q "^  plan         4 stages x 1 SP x 4 DP = 16 ranks" "$work/out" || { echo "FAIL run: no plan line in the summary"; failures=$((failures + 1)); }
 
+# A run replaces its directory as a whole, and only a directory eppsim wrote.
+touch "$work/run/stale.csv"
+check "run over a run" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run" --outputs none
+for f in stale.csv trace.pb ops.csv; do
+  [ ! -e "$work/run/$f" ] || { echo "FAIL run over a run left $f"; failures=$((failures + 1)); }
+done
+mkdir -p "$work/mine" && touch "$work/mine/notes.txt"
+check "run into someone's folder" 2 "mine: holds files eppsim did not write (no .eppsim-output in it)" -- \
+  "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/mine"
+[ -e "$work/mine/notes.txt" ] || { echo "FAIL run into someone's folder removed it"; failures=$((failures + 1)); }
+check "run into a file" 2 "notes.txt: exists and is not a directory" -- \
+  "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/mine/notes.txt"
+check "run into the current directory" 2 "is the current directory or one of its parents" -- \
+  "$eppsim" run "$src/scenarios/quickstart.textproto" -o .
+check "run again with every output" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
+
 # plan, then sim the written schedule: the same step time.
 check "plan" 0 "" -- "$eppsim" plan "$src/scenarios/quickstart.textproto" -o "$work/schedule.pb"
 check "sim" 0 "" -- "$eppsim" sim "$work/schedule.pb" --cluster "$src/scenarios/quickstart.textproto" -o "$work/sim"

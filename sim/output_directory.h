@@ -1,0 +1,43 @@
+#pragma once
+// A run's output directory, replaced as a whole: the run writes into a
+// staging directory beside it (`.NAME.eppsim-partial-PID` in the same parent)
+// and commit() swaps the staging directory in for the old one in one atomic
+// rename (renameat2 RENAME_EXCHANGE), then removes the old one. So a
+// directory never mixes two runs' files, and a run that fails or is killed
+// leaves the previous complete directory as it was (its staging directory is
+// removed on failure, and by the next run into the same place when killed).
+//
+// Only what eppsim wrote is replaced: an existing DIR must be a directory
+// that is empty or holds the marker file `.eppsim-output` that commit()
+// writes; otherwise (a file, a symbolic link, someone's folder, the current
+// directory or one of its parents) is an InputError naming DIR and the rule.
+#include <filesystem>
+
+namespace eppsim {
+
+class OutputDirectory {
+ public:
+  static constexpr const char* kMarker = ".eppsim-output";
+
+  // Checks `dir` (see above), removes stale staging directories of killed
+  // runs, creates the staging directory.
+  explicit OutputDirectory(std::filesystem::path dir);
+  // Not committed: removes the staging directory.
+  ~OutputDirectory();
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+
+  // Where the run writes its files.
+  const std::filesystem::path& staging() const { return staging_; }
+  const std::filesystem::path& path() const { return dir_; }
+  // Swaps the staging directory in for `dir` (see above). Throws
+  // std::runtime_error naming the paths when a rename fails.
+  void commit();
+
+ private:
+  std::filesystem::path dir_;
+  std::filesystem::path staging_;
+  bool committed_ = false;
+};
+
+}  // namespace eppsim
