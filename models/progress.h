@@ -8,12 +8,16 @@
 // ("\r" + erase line) and erases itself when the task ends, so short runs and
 // redirected output never see it. Updates are cheap: one counter increment; the
 // clock is read every `check_every` updates and the text formatted only when a
-// redraw is due. Single-threaded, like the engines that use it.
+// redraw is due. Single-threaded, like the engines that use it. Every
+// `check_every` updates, drawn or not, it also checks for an interrupt
+// (models/interrupt.h), so every loop that reports progress can be stopped.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
+
+#include "models/interrupt.h"
 
 namespace eppsim::progress {
 
@@ -42,8 +46,9 @@ class ProgressLine {
   // redraw is due.
   template <typename Describe>
   void update(Describe&& describe) {
-    if (!active_ || ++calls_ % options_.check_every != 0) return;
-    if (due()) draw(std::forward<Describe>(describe)());
+    if (++calls_ % options_.check_every != 0) return;
+    throw_if_interrupted();
+    if (active_ && due()) draw(std::forward<Describe>(describe)());
   }
 
   double elapsed_s() const;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/interrupt.h"
 
 namespace eppsim {
 namespace fs = std::filesystem;
@@ -58,6 +60,35 @@ void check_replaceable(const fs::path& dir) {
 
 }  // namespace
 
+OutputLock::OutputLock(const fs::path& dir) {
+  fs::path target = dir.filename().empty() ? dir.parent_path() : dir;
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  fs::create_directories(parent);
+  file_ = parent / ("." + target.filename().string() + ".eppsim-lock");
+  fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw std::runtime_error(fmt::format("cannot open the lock file {}: {}", file_.string(), std::strerror(errno)));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {};
+    const ssize_t n = ::pread(fd_, holder, sizeof(holder) - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError(fmt::format("{}: another eppsim run (pid {}) is writing it; wait for it or choose another -o",
+                                 target.string(), n > 0 ? std::string(holder, static_cast<std::size_t>(n)) : "?"));
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The pid is only for the message of a run that finds the lock taken.
+  }
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ < 0) return;
+  ::unlink(file_.c_str());  // while still held: a run that opened it before fails, one after makes a new one
+  ::close(fd_);
+}
+
 OutputDirectory::OutputDirectory(fs::path dir) : dir_(std::move(dir)) {
   if (dir_.filename().empty()) dir_ = dir_.parent_path();  // "out/" names "out"
   if (dir_.empty()) throw InputError("output directory: empty path");
@@ -77,6 +108,7 @@ OutputDirectory::~OutputDirectory() {
 }
 
 void OutputDirectory::commit() {
+  throw_if_interrupted();  // an interrupted run replaces nothing
   std::ofstream(staging_ / kMarker) << "This directory was written by eppsim, which replaces it as a whole on the "
                                        "next run into it.\n";
   std::error_code error;

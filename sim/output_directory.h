@@ -15,6 +15,22 @@
 
 namespace eppsim {
 
+// A lock on an output directory for the whole of a run, so that two runs
+// into one directory never interleave: flock(2) on `.NAME.eppsim-lock` beside
+// it, taken without waiting. Throws InputError "DIR: another eppsim run (pid
+// N) is writing it" when held. The lock file is removed on release.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& dir);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  std::filesystem::path file_;
+  int fd_ = -1;
+};
+
 class OutputDirectory {
  public:
   static constexpr const char* kMarker = ".eppsim-output";

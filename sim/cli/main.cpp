@@ -15,12 +15,14 @@
 
 #include "models/errors.h"
 #include "models/gpu_spec.h"
+#include "models/interrupt.h"
 #include "models/log.h"
 #include "models/progress.h"
 #include "models/transformer_spec.h"
 #include "sim/calibrate.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
+#include "sim/output_directory.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "sim/testbed.h"
@@ -93,6 +95,9 @@ std::vector<std::string> overrides_from(const po::variables_map& vars) {
 
 // ---------------------------------------------------------------- handlers
 
+// Held for the whole of a command that writes --output (sim/output_directory.h).
+OutputLock lock_output(const po::variables_map& vars) { return OutputLock(vars["output"].as<std::string>()); }
+
 int finish_run(const RunResult& result, const po::variables_map& vars) {
   const fs::path out = vars["output"].as<std::string>();
   const RunOutputs outputs = outputs_from(vars);
@@ -103,6 +108,7 @@ int finish_run(const RunResult& result, const po::variables_map& vars) {
 }
 
 int command_run(const po::variables_map& vars) {
+  const auto lock = lock_output(vars);
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
   return finish_run(run_scenario(scenario), vars);
 }
@@ -120,6 +126,7 @@ int command_topo(const po::variables_map& vars) {
 // Compares `strategies` on `scenario` into --output: the table on stdout.
 int run_comparison(const ResolvedScenario& scenario, const std::vector<std::string>& strategies,
                    const po::variables_map& vars) {
+  const auto lock = lock_output(vars);
   const fs::path out = vars["output"].as<std::string>();
   const RunOutputs outputs = outputs_from(vars);
   const auto result = compare_strategies(scenario, strategies);
@@ -170,6 +177,7 @@ int command_plan(const po::variables_map& vars) {
 }
 
 int command_sim(const po::variables_map& vars) {
+  const auto lock = lock_output(vars);
   proto::Schedule schedule;
   const std::string schedule_file = vars["schedule"].as<std::string>();
   read_message(schedule_file, &schedule);
@@ -492,8 +500,12 @@ int dispatch(int argc, char** argv) {
 }  // namespace eppsim
 
 int main(int argc, char** argv) {
+  eppsim::install_interrupt_handlers();
   try {
     return eppsim::dispatch(argc, argv);
+  } catch (const eppsim::Interrupted& e) {
+    std::cerr << "eppsim: " << e.what() << ": the output directory keeps what it held before\n";
+    return 128 + e.signal();
   } catch (const eppsim::InputError& e) {
     std::cerr << "eppsim: error: " << e.what() << '\n';
     return 2;

@@ -115,5 +115,20 @@ TEST_F(OutputDirectoryTest, ReplacesOnlyWhatEppsimWrote) {
   EXPECT_TRUE(fs::exists(root_ / "mine" / "thesis.tex"));
 }
 
+TEST_F(OutputDirectoryTest, ALockKeepsASecondRunOut) {
+  const fs::path dir = root_ / "out";
+  {
+    OutputLock first(dir);
+    try {
+      OutputLock second(dir);
+      FAIL() << "a second lock was taken";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(fmt::format("out: another eppsim run (pid {}) is writing it", ::getpid())));
+    }
+  }
+  EXPECT_FALSE(fs::exists(root_ / ".out.eppsim-lock"));  // removed on release
+  OutputLock again(dir);  // free again
+}
+
 }  // namespace
 }  // namespace eppsim
