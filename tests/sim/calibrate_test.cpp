@@ -328,7 +328,7 @@ TEST(ReadBenchFile, ErrorsNameFileFieldAndRule) {
   EXPECT_THAT(read_error(write("version.json", R"({"eppsim_bench": 2})")),
               HasSubstr(path("version.json") + ": eppsim_bench: unknown format version 2 (known: 1)"));
   EXPECT_THAT(read_error(write("kind.json", R"({"eppsim_bench": 1, "kind": "gpu"})")),
-              HasSubstr("kind: unknown kind \"gpu\" (known: compute, comm)"));
+              HasSubstr("kind: unknown kind \"gpu\" (known: compute, comm, interference)"));
   EXPECT_THAT(read_error(write("empty.json", fmt::format(R"({{{}, "results": []}})", head))), HasSubstr("results: is empty"));
   const std::string compute_head = R"("eppsim_bench": 1, "kind": "compute", "backend": "cuda", "device": "d", "ranks": 1)";
   EXPECT_THAT(read_error(write("nomodel.json", fmt::format(R"({{{}, "results": [{{"kernel": "layer"}}]}})", compute_head))),
