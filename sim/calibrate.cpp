@@ -203,7 +203,7 @@ proto::BenchFile read_bench_file(const std::filesystem::path& path) {
   if (!bench.has_ranks()) fail(file, "ranks", "is missing");
   if (bench.ranks() == 0) fail(file, "ranks", "must be >= 1, got 0");
   const bool compute = bench.kind() == "compute", comm = bench.kind() == "comm";
-  if (!comm && !bench.has_model()) fail(file, "model", fmt::format("is missing (a {} file names its model)", bench.kind()));
+  if (!comm && !bench.has_model()) fail(file, "model", "is missing (compute and interference files name their model)");
   if (comm && bench.has_model()) fail(file, "model", "a comm file names no model");
   if (bench.results().empty()) fail(file, "results", "is empty");
   for (int i = 0; i < bench.results_size(); ++i) {
