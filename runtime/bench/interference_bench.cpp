@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -200,6 +201,9 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   Point p;
   barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before the compute alone");
   p.compute_alone_s = median(time_plan(queue, plan, warmup, repeats));
+  // A rank that finished first waits here without spinning, as blocking MPI calls would, on a core
+  // the other rank's compute may need.
+  barrier(comm, kTimeout_s, "eppsim-bench interference: barrier after the compute alone");
   std::vector<double> comm_alone;
   for (int r = 0; r < o.repeats; ++r) {
     const BenchPoint b = measure_comm(o.backend, op, comm, bytes, o.iterations, o.warmup);
@@ -219,7 +223,9 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   for (int window = 0, doublings = 0; window < o.warmup + o.repeats;) {
     Window w = run_window(queue, clock, plan, op, comm, me, shape, send, recv, k);
     int whole = w.compute_s.empty() ? 0 : 1;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_LAND, comm, &request), "MPI_Iallreduce");
+    wait_all(std::span<MPI_Request>(&request, 1), kTimeout_s, "eppsim-bench interference: agreeing on a window");
     if (!whole) {  // the communication ended before a whole layer did, on some rank: lengthen the window
       if (++doublings > kMaxDoublings)
         throw std::runtime_error(fmt::format("{} of {} B: no window of {} calls held a whole layer", bench_op_name(op),
