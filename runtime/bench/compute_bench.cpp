@@ -131,14 +131,14 @@ std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, st
 }
 
 std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
-                              std::uint32_t repeats) {
+                              std::uint32_t repeats, double wait_s) {
   if (warmup < 1) throw std::invalid_argument("time_plan: warmup must be >= 1");
   const std::uint32_t runs = warmup + repeats;
   for (ActivityId id = 0; id < runs; ++id) queue.submit(id, 0, plan);
   std::vector<double> ends(runs, 0.0);
   std::uint32_t done = 0;
   while (done < runs) {
-    queue.wait(-1.0);
+    queue.wait(wait_s);
     for (const Completion& c : queue.poll()) {
       ends.at(c.id) = c.end_s;
       ++done;

@@ -52,9 +52,10 @@ struct GridPoint {
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
 
 // Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
-// (warmup >= 1), from the queue's completion times.
+// (warmup >= 1), from the queue's completion times. The calling thread waits
+// in ComputeQueue::wait(wait_s) between polls (negative: until a run ends).
 std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
-                              std::uint32_t repeats);
+                              std::uint32_t repeats, double wait_s = -1.0);
 
 // The BENCH.json document for `model` over `grid` on `queue`.
 google::protobuf::Struct measure_compute(const proto::ModelShape& model, const std::vector<GridPoint>& grid,

@@ -200,7 +200,10 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   const auto repeats = static_cast<std::uint32_t>(o.repeats), warmup = static_cast<std::uint32_t>(o.warmup);
   Point p;
   barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before the compute alone");
-  p.compute_alone_s = median(time_plan(queue, plan, warmup, repeats));
+  // Alone, the loop still wakes every poll interval, with nothing to poll: so the slowdown is what the
+  // communication adds, not what waking or sleeping does to this thread's share of a busy machine.
+  const double poll_s = RankExecutorOptions{}.poll_interval_beside_compute_s;
+  p.compute_alone_s = median(time_plan(queue, plan, warmup, repeats, poll_s));
   // A rank that finished first waits here without spinning, as blocking MPI calls would, on a core
   // the other rank's compute may need.
   barrier(comm, kTimeout_s, "eppsim-bench interference: barrier after the compute alone");
@@ -212,7 +215,6 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   }
   p.comm_alone_s = median(comm_alone);
 
-  const double poll_s = RankExecutorOptions{}.poll_interval_beside_compute_s;
   int k = static_cast<int>(std::ceil(2.0 * p.compute_alone_s / std::max(p.comm_alone_s, poll_s)));
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
   k = std::max(k, 1);
