@@ -9,7 +9,10 @@
 // scenario's model (plan_kernels, on the backend's ComputeQueue, as eppsim-run
 // runs it); the communication is one op of `bytes` over all ranks (send-recv:
 // rank 0 to rank 1), checked as eppsim-bench comm checks it. Per (op, bytes):
-//   compute alone    the layer back to back on the queue (compute_bench's time_plan)
+//   compute alone    the layer back to back on the queue (compute_bench's time_plan),
+//                    the loop waking every 500 us as beside the communication, so
+//                    that only the communication differs (on a busy machine a
+//                    thread that wakes often gets more of the core than one that blocks)
 //   comm alone       blocking calls back to back, as eppsim-bench comm times them
 //   beside           a window of K iterations of the op, each started when the
 //                    previous one is seen complete, polled as runtime/rank_executor
