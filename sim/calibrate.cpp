@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -37,10 +38,13 @@ bool one_of(const std::string& value, std::initializer_list<std::string_view> kn
   return std::find(known.begin(), known.end(), value) != known.end();
 }
 
+void require_positive(std::string_view file, const std::string& field, bool present, double value) {
+  if (!present) fail(file, field, "is missing");
+  if (!(value > 0.0) || !std::isfinite(value)) fail(file, field, fmt::format("must be finite and > 0, got {}", value));
+}
+
 void require_positive_time(const proto::BenchResult& r, std::string_view file, const std::string& row) {
-  if (!r.has_time_s()) fail(file, row + ".time_s", "is missing");
-  if (!(r.time_s() > 0.0) || !std::isfinite(r.time_s()))
-    fail(file, row + ".time_s", fmt::format("must be finite and > 0, got {}", r.time_s()));
+  require_positive(file, row + ".time_s", r.has_time_s(), r.time_s());
 }
 
 void check_compute_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
@@ -58,8 +62,9 @@ void check_compute_row(const proto::BenchResult& r, std::string_view file, const
   if (!r.has_context_tokens()) fail(file, row + ".context_tokens", "is missing");
 }
 
-void check_comm_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
-  if (r.has_kernel()) fail(file, row + ".kernel", "a comm file holds op rows, not kernel rows");
+// The op, bytes, group size and correctness of a comm or interference row.
+void check_op_fields(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  if (r.has_kernel()) fail(file, row + ".kernel", "a comm or interference file holds op rows, not kernel rows");
   if (!r.has_op()) fail(file, row + ".op", "is missing");
   const auto kind = parse_comm_kind(r.op());
   if (!kind) fail(file, row + ".op", fmt::format("unknown op {} (known: {})", quote_string(r.op()), comm_kind_names()));
@@ -71,7 +76,28 @@ void check_comm_row(const proto::BenchResult& r, std::string_view file, const st
     fail(file, row + ".group_size", fmt::format("must be 2 for send-recv, got {}", r.group_size()));
   if (r.has_correct() && !r.correct())
     fail(file, row + ".correct", "is false: the benchmark's result was wrong, so its time is not fitted");
+}
+
+void check_comm_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  check_op_fields(r, file, row);
   require_positive_time(r, file, row);
+}
+
+void check_interference_row(const proto::BenchResult& r, std::string_view file, const std::string& row) {
+  check_op_fields(r, file, row);
+  if (!r.has_tokens()) fail(file, row + ".tokens", "is missing");
+  if (r.tokens() == 0) fail(file, row + ".tokens", "must be > 0, got 0");
+  require_positive(file, row + ".compute_alone_s", r.has_compute_alone_s(), r.compute_alone_s());
+  require_positive(file, row + ".compute_beside_s", r.has_compute_beside_s(), r.compute_beside_s());
+  require_positive(file, row + ".comm_alone_s", r.has_comm_alone_s(), r.comm_alone_s());
+  require_positive(file, row + ".comm_beside_s", r.has_comm_beside_s(), r.comm_beside_s());
+}
+
+// The interference model's classes of traffic (calibration.proto's InterferenceFit.traffic).
+constexpr std::string_view kTraffic[] = {"point-to-point", "intra-node-collective", "inter-node-collective"};
+std::size_t traffic_class(const proto::BenchResult& r) {
+  if (r.op() == "send-recv") return 0;
+  return r.crosses_nodes() ? 2 : 1;
 }
 
 struct Coefficients {
@@ -168,24 +194,26 @@ proto::BenchFile read_bench_file(const std::filesystem::path& path) {
   if (bench.eppsim_bench() != kBenchVersion)
     fail(file, "eppsim_bench", fmt::format("unknown format version {} (known: {})", bench.eppsim_bench(), kBenchVersion));
   if (!bench.has_kind()) fail(file, "kind", "is missing");
-  if (!one_of(bench.kind(), {"compute", "comm"}))
-    fail(file, "kind", fmt::format("unknown kind {} (known: compute, comm)", quote_string(bench.kind())));
+  if (!one_of(bench.kind(), {"compute", "comm", "interference"}))
+    fail(file, "kind", fmt::format("unknown kind {} (known: compute, comm, interference)", quote_string(bench.kind())));
   if (!bench.has_backend()) fail(file, "backend", "is missing");
   if (!one_of(bench.backend(), {"cpu", "cuda"}))
     fail(file, "backend", fmt::format("unknown backend {} (known: cpu, cuda)", quote_string(bench.backend())));
   if (!bench.has_device() || bench.device().empty()) fail(file, "device", "is missing");
   if (!bench.has_ranks()) fail(file, "ranks", "is missing");
   if (bench.ranks() == 0) fail(file, "ranks", "must be >= 1, got 0");
-  const bool compute = bench.kind() == "compute";
-  if (compute && !bench.has_model()) fail(file, "model", "is missing (a compute file names its model)");
-  if (!compute && bench.has_model()) fail(file, "model", "only a compute file names a model");
+  const bool compute = bench.kind() == "compute", comm = bench.kind() == "comm";
+  if (!comm && !bench.has_model()) fail(file, "model", "is missing (compute and interference files name their model)");
+  if (comm && bench.has_model()) fail(file, "model", "a comm file names no model");
   if (bench.results().empty()) fail(file, "results", "is empty");
   for (int i = 0; i < bench.results_size(); ++i) {
     const std::string row = fmt::format("results[{}]", i);
     if (compute) {
       check_compute_row(bench.results(i), file, row);
-    } else {
+    } else if (comm) {
       check_comm_row(bench.results(i), file, row);
+    } else {
+      check_interference_row(bench.results(i), file, row);
     }
   }
   return bench;
@@ -247,6 +275,8 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
   PointSet forward, backward;
   // (kind, group size, crosses nodes) -> points; ordered, so the fits come out in a fixed order.
   std::map<std::tuple<CommKind, std::uint32_t, bool>, PointSet> comm;
+  // Per traffic class: compute beside = factor x compute alone, and the same of the comm.
+  PointSet compute_beside[std::size(kTraffic)], comm_beside[std::size(kTraffic)];
   const proto::BenchFile* compute_file = nullptr;
   std::string compute_name;
   for (std::size_t f = 0; f < files.size(); ++f) {
@@ -279,6 +309,11 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
         const double c = static_cast<double>(r.context_tokens());
         std::vector<double> row = {(c + s) * (c + s) - c * c, s, 1.0};
         (r.pass() == "forward" ? forward : backward).add(std::move(row), r.time_s(), name);
+      }
+    } else if (bench.kind() == "interference") {
+      for (const auto& r : bench.results()) {
+        compute_beside[traffic_class(r)].add({r.compute_alone_s()}, r.compute_beside_s(), name);
+        comm_beside[traffic_class(r)].add({r.comm_alone_s()}, r.comm_beside_s(), name);
       }
     } else {
       for (const auto& r : bench.results()) {
@@ -323,6 +358,20 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
     fit->set_bandwidth_bps(1.0 / c[1]);
     *fit->mutable_quality() = fit_quality(points.problem, c);
   }
+  for (std::size_t t = 0; t < std::size(kTraffic); ++t) {
+    if (compute_beside[t].files.empty()) continue;
+    auto* fit = calibration.add_interference();
+    fit->set_traffic(std::string(kTraffic[t]));
+    for (auto [what, points, factor, quality] :
+         {std::tuple{"compute", &compute_beside[t], &proto::InterferenceFit::set_compute_slowdown,
+                     fit->mutable_compute_quality()},
+          std::tuple{"comm", &comm_beside[t], &proto::InterferenceFit::set_comm_slowdown, fit->mutable_comm_quality()}}) {
+      const std::string where = points->where(fmt::format("results (interference of {} traffic, {}_beside_s)", kTraffic[t], what));
+      const auto c = fit_non_negative(points->problem, where);
+      (fit->*factor)(c[0]);
+      *quality = fit_quality(points->problem, c);
+    }
+  }
   return calibration;
 }
 
@@ -353,6 +402,10 @@ std::string calibration_summary(const proto::Calibration& calibration) {
     out += fmt::format("  {:<14} n={:<3} {:<11} latency {:.4g} s, busbw {:.4g} B/s  ({})\n", c.kind(), c.group_size(),
                        c.crosses_nodes() ? "inter-node" : "intra-node", c.latency_s(), c.bandwidth_bps(),
                        quality(c.quality()));
+  }
+  for (const auto& i : calibration.interference()) {
+    out += fmt::format("  beside {:<22} compute x{:.3f} ({}), comm x{:.3f} ({})\n", i.traffic(), i.compute_slowdown(),
+                       quality(i.compute_quality()), i.comm_slowdown(), quality(i.comm_quality()));
   }
   return out;
 }

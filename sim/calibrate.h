@@ -1,6 +1,6 @@
 #pragma once
 // `eppsim calibrate BENCH.json... -o CALIBRATION`: the cost model's
-// coefficients fitted to microbenchmarks (`eppsim-bench compute|comm`; the
+// coefficients fitted to microbenchmarks (`eppsim-bench compute|comm|interference`; the
 // BENCH.json format is traces/proto/bench.proto), with how well they fit.
 //
 //   compute  per pass (forward, backward), from the "layer" rows (one whole
@@ -10,6 +10,12 @@
 //   comm     per (op, group size, crosses nodes), from the comm rows:
 //              time = latency + bus_bytes(op, n, bytes) / bus_bandwidth
 //            (bus bytes as nccl-tests counts them: models/calibrated_network.h)
+//   interference  per class of traffic (point-to-point: send-recv rows;
+//            intra-node-collective and inter-node-collective: the other ops by
+//            crosses_nodes), from `eppsim-bench interference` rows:
+//              compute_beside_s = compute_slowdown * compute_alone_s
+//              comm_beside_s    = comm_slowdown * comm_alone_s
+//            (calibration.proto's InterferenceFit; not clamped to >= 1)
 //
 // Fitting: linear least squares (LAPACK's dgelsd, from OpenBLAS) of the
 // relative residuals (each row weighted by 1 / measured time), so that a
@@ -24,8 +30,9 @@
 //
 // Bad input is an InputError naming the file, the field and the rule:
 // malformed JSON, unknown keys, an unknown kernel, pass or op, a missing or
-// non-positive time, a result marked incorrect, too few points, compute files
-// of different models or devices.
+// non-positive time, a result marked incorrect, too few points (an
+// interference class needs two rows), compute files of different models or
+// devices.
 #include <filesystem>
 #include <span>
 #include <string>
@@ -39,8 +46,8 @@ namespace eppsim {
 // Reads and checks one BENCH.json (every row's fields, as above).
 proto::BenchFile read_bench_file(const std::filesystem::path& path);
 
-// The calibration of the benchmark files (at least one; compute and comm
-// files in any mix). `names` are the files as the user gave them, recorded in
+// The calibration of the benchmark files (at least one; compute, comm and
+// interference files in any mix). `names` are the files as the user gave them, recorded in
 // the calibration's sources; `files` the files themselves, in the same order.
 proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<const std::string> names);
 // read_bench_file of each path, then calibrate.

@@ -3,7 +3,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -18,7 +17,7 @@
 #include "models/errors.h"
 #include "models/units.h"
 #include "runtime/bench/comm_bench_data.h"
-#include "runtime/comm_plan.h"
+#include "runtime/bench/comm_measure.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "traces/proto_io.h"
 #ifdef EPPSIM_WITH_NCCL
@@ -30,20 +29,10 @@ namespace po = boost::program_options;
 namespace eppsim::runtime {
 namespace {
 
-struct OpInfo {
-  BenchOp op;
-  std::string_view name;
-};
-
-constexpr OpInfo kOps[] = {
-    {BenchOp::SendRecv, "send-recv"},         {BenchOp::AllReduce, "all-reduce"}, {BenchOp::AllGather, "all-gather"},
-    {BenchOp::ReduceScatter, "reduce-scatter"}, {BenchOp::AllToAll, "all-to-all"},
-};
-
 struct BenchOptions {
   std::string backend;
   std::string out;
-  std::vector<OpInfo> ops;
+  std::vector<BenchOp> ops;
   std::vector<std::uint64_t> bytes;
   int iterations = 20;
   int warmup = 5;
@@ -88,9 +77,9 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   if (o.backend == "cuda") throw InputError("eppsim-bench comm: --backend cuda: this build has no CUDA/NCCL");
 #endif
   for (const auto& name : split_list(ops)) {
-    const auto it = std::find_if(std::begin(kOps), std::end(kOps), [&](const OpInfo& i) { return i.name == name; });
-    if (it == std::end(kOps)) throw InputError(fmt::format("eppsim-bench comm: --ops: unknown op '{}'", name));
-    o.ops.push_back(*it);
+    const auto op = parse_bench_op(name);
+    if (!op) throw InputError(fmt::format("eppsim-bench comm: --ops: unknown op '{}'", name));
+    o.ops.push_back(*op);
   }
   if (bytes.empty()) {
     for (std::uint64_t b = 1024; b <= (std::uint64_t{64} << 20); b *= 2) o.bytes.push_back(b);
@@ -103,48 +92,6 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   return o;
 }
 
-// One (op, group, size) point with MPI on the members of `comm`.
-BenchPoint measure_mpi(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
-  int me = 0, n = 0;
-  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
-  const CommShape shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
-  if (std::max({shape.count, shape.send_elements, shape.recv_elements}) > static_cast<std::uint64_t>(INT32_MAX)) {
-    throw InputError(fmt::format("eppsim-bench comm: --bytes: {} is more than one MPI call moves", bytes));
-  }
-  std::vector<float> send = bench_send_buffer(shape, static_cast<std::uint32_t>(me));
-  std::vector<float> recv(shape.recv_elements, -1.0f);
-  const int count = static_cast<int>(shape.count);
-  auto call = [&] {
-    switch (op) {
-      case BenchOp::SendRecv:
-        if (me == 0) check_mpi(MPI_Send(send.data(), count, MPI_FLOAT, 1, 0, comm), "MPI_Send");
-        if (me == 1) check_mpi(MPI_Recv(recv.data(), count, MPI_FLOAT, 0, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-        break;
-      case BenchOp::AllReduce:
-        check_mpi(MPI_Allreduce(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm), "MPI_Allreduce");
-        break;
-      case BenchOp::AllGather:
-        check_mpi(MPI_Allgather(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm), "MPI_Allgather");
-        break;
-      case BenchOp::ReduceScatter:
-        check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm),
-                  "MPI_Reduce_scatter_block");
-        break;
-      case BenchOp::AllToAll:
-        check_mpi(MPI_Alltoall(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm), "MPI_Alltoall");
-        break;
-    }
-  };
-  for (int i = 0; i < warmup; ++i) call();
-  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) call();
-  const double mean_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iterations;
-  const bool correct = bench_received_correctly(op, shape, static_cast<std::uint32_t>(me), static_cast<std::uint32_t>(n), recv);
-  return {mean_s, correct};
-}
-
 std::string cpu_name() {
   std::ifstream in("/proc/cpuinfo");
   for (std::string line; std::getline(in, line);) {
@@ -154,13 +101,6 @@ std::string cpu_name() {
     }
   }
   return "cpu";
-}
-
-BenchPoint measure(const BenchOptions& o, BenchOp op, MPI_Comm comm, std::uint64_t bytes) {
-#ifdef EPPSIM_WITH_NCCL
-  if (o.backend == "cuda") return measure_nccl(op, comm, bytes, o.iterations, o.warmup);
-#endif
-  return measure_mpi(op, comm, bytes, o.iterations, o.warmup);
 }
 
 std::string device_name(const BenchOptions& o) {
@@ -187,19 +127,12 @@ int bench(const BenchOptions& o, int rank, int size) {
     // The first n ranks; the others pass MPI_UNDEFINED and wait.
     MPI_Comm comm = MPI_COMM_NULL;
     check_mpi(MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm), "MPI_Comm_split");
-    int crosses = 0;
     if (comm != MPI_COMM_NULL) {
-      MPI_Comm local = MPI_COMM_NULL;
-      check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
-      int local_size = 0;
-      MPI_Comm_size(local, &local_size);
-      MPI_Comm_free(&local);
-      crosses = local_size < n ? 1 : 0;
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, &crosses, 1, MPI_INT, MPI_LOR, comm), "MPI_Allreduce");
-      for (const auto& info : o.ops) {
-        if (info.op == BenchOp::SendRecv && n != 2) continue;  // ranks 0 and 1 only
+      const bool crosses = group_crosses_nodes(comm);
+      for (const BenchOp op : o.ops) {
+        if (op == BenchOp::SendRecv && n != 2) continue;  // ranks 0 and 1 only
         for (const std::uint64_t bytes : o.bytes) {
-          BenchPoint p = measure(o, info.op, comm, bytes);
+          BenchPoint p = measure_comm(o.backend, op, comm, bytes, o.iterations, o.warmup);
           // The slowest rank's time; correct only if every rank received correctly.
           int ok = p.correct ? 1 : 0;
           check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
@@ -207,19 +140,19 @@ int bench(const BenchOptions& o, int rank, int size) {
           p.correct = ok != 0;
           if (rank != 0) continue;
           const auto un = static_cast<std::uint32_t>(n);
-          const double algbw = p.time_s > 0 ? bench_algbw_bytes(info.op, bytes, un) / p.time_s : 0.0;
-          const double busbw = algbw * bench_bus_factor(info.op, un);
+          const double algbw = p.time_s > 0 ? bench_algbw_bytes(op, bytes, un) / p.time_s : 0.0;
+          const double busbw = algbw * bench_bus_factor(op, un);
           auto& row = *results->add_values()->mutable_struct_value()->mutable_fields();
-          row["op"].set_string_value(std::string(info.name));
+          row["op"].set_string_value(std::string(bench_op_name(op)));
           row["bytes"].set_number_value(static_cast<double>(bytes));
           row["group_size"].set_number_value(n);
-          row["crosses_nodes"].set_bool_value(crosses != 0);
+          row["crosses_nodes"].set_bool_value(crosses);
           row["time_s"].set_number_value(p.time_s);
           row["iterations"].set_number_value(o.iterations);
           row["algbw_Bps"].set_number_value(algbw);
           row["busbw_Bps"].set_number_value(busbw);
           row["correct"].set_bool_value(p.correct);
-          fmt::print(stderr, "{:>15} n={} {:>10} B {:>10.1f} us  algbw {:7.3f} GB/s  busbw {:7.3f} GB/s  {}\n", info.name,
+          fmt::print(stderr, "{:>15} n={} {:>10} B {:>10.1f} us  algbw {:7.3f} GB/s  busbw {:7.3f} GB/s  {}\n", bench_op_name(op),
                      n, bytes, p.time_s * 1e6, algbw / 1e9, busbw / 1e9,
                      p.correct ? "ok" : "WRONG");
         }

@@ -18,6 +18,13 @@ std::string_view bench_op_name(BenchOp op) {
   return "?";
 }
 
+std::optional<BenchOp> parse_bench_op(std::string_view name) {
+  for (BenchOp op : {BenchOp::SendRecv, BenchOp::AllReduce, BenchOp::AllGather, BenchOp::ReduceScatter, BenchOp::AllToAll}) {
+    if (bench_op_name(op) == name) return op;
+  }
+  return std::nullopt;
+}
+
 CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
   proto::Op o;
   switch (op) {

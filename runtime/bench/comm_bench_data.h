@@ -4,6 +4,7 @@
 // schedule.proto's size_bytes), the values each rank sends (small integers, so
 // float sums are exact) and the check of what a rank received.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct BenchPoint {
 
 // "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all".
 std::string_view bench_op_name(BenchOp op);
+// The op of one of those names; nullopt for any other.
+std::optional<BenchOp> parse_bench_op(std::string_view name);
 
 // The shape of `op` of `bytes` on a group of `group_size` (send-recv: the
 // message; the receiver's buffer is recv_elements = count).

@@ -74,21 +74,6 @@ void add_times(pb::Struct& row, std::vector<double> times) {
   f["repeats"] = number(static_cast<double>(n));
 }
 
-std::unique_ptr<ComputeQueue> make_queue(const std::string& backend, const StepClock& clock, std::string& device) {
-  if (backend == "cpu") {
-    CpuComputeOptions options;
-    device = cpu_device_name(options.blas_threads);
-    return make_cpu_compute_queue(clock, options);
-  }
-#ifdef EPPSIM_WITH_CUDA
-  CudaComputeOptions options;
-  device = cuda_device_name(options.device);
-  return make_cuda_compute_queue(clock, options);
-#else
-  throw InputError("eppsim-bench compute: --backend cuda: this build has no CUDA backend (CMake found no nvcc and NCCL)");
-#endif
-}
-
 }  // namespace
 
 ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
@@ -146,14 +131,14 @@ std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, st
 }
 
 std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
-                              std::uint32_t repeats) {
+                              std::uint32_t repeats, double wait_s) {
   if (warmup < 1) throw std::invalid_argument("time_plan: warmup must be >= 1");
   const std::uint32_t runs = warmup + repeats;
   for (ActivityId id = 0; id < runs; ++id) queue.submit(id, 0, plan);
   std::vector<double> ends(runs, 0.0);
   std::uint32_t done = 0;
   while (done < runs) {
-    queue.wait(-1.0);
+    queue.wait(wait_s);
     for (const Completion& c : queue.poll()) {
       ends.at(c.id) = c.end_s;
       ++done;
@@ -256,6 +241,21 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
   return doc;
 }
 
+std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backend, const StepClock& clock, std::string& device) {
+  if (backend == "cpu") {
+    CpuComputeOptions options;
+    device = cpu_device_name(options.blas_threads);
+    return make_cpu_compute_queue(clock, options);
+  }
+#ifdef EPPSIM_WITH_CUDA
+  CudaComputeOptions options;
+  device = cuda_device_name(options.device);
+  return make_cuda_compute_queue(clock, options);
+#else
+  throw InputError("eppsim-bench: --backend cuda: this build has no CUDA backend (CMake found no nvcc and NCCL)");
+#endif
+}
+
 std::string cpu_device_name(int threads) {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line, name = "unknown CPU";
@@ -280,7 +280,7 @@ int run_compute_bench(int argc, char** argv) {
   const std::vector<GridPoint> grid = compute_bench_grid(options, scenario.max_length);
   StepClock clock;
   std::string device;
-  const std::unique_ptr<ComputeQueue> queue = make_queue(options.backend, clock, device);
+  const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(options.backend, clock, device);
   const pb::Struct doc = measure_compute(model, grid, *queue, options.backend, device, options.warmup, options.repeats);
   write_file_atomically(options.out, to_json(doc));
   return 0;

@@ -17,6 +17,7 @@
 // the previous one, so a time includes the queue's own per-op cost, as in a run.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,21 @@ struct GridPoint {
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
 
 // Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
-// (warmup >= 1), from the queue's completion times.
+// (warmup >= 1), from the queue's completion times. The calling thread waits
+// in ComputeQueue::wait(wait_s) between polls (negative: until a run ends).
 std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
-                              std::uint32_t repeats);
+                              std::uint32_t repeats, double wait_s = -1.0);
 
 // The BENCH.json document for `model` over `grid` on `queue`.
 google::protobuf::Struct measure_compute(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
                                          ComputeQueue& queue, const std::string& backend, const std::string& device,
                                          std::uint32_t warmup, std::uint32_t repeats);
+
+// The ComputeQueue of `backend` ("cpu": one OpenBLAS thread; "cuda": device 0
+// of the CUDA backend) on `clock`; sets `device` to its name. Throws InputError
+// for cuda in builds without the CUDA backend.
+std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backend, const StepClock& clock,
+                                                       std::string& device);
 
 // "AMD EPYC 7B13 (1 thread)": /proc/cpuinfo's model name and the BLAS threads.
 std::string cpu_device_name(int threads);

@@ -1,6 +1,7 @@
 // eppsim-bench: the runtime's microbenchmarks, one command for all of them.
 //   eppsim-bench compute [options] --out BENCH.json   (runtime/bench/compute_bench.h)
 //   eppsim-bench comm [options] --out BENCH.json      (runtime/bench/comm_bench.h, under mpirun)
+//   eppsim-bench interference [options] --out BENCH.json (runtime/bench/interference_bench.h, under mpirun)
 // Exit status: 0 on success, 2 on bad input, 1 on any other failure.
 #include <cstdio>
 #include <exception>
@@ -11,13 +12,15 @@
 #include "models/errors.h"
 #include "runtime/bench/comm_bench.h"
 #include "runtime/bench/compute_bench.h"
+#include "runtime/bench/interference_bench.h"
 
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: eppsim-bench compute|comm [options] --out BENCH.json\n"
+    "usage: eppsim-bench compute|comm|interference [options] --out BENCH.json\n"
     "  compute --scenario FILE --backend cpu|cuda [--tokens LIST] [--context LIST] [--repeats N] [--warmup N]\n"
-    "  comm    --backend cpu|cuda [--ops LIST] [--bytes LIST] [--iterations N]   (one process per rank, mpirun)\n";
+    "  comm    --backend cpu|cuda [--ops LIST] [--bytes LIST] [--iterations N]   (one process per rank, mpirun)\n"
+    "  interference --scenario FILE --backend cpu [--ops LIST] [--bytes LIST] [--tokens S] [--repeats N]   (mpirun)\n";
 
 }  // namespace
 
@@ -30,6 +33,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "compute") return eppsim::runtime::run_compute_bench(argc - 2, argv + 2);
     if (command == "comm") return eppsim::runtime::run_comm_bench(argc - 1, argv + 1);
+    if (command == "interference") return eppsim::runtime::run_interference_bench(argc - 1, argv + 1);
     if (command == "-h" || command == "--help") {
       fmt::print("{}", kUsage);
       return 0;

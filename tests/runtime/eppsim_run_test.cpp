@@ -1,6 +1,6 @@
 // eppsim-run end to end under `mpirun -np 2`: the run driver (run_driver.cpp:
 // eppsim-run with the compute test double and real MPI) on small Schedules,
-// the merged Trace checked for sanity; faults; and eppsim-bench comm.
+// the merged Trace checked for sanity; faults; and eppsim-bench comm and interference.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -17,6 +17,7 @@
 #include <google/protobuf/struct.pb.h>
 
 #include "tests/runtime/runtime_fixture.h"
+#include "traces/bench.pb.h"
 #include "traces/proto_io.h"
 
 namespace eppsim::runtime {
@@ -250,6 +251,52 @@ TEST_F(EppsimRun, CommBenchChecksAndTimesEveryOp) {
     const double factor = op == "all-reduce" ? 1.0 : op == "send-recv" ? 1.0 : 0.5;  // 2(n-1)/n, 1, (n-1)/n at n = 2
     EXPECT_NEAR(row.at("busbw_Bps").number_value(), algbw * factor, algbw * 1e-9);
   }
+}
+
+// A tiny model (a layer forward of 64 tokens takes about a millisecond), two
+// ops and two sizes: every row well-formed (bench.proto's keys only, read
+// strictly), checked correct, its factors the ratios of its positive times.
+TEST_F(EppsimRun, InterferenceBenchTimesComputeAndCommAloneAndBeside) {
+  write_file_atomically(dir_ / "tiny.textproto", R"(name: "interference-tiny"
+model { layers: 2 hidden_size: 64 attention_heads: 4 kv_heads: 2 ffn_hidden_size: 128 vocab_size: 512 ffn_kind: SWIGLU }
+cluster { nodes: 1 gpus_per_node: 2 gpu { preset: "A100-80GB" } intra_node { bandwidth: "300GB/s" latency: "2us" }
+          inter_node { bandwidth: "200Gbps" latency: "5us" } }
+workload { lengths { distribution: "wikipedia" } global_batch: 4 max_length: 64 over_max_length: TRUNCATE }
+plan { strategy: "packed-1f1b" packed_1f1b { pipeline_stages: 2 micro_batch_tokens: 64 } }
+)");
+  const std::string common = "interference --scenario tiny.textproto --out bench.json --ops send-recv,all-reduce";
+  const Result r = mpirun(2, EPPSIM_BENCH, common + " --backend cpu --bytes 4KiB,256KiB --repeats 2", dir_);
+  ASSERT_EQ(r.status, 0) << r.output;
+  proto::BenchFile bench;
+  from_json(read_file(dir_ / "bench.json"), &bench, "bench.json");
+  EXPECT_EQ(bench.kind(), "interference");
+  EXPECT_EQ(bench.ranks(), 2u);
+  EXPECT_EQ(bench.model().hidden_size(), 64u);
+  ASSERT_EQ(bench.results_size(), 4);  // 2 ops x 2 sizes
+  for (const auto& row : bench.results()) {
+    SCOPED_TRACE(fmt::format("{} {} B", row.op(), row.bytes()));
+    EXPECT_TRUE(row.correct());
+    EXPECT_EQ(row.group_size(), 2u);
+    EXPECT_FALSE(row.crosses_nodes());
+    EXPECT_EQ(row.tokens(), 64u);
+    EXPECT_EQ(row.repeats(), 2u);
+    EXPECT_GE(row.iterations(), 1u);
+    for (double t : {row.compute_alone_s(), row.compute_beside_s(), row.comm_alone_s(), row.comm_beside_s()}) {
+      EXPECT_GT(t, 0.0);
+      EXPECT_LT(t, 1.0);
+    }
+    EXPECT_DOUBLE_EQ(row.compute_slowdown(), row.compute_beside_s() / row.compute_alone_s());
+    EXPECT_DOUBLE_EQ(row.comm_slowdown(), row.comm_beside_s() / row.comm_alone_s());
+  }
+  EXPECT_EQ(bench.results(0).op(), "send-recv");
+  EXPECT_EQ(bench.results(2).op(), "all-reduce");
+
+  const Result cuda = mpirun(2, EPPSIM_BENCH, common + " --backend cuda", dir_);
+  EXPECT_EQ(cuda.status, 2) << cuda.output;
+  EXPECT_NE(cuda.output.find("--backend cuda: not measured yet"), std::string::npos) << cuda.output;
+  const Result op = mpirun(2, EPPSIM_BENCH, common + ",broadcast --backend cpu", dir_);
+  EXPECT_EQ(op.status, 2) << op.output;
+  EXPECT_NE(op.output.find("--ops: unknown op 'broadcast'"), std::string::npos) << op.output;
 }
 
 }  // namespace

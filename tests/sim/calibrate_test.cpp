@@ -328,7 +328,7 @@ TEST(ReadBenchFile, ErrorsNameFileFieldAndRule) {
   EXPECT_THAT(read_error(write("version.json", R"({"eppsim_bench": 2})")),
               HasSubstr(path("version.json") + ": eppsim_bench: unknown format version 2 (known: 1)"));
   EXPECT_THAT(read_error(write("kind.json", R"({"eppsim_bench": 1, "kind": "gpu"})")),
-              HasSubstr("kind: unknown kind \"gpu\" (known: compute, comm)"));
+              HasSubstr("kind: unknown kind \"gpu\" (known: compute, comm, interference)"));
   EXPECT_THAT(read_error(write("empty.json", fmt::format(R"({{{}, "results": []}})", head))), HasSubstr("results: is empty"));
   const std::string compute_head = R"("eppsim_bench": 1, "kind": "compute", "backend": "cuda", "device": "d", "ranks": 1)";
   EXPECT_THAT(read_error(write("nomodel.json", fmt::format(R"({{{}, "results": [{{"kernel": "layer"}}]}})", compute_head))),
@@ -340,6 +340,105 @@ TEST(ReadBenchFile, ErrorsNameFileFieldAndRule) {
   EXPECT_THAT(read_error(write("ctx.json", fmt::format(R"({{{}, "model": {{"name": "m"}}, "results": [{{"kernel": "layer", "pass": "forward", "tokens": 8, "time_s": 1}}]}})", compute_head))),
               HasSubstr("results[0].context_tokens: is missing"));
   EXPECT_THAT(read_error(dir / "absent.json"), HasSubstr("absent.json"));
+}
+
+// An interference bench: per (op, crosses_nodes, factors) a row per size, its
+// times beside those alone times the factors.
+struct InterferenceRows {
+  std::string op;
+  bool crosses;
+  double compute_factor, comm_factor;
+};
+proto::BenchFile interference_bench(const std::vector<InterferenceRows>& rows) {
+  proto::BenchFile b;
+  b.set_eppsim_bench(1);
+  b.set_kind("interference");
+  b.set_backend("cpu");
+  b.set_device("test CPU (1 thread)");
+  b.set_ranks(2);
+  b.mutable_model()->set_name("tiny");
+  int i = 0;
+  for (const auto& [op, crosses, compute_factor, comm_factor] : rows) {
+    for (std::uint64_t bytes : {1u << 16, 1u << 20, 1u << 24}) {
+      auto* r = b.add_results();
+      r->set_op(op);
+      r->set_bytes(bytes);
+      r->set_group_size(2);
+      r->set_crosses_nodes(crosses);
+      r->set_tokens(1024);
+      r->set_correct(true);
+      r->set_compute_alone_s(0.1 + 0.01 * (i++ % 3));
+      r->set_compute_beside_s(r->compute_alone_s() * compute_factor);
+      r->set_comm_alone_s(1e-9 * static_cast<double>(bytes));
+      r->set_comm_beside_s(r->comm_alone_s() * comm_factor);
+    }
+  }
+  return b;
+}
+
+TEST(Calibrate, InterferenceRowsGiveTheFactorsOfEachClassOfTraffic) {
+  const proto::Calibration c = calibrate_one(interference_bench(
+      {{"all-to-all", true, 1.05, 2.0}, {"send-recv", false, 1.2, 5.0}, {"all-reduce", false, 1.1, 3.0}}));
+  ASSERT_EQ(c.interference_size(), 3);  // in the classes' order
+  const std::pair<std::string, std::pair<double, double>> expected[] = {
+      {"point-to-point", {1.2, 5.0}}, {"intra-node-collective", {1.1, 3.0}}, {"inter-node-collective", {1.05, 2.0}}};
+  for (int i = 0; i < 3; ++i) {
+    const auto& fit = c.interference(i);
+    EXPECT_EQ(fit.traffic(), expected[i].first);
+    EXPECT_NEAR(fit.compute_slowdown(), expected[i].second.first, 1e-9);
+    EXPECT_NEAR(fit.comm_slowdown(), expected[i].second.second, 1e-9);
+    EXPECT_EQ(fit.compute_quality().points(), 3u);
+    EXPECT_LT(fit.compute_quality().max_relative_error(), 1e-9);
+    EXPECT_LT(fit.comm_quality().max_relative_error(), 1e-9);
+  }
+  EXPECT_FALSE(c.has_forward());
+  EXPECT_EQ(c.collectives_size(), 0);
+  ASSERT_EQ(c.sources_size(), 1);
+  EXPECT_EQ(c.sources(0).kind(), "interference");
+  EXPECT_THAT(calibration_summary(c), HasSubstr("beside point-to-point         compute x1.200"));
+}
+
+TEST(Calibrate, InterferenceFactorsAreRelativeLeastSquaresAndNotClamped) {
+  // Two rows of one class at factors 1 and 2: relative least squares of beside = f x alone
+  // gives f = sum(1/r) / sum(1/r^2) = 1.5 / 1.25 = 1.2, 40% off the second row.
+  proto::BenchFile b = interference_bench({{"all-reduce", false, 1.0, 0.5}});
+  b.mutable_results()->RemoveLast();
+  b.mutable_results(1)->set_compute_beside_s(2.0 * b.results(1).compute_alone_s());
+  const proto::Calibration c = calibrate_one(b);
+  ASSERT_EQ(c.interference_size(), 1);
+  EXPECT_NEAR(c.interference(0).compute_slowdown(), 1.2, 1e-9);
+  EXPECT_NEAR(c.interference(0).compute_quality().max_relative_error(), 0.4, 1e-9);
+  EXPECT_NEAR(c.interference(0).comm_slowdown(), 0.5, 1e-9);  // a speed-up is recorded as measured
+
+  b.mutable_results()->RemoveLast();
+  EXPECT_THAT(error_of(b, "one.json"),
+              HasSubstr("one.json: results (interference of intra-node-collective traffic, compute_beside_s): 1 points "
+                        "cannot fit 1 coefficients"));
+}
+
+TEST(ReadBenchFile, InterferenceErrorsNameFileFieldAndRule) {
+  const auto dir = fresh_dir("interference");
+  const std::string head =
+      R"("eppsim_bench": 1, "kind": "interference", "backend": "cpu", "device": "d", "ranks": 2, "model": {"name": "m"})";
+  const std::string times = R"("compute_alone_s": 0.1, "compute_beside_s": 0.11, "comm_alone_s": 1e-4)";
+  const auto error = [&](const std::string& name, const std::string& row, const std::string& file_head) {
+    write_file_atomically(dir / name, fmt::format(R"({{{}, "results": [{{"op": "all-reduce", "bytes": 1024, "group_size": 2, {}}}]}})",
+                                                  file_head, row));
+    return read_error(dir / name);
+  };
+  const std::string good = R"("tokens": 64, "comm_beside_s": 2e-4, )" + times;
+  EXPECT_EQ(error("good.json", good, head), "");
+  EXPECT_THAT(error("beside.json", R"("tokens": 64, )" + times, head),
+              HasSubstr((dir / "beside.json").string() + ": results[0].comm_beside_s: is missing"));
+  EXPECT_THAT(error("zero.json", R"("tokens": 64, "comm_beside_s": 0, )" + times, head),
+              HasSubstr("results[0].comm_beside_s: must be finite and > 0, got 0"));
+  EXPECT_THAT(error("tokens.json", R"("comm_beside_s": 2e-4, )" + times, head), HasSubstr("results[0].tokens: is missing"));
+  EXPECT_THAT(error("kernel.json", R"("kernel": "layer", )" + good, head),
+              HasSubstr("results[0].kernel: a comm or interference file holds op rows, not kernel rows"));
+  EXPECT_THAT(error("wrong.json", R"("correct": false, )" + good, head), HasSubstr("results[0].correct: is false"));
+  EXPECT_THAT(error("unknown.json", R"("compute_slow": 1, )" + good, head), HasSubstr("compute_slow"));
+  EXPECT_THAT(error("nomodel.json", good, R"("eppsim_bench": 1, "kind": "interference", "backend": "cpu", "device": "d", "ranks": 2)"),
+              HasSubstr("nomodel.json: model: is missing (compute and interference files name their model)"));
 }
 
 // calibrate -> a file -> a scenario naming it: the fits price compute and the
