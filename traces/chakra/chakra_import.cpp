@@ -296,7 +296,15 @@ void import_rank(const ChakraRankTrace& trace, ImportContext& c, proto::RankProg
     }
     if (auto op = op_of(nodes[i], c, where)) {
       for (auto d : deps) op->add_deps(d);
-      stands_for[i] = {static_cast<std::uint32_t>(program.ops_size())};
+      // Chakra's sends are eager (ASTRA-sim completes a send without waiting for
+      // its receive to be posted), the Schedule's rendezvous: a node that waits
+      // on a foreign send waits for what the send waited for, so that a ring of
+      // send-then-receive does not deadlock.
+      if (c.ours || !op->has_send()) {
+        stands_for[i] = {static_cast<std::uint32_t>(program.ops_size())};
+      } else {
+        stands_for[i] = deps;
+      }
       *program.add_ops() = std::move(*op);
     } else {
       stands_for[i] = std::move(deps);

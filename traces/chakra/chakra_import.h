@@ -17,6 +17,9 @@
 //                    "0" is every rank (as in ASTRA-sim). involved_dim is ignored.
 //   METADATA_NODE,   no op; a dependency on one stands for its own dependencies
 //   INVALID_NODE
+// Chakra's sends are eager (ASTRA-sim ends a send without waiting for its
+// receive), the Schedule's rendezvous: a dependency on a COMM_SEND node stands
+// for the send's own dependencies, and the sends keep their order on their stream.
 // Communication takes DURATION_FROM_WORK: the engine prices it on the network.
 // Streams: "compute", "send", "recv", "collective", "memory" (sends and receives
 // apart, so a ring of send-then-receive cannot deadlock on rendezvous).
