@@ -51,6 +51,8 @@ proto::Schedule sample_schedule() {
   s.mutable_header()->set_schema_version(kScheduleSchemaVersion);
   s.mutable_header()->set_producer("test");
   s.mutable_header()->mutable_model()->set_name("tiny");
+  s.mutable_summary()->set_sequences(3);
+  s.mutable_summary()->mutable_decisions()->set_reproduces("Megatron-LM");
   for (std::uint32_t r = 0; r < 4; ++r) {
     auto* p = s.add_placement();
     p->set_node(r / 2);

@@ -58,6 +58,7 @@ inline constexpr std::string_view kStreamNames = "eppsim.stream_names";    // me
 inline constexpr std::string_view kScenario = "eppsim.scenario";           // metadata: string
 inline constexpr std::string_view kStrategy = "eppsim.strategy";           // metadata: string
 inline constexpr std::string_view kHeader = "eppsim.header";               // metadata: ScheduleHeader bytes
+inline constexpr std::string_view kSummary = "eppsim.summary";             // metadata: ScheduleSummary bytes
 inline constexpr std::string_view kGroupNames = "eppsim.group_names";      // metadata: string list, by group id
 inline constexpr std::string_view kPlacement = "eppsim.placement";         // metadata: uint64 list, node and local GPU per rank
 inline constexpr std::string_view kStream = "eppsim.stream";               // node: the op's stream

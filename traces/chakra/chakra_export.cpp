@@ -109,6 +109,7 @@ ChakraTrace export_chakra(const proto::Schedule& schedule) {
   add_string_attribute(meta, names::kScenario, schedule.scenario());
   add_string_attribute(meta, names::kStrategy, schedule.strategy());
   if (schedule.has_header()) add_bytes_attribute(meta, names::kHeader, to_binary(schedule.header()));
+  if (schedule.has_summary()) add_bytes_attribute(meta, names::kSummary, to_binary(schedule.summary()));
   std::vector<std::string> group_names;
   for (const auto& g : schedule.groups()) {
     group_names.push_back(g.name());

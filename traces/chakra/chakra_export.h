@@ -12,8 +12,8 @@
 //               (ASTRA-sim reads pg_name "0" as every rank)
 //   MEMORY      METADATA_NODE (ASTRA-sim skips it), the MemoryOp in an attribute
 // Every node says is_cpu_op = false. What Chakra cannot say (streams, exact
-// durations, the compute op's work, the header, placement, group names) rides
-// in "eppsim.*" attributes (chakra_attributes.h), so that import_chakra gives
+// durations, the compute op's work, the header, summary, placement, group
+// names) rides in "eppsim.*" attributes (chakra_attributes.h), so that import_chakra gives
 // the Schedule back: same ops, deps, sizes and groups.
 #include <filesystem>
 #include <vector>

@@ -344,6 +344,9 @@ proto::Schedule import_chakra(const std::vector<ChakraRankTrace>& ranks, std::st
     schedule.mutable_header()->set_schema_version(kScheduleSchemaVersion);
     schedule.mutable_header()->set_producer(fmt::format("chakra import (Chakra {})", ranks[0].metadata.version()));
   }
+  if (const auto summary = bytes_attribute(meta, chakra_names::kSummary, meta_where)) {
+    *schedule.mutable_summary() = parse_bytes<proto::ScheduleSummary>(*summary, chakra_names::kSummary, meta_where);
+  }
   if (const auto placement = unsigned_list_attribute(meta, chakra_names::kPlacement, meta_where)) {
     if (placement->size() != 2 * static_cast<std::size_t>(num_ranks)) {
       throw InputError(fmt::format("{}: {}: {} values for {} ranks (two per rank)", meta_where, chakra_names::kPlacement,

@@ -24,7 +24,7 @@
 // Streams: "compute", "send", "recv", "collective", "memory" (sends and receives
 // apart, so a ring of send-then-receive cannot deadlock on rendezvous).
 // A trace eppsim wrote (chakra_export.h) comes back as the Schedule it was:
-// streams, durations, compute work, memory ops, placement and header.
+// streams, durations, compute work, memory ops, placement, header and summary.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
