@@ -1,5 +1,6 @@
 #include "sim/replay.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -25,18 +26,19 @@ std::int64_t roofline_ns(const proto::ComputeOp& c, const ResolvedScenario& targ
   return static_cast<std::int64_t>(std::llround(std::max(flops_s, memory_s) * 1e9));
 }
 
-// The peak FLOP/s of a recorded cluster's GPU.
-double recorded_peak(const std::filesystem::path& scenario) {
-  return load_scenario(scenario, {}, ScenarioPart::Cluster).cluster.gpu.peak_bf16.value;
+// The GPU of a recorded cluster.
+GpuSpec recorded_gpu(const std::filesystem::path& scenario) {
+  return load_scenario(scenario, {}, ScenarioPart::Cluster).cluster.gpu;
 }
 
 }  // namespace
 
 ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule_path, const ParsedScenario& cluster,
-                                           const std::optional<std::filesystem::path>& comm_groups) {
+                                           const std::optional<std::filesystem::path>& comm_groups,
+                                           const GpuSpec* roofline_gpu) {
   proto::Schedule schedule;
   if (is_chakra_prefix(schedule_path)) {
-    const auto gpu = resolve_cluster_part(cluster).cluster.gpu;
+    const auto gpu = roofline_gpu != nullptr ? *roofline_gpu : resolve_cluster_part(cluster).cluster.gpu;
     ChakraImportOptions options;
     options.peak_flops_per_s = gpu.peak_bf16.value;
     options.memory_bytes_per_s = gpu.memory_bandwidth.value;
@@ -139,11 +141,13 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
   } else if (request.schedule) {
     throw InputError(fmt::format("--schedule: a Chakra prefix ({}) is its own schedule", request.input.string()));
   }
-  auto loaded = load_schedule_on_cluster(schedule_path, target, chakra ? request.comm_groups : std::nullopt);
-  const double target_peak = loaded.cluster.cluster.gpu.peak_bf16.value;
+  // A Chakra COMP node without a duration is "recorded" as the roofline of the recorded GPU.
+  const std::optional<GpuSpec> recorded = recorded_cluster ? std::optional(recorded_gpu(*recorded_cluster)) : std::nullopt;
+  auto loaded = load_schedule_on_cluster(schedule_path, target, request.comm_groups,
+                                         recorded ? &*recorded : nullptr);
   double speedup = 1.0;
-  if (recorded_cluster) {
-    speedup = target_peak / recorded_peak(*recorded_cluster);
+  if (recorded) {
+    speedup = loaded.cluster.cluster.gpu.peak_bf16.value / recorded->peak_bf16.value;
   } else if (request.compute == ReplayCompute::Recorded) {
     logging::info("replay", "{}: no recorded cluster named (--recorded-cluster): compute keeps its recorded durations",
                   request.input.string());

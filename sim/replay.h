@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "models/gpu_spec.h"
 #include "sim/run.h"
 #include "traces/scenario.h"
 #include "traces/schedule.pb.h"
@@ -31,9 +32,11 @@ struct ScheduleOnCluster {
 // Reads `schedule_path` (a Schedule in .pb, .json or .textproto, or a Chakra
 // prefix whose groups come from `comm_groups`, or PREFIX.comm_groups.json when
 // it exists) and resolves `cluster` for it (cluster_for_schedule). A Chakra
-// COMP node without a duration is priced by the roofline of the cluster's GPU.
+// COMP node without a duration is priced by the roofline of `roofline_gpu`
+// (default: the cluster's GPU).
 ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule_path, const ParsedScenario& cluster,
-                                           const std::optional<std::filesystem::path>& comm_groups = std::nullopt);
+                                           const std::optional<std::filesystem::path>& comm_groups = std::nullopt,
+                                           const GpuSpec* roofline_gpu = nullptr);
 
 enum class ReplayCompute { Recorded, CostModel };
 

@@ -3,8 +3,8 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -182,7 +182,7 @@ int export_chakra_command(const po::variables_map& vars) {
   read_message(vars["trace"].as<std::string>(), &schedule);
   const fs::path prefix = vars["output"].as<std::string>();
   write_chakra_trace(export_chakra(schedule), prefix);
-  logging::info("cli", "wrote {}.{{0..{}}}.et and {}.comm_groups.json", prefix.string(), schedule.num_ranks() - 1,
+  logging::info("cli", "wrote {} rank files {}.<rank>.et and {}.comm_groups.json", schedule.num_ranks(), prefix.string(),
                 prefix.string());
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -135,8 +136,8 @@ TEST_F(ReplayRing8, AChakraExportReplaysLikeTheSchedule) {
   EXPECT_EQ(loaded.schedule.programs_size(), recorded_->schedule.programs_size());
 }
 
-// 8 GPUs in one node on 25 GB/s, 1 us links: the ring beats the tree for 1 MiB.
-ParsedScenario one_node_cluster(const fs::path& dir, const std::string& engine) {
+// Nodes of 8 GPUs on 25 GB/s, 1 us links: in one node the ring beats the tree for 1 MiB.
+ParsedScenario one_node_cluster(const fs::path& dir, const std::string& engine, std::uint32_t nodes = 1) {
   const auto path = dir / "one_node.textproto";
   write_file_atomically(path, R"(name: "one_node"
 model { preset: "llama2-7b" }
@@ -147,7 +148,7 @@ cluster {
   inter_node { bandwidth: "200Gbps" latency: "5us" }
 }
 )");
-  return parse_scenario_file(path, {"simulation.engine=" + engine});
+  return parse_scenario_file(path, {"simulation.engine=" + engine, fmt::format("cluster.nodes={}", nodes)});
 }
 
 TEST(ReplayChakra, AstraSimAllReduceTakesTheRingClosedForm) {
@@ -168,6 +169,10 @@ TEST(ReplayChakra, AstraSimAllReduceTakesTheRingClosedForm) {
   r.input = data / "custom_ring_allreduce_8npus_1MB" / "custom_allreduce";
   EXPECT_GT(replay(r, one_node_cluster(dir, "analytic")).trace.step_time_ns(), 0);
   EXPECT_GT(replay(r, one_node_cluster(dir, "flow")).trace.step_time_ns(), 0);
+  // The 16-rank all-gather on two such nodes, both engines.
+  r.input = data / "all_gather_16npus_1MB" / "all_gather";
+  EXPECT_GT(replay(r, one_node_cluster(dir, "analytic", 2)).trace.step_time_ns(), 0);
+  EXPECT_GT(replay(r, one_node_cluster(dir, "flow", 2)).trace.step_time_ns(), 0);
   fs::remove_all(dir);
 }
 

@@ -107,8 +107,12 @@ class GroupTable {
       }
       const auto it = by_pg_.find(id);
       if (it == by_pg_.end()) {
-        throw InputError(fmt::format("{}: pg_name \"{}\": no such group in the communicator-group file ({})", where,
-                                     pg_name, by_pg_.empty() ? fmt::format("none given; {} would be read", chakra_comm_groups_path(std::string(source)).string()) : std::string("given")));
+        const std::string hint =
+            by_pg_.empty() ? fmt::format(" (none was read: name one, or put it at {})",
+                                         chakra_comm_groups_path(std::string(source)).string())
+                           : std::string();
+        throw InputError(fmt::format("{}: pg_name \"{}\": no such group in the communicator-group file{}", where,
+                                     pg_name, hint));
       }
       group = it->second;
     }
