@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "tests/traces/chakra_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/proto_io.h"
 
@@ -19,11 +20,6 @@ using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 const fs::path kRing8 = fs::path(EPPSIM_SOURCE_DIR) / "scenarios" / "bench" / "ring8.textproto";
-
-fs::path shared_chakra_dir() {
-  const char* env = std::getenv("EPPSIM_SHARED_DATA");
-  return fs::path(env != nullptr ? env : EPPSIM_SHARED_DATA_DIR) / "chakra";
-}
 
 // Durations in ns per (rank, op) of the events of one kind class.
 std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> durations(const proto::Trace& trace, bool compute) {
@@ -152,7 +148,7 @@ cluster {
 }
 
 TEST(ReplayChakra, AstraSimAllReduceTakesTheRingClosedForm) {
-  const auto data = shared_chakra_dir();
+  const auto data = testing::shared_chakra_dir();
   if (!fs::exists(data)) GTEST_SKIP() << data << " is absent (../shared/data beside the checkout)";
   const auto dir = fs::temp_directory_path() / "eppsim_replay_chakra_test";
   fs::create_directories(dir);
