@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -24,11 +25,13 @@
 #include "sim/engine/engine_registry.h"
 #include "sim/output_directory.h"
 #include "sim/plan/planner.h"
+#include "sim/replay.h"
 #include "sim/run.h"
 #include "sim/testbed.h"
 #include "sim/topo.h"
 #include "sim/trace_diff.h"
 #include "sim/validate.h"
+#include "traces/chakra/chakra_export.h"
 #include "traces/chrome_trace.h"
 #include "traces/proto_io.h"
 #include "traces/rank_timeline.h"
@@ -176,25 +179,57 @@ int command_plan(const po::variables_map& vars) {
   return 0;
 }
 
+std::optional<fs::path> comm_groups_from(const po::variables_map& vars) {
+  if (!vars.count("comm-groups")) return std::nullopt;
+  return fs::path(vars["comm-groups"].as<std::string>());
+}
+
+void add_comm_groups_option(po::options_description& options) {
+  options.add_options()("comm-groups", po::value<std::string>(),
+                        "a Chakra prefix's communicator-group file (ASTRA-sim's JSON; default PREFIX.comm_groups.json "
+                        "when it exists)");
+}
+
 int command_sim(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
+  auto loaded = load_schedule_on_cluster(vars["schedule"].as<std::string>(),
+                                         parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)),
+                                         comm_groups_from(vars));
+  return finish_run(simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0), vars);
+}
+
+int command_replay(const po::variables_map& vars) {
+  const auto lock = lock_output(vars);
+  ReplayRequest request;
+  request.input = vars["input"].as<std::string>();
+  if (vars.count("schedule")) request.schedule = vars["schedule"].as<std::string>();
+  if (vars.count("recorded-cluster")) request.recorded_cluster = vars["recorded-cluster"].as<std::string>();
+  request.comm_groups = comm_groups_from(vars);
+  request.compute = parse_replay_compute(vars["compute"].as<std::string>());
+  return finish_run(replay(request, parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars))), vars);
+}
+
+// `eppsim export chakra SCHEDULE -o PREFIX`: PREFIX.<rank>.et and PREFIX.comm_groups.json.
+int export_chakra_command(const po::variables_map& vars) {
   proto::Schedule schedule;
-  const std::string schedule_file = vars["schedule"].as<std::string>();
-  read_message(schedule_file, &schedule);
-  const auto cluster =
-      cluster_for_schedule(parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)), schedule, schedule_file);
-  return finish_run(simulate_schedule(std::move(schedule), cluster, 0.0), vars);
+  read_message(vars["trace"].as<std::string>(), &schedule);
+  const fs::path prefix = vars["output"].as<std::string>();
+  write_chakra_trace(export_chakra(schedule), prefix);
+  logging::info("cli", "wrote {} rank files {}.<rank>.et and {}.comm_groups.json", schedule.num_ranks(), prefix.string(),
+                prefix.string());
+  return 0;
 }
 
 int command_export(const po::variables_map& vars) {
   const auto format = vars["format"].as<std::string>();
   const fs::path in = vars["trace"].as<std::string>(), out = vars["output"].as<std::string>();
+  if (format == "chakra") return export_chakra_command(vars);
   if (format == "chrome") {
     write_chrome_trace(read_trace(in), out);
   } else if (format == "timeline") {
     write_rank_timeline_csv(read_trace(in), out);
   } else {
-    throw InputError(fmt::format("export: unknown format '{}' (known: chrome, timeline)", format));
+    throw InputError(fmt::format("export: unknown format '{}' (known: chrome, timeline, chakra)", format));
   }
   logging::info("cli", "wrote {}", out.string());
   return 0;
@@ -333,24 +368,30 @@ const std::vector<Command>& commands() {
          add_scenario_options(o);
        },
        command_plan},
-      {"sim", "sim SCHEDULE --cluster SCENARIO [-o DIR]", "simulate a Schedule on a scenario's cluster", {"schedule"},
+      {"sim", "sim SCHEDULE --cluster SCENARIO [-o DIR]",
+       "simulate a Schedule (or a Chakra trace: PREFIX with PREFIX.0.et beside it) on a scenario's cluster",
+       {"schedule"},
        [](po::options_description& o) {
-         o.add_options()("schedule", po::value<std::string>()->required(), "schedule file (.pb, .json or .textproto)")(
+         o.add_options()("schedule", po::value<std::string>()->required(),
+                         "schedule file (.pb, .json or .textproto), or a Chakra trace prefix (PREFIX.<rank>.et)")(
              "cluster", po::value<std::string>()->required(), "scenario whose cluster and cost model are used (the model is the schedule's)");
+         add_comm_groups_option(o);
          add_output_option(o);
          add_outputs_option(o);
          add_engine_option(o);
          add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },
        command_sim},
-      {"export", "export chrome|timeline TRACE -o FILE",
+      {"export", "export chrome|timeline TRACE -o FILE | export chakra SCHEDULE -o PREFIX",
        "a trace (trace.pb, .json or .textproto, or a run directory) as a Chrome trace (FILE.json, for Perfetto) or "
-       "as each rank's states over the step (timeline: rank,start_s,end_s,state CSV)",
+       "as each rank's states over the step (timeline: rank,start_s,end_s,state CSV); or a Schedule as a Chakra "
+       "trace for ASTRA-sim (PREFIX.<rank>.et and PREFIX.comm_groups.json)",
        {"format", "trace"},
        [](po::options_description& o) {
-         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome or timeline")(
-             "trace", po::value<std::string>()->required(), "trace file (.pb, .json or .textproto) or run directory")(
-             "output,o", po::value<std::string>()->required(), "output file");
+         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome, timeline or chakra")(
+             "trace", po::value<std::string>()->required(),
+             "trace file (.pb, .json or .textproto) or run directory; for chakra a Schedule file")(
+             "output,o", po::value<std::string>()->required(), "output file; for chakra the trace prefix");
        },
        command_export},
       {"diff", "diff BASE NEW [-o DIR] [--top N]",
@@ -364,6 +405,27 @@ const std::vector<Command>& commands() {
          add_output_option(o);
        },
        command_diff},
+      {"replay", "replay TRACE_OR_CHAKRA_PREFIX --cluster SCENARIO [-o DIR] [--compute recorded|cost-model]",
+       "re-time a recorded step on another cluster: compute keeps its recorded durations scaled by the GPU's peak "
+       "FLOP/s (or is re-priced by the cost model), communication is re-simulated on the new network",
+       {"input"},
+       [](po::options_description& o) {
+         o.add_options()("input", po::value<std::string>()->required(),
+                         "trace.pb (of eppsim run/sim or eppsim-run), or a Chakra trace prefix")(
+             "cluster", po::value<std::string>()->required(), "scenario of the cluster to replay on")(
+             "compute", po::value<std::string>()->default_value("recorded"),
+             "recorded (recorded durations x recorded/new peak FLOP/s) or cost-model")(
+             "schedule", po::value<std::string>(), "the Schedule the trace ran (default: schedule.pb beside the trace)")(
+             "recorded-cluster", po::value<std::string>(),
+             "scenario of the cluster the trace was recorded on (default: scenario.textproto beside the trace; a "
+             "Chakra trace without one keeps its durations)");
+         add_comm_groups_option(o);
+         add_output_option(o);
+         add_outputs_option(o);
+         add_engine_option(o);
+         add_set_option(o, "cluster.inter_node.bandwidth=400Gbps");
+       },
+       command_replay},
       {"validate", "validate --simulated TRACE --measured TRACE [-o DIR]",
        "compare a simulated trace with a measured one of the same schedule: DIR/validation.json (step-time and "
        "per-op-kind errors, per-rank busy and idle time) and DIR/timeline.csv (both timelines, op by op)",

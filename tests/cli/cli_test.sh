@@ -110,7 +110,7 @@ check "export chrome of a Chrome trace" 2 "a Chrome trace (for viewers such as P
   "$eppsim" export chrome "$work/run/trace.json" -o "$work/x.json"
 check "export timeline" 0 "" -- "$eppsim" export timeline "$work/run/trace.pb" -o "$work/rank_timeline.csv"
 head -1 "$work/rank_timeline.csv" | grep -qx "rank,start_s,end_s,state" || { echo "FAIL export timeline header"; failures=$((failures + 1)); }
-check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, timeline)" -- \
+check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, timeline, chakra)" -- \
   "$eppsim" export svg "$work/run/trace.pb" -o "$work/x.svg"
 # diff: the quickstart against itself on a slower network.
 check "run slower network" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/slow" \
@@ -153,7 +153,7 @@ check "unknown field" 2 "unknown.textproto:2" -- "$eppsim" run "$work/unknown.te
 sed 's/bandwidth: "200Gbps"/bandwidth: "200 parsecs"/' "$src/scenarios/quickstart.textproto" >"$work/badunit.textproto"
 check "bad unit" 2 "cluster.inter_node.bandwidth" -- "$eppsim" run "$work/badunit.textproto" -o "$work/x"
 check "missing file" 2 "nope.textproto" -- "$eppsim" run "$work/nope.textproto"
-check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, diff, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
+check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, diff, replay, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
 check "unknown option" 2 "run: unrecognised option '--bogus' (options: --scenario, --output" -- \
   "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --bogus
 check "unknown option, no command" 2 "(no command): unrecognised option '--bogus'" -- "$eppsim" -o "$work/x" --bogus

@@ -1,0 +1,160 @@
+#include "sim/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/log.h"
+#include "traces/chakra/chakra_import.h"
+#include "traces/chakra/chakra_stream.h"
+#include "traces/proto_io.h"
+
+namespace eppsim {
+namespace {
+
+bool has_cost_model_work(const proto::ComputeOp& c) {
+  return c.layer_count() > 0 || c.segments_size() > 0 || c.phase() == proto::OPTIMIZER;
+}
+
+std::int64_t roofline_ns(const proto::ComputeOp& c, const ResolvedScenario& target) {
+  const double flops_s = c.flops() / target.cluster.gpu.peak_bf16.value;
+  const double memory_s = static_cast<double>(c.memory_traffic_bytes()) / target.cluster.gpu.memory_bandwidth.value;
+  return static_cast<std::int64_t>(std::llround(std::max(flops_s, memory_s) * 1e9));
+}
+
+// The GPU of a recorded cluster.
+GpuSpec recorded_gpu(const std::filesystem::path& scenario) {
+  return load_scenario(scenario, {}, ScenarioPart::Cluster).cluster.gpu;
+}
+
+}  // namespace
+
+ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule_path, const ParsedScenario& cluster,
+                                           const std::optional<std::filesystem::path>& comm_groups,
+                                           const GpuSpec* roofline_gpu) {
+  proto::Schedule schedule;
+  if (is_chakra_prefix(schedule_path)) {
+    const auto gpu = roofline_gpu != nullptr ? *roofline_gpu : resolve_cluster_part(cluster).cluster.gpu;
+    ChakraImportOptions options;
+    options.peak_flops_per_s = gpu.peak_bf16.value;
+    options.memory_bytes_per_s = gpu.memory_bandwidth.value;
+    schedule = import_chakra_prefix(schedule_path, options, comm_groups);
+  } else {
+    if (comm_groups) {
+      throw InputError(fmt::format("--comm-groups: {} is not a Chakra prefix (no {})", schedule_path.string(),
+                                   chakra_rank_path(schedule_path, 0).string()));
+    }
+    read_message(schedule_path, &schedule);
+  }
+  auto resolved = cluster_for_schedule(cluster, schedule, schedule_path.string());
+  return ScheduleOnCluster{std::move(schedule), std::move(resolved)};
+}
+
+ReplayCompute parse_replay_compute(std::string_view text) {
+  if (text == "recorded") return ReplayCompute::Recorded;
+  if (text == "cost-model") return ReplayCompute::CostModel;
+  throw InputError(fmt::format("--compute: unknown value '{}' (known: recorded, cost-model)", text));
+}
+
+proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* recorded, double gpu_speedup,
+                                ReplayCompute compute, const ResolvedScenario& target) {
+  if (!(gpu_speedup > 0.0)) throw InputError(fmt::format("replay: GPU speed-up must be > 0, got {}", gpu_speedup));
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> recorded_ns;
+  if (recorded != nullptr) {
+    if (recorded->num_ranks() != schedule.num_ranks()) {
+      throw InputError(fmt::format("replay: the trace has {} ranks but the schedule {}: not the trace of this schedule",
+                                   recorded->num_ranks(), schedule.num_ranks()));
+    }
+    for (const auto& e : recorded->events()) {
+      if (e.kind() == proto::COMPUTE) recorded_ns[{e.rank(), e.op()}] = e.end_ns() - e.start_ns();
+    }
+  }
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    auto* program = schedule.mutable_programs(static_cast<int>(r));
+    for (int i = 0; i < program->ops_size(); ++i) {
+      auto* op = program->mutable_ops(i);
+      const auto where = [&] { return fmt::format("replay: rank {} op {}", r, i); };
+      if (op->has_send() || op->has_recv() || op->has_collective()) {
+        op->set_duration_source(proto::DURATION_FROM_WORK);
+        op->set_fixed_duration_ns(0);
+        continue;
+      }
+      if (!op->has_compute()) continue;
+      if (compute == ReplayCompute::CostModel) {
+        if (has_cost_model_work(op->compute())) {
+          op->set_duration_source(proto::DURATION_FROM_WORK);
+          op->set_fixed_duration_ns(0);
+        } else if (op->compute().flops() > 0 || op->compute().memory_traffic_bytes() > 0) {
+          op->set_duration_source(proto::DURATION_FIXED);
+          op->set_fixed_duration_ns(roofline_ns(op->compute(), target));
+        } else {
+          throw InputError(fmt::format("{}: the compute op has no work (layers, flops or memory traffic) for the cost "
+                                       "model to price; replay it with --compute recorded",
+                                       where()));
+        }
+        continue;
+      }
+      std::int64_t ns = 0;
+      if (recorded != nullptr) {
+        const auto it = recorded_ns.find({r, static_cast<std::uint32_t>(i)});
+        if (it == recorded_ns.end()) {
+          throw InputError(fmt::format("{}: the trace has no COMPUTE event for it: not the trace of this schedule", where()));
+        }
+        ns = it->second;
+      } else {
+        ns = op->duration_source() == proto::DURATION_FIXED ? op->fixed_duration_ns() : op->compute().estimated_duration_ns();
+      }
+      op->set_duration_source(proto::DURATION_FIXED);
+      op->set_fixed_duration_ns(static_cast<std::int64_t>(std::llround(static_cast<double>(ns) / gpu_speedup)));
+    }
+  }
+  return schedule;
+}
+
+RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
+  const bool chakra = is_chakra_prefix(request.input);
+  std::optional<proto::Trace> trace;
+  std::filesystem::path schedule_path = request.input;
+  std::optional<std::filesystem::path> recorded_cluster = request.recorded_cluster;
+  if (!chakra) {
+    trace.emplace();
+    read_message(request.input, &*trace);
+    const auto dir = request.input.parent_path();
+    schedule_path = request.schedule.value_or(dir / "schedule.pb");
+    if (!request.schedule && !std::filesystem::exists(schedule_path)) {
+      throw InputError(fmt::format("replay: {} has no schedule.pb beside it (the run wrote none?); name the Schedule "
+                                   "it ran with --schedule",
+                                   request.input.string()));
+    }
+    if (!recorded_cluster) {
+      recorded_cluster = dir / "scenario.textproto";
+      if (!std::filesystem::exists(*recorded_cluster)) {
+        throw InputError(fmt::format("replay: {} has no scenario.textproto beside it; name the cluster it was recorded "
+                                     "on with --recorded-cluster",
+                                     request.input.string()));
+      }
+    }
+  } else if (request.schedule) {
+    throw InputError(fmt::format("--schedule: a Chakra prefix ({}) is its own schedule", request.input.string()));
+  }
+  // A Chakra COMP node without a duration is "recorded" as the roofline of the recorded GPU.
+  const std::optional<GpuSpec> recorded = recorded_cluster ? std::optional(recorded_gpu(*recorded_cluster)) : std::nullopt;
+  auto loaded = load_schedule_on_cluster(schedule_path, target, request.comm_groups,
+                                         recorded ? &*recorded : nullptr);
+  double speedup = 1.0;
+  if (recorded) {
+    speedup = loaded.cluster.cluster.gpu.peak_bf16.value / recorded->peak_bf16.value;
+  } else if (request.compute == ReplayCompute::Recorded) {
+    logging::info("replay", "{}: no recorded cluster named (--recorded-cluster): compute keeps its recorded durations",
+                  request.input.string());
+  }
+  auto retimed = retime_schedule(std::move(loaded.schedule), trace ? &*trace : nullptr, speedup, request.compute,
+                                 loaded.cluster);
+  return simulate_schedule(std::move(retimed), loaded.cluster, 0.0);
+}
+
+}  // namespace eppsim

@@ -1,0 +1,152 @@
+#include "traces/chakra/chakra_export.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "traces/chakra/chakra_attributes.h"
+#include "traces/executor/schedule_validation.h"
+#include "traces/proto_io.h"
+
+namespace eppsim {
+namespace {
+
+namespace names = chakra_names;
+
+// The Chakra schema version ASTRA-sim's example traces carry.
+constexpr std::string_view kChakraVersion = "0.0.4";
+
+chakra::CollectiveCommType comm_type(proto::CollectiveKind kind) {
+  switch (kind) {
+    case proto::ALL_GATHER: return chakra::ALL_GATHER;
+    case proto::REDUCE_SCATTER: return chakra::REDUCE_SCATTER;
+    case proto::ALL_TO_ALL: return chakra::ALL_TO_ALL;
+    case proto::BROADCAST: return chakra::BROADCAST;
+    default: return chakra::ALL_REDUCE;  // validate_schedule admits only known kinds
+  }
+}
+
+// Integers as ASTRA-sim's examples write them: int32 when the value fits.
+void add_integer(ChakraAttributes* attrs, std::string_view name, std::uint64_t value) {
+  if (value <= static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+    add_int32_attribute(attrs, name, static_cast<std::int32_t>(value));
+  } else {
+    add_uint64_attribute(attrs, name, value);
+  }
+}
+
+std::uint64_t micros_of(std::int64_t ns) { return ns <= 0 ? 0 : static_cast<std::uint64_t>((ns + 500) / 1000); }
+
+chakra::Node node_of(const proto::Op& op, std::uint32_t rank, std::uint32_t index) {
+  chakra::Node node;
+  node.set_id(index);
+  auto* attrs = node.mutable_attr();
+  add_bool_attribute(attrs, names::kIsCpuOp, false);
+  const bool fixed = op.duration_source() == proto::DURATION_FIXED;
+  switch (op.kind_case()) {
+    case proto::Op::kCompute: {
+      const auto& c = op.compute();
+      node.set_type(chakra::COMP_NODE);
+      node.set_name(fmt::format("compute_{}", index));
+      node.set_duration_micros(micros_of(fixed ? op.fixed_duration_ns() : c.estimated_duration_ns()));
+      add_uint64_attribute(attrs, names::kNumOps, static_cast<std::uint64_t>(std::llround(std::max(0.0, c.flops()))));
+      add_uint64_attribute(attrs, names::kTensorSize, c.memory_traffic_bytes());
+      add_bytes_attribute(attrs, names::kCompute, to_binary(c));
+      break;
+    }
+    case proto::Op::kSend:
+      node.set_type(chakra::COMM_SEND_NODE);
+      node.set_name(fmt::format("send_{}", index));
+      add_integer(attrs, names::kCommSrc, rank);
+      add_integer(attrs, names::kCommDst, op.send().peer());
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.send().size_bytes()));
+      add_integer(attrs, names::kCommTag, op.send().tag());
+      break;
+    case proto::Op::kRecv:
+      node.set_type(chakra::COMM_RECV_NODE);
+      node.set_name(fmt::format("recv_{}", index));
+      add_integer(attrs, names::kCommSrc, op.recv().peer());
+      add_integer(attrs, names::kCommDst, rank);
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.recv().size_bytes()));
+      add_integer(attrs, names::kCommTag, op.recv().tag());
+      break;
+    case proto::Op::kCollective: {
+      const auto& c = op.collective();
+      node.set_type(chakra::COMM_COLL_NODE);
+      node.set_name(fmt::format("collective_{}", index));
+      add_int64_attribute(attrs, names::kCommType, comm_type(c.kind()));
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(c.size_bytes()));
+      add_string_attribute(attrs, names::kPgName, std::to_string(static_cast<std::uint64_t>(c.group()) + 1));
+      if (c.algorithm() != proto::ALGORITHM_AUTO) add_integer(attrs, names::kAlgorithm, static_cast<std::uint64_t>(c.algorithm()));
+      break;
+    }
+    case proto::Op::kMemory:
+      node.set_type(chakra::METADATA_NODE);
+      node.set_name(fmt::format("memory_{}", index));
+      add_bytes_attribute(attrs, names::kMemory, to_binary(op.memory()));
+      break;
+    case proto::Op::KIND_NOT_SET: break;  // validate_schedule admits none
+  }
+  add_integer(attrs, names::kStream, op.stream());
+  if (fixed) add_int64_attribute(attrs, names::kFixedDurationNs, op.fixed_duration_ns());
+  for (auto d : op.deps()) node.add_data_deps(d);
+  return node;
+}
+
+}  // namespace
+
+ChakraTrace export_chakra(const proto::Schedule& schedule) {
+  validate_schedule(schedule);
+  ChakraTrace trace;
+  chakra::GlobalMetadata metadata;
+  metadata.set_version(std::string(kChakraVersion));
+  auto* meta = metadata.mutable_attr();
+  add_string_list_attribute(meta, names::kStreamNames, {schedule.stream_names().begin(), schedule.stream_names().end()});
+  add_string_attribute(meta, names::kScenario, schedule.scenario());
+  add_string_attribute(meta, names::kStrategy, schedule.strategy());
+  if (schedule.has_header()) add_bytes_attribute(meta, names::kHeader, to_binary(schedule.header()));
+  if (schedule.has_summary()) add_bytes_attribute(meta, names::kSummary, to_binary(schedule.summary()));
+  std::vector<std::string> group_names;
+  for (const auto& g : schedule.groups()) {
+    group_names.push_back(g.name());
+    trace.comm_groups[static_cast<std::uint64_t>(g.id()) + 1] = {g.ranks().begin(), g.ranks().end()};
+  }
+  add_string_list_attribute(meta, names::kGroupNames, group_names);
+  if (schedule.placement_size() > 0) {
+    std::vector<std::uint64_t> placement;
+    for (const auto& p : schedule.placement()) {
+      placement.push_back(p.node());
+      placement.push_back(p.local_gpu());
+    }
+    add_uint64_list_attribute(meta, names::kPlacement, placement);
+  }
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    ChakraRankTrace rank;
+    rank.metadata = metadata;
+    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
+    std::vector<std::optional<std::uint32_t>> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
+    for (int i = 0; i < ops.size(); ++i) {
+      const auto index = static_cast<std::uint32_t>(i);
+      chakra::Node node = node_of(ops[i], r, index);
+      auto& previous = last_on_stream[ops[i].stream()];
+      if (previous && std::find(ops[i].deps().begin(), ops[i].deps().end(), *previous) == ops[i].deps().end()) {
+        node.add_ctrl_deps(*previous);
+      }
+      previous = index;
+      rank.nodes.push_back(std::move(node));
+    }
+    trace.ranks.push_back(std::move(rank));
+  }
+  return trace;
+}
+
+void write_chakra_trace(const ChakraTrace& trace, const std::filesystem::path& prefix) {
+  write_chakra_prefix(prefix, trace.ranks);
+  write_file_atomically(chakra_comm_groups_path(prefix), format_chakra_comm_groups(trace.comm_groups));
+}
+
+}  // namespace eppsim
