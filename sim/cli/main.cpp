@@ -21,6 +21,7 @@
 #include "sim/calibrate.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
+#include "sim/html_report.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "sim/testbed.h"
@@ -48,6 +49,12 @@ void add_outputs_option(po::options_description& options) {
                         "heavy files to write: all, none, or a list of trace (trace.pb), chrome (trace.json), csv "
                         "(ops.csv, memory.csv), schedule (schedule.pb); report, timings, scenario and ranks.csv "
                         "are always written");
+}
+
+void add_html_option(po::options_description& options) {
+  options.add_options()("html", po::bool_switch(),
+                        "also write DIR/report.html: summary, plots and links to the trace files in one page "
+                        "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
 }
 
 RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
@@ -91,6 +98,9 @@ int finish_run(const RunResult& result, const po::variables_map& vars) {
   write_run_directory(result, out, outputs);
   std::cout << human_summary(result);
   std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs), ", "));
+  if (vars.count("html") && vars["html"].as<bool>()) {
+    std::cout << fmt::format("  page         {}\n", write_html_report(out).string());
+  }
   return 0;
 }
 
@@ -130,6 +140,9 @@ int command_compare(const po::variables_map& vars) {
   for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
   write_comparison_directory(result, out, outputs);
   std::cout << comparison_summary(comparison);
+  if (vars["html"].as<bool>()) {
+    std::cout << fmt::format("  page         {}\n", write_html_report(out, paper_beside(scenario.source)).string());
+  }
   logging::info("cli", "wrote {}/{{compare.json, compare.csv}} and a run directory per strategy", out.string());
   return 0;
 }
@@ -235,24 +248,26 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"", "[-o DIR] [--strategy NAME] [--set FIELD=VALUE]...",
+      {"", "[-o DIR] [--html] [--strategy NAME] [--set FIELD=VALUE]...",
        "run the embedded quickstart scenario into ./eppsim-out/", {},
        [](po::options_description& o) {
          add_output_option(o);
          add_outputs_option(o);
+         add_html_option(o);
          add_scenario_options(o);
        },
        command_quickstart},
-      {"run", "run SCENARIO [-o DIR] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
+      {"run", "run SCENARIO [-o DIR] [--html] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
        "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
          add_output_option(o);
          add_outputs_option(o);
+         add_html_option(o);
          add_scenario_options(o);
        },
        command_run},
-      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR]",
+      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR] [--html]",
        "every strategy (default all) on the same sampled batch and cluster: a table, DIR/compare.json, "
        "DIR/compare.csv and DIR/STRATEGY/ run directories",
        {"scenario"},
@@ -264,6 +279,7 @@ const std::vector<Command>& commands() {
                              .c_str());
          add_output_option(o);
          add_outputs_option(o);
+         add_html_option(o);
          add_engine_option(o);
          add_set_option(o, "workload.global_batch=64");
        },
