@@ -114,7 +114,7 @@ def plan_text(plan):
     if plan.get("slice_counts"):
         text += f"; K={'/'.join(str(k) for k in plan['slice_counts'])}"
     if plan.get("pipelines"):
-        text += f"; {plan['pipelines']} pipelines"
+        text += f"; {plan['pipelines']} pipeline{'s' if plan['pipelines'] != 1 else ''}"
     text += f"; {plan.get('chunks', 0)} chunks"
     if plan.get("layer_chunks"):
         text += f"; checkpointing {plan.get('checkpointed_layer_chunks', 0)} of {plan['layer_chunks']} layer-chunks"

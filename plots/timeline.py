@@ -100,7 +100,7 @@ def timeline_figure(run_dir, ranks_text=None, window_text=None, highlight_text=N
     for (row, phase, lit), spans in sorted(compute.items()):
         faded = bool(highlight) and not lit
         ax.broken_barh(spans, (row - 0.4, 0.55), facecolors=COMPUTE_COLOURS[phase], alpha=0.35 if faded else 1.0,
-                       edgecolor="black" if lit else "white", linewidth=1.0 if lit else 0.3)
+                       edgecolor="black" if lit else "none", linewidth=1.0 if lit else 0)
     for row, spans in communication.items():
         ax.broken_barh(spans, (row + 0.18, 0.22), facecolors=COMMUNICATION_COLOUR, linewidth=0)
     for (row, chunk, _), (start, end) in sorted(extent.items()):
