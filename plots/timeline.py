@@ -144,7 +144,7 @@ def main():
     parser.add_argument("--highlight", help="chunk ids to highlight, e.g. 40-43 (ops.csv's chunk column)")
     args = parser.parse_args()
     run_main(lambda: (timeline_figure(args.run_dir, args.ranks, args.window, args.highlight),
-                      args.output or os.path.join(args.run_dir)))
+                      args.output or os.path.join(args.run_dir, "timeline.png")))
 
 
 if __name__ == "__main__":
