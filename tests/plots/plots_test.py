@@ -56,7 +56,16 @@ def check_svg(path, name, title_words):
         failures.append(f"{name}: {path} is {os.path.getsize(path)} bytes: too small to hold the plot")
 
 
-def render(name, script, args, title_words):
+def render(name, script, args, title_words, default=None):
+    """Renders to NAME.png and NAME.svg and, with `default`, once without -o
+    (the script's default file, beside its input)."""
+    if default:
+        result = subprocess.run(["/usr/bin/python3", "-B", os.path.join(plots, script)] + args,
+                                capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.isfile(default):
+            failures.append(f"{name}: {script} {' '.join(args)} did not write {default}: {result.stderr}")
+        else:
+            check_png(default, name)
     for extension in ("png", "svg"):
         output = os.path.join(work, f"{name}.{extension}")
         result = subprocess.run(["/usr/bin/python3", "-B", os.path.join(plots, script)] + args + ["-o", output],
@@ -83,12 +92,16 @@ try:
                                                     "step_time_s": 0.5, "speedup": {"epp/packed-1f1b": 1.3}}]}, f)
 
     run_title = ["quickstart", "epp (InfiniPipe)", "llama2-7b", "16 x A100-80GB"]
-    render("timeline", "timeline.py", [run_dir], run_title + ["pipeline timeline"])
+    render("timeline", "timeline.py", [run_dir], run_title + ["pipeline timeline"],
+           default=os.path.join(run_dir, "timeline.png"))
     render("timeline-window", "timeline.py", [run_dir, "--window", "0.1:0.3", "--highlight", "2-3"],
            run_title + ["window 0.100-0.300 s", "chunks 2-3 highlighted"])
-    render("breakdown", "breakdown.py", [run_dir], run_title + ["per-rank time breakdown", "bubble"])
-    render("memory", "memory.py", [run_dir], run_title + ["memory per rank", "limit 80.0 GiB", "GiB"])
-    render("lengths", "lengths.py", [run_dir], ["quickstart", "llama2-7b", "16 x A100-80GB", "32 sequences"])
+    render("breakdown", "breakdown.py", [run_dir], run_title + ["per-rank time breakdown", "bubble"],
+           default=os.path.join(run_dir, "breakdown.png"))
+    render("memory", "memory.py", [run_dir], run_title + ["memory per rank", "limit 80.0 GiB", "GiB"],
+           default=os.path.join(run_dir, "memory.png"))
+    render("lengths", "lengths.py", [run_dir], ["quickstart", "llama2-7b", "16 x A100-80GB", "32 sequences"],
+           default=os.path.join(run_dir, "lengths.png"))
     render("compare", "compare.py", [compare_dir, "--paper", paper],
            ["quickstart", "llama2-7b", "16 x A100-80GB", "packed-1f1b", "Megatron-LM", "against the paper",
             "paper's step time (0.5 s)", "1.30"])
