@@ -49,10 +49,14 @@ def read_comparison(path):
     return comparison
 
 
-def paper_row(paper, scenario):
-    """The paper.json row for `scenario`, or None."""
+def paper_row(paper, paper_path, scenario):
+    """The paper.json row for the scenario named `scenario`, or None. A row
+    names a scenario file of the folder that holds paper.json (reproduce.sh
+    runs scenarios/SET/ROW.textproto), whose scenarios are named SET_ROW, so
+    a row matches SET_ROW or, for a scenario named like its file, ROW."""
+    folder = os.path.basename(os.path.dirname(os.path.abspath(paper_path)))
     for row in paper.get("rows", []):
-        if row.get("scenario") == scenario:
+        if scenario in (row.get("scenario"), f"{folder}_{row.get('scenario')}"):
             return row
     return None
 
@@ -84,7 +88,7 @@ def compare_figure(compare_dir, baseline=None, paper_path=None):
     first = records[0]
     what = describe(first, read_scenario_text(os.path.join(compare_dir, names[0], "scenario.textproto")))
     paper = read_json(paper_path) if paper_path else None
-    row = paper_row(paper, first.get("scenario")) if paper else None
+    row = paper_row(paper, paper_path, first.get("scenario")) if paper else None
     pairs = paper_pairs(paper, row, comparison["speedup"]) if row else []
 
     labels = names + [f["strategy"] for f in failures]
