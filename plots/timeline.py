@@ -1,19 +1,25 @@
 #!/usr/bin/python3
 """Draws the pipeline timeline of an eppsim run directory.
 
-One row per rank: forward, backward, recompute and optimizer compute in
-distinct colours, communication (send, receive, collective transfers) as a
-thinner bar under the compute, idle time left blank over a grey background.
+One row per SP group: ranks whose compute ops are the same (chunk, stage,
+phase, start and end), as the ranks of a sequence-parallel group are, share a
+row, labelled with its stage, node(s) and ranks. Forward, backward,
+recompute and optimizer compute in distinct colours, communication (send,
+receive, collective transfers) as a thinner bar under the compute, idle time
+left blank over a grey background. Readable at hundreds of chunks: --window
+draws a time window, and bars wide enough are labelled with their chunk id;
+--highlight picks chunks (e.g. the slices of one long sequence, which an
+elastic pipeline runs as consecutive chunks) to draw edged and opaque while
+the others fade.
 
     /usr/bin/python3 plots/timeline.py eppsim-out            # writes eppsim-out/timeline.png
-    /usr/bin/python3 plots/timeline.py eppsim-out -o t.png --ranks 0-7
+    /usr/bin/python3 plots/timeline.py eppsim-out -o t.svg --ranks 0-7 --window 1.2:1.6 --highlight 40-43
 
-Reads DIR/ops.csv (written by `eppsim run`). Needs Debian's python3-matplotlib.
+Reads DIR/ops.csv, DIR/ranks.csv, DIR/report.json and DIR/scenario.textproto
+(written by `eppsim run`). Needs Debian's python3-matplotlib.
 """
 import argparse
-import csv
 import os
-import sys
 
 import matplotlib
 
@@ -21,7 +27,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from figure_io import parse_ranks, save_figure
+from figure_io import (PlotInputError, describe_run, parse_ids, parse_ranks, parse_window, read_csv,  # noqa: E402
+                       run_main, spans_text, title_line)
 
 COMPUTE_COLOURS = {
     "forward": "#4c72b0",
@@ -34,68 +41,110 @@ IDLE_COLOUR = "#eeeeee"
 COMMUNICATION_KINDS = {"send", "recv", "collective"}
 
 
-def read_ops(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as e:
-        sys.exit(f"timeline.py: cannot read {path}: {e.strerror}")
+def group_rows(ops, ranks):
+    """Rows of ranks with identical compute: [(ranks, representative rank)],
+    in rank order."""
+    signature = {rank: [] for rank in ranks}
+    for r in ops:
+        rank = int(r["rank"])
+        if rank in signature and r["kind"] == "compute":
+            signature[rank].append((r["phase"], r["chunk"], r["stage"], r["start_s"], r["end_s"]))
+    rows = {}
+    for rank in ranks:
+        rows.setdefault(tuple(signature[rank]), []).append(rank)
+    return sorted(((members, members[0]) for members in rows.values()), key=lambda row: row[0][0])
+
+
+def timeline_figure(run_dir, ranks_text=None, window_text=None, highlight_text=None):
+    """The timeline of `run_dir` as a matplotlib figure."""
+    ops = read_csv(os.path.join(run_dir, "ops.csv"))
+    if not ops:
+        raise PlotInputError(f"{run_dir}/ops.csv holds no ops")
+    node_of = {int(r["rank"]): int(r["node"]) for r in read_csv(os.path.join(run_dir, "ranks.csv"))}
+    what = describe_run(run_dir)
+    ranks = parse_ranks(ranks_text, {int(r["rank"]) for r in ops})
+    if not ranks:
+        raise PlotInputError(f"none of the ranks {ranks_text} is in {run_dir}/ops.csv")
+    step = max(float(r["end_s"]) for r in ops)
+    low, high = parse_window(window_text) or (0.0, step)
+    highlight = parse_ids(highlight_text) if highlight_text else set()
+
+    rows = group_rows(ops, ranks)
+    row_of = {rep: i for i, (_, rep) in enumerate(rows)}
+    stage_of = {}
+    compute = {}  # (row, phase, highlighted) -> [(start, width)]
+    extent = {}  # (row, chunk, phase) -> [start, end]: where a chunk's label goes
+    communication = {}
+    for r in ops:
+        rank = int(r["rank"])
+        if rank not in row_of:
+            continue
+        start, end = max(float(r["start_s"]), low), min(float(r["end_s"]), high)
+        if r["kind"] == "compute":
+            stage_of.setdefault(rank, r["stage"])
+        if end <= start:
+            continue
+        row = row_of[rank]
+        if r["kind"] == "compute" and r["phase"] in COMPUTE_COLOURS:
+            chunk = int(r["chunk"])
+            compute.setdefault((row, r["phase"], chunk in highlight), []).append((start, end - start))
+            span = extent.setdefault((row, chunk, r["phase"]), [start, end])
+            span[0], span[1] = min(span[0], start), max(span[1], end)
+        elif r["kind"] in COMMUNICATION_KINDS:
+            communication.setdefault(row, []).append((start, end - start))
+
+    height = max(3.0, 0.32 * len(rows) + 1.8)
+    fig, ax = plt.subplots(figsize=(14, height))
+    for row in range(len(rows)):
+        ax.broken_barh([(low, high - low)], (row - 0.4, 0.8), facecolors=IDLE_COLOUR)
+    for (row, phase, lit), spans in sorted(compute.items()):
+        faded = bool(highlight) and not lit
+        ax.broken_barh(spans, (row - 0.4, 0.55), facecolors=COMPUTE_COLOURS[phase], alpha=0.35 if faded else 1.0,
+                       edgecolor="black" if lit else "none", linewidth=1.0 if lit else 0)
+    for row, spans in communication.items():
+        ax.broken_barh(spans, (row + 0.18, 0.22), facecolors=COMMUNICATION_COLOUR, linewidth=0)
+    for (row, chunk, _), (start, end) in sorted(extent.items()):
+        if end - start > 0.015 * (high - low):  # wide enough to read
+            ax.text((start + end) / 2, row - 0.12, str(chunk), ha="center", va="center", fontsize=6, color="black")
+
+    tick_labels = []
+    for members, rep in rows:
+        nodes = spans_text({node_of.get(m, 0) for m in members})
+        who = f"rank {members[0]}" if len(members) == 1 else f"ranks {spans_text(members)}"
+        tick_labels.append(f"stage {stage_of.get(rep, '-')}, node {nodes}: {who}")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(tick_labels, fontsize=8 if len(rows) > 24 else 9)
+    ax.invert_yaxis()
+    ax.set_xlim(low, high)
+    ax.set_xlabel("time since the step began (s)")
+    subject = f"pipeline timeline, step {step:.3f} s"
+    if window_text:
+        subject += f", window {low:.3f}-{high:.3f} s"
+    if len(rows) < len(ranks):
+        subject += f", {len(ranks)} ranks in {len(rows)} rows (ranks with identical compute share a row)"
+    if highlight:
+        subject += f", chunks {spans_text(highlight)} highlighted"
+    ax.set_title(title_line(what, subject), fontsize=10)
+    legend = [Patch(color=c, label=p) for p, c in COMPUTE_COLOURS.items()]
+    legend += [Patch(color=COMMUNICATION_COLOUR, label="communication"), Patch(color=IDLE_COLOUR, label="idle")]
+    if highlight:
+        legend.append(Patch(facecolor="white", edgecolor="black", label="highlighted chunks"))
+    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.5 / height - 0.06),
+              ncol=len(legend), frameon=False, fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", help="directory written by `eppsim run`")
-    parser.add_argument("-o", "--output", help="PNG file (default RUN_DIR/timeline.png)")
+    parser.add_argument("-o", "--output", help="PNG or SVG file (default RUN_DIR/timeline.png)")
     parser.add_argument("--ranks", help="ranks to draw, e.g. 0-7,12 (default all)")
+    parser.add_argument("--window", help="time window START:END in seconds, e.g. 1.2:1.6 (default the whole step)")
+    parser.add_argument("--highlight", help="chunk ids to highlight, e.g. 40-43 (ops.csv's chunk column)")
     args = parser.parse_args()
-
-    rows = read_ops(os.path.join(args.run_dir, "ops.csv"))
-    if not rows:
-        sys.exit(f"timeline.py: {args.run_dir}/ops.csv holds no ops")
-    ranks = parse_ranks(args.ranks, {int(r["rank"]) for r in rows})
-    row_of = {rank: i for i, rank in enumerate(ranks)}
-    step = max(float(r["end_s"]) for r in rows)
-
-    compute = {phase: {} for phase in COMPUTE_COLOURS}
-    communication = {}
-    for r in rows:
-        rank = int(r["rank"])
-        if rank not in row_of:
-            continue
-        start, end = float(r["start_s"]), float(r["end_s"])
-        if end <= start:
-            continue
-        if r["kind"] == "compute" and r["phase"] in compute:
-            compute[r["phase"]].setdefault(rank, []).append((start, end - start))
-        elif r["kind"] in COMMUNICATION_KINDS:
-            communication.setdefault(rank, []).append((start, end - start))
-
-    height = max(2.5, 0.35 * len(ranks) + 1.2)
-    fig, ax = plt.subplots(figsize=(14, height))
-    for rank, row in row_of.items():
-        ax.broken_barh([(0, step)], (row - 0.4, 0.8), facecolors=IDLE_COLOUR)
-        for phase, colour in COMPUTE_COLOURS.items():
-            spans = compute[phase].get(rank)
-            if spans:
-                ax.broken_barh(spans, (row - 0.4, 0.55), facecolors=colour, edgecolor="white", linewidth=0.4)
-        spans = communication.get(rank)
-        if spans:
-            ax.broken_barh(spans, (row + 0.18, 0.22), facecolors=COMMUNICATION_COLOUR, linewidth=0)
-
-    ax.set_yticks(range(len(ranks)))
-    ax.set_yticklabels([f"rank {r}" for r in ranks])
-    ax.invert_yaxis()
-    ax.set_xlim(0, step)
-    ax.set_xlabel("time (s)")
-    title = os.path.basename(os.path.normpath(args.run_dir))
-    ax.set_title(f"{title}: step {step:.3f} s")
-    legend = [Patch(color=c, label=p) for p, c in COMPUTE_COLOURS.items()]
-    legend += [Patch(color=COMMUNICATION_COLOUR, label="communication"), Patch(color=IDLE_COLOUR, label="idle")]
-    ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.12 if len(ranks) > 4 else -0.3),
-              ncol=len(legend), frameon=False)
-    fig.tight_layout()
-
-    save_figure(fig, args.output or os.path.join(args.run_dir, "timeline.png"))
+    run_main(lambda: (timeline_figure(args.run_dir, args.ranks, args.window, args.highlight),
+                      args.output or os.path.join(args.run_dir, "timeline.png")))
 
 
 if __name__ == "__main__":

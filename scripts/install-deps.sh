@@ -13,6 +13,7 @@ packages=(
   coinor-libcbc-dev coinor-libcgl-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
   libopenblas-dev   # BLAS for the runtime's kernels; its LAPACK (liblapack.so) for eppsim calibrate's least squares
   python3 python3-matplotlib python3-protobuf
+  chromium          # headless, for the test that loads the --html report page (tests/plots/html_test.py)
 )
 
 missing=()

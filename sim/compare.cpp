@@ -99,6 +99,7 @@ ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<co
       schedule.set_strategy(name);  // records and directories are keyed by the name asked for
       const double plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       auto run = simulate_schedule(std::move(schedule), own, plan_time_s);
+      run.lengths = lengths;
       if (!(run.report.step_time_s() > 0)) {
         throw InputError(fmt::format("{}: the simulated step time is {} s", name, run.report.step_time_s()));
       }

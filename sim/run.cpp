@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -87,6 +88,13 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   return engine.run(schedule, EngineContext{*cost, &where});
 }
 
+// lengths.csv: one row per sampled sequence, in sampling order.
+void write_lengths_csv(std::span<const std::uint64_t> lengths, const std::filesystem::path& path) {
+  std::string out = "sequence,length_tokens\n";
+  for (std::size_t i = 0; i < lengths.size(); ++i) out += fmt::format("{},{}\n", i, lengths[i]);
+  write_file_atomically(path, out);
+}
+
 }  // namespace
 
 double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
@@ -101,8 +109,8 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
     planned.schedule = plan_collective_benchmark(scenario);
   } else {
     const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
-    const auto lengths = sample_batch(scenario);
-    planned.schedule = planner->plan(scenario, lengths);
+    planned.lengths = sample_batch(scenario);
+    planned.schedule = planner->plan(scenario, planned.lengths);
   }
   planned.plan_time_s = seconds_since(start);
   return planned;
@@ -137,7 +145,9 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
 
 RunResult run_scenario(const ResolvedScenario& scenario) {
   auto planned = plan_scenario(scenario);
-  return simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
+  auto result = simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
+  result.lengths = std::move(planned.lengths);
+  return result;
 }
 
 double peak_rss_bytes() {
@@ -173,7 +183,7 @@ std::vector<std::string> run_output_files(const RunOutputs& outputs) {
   if (outputs.trace) files.push_back("trace.pb");
   if (outputs.chrome) files.push_back("trace.json");
   if (outputs.csv) files.insert(files.end(), {"ops.csv", "memory.csv"});
-  files.push_back("ranks.csv");
+  files.insert(files.end(), {"ranks.csv", "lengths.csv"});
   if (outputs.schedule) files.push_back("schedule.pb");
   return files;
 }
@@ -192,6 +202,7 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
     write_memory_csv(result.trace, d / "memory.csv");
   }
   write_ranks_csv(result.report, d / "ranks.csv");
+  write_lengths_csv(result.lengths, d / "lengths.csv");
   proto::Timings timings;
   timings.set_plan_time_s(result.plan_time_s);
   timings.set_simulation_time_s(result.simulation_time_s);

@@ -1,6 +1,7 @@
 #pragma once
 // The main flow as a library: scenario -> planner -> Schedule -> engine -> Trace
 // -> Report, and the run directory that holds the results.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@ namespace eppsim {
 
 struct PlannedBatch {
   proto::Schedule schedule;
+  std::vector<std::uint64_t> lengths;  // the sampled batch's sequence lengths (tokens); empty for a collective benchmark
   double plan_time_s = 0.0;
 };
 
@@ -24,6 +26,9 @@ struct RunResult {
   proto::Schedule schedule;
   proto::Trace trace;
   proto::Report report;
+  // The sampled batch's sequence lengths in tokens, in sampling order (lengths.csv);
+  // empty when the run planned no batch (`eppsim sim`, a collective benchmark).
+  std::vector<std::uint64_t> lengths;
   // Wall-clock seconds: for the console and timings.json only (report.json
   // holds no timings, so that the same inputs give the same report).
   double plan_time_s = 0.0;
@@ -53,8 +58,8 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
 RunResult run_scenario(const ResolvedScenario& scenario);
 
 // The heavy files of a run directory, each of which a run may skip (a 16K-GPU
-// trace is gigabytes). report.json, scenario.textproto, ranks.csv and
-// timings.json are always written.
+// trace is gigabytes). report.json, scenario.textproto, ranks.csv, lengths.csv
+// and timings.json are always written.
 struct RunOutputs {
   bool trace = true;     // trace.pb
   bool chrome = true;    // trace.json
@@ -68,7 +73,8 @@ RunOutputs parse_run_outputs(std::string_view list);
 // The file names written for `outputs`, for messages.
 std::vector<std::string> run_output_files(const RunOutputs& outputs);
 
-// Writes report.json, scenario.textproto, ranks.csv, the selected heavy files
+// Writes report.json, scenario.textproto, ranks.csv, lengths.csv (the
+// sampled lengths; a header alone when the run sampled none), the selected heavy files
 // (trace.pb, trace.json (Chrome trace), ops.csv, memory.csv, schedule.pb) and,
 // last, timings.json (the result's times, the time taken to write the others
 // and the process's peak resident set) into `dir`, the large ones streamed.

@@ -24,6 +24,7 @@
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/output_directory.h"
+#include "sim/html_report.h"
 #include "sim/plan/planner.h"
 #include "sim/replay.h"
 #include "sim/run.h"
@@ -56,6 +57,12 @@ void add_outputs_option(po::options_description& options) {
                         "heavy files to write: all, none, or a list of trace (trace.pb), chrome (trace.json), csv "
                         "(ops.csv, memory.csv), schedule (schedule.pb); report, timings, scenario and ranks.csv "
                         "are always written");
+}
+
+void add_html_option(po::options_description& options) {
+  options.add_options()("html", po::bool_switch(),
+                        "also write DIR/report.html: summary, plots and links to the trace files in one page "
+                        "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
 }
 
 RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
@@ -107,6 +114,9 @@ int finish_run(const RunResult& result, const po::variables_map& vars) {
   write_run_directory(result, out, outputs);
   std::cout << human_summary(result);
   std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs), ", "));
+  if (vars.count("html") && vars["html"].as<bool>()) {
+    std::cout << fmt::format("  page         {}\n", write_html_report(out).string());
+  }
   return 0;
 }
 
@@ -142,6 +152,9 @@ int run_comparison(const ResolvedScenario& scenario, const std::vector<std::stri
   for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
   write_comparison_directory(result, out, outputs);
   std::cout << comparison_summary(comparison);
+  if (vars["html"].as<bool>()) {
+    std::cout << fmt::format("  page         {}\n", write_html_report(out, paper_beside(scenario.source)).string());
+  }
   logging::info("cli", "wrote {}/{{compare.json, compare.csv}} and a run directory per strategy", out.string());
   return 0;
 }
@@ -320,26 +333,28 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"", "[-o DIR] [--strategies a,b,...] [--outputs LIST] [--set FIELD=VALUE]...",
+      {"", "[-o DIR] [--html] [--strategies a,b,...] [--outputs LIST] [--set FIELD=VALUE]...",
        "compare epp (InfiniPipe) with its baselines on the embedded long-context showcase into ./eppsim-out/", {},
        [](po::options_description& o) {
          add_strategies_option(o, fmt::format("{}", fmt::join(kShowcaseStrategies, ",")));
          add_output_option(o);
          add_outputs_option(o);
          add_engine_option(o);
+         add_html_option(o);
          add_set_option(o, "workload.global_batch=64");
        },
        command_showcase},
-      {"run", "run SCENARIO [-o DIR] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
+      {"run", "run SCENARIO [-o DIR] [--html] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
        "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
          add_output_option(o);
          add_outputs_option(o);
+         add_html_option(o);
          add_scenario_options(o);
        },
        command_run},
-      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR]",
+      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR] [--html]",
        "every strategy (default all) on the same sampled batch and cluster: a table, DIR/compare.json, "
        "DIR/compare.csv and DIR/STRATEGY/ run directories",
        {"scenario"},
@@ -348,6 +363,7 @@ const std::vector<Command>& commands() {
          add_strategies_option(o, fmt::format("all: {}", fmt::join(planner_names(), ",")));
          add_output_option(o);
          add_outputs_option(o);
+         add_html_option(o);
          add_engine_option(o);
          add_set_option(o, "workload.global_batch=64");
        },

@@ -6,10 +6,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -40,9 +42,16 @@ TEST_F(RunDirectory, HoldsTimingsAndTheEffectiveScenario) {
   const auto result = run_scenario(scenario);
   write_run_directory(result, dir_ / "a");
   for (const char* file : {"report.json", "timings.json", "scenario.textproto", "trace.pb", "trace.json", "ops.csv",
-                           "memory.csv", "ranks.csv", "schedule.pb"}) {
+                           "memory.csv", "ranks.csv", "lengths.csv", "schedule.pb"}) {
     EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / file)) << file;
   }
+
+  // lengths.csv: the sampled batch, one row per sequence.
+  ASSERT_EQ(result.lengths.size(), 64u);
+  const auto lengths = read_file(dir_ / "a" / "lengths.csv");
+  EXPECT_THAT(lengths, ::testing::StartsWith(fmt::format("sequence,length_tokens\n0,{}\n1,{}\n", result.lengths[0],
+                                                         result.lengths[1])));
+  EXPECT_EQ(std::count(lengths.begin(), lengths.end(), '\n'), 65);
 
   // timings.json: strict JSON of proto::Timings, the result's times.
   proto::Timings timings;
@@ -112,7 +121,7 @@ TEST(RunOutputs, ParsesListsAndRejectsUnknownNames) {
   EXPECT_TRUE(some.schedule);
   EXPECT_THAT(run_output_files(some),
               ::testing::ElementsAre("report.json", "timings.json", "scenario.textproto", "trace.json", "ranks.csv",
-                                     "schedule.pb"));
+                                     "lengths.csv", "schedule.pb"));
   try {
     parse_run_outputs("trace,pictures");
     FAIL() << "expected InputError";

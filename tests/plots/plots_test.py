@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Renders every plot of plots/ from small fixtures that eppsim writes (a
+quickstart run of 32 sequences, a two-strategy comparison with a paper.json
+row for it, the RailX-with-failures topology study) as PNG and as SVG, and
+checks each file: it exists, is a valid PNG (signature, IHDR of a sensible
+size) or SVG (well-formed XML whose text holds the title's scenario, strategy,
+model and cluster), and is not trivially small.
+
+usage: plots_test.py EPPSIM_BINARY SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ElementTree
+
+eppsim, source = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
+plots = os.path.join(source, "plots")
+failures = []
+
+
+def run(argv, **kwargs):
+    result = subprocess.run(argv, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit(f"FAIL fixture: {' '.join(argv)} exited {result.returncode}:\n{result.stderr}")
+    return result
+
+
+def check_png(path, name):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        failures.append(f"{name}: {path} is not a PNG")
+        return
+    width, height = struct.unpack(">II", data[16:24])
+    if width < 400 or height < 200 or len(data) < 10_000:
+        failures.append(f"{name}: {path} is {width}x{height}, {len(data)} bytes: too small to hold the plot")
+
+
+def check_svg(path, name, title_words):
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as e:
+        failures.append(f"{name}: {path} is not well-formed SVG: {e}")
+        return
+    if not root.tag.endswith("svg"):
+        failures.append(f"{name}: {path}'s root is {root.tag}, not svg")
+    text = " ".join(t for t in root.itertext())
+    for word in title_words:
+        if word not in text:
+            failures.append(f"{name}: {path}'s text lacks '{word}'")
+    if os.path.getsize(path) < 10_000:
+        failures.append(f"{name}: {path} is {os.path.getsize(path)} bytes: too small to hold the plot")
+
+
+def render(name, script, args, title_words, default=None):
+    """Renders to NAME.png and NAME.svg and, with `default`, once without -o
+    (the script's default file, beside its input)."""
+    if default:
+        result = subprocess.run(["/usr/bin/python3", "-B", os.path.join(plots, script)] + args,
+                                capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.isfile(default):
+            failures.append(f"{name}: {script} {' '.join(args)} did not write {default}: {result.stderr}")
+        else:
+            check_png(default, name)
+    for extension in ("png", "svg"):
+        output = os.path.join(work, f"{name}.{extension}")
+        result = subprocess.run(["/usr/bin/python3", "-B", os.path.join(plots, script)] + args + ["-o", output],
+                                capture_output=True, text=True)
+        if result.returncode != 0 or not os.path.isfile(output):
+            failures.append(f"{name}: {script} {' '.join(args)} -o {output} exited {result.returncode}: {result.stderr}")
+            continue
+        check_png(output, name) if extension == "png" else check_svg(output, name, title_words)
+
+
+work = tempfile.mkdtemp()
+try:
+    small = ["--set", "workload.global_batch=32"]
+    quickstart = os.path.join(source, "scenarios", "quickstart.textproto")
+    run_dir, compare_dir, topo_dir = (os.path.join(work, d) for d in ("run", "compare", "topo"))
+    run([eppsim, "run", quickstart, "-o", run_dir, "--strategy", "epp"] + small)
+    run([eppsim, "compare", quickstart, "--strategies", "packed-1f1b,epp", "-o", compare_dir] + small)
+    run([eppsim, "topo", os.path.join(source, "scenarios", "railx_failures.textproto"), "-o", topo_dir])
+    # A paper.json in the reproductions' format with a row for the quickstart.
+    paper = os.path.join(work, "paper.json")
+    with open(paper, "w") as f:
+        json.dump({"names": {"epp": "InfiniPipe", "packed-1f1b": "Megatron-LM"}, "pairs": [["epp", "packed-1f1b"]],
+                   "step_time_of": "epp", "rows": [{"scenario": "quickstart", "label": "quickstart",
+                                                    "step_time_s": 0.5, "speedup": {"epp/packed-1f1b": 1.3}}]}, f)
+
+    run_title = ["quickstart", "epp (InfiniPipe)", "llama2-7b", "16 x A100-80GB"]
+    render("timeline", "timeline.py", [run_dir], run_title + ["pipeline timeline"],
+           default=os.path.join(run_dir, "timeline.png"))
+    render("timeline-window", "timeline.py", [run_dir, "--window", "0.1:0.3", "--highlight", "2-3"],
+           run_title + ["window 0.100-0.300 s", "chunks 2-3 highlighted"])
+    render("breakdown", "breakdown.py", [run_dir], run_title + ["per-rank time breakdown", "bubble"],
+           default=os.path.join(run_dir, "breakdown.png"))
+    render("memory", "memory.py", [run_dir], run_title + ["memory per rank", "limit 80.0 GiB", "GiB"],
+           default=os.path.join(run_dir, "memory.png"))
+    render("lengths", "lengths.py", [run_dir], ["quickstart", "llama2-7b", "16 x A100-80GB", "32 sequences"],
+           default=os.path.join(run_dir, "lengths.png"))
+    render("compare", "compare.py", [compare_dir, "--paper", paper],
+           ["quickstart", "llama2-7b", "16 x A100-80GB", "packed-1f1b", "Megatron-LM", "against the paper",
+            "paper's step time (0.5 s)", "1.30"])
+    render("topology", "topology_cost.py", [topo_dir],
+           ["railx_failures", "648 chips", "what the failures removed", "chips lost: 8", "$ per GB/s"])
+finally:
+    shutil.rmtree(work)
+
+for f in failures:
+    print("FAIL", f)
+print(f"plots_test: {7 - len({f.split(':')[0] for f in failures})} of 7 plots passed")
+sys.exit(1 if failures else 0)
