@@ -18,6 +18,7 @@
 #include "models/units.h"
 #include "runtime/bench/comm_bench_data.h"
 #include "runtime/bench/comm_measure.h"
+#include "runtime/mpi/mpi_main.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "traces/proto_io.h"
 #ifdef EPPSIM_WITH_NCCL
@@ -174,25 +175,10 @@ int bench(const BenchOptions& o, int rank, int size) {
 }  // namespace
 
 int run_comm_bench(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int status = 0;
-  try {
+  return run_under_mpi("eppsim-bench comm", argc, argv, [&](int rank, int size) {
     const auto options = parse(argc, argv, rank);
-    if (options) status = bench(*options, rank, size);
-  } catch (const InputError& e) {
-    status = 2;
-    if (rank == 0) fmt::print(stderr, "eppsim-bench comm: error: {}\n", e.what());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "eppsim-bench comm: rank {}: error: {}\n", rank, e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return status;
+    return options ? bench(*options, rank, size) : 0;
+  });
 }
 
 }  // namespace eppsim::runtime
