@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from figure_io import parse_ranks, save_figure
+from figure_io import describe_run, parse_ranks, save_figure, title_line
 
 COMPUTE_COLOURS = {
     "compute/forward": "#4c72b0",
@@ -58,7 +58,28 @@ def read_inputs(directory):
     return validation, rows
 
 
-def draw_timeline(validation, rows, ranks, output):
+def describe_validation(directory, validation):
+    """Scenario, strategy, model and cluster of the simulated side, for titles: from
+    its run directory (the simulated trace's folder, or DIR/simulated as `eppsim
+    testbed` lays it out); None when neither holds a report."""
+    simulated = validation.get("simulated_file", "")
+    candidates = [os.path.join(directory, "simulated")]
+    if simulated:
+        folder = simulated if os.path.isdir(simulated) else os.path.dirname(simulated)
+        candidates.insert(0, folder or ".")
+    for run_dir in candidates:
+        if os.path.isfile(os.path.join(run_dir, "report.json")):
+            return describe_run(run_dir)
+    return None
+
+
+def titled(what, validation, subject):
+    if what is not None:
+        return title_line(what, subject)
+    return f"{validation.get('simulated_file', 'simulated')} vs {validation.get('measured_file', 'measured')}\n{subject}"
+
+
+def draw_timeline(validation, rows, ranks, output, what=None):
     row_of = {}
     for i, rank in enumerate(ranks):
         for j, (side, _) in enumerate(SIDES):
@@ -89,10 +110,10 @@ def draw_timeline(validation, rows, ranks, output):
     ax.invert_yaxis()
     ax.set_xlim(0, step)
     ax.set_xlabel("time from the first op (s)")
-    ax.set_title(
+    ax.set_title(titled(what, validation,
         f"simulated {validation['simulated_step_time_s']:.4f} s vs measured "
         f"{validation['measured_step_time_s']:.4f} s: step-time error {100 * validation['step_time_error']:+.1f}%"
-    )
+    ))
     present = {colour for (_, colour) in spans}
     legend = [Patch(color=c, label=k) for k, c in COMPUTE_COLOURS.items() if c in present]
     legend += [Patch(color=COMMUNICATION_COLOUR, label="communication"), Patch(color=IDLE_COLOUR, label="idle")]
@@ -102,7 +123,7 @@ def draw_timeline(validation, rows, ranks, output):
     plt.close(fig)
 
 
-def draw_kinds(validation, output):
+def draw_kinds(validation, output, what=None):
     kinds = validation["kinds"]
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(kinds) + 2), 4.5))
     width = 0.38
@@ -118,7 +139,7 @@ def draw_kinds(validation, output):
     ax.set_xticklabels([k["kind"] for k in kinds], rotation=30, ha="right")
     ax.margins(y=0.12)
     ax.set_ylabel("busy time, all ranks (s)")
-    ax.set_title(f"per-kind busy time; step-time error {100 * validation['step_time_error']:+.1f}%")
+    ax.set_title(titled(what, validation, f"per-kind busy time; step-time error {100 * validation['step_time_error']:+.1f}%"))
     ax.legend(frameon=False)
     fig.tight_layout()
     save_figure(fig, output)
@@ -139,8 +160,9 @@ def main():
         sys.exit(f"validation.py: none of the ranks {args.ranks} is in {args.validation_dir}/timeline.csv")
     plots = os.path.join(args.validation_dir, "plots")
     os.makedirs(plots, exist_ok=True)
-    draw_timeline(validation, rows, ranks, os.path.join(plots, "timeline.png"))
-    draw_kinds(validation, os.path.join(plots, "kinds.png"))
+    what = describe_validation(args.validation_dir, validation)
+    draw_timeline(validation, rows, ranks, os.path.join(plots, "timeline.png"), what)
+    draw_kinds(validation, os.path.join(plots, "kinds.png"), what)
 
 
 if __name__ == "__main__":

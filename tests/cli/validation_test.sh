@@ -38,6 +38,22 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   for f in timeline.png kinds.png; do
     [ -s "$work/val/plots/$f" ] || { echo "FAIL validation plot: plots/$f missing"; failures=$((failures + 1)); }
   done
+  # Titles name scenario, strategy, model and cluster when the simulated side is a run directory.
+  check "run for validation" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/sim" \
+    --set workload.global_batch=16 --outputs trace
+  check "validate a run against itself" 0 "" -- "$eppsim" validate --simulated "$work/sim/trace.pb" \
+    --measured "$work/sim" -o "$work/self"
+  /usr/bin/python3 - "$src/plots" "$work/self" <<'PY' || { echo "FAIL validation plot titles"; failures=$((failures + 1)); }
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import validation
+d = sys.argv[2]
+v = json.load(open(os.path.join(d, "validation.json")))
+what = validation.describe_validation(d, v)
+title = validation.titled(what, v, "subject")
+assert title.startswith("quickstart, packed-1f1b (Megatron-LM), llama2-7b on 16 x A100-80GB"), title
+assert validation.describe_validation("/nonexistent", {"simulated_file": "/nonexistent/t.pb"}) is None
+PY
 else
   echo "FAIL python3-matplotlib is not installed (scripts/install-deps.sh installs it)"; failures=$((failures + 1))
 fi
