@@ -55,8 +55,8 @@ void enqueue_op(BenchOp op, int me, int n, std::size_t count, const float* send,
 // The benchmark's buffers on this rank's GPU, an NCCL communicator over `comm`,
 // a stream and two events: what measure_nccl and the NCCL window share.
 struct NcclPoint {
-  NcclPoint(BenchOp op_, MPI_Comm comm, std::uint64_t bytes)
-      : op(op_), what(fmt::format("{} of {} bytes", bench_op_name(op_), bytes)) {
+  NcclPoint(BenchOp bench_op, MPI_Comm comm, std::uint64_t bytes)
+      : op(bench_op), what(fmt::format("{} of {} bytes", bench_op_name(bench_op), bytes)) {
     check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
     shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
