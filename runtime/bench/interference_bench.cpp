@@ -2,13 +2,12 @@
 
 #include <mpi.h>
 
-#include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,9 @@
 #include "models/units.h"
 #include "runtime/bench/comm_bench_data.h"
 #include "runtime/bench/comm_measure.h"
+#include "runtime/bench/comm_window.h"
 #include "runtime/bench/compute_bench.h"
+#include "runtime/bench/interference_point.h"
 #include "runtime/kernel_plan.h"
 #include "runtime/mpi/mpi_main.h"
 #include "runtime/mpi/mpi_wait.h"
@@ -28,6 +29,10 @@
 #include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
+#ifdef EPPSIM_WITH_NCCL
+#include "runtime/cuda/cuda_compute.h"
+#include "runtime/cuda/nccl_bench.h"
+#endif
 
 namespace po = boost::program_options;
 
@@ -59,10 +64,10 @@ std::vector<std::string> split_list(const std::string& text) {
 std::optional<Options> parse(int argc, char** argv, int rank) {
   Options o;
   std::string ops = "send-recv,all-reduce,all-gather,reduce-scatter,all-to-all", bytes = "64KiB,1MiB,16MiB";
-  po::options_description options("mpirun -np N eppsim-bench interference --scenario FILE --backend cpu --out BENCH.json");
+  po::options_description options("mpirun -np N eppsim-bench interference --scenario FILE --backend cpu|cuda --out BENCH.json");
   options.add_options()("help,h", "show this help")                                                          //
       ("scenario", po::value(&o.scenario)->required(), "the scenario whose model computes")                //
-      ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS and MPI)")                              //
+      ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS and MPI) or cuda (cuBLAS and NCCL)")                              //
       ("out", po::value(&o.out)->required(), "the BENCH.json to write")                                     //
       ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all")  //
       ("bytes", po::value(&bytes), "comma-separated sizes (default 64KiB,1MiB,16MiB)")                       //
@@ -81,13 +86,12 @@ std::optional<Options> parse(int argc, char** argv, int rank) {
   } catch (const po::error& e) {
     throw InputError(fmt::format("eppsim-bench interference: {}", e.what()));
   }
-  if (o.backend == "cuda") {
-    throw InputError("eppsim-bench interference: --backend cuda: not measured yet (NCCL polled beside the CUDA queue); "
-                     "use cpu");
-  }
-  if (o.backend != "cpu") {
+  if (o.backend != "cpu" && o.backend != "cuda") {
     throw InputError(fmt::format("eppsim-bench interference: --backend: must be cpu or cuda, got '{}'", o.backend));
   }
+#ifndef EPPSIM_WITH_NCCL
+  if (o.backend == "cuda") throw InputError("eppsim-bench interference: --backend cuda: this build has no CUDA/NCCL");
+#endif
   for (const auto& name : split_list(ops)) {
     const auto op = parse_bench_op(name);
     if (!op) throw InputError(fmt::format("eppsim-bench interference: --ops: unknown op '{}'", name));
@@ -103,103 +107,102 @@ std::optional<Options> parse(int argc, char** argv, int rank) {
   return o;
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// One call of `op` started without blocking, as MpiCommEngine starts it
-// (send-recv: a synchronous send from position 0 to position 1).
-void start_op(BenchOp op, MPI_Comm comm, int me, const CommShape& shape, std::vector<float>& send,
-              std::vector<float>& recv, std::vector<MPI_Request>& requests) {
-  const int count = static_cast<int>(shape.count);
-  MPI_Request r = MPI_REQUEST_NULL;
-  switch (op) {
-    case BenchOp::SendRecv:
-      if (me == 0) check_mpi(MPI_Issend(send.data(), count, MPI_FLOAT, 1, 0, comm, &r), "MPI_Issend");
-      if (me == 1) check_mpi(MPI_Irecv(recv.data(), count, MPI_FLOAT, 0, 0, comm, &r), "MPI_Irecv");
-      break;
-    case BenchOp::AllReduce:
-      check_mpi(MPI_Iallreduce(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm, &r), "MPI_Iallreduce");
-      break;
-    case BenchOp::AllGather:
-      check_mpi(MPI_Iallgather(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm, &r), "MPI_Iallgather");
-      break;
-    case BenchOp::ReduceScatter:
-      check_mpi(MPI_Ireduce_scatter_block(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm, &r),
-                "MPI_Ireduce_scatter_block");
-      break;
-    case BenchOp::AllToAll:
-      check_mpi(MPI_Ialltoall(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm, &r), "MPI_Ialltoall");
-      break;
+// The cpu backend's window: one non-blocking call at a time, started as
+// MpiCommEngine starts it (send-recv: a synchronous send from position 0 to
+// position 1), each started when a poll sees the previous one complete.
+class MpiWindow final : public CommWindow {
+ public:
+  MpiWindow(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : op_(op), comm_(comm), clock_(clock) {
+    check_mpi(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
+    shape_ = bench_shape(op, bytes, static_cast<std::uint32_t>(n_));
+    send_ = bench_send_buffer(shape_, static_cast<std::uint32_t>(me_));
+    recv_.assign(shape_.recv_elements, -1.0f);
   }
-  if (r != MPI_REQUEST_NULL) requests.push_back(r);
-}
 
-struct Window {
-  std::vector<double> compute_s;  // the layers that ended inside the window
-  double comm_per_iteration_s = 0.0;
+  double min_call_s() const override { return RankExecutorOptions{}.poll_interval_beside_compute_s; }
+
+  void start(int calls) override {
+    calls_ = calls;
+    started_ = 0;
+    start_s_ = clock_.now_s();
+    start_call();
+  }
+
+  std::optional<WindowSpan> poll() override {
+    int done = 0;
+    check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    if (!done) return std::nullopt;
+    requests_.clear();
+    if (started_ < calls_) {
+      start_call();
+      return std::nullopt;
+    }
+    const double end_s = clock_.now_s();
+    return WindowSpan{end_s, end_s - start_s_};
+  }
+
+  bool received_correctly() override {
+    return bench_received_correctly(op_, shape_, static_cast<std::uint32_t>(me_), static_cast<std::uint32_t>(n_), recv_);
+  }
+
+ private:
+  void start_call() {
+    ++started_;
+    const int count = static_cast<int>(shape_.count);
+    MPI_Request r = MPI_REQUEST_NULL;
+    switch (op_) {
+      case BenchOp::SendRecv:
+        if (me_ == 0) check_mpi(MPI_Issend(send_.data(), count, MPI_FLOAT, 1, 0, comm_, &r), "MPI_Issend");
+        if (me_ == 1) check_mpi(MPI_Irecv(recv_.data(), count, MPI_FLOAT, 0, 0, comm_, &r), "MPI_Irecv");
+        break;
+      case BenchOp::AllReduce:
+        check_mpi(MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_FLOAT, MPI_SUM, comm_, &r), "MPI_Iallreduce");
+        break;
+      case BenchOp::AllGather:
+        check_mpi(MPI_Iallgather(send_.data(), count, MPI_FLOAT, recv_.data(), count, MPI_FLOAT, comm_, &r),
+                  "MPI_Iallgather");
+        break;
+      case BenchOp::ReduceScatter:
+        check_mpi(MPI_Ireduce_scatter_block(send_.data(), recv_.data(), count, MPI_FLOAT, MPI_SUM, comm_, &r),
+                  "MPI_Ireduce_scatter_block");
+        break;
+      case BenchOp::AllToAll:
+        check_mpi(MPI_Ialltoall(send_.data(), count, MPI_FLOAT, recv_.data(), count, MPI_FLOAT, comm_, &r),
+                  "MPI_Ialltoall");
+        break;
+    }
+    if (r != MPI_REQUEST_NULL) requests_.push_back(r);
+  }
+
+  BenchOp op_;
+  MPI_Comm comm_;
+  const StepClock& clock_;
+  int me_ = 0, n_ = 0;
+  CommShape shape_;
+  std::vector<float> send_, recv_;
+  std::vector<MPI_Request> requests_;
+  int calls_ = 0, started_ = 0;
+  double start_s_ = 0.0;
 };
 
-// `iterations` calls of the op back to back beside the layer run back to back.
-Window run_window(ComputeQueue& queue, const StepClock& clock, const KernelPlan& plan, BenchOp op, MPI_Comm comm,
-                  int me, const CommShape& shape, std::vector<float>& send, std::vector<float>& recv, int iterations) {
-  const double poll_s = RankExecutorOptions{}.poll_interval_beside_compute_s;
-  barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before a window");
-  Window w;
-  const double start_s = clock.now_s();
-  ActivityId next = 0;
-  // Two layers queued, so that the worker never waits for this loop to submit the next.
-  queue.submit(next++, 0, plan);
-  queue.submit(next++, 0, plan);
-  std::vector<MPI_Request> requests;
-  start_op(op, comm, me, shape, send, recv, requests);
-  int started = 1;
-  double comm_end_s = -1.0, last_end_s = start_s;
-  while (comm_end_s < 0.0 || queue.in_flight() > 0) {
-    if (comm_end_s < 0.0) {
-      int done = 0;
-      check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
-                "MPI_Testall");
-      if (done) {
-        requests.clear();
-        if (started < iterations) {
-          start_op(op, comm, me, shape, send, recv, requests);
-          ++started;
-        } else {
-          comm_end_s = clock.now_s();
-        }
-      } else if (clock.now_s() - start_s > kTimeout_s) {
-        throw MpiTimeout(fmt::format("eppsim-bench interference: {} beside compute: no answer within {} s",
-                                     bench_op_name(op), kTimeout_s));
-      }
-    }
-    for (const Completion& c : queue.poll()) {
-      if (comm_end_s < 0.0 || c.end_s <= comm_end_s) w.compute_s.push_back(c.end_s - last_end_s);
-      last_end_s = c.end_s;
-      if (comm_end_s < 0.0) queue.submit(next++, 0, plan);
-    }
-    queue.wait(comm_end_s < 0.0 ? poll_s : -1.0);
-  }
-  w.comm_per_iteration_s = (comm_end_s - start_s) / iterations;
-  return w;
+// The window of `backend` for one point on the members of `comm`.
+std::unique_ptr<CommWindow> make_window(const std::string& backend, BenchOp op, MPI_Comm comm, std::uint64_t bytes,
+                                        const StepClock& clock) {
+#ifdef EPPSIM_WITH_NCCL
+  if (backend == "cuda") return make_nccl_window(op, comm, bytes, clock);
+#else
+  (void)backend;
+#endif
+  return std::make_unique<MpiWindow>(op, comm, bytes, clock);
 }
-
-struct Point {
-  double compute_alone_s = 0, compute_beside_s = 0, comm_alone_s = 0, comm_beside_s = 0;
-  int iterations = 0;  // K
-  bool correct = true;
-};
 
 // One (op, bytes) point on the members of `comm`: this rank's medians, then the slowest rank's.
-Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& clock, const KernelPlan& plan, BenchOp op,
-                    MPI_Comm comm, std::uint64_t bytes) {
-  int me = 0, n = 0;
-  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+InterferencePoint measure_point(const Options& o, ComputeQueue& queue, const StepClock& clock, const KernelPlan& plan,
+                                BenchOp op, MPI_Comm comm, std::uint64_t bytes) {
   const auto repeats = static_cast<std::uint32_t>(o.repeats), warmup = static_cast<std::uint32_t>(o.warmup);
-  Point p;
+  InterferencePoint p;
   barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before the compute alone");
   // Alone, the loop still wakes every poll interval, with nothing to poll: so the slowdown is what the
   // communication adds, not what waking or sleeping does to this thread's share of a busy machine.
@@ -216,16 +219,15 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   }
   p.comm_alone_s = median(comm_alone);
 
-  int k = static_cast<int>(std::ceil(2.0 * p.compute_alone_s / std::max(p.comm_alone_s, poll_s)));
+  const std::unique_ptr<CommWindow> window = make_window(o.backend, op, comm, bytes, clock);
+  int k = window_calls(p.compute_alone_s, p.comm_alone_s, window->min_call_s());
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  k = std::max(k, 1);
-  const CommShape shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
-  std::vector<float> send = bench_send_buffer(shape, static_cast<std::uint32_t>(me));
-  std::vector<float> recv(shape.recv_elements, -1.0f);
+  const std::string what = fmt::format("eppsim-bench interference: {}", bench_op_name(op));
   std::vector<double> compute_beside, comm_beside;
-  for (int window = 0, doublings = 0; window < o.warmup + o.repeats;) {
-    Window w = run_window(queue, clock, plan, op, comm, me, shape, send, recv, k);
-    int whole = w.compute_s.empty() ? 0 : 1;
+  for (int w = 0, doublings = 0; w < o.warmup + o.repeats;) {
+    barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before a window");
+    const WindowTimes times = run_window(queue, clock, plan, *window, k, poll_s, kTimeout_s, what);
+    int whole = times.compute_s.empty() ? 0 : 1;
     MPI_Request request = MPI_REQUEST_NULL;
     check_mpi(MPI_Iallreduce(MPI_IN_PLACE, &whole, 1, MPI_INT, MPI_LAND, comm, &request), "MPI_Iallreduce");
     wait_all(std::span<MPI_Request>(&request, 1), kTimeout_s, "eppsim-bench interference: agreeing on a window");
@@ -236,15 +238,14 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
       k *= 2;
       continue;
     }
-    if (window++ < o.warmup) continue;
-    compute_beside.insert(compute_beside.end(), w.compute_s.begin(), w.compute_s.end());
-    comm_beside.push_back(w.comm_per_iteration_s);
+    if (w++ < o.warmup) continue;
+    compute_beside.insert(compute_beside.end(), times.compute_s.begin(), times.compute_s.end());
+    comm_beside.push_back(times.comm_per_call_s);
   }
   p.compute_beside_s = median(compute_beside);
   p.comm_beside_s = median(comm_beside);
   p.iterations = k;
-  p.correct = p.correct && bench_received_correctly(op, shape, static_cast<std::uint32_t>(me),
-                                                    static_cast<std::uint32_t>(n), recv);
+  p.correct = p.correct && window->received_correctly();
   double times[] = {p.compute_alone_s, p.compute_beside_s, p.comm_alone_s, p.comm_beside_s};
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, times, 4, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
   p.compute_alone_s = times[0];
@@ -255,6 +256,20 @@ Point measure_point(const Options& o, ComputeQueue& queue, const StepClock& cloc
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm), "MPI_Allreduce");
   p.correct = ok != 0;
   return p;
+}
+
+// This rank's ComputeQueue: cpu as eppsim-bench compute's; cuda on the GPU that
+// NCCL uses (this rank's local GPU, selected here), not always device 0.
+std::unique_ptr<ComputeQueue> make_queue(const std::string& backend, const StepClock& clock, std::string& device) {
+#ifdef EPPSIM_WITH_NCCL
+  if (backend == "cuda") {
+    CudaComputeOptions options;
+    options.device = nccl_bench_setup();
+    device = cuda_device_name(options.device);
+    return make_cuda_compute_queue(clock, options);
+  }
+#endif
+  return make_bench_compute_queue(backend, clock, device);
 }
 
 int bench(const Options& o, int rank, int size) {
@@ -276,7 +291,7 @@ int bench(const Options& o, int rank, int size) {
   const KernelPlan plan = plan_kernels(model, layer, {});
   StepClock clock;
   std::string device;
-  const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(o.backend, clock, device);
+  const std::unique_ptr<ComputeQueue> queue = make_queue(o.backend, clock, device);
 
   google::protobuf::Struct file;
   auto& fields = *file.mutable_fields();
@@ -298,24 +313,11 @@ int bench(const Options& o, int rank, int size) {
       MPI_Comm_size(comm, &n);
       const bool crosses = group_crosses_nodes(comm);
       for (const std::uint64_t bytes : o.bytes) {
-        const Point p = measure_point(o, *queue, clock, plan, op, comm, bytes);
+        const InterferencePoint p = measure_point(o, *queue, clock, plan, op, comm, bytes);
         all_correct = all_correct && p.correct;
         if (rank != 0) continue;
-        auto& row = *results->add_values()->mutable_struct_value()->mutable_fields();
-        row["op"].set_string_value(std::string(bench_op_name(op)));
-        row["bytes"].set_number_value(static_cast<double>(bytes));
-        row["group_size"].set_number_value(n);
-        row["crosses_nodes"].set_bool_value(crosses);
-        row["tokens"].set_number_value(static_cast<double>(tokens));
-        row["iterations"].set_number_value(p.iterations);
-        row["repeats"].set_number_value(o.repeats);
-        row["compute_alone_s"].set_number_value(p.compute_alone_s);
-        row["compute_beside_s"].set_number_value(p.compute_beside_s);
-        row["comm_alone_s"].set_number_value(p.comm_alone_s);
-        row["comm_beside_s"].set_number_value(p.comm_beside_s);
-        row["compute_slowdown"].set_number_value(p.compute_beside_s / p.compute_alone_s);
-        row["comm_slowdown"].set_number_value(p.comm_beside_s / p.comm_alone_s);
-        row["correct"].set_bool_value(p.correct);
+        *results->add_values()->mutable_struct_value() =
+            interference_row({op, bytes, n, crosses, tokens, o.repeats}, p);
         fmt::print(stderr, "{:>15} n={} {:>10} B  compute {:8.2f} -> {:8.2f} ms (x{:.3f})  comm {:10.1f} -> {:10.1f} us (x{:.2f})  {}\n",
                    bench_op_name(op), n, bytes, p.compute_alone_s * 1e3, p.compute_beside_s * 1e3,
                    p.compute_beside_s / p.compute_alone_s, p.comm_alone_s * 1e6, p.comm_beside_s * 1e6,

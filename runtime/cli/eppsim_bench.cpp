@@ -20,7 +20,7 @@ constexpr std::string_view kUsage =
     "usage: eppsim-bench compute|comm|interference [options] --out BENCH.json\n"
     "  compute --scenario FILE --backend cpu|cuda [--tokens LIST] [--context LIST] [--repeats N] [--warmup N]\n"
     "  comm    --backend cpu|cuda [--ops LIST] [--bytes LIST] [--iterations N]   (one process per rank, mpirun)\n"
-    "  interference --scenario FILE --backend cpu [--ops LIST] [--bytes LIST] [--tokens S] [--repeats N]   (mpirun)\n";
+    "  interference --scenario FILE --backend cpu|cuda [--ops LIST] [--bytes LIST] [--tokens S] [--repeats N]   (mpirun)\n";
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 #include "runtime/cuda/nccl_bench.h"
 
-#include <stdexcept>
+#include <algorithm>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -22,72 +24,141 @@ struct DeviceBuffer {
   float* data = nullptr;
 };
 
-}  // namespace
-
-void nccl_bench_setup() { select_local_gpu(); }
-
-BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
-  int me = 0, n = 0;
-  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
-  const CommShape shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
-  const std::vector<float> send = bench_send_buffer(shape, static_cast<std::uint32_t>(me));
-  DeviceBuffer d_send(send.size()), d_recv(shape.recv_elements);
-  if (!send.empty()) {
-    check_cuda(cudaMemcpy(d_send.data, send.data(), send.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+// One call of `op` enqueued on `stream` by the rank at `me` of `n` (send-recv: position 0 to 1).
+void enqueue_op(BenchOp op, int me, int n, std::size_t count, const float* send, float* recv, ncclComm_t nccl,
+                cudaStream_t stream, const std::string& what) {
+  switch (op) {
+    case BenchOp::SendRecv:
+      if (me == 0) check_nccl(ncclSend(send, count, ncclFloat, 1, nccl, stream), what);
+      if (me == 1) check_nccl(ncclRecv(recv, count, ncclFloat, 0, nccl, stream), what);
+      break;
+    case BenchOp::AllReduce:
+      check_nccl(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, nccl, stream), what);
+      break;
+    case BenchOp::AllGather:
+      check_nccl(ncclAllGather(send, recv, count, ncclFloat, nccl, stream), what);
+      break;
+    case BenchOp::ReduceScatter:
+      check_nccl(ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, nccl, stream), what);
+      break;
+    case BenchOp::AllToAll:
+      check_nccl(ncclGroupStart(), what);
+      for (int p = 0; p < n; ++p) {
+        check_nccl(ncclSend(send + p * count, count, ncclFloat, p, nccl, stream), what);
+        check_nccl(ncclRecv(recv + p * count, count, ncclFloat, p, nccl, stream), what);
+      }
+      check_nccl(ncclGroupEnd(), what);
+      break;
   }
-  ncclComm_t nccl = make_nccl_comm(comm, "the benchmark's NCCL communicator");
+}
+
+// The benchmark's buffers on this rank's GPU, an NCCL communicator over `comm`,
+// a stream and two events: what measure_nccl and the NCCL window share.
+struct NcclPoint {
+  NcclPoint(BenchOp bench_op, MPI_Comm comm, std::uint64_t bytes)
+      : op(bench_op), what(fmt::format("{} of {} bytes", bench_op_name(bench_op), bytes)) {
+    check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+    shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
+    const std::vector<float> send = bench_send_buffer(shape, static_cast<std::uint32_t>(me));
+    d_send = std::make_unique<DeviceBuffer>(send.size());
+    d_recv = std::make_unique<DeviceBuffer>(shape.recv_elements);
+    if (!send.empty()) {
+      check_cuda(cudaMemcpy(d_send->data, send.data(), send.size() * sizeof(float), cudaMemcpyHostToDevice),
+                 "cudaMemcpy");
+    }
+    nccl = make_nccl_comm(comm, "the benchmark's NCCL communicator");
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&end), "cudaEventCreate");
+  }
+  ~NcclPoint() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(end);
+    cudaStreamDestroy(stream);
+    ncclCommDestroy(nccl);
+  }
+  NcclPoint(const NcclPoint&) = delete;
+  NcclPoint& operator=(const NcclPoint&) = delete;
+
+  void call() { enqueue_op(op, me, n, shape.count, d_send->data, d_recv->data, nccl, stream, what); }
+  // `calls` calls between the start and end events.
+  void enqueue_timed(int calls) {
+    check_cuda(cudaEventRecord(start, stream), what);
+    for (int i = 0; i < calls; ++i) call();
+    check_cuda(cudaEventRecord(end, stream), what);
+  }
+  double elapsed_s() const {
+    float ms = 0.0f;
+    check_cuda(cudaEventElapsedTime(&ms, start, end), what);
+    return static_cast<double>(ms) * 1e-3;
+  }
+  bool received_correctly() const {
+    std::vector<float> received(shape.recv_elements);
+    if (!received.empty()) {
+      check_cuda(cudaMemcpy(received.data(), d_recv->data, received.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                 what);
+    }
+    return bench_received_correctly(op, shape, static_cast<std::uint32_t>(me), static_cast<std::uint32_t>(n), received);
+  }
+
+  BenchOp op;
+  std::string what;
+  int me = 0, n = 0;
+  CommShape shape;
+  std::unique_ptr<DeviceBuffer> d_send, d_recv;
+  ncclComm_t nccl = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, end = nullptr;
-  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&end), "cudaEventCreate");
-  const std::size_t count = shape.count;
-  const std::string what = fmt::format("{} of {} bytes", bench_op_name(op), bytes);
-  auto call = [&] {
-    switch (op) {
-      case BenchOp::SendRecv:
-        if (me == 0) check_nccl(ncclSend(d_send.data, count, ncclFloat, 1, nccl, stream), what);
-        if (me == 1) check_nccl(ncclRecv(d_recv.data, count, ncclFloat, 0, nccl, stream), what);
-        break;
-      case BenchOp::AllReduce:
-        check_nccl(ncclAllReduce(d_send.data, d_recv.data, count, ncclFloat, ncclSum, nccl, stream), what);
-        break;
-      case BenchOp::AllGather:
-        check_nccl(ncclAllGather(d_send.data, d_recv.data, count, ncclFloat, nccl, stream), what);
-        break;
-      case BenchOp::ReduceScatter:
-        check_nccl(ncclReduceScatter(d_send.data, d_recv.data, count, ncclFloat, ncclSum, nccl, stream), what);
-        break;
-      case BenchOp::AllToAll:
-        check_nccl(ncclGroupStart(), what);
-        for (int p = 0; p < n; ++p) {
-          check_nccl(ncclSend(d_send.data + p * count, count, ncclFloat, p, nccl, stream), what);
-          check_nccl(ncclRecv(d_recv.data + p * count, count, ncclFloat, p, nccl, stream), what);
-        }
-        check_nccl(ncclGroupEnd(), what);
-        break;
-    }
-  };
-  for (int i = 0; i < warmup; ++i) call();
-  check_cuda(cudaStreamSynchronize(stream), what);
-  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
-  check_cuda(cudaEventRecord(start, stream), what);
-  for (int i = 0; i < iterations; ++i) call();
-  check_cuda(cudaEventRecord(end, stream), what);
-  check_cuda(cudaEventSynchronize(end), what);
-  float ms = 0.0f;
-  check_cuda(cudaEventElapsedTime(&ms, start, end), what);
-  std::vector<float> received(shape.recv_elements);
-  if (!received.empty()) {
-    check_cuda(cudaMemcpy(received.data(), d_recv.data, received.size() * sizeof(float), cudaMemcpyDeviceToHost), what);
+};
+
+// The cuda backend's window: all the calls enqueued at once on the point's own
+// stream between its events. Its end on the step clock is the host time of
+// the enqueue plus the events' elapsed time, never later than the poll that
+// saw the end event complete (as NcclCommEngine times its ops).
+class NcclWindow final : public CommWindow {
+ public:
+  NcclWindow(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : point_(op, comm, bytes), clock_(clock) {}
+
+  double min_call_s() const override { return 0.0; }
+
+  void start(int calls) override {
+    start_s_ = clock_.now_s();
+    point_.enqueue_timed(calls);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(end);
-  cudaStreamDestroy(stream);
-  ncclCommDestroy(nccl);
-  const bool correct = bench_received_correctly(op, shape, static_cast<std::uint32_t>(me), static_cast<std::uint32_t>(n), received);
-  return {static_cast<double>(ms) * 1e-3 / iterations, correct};
+
+  std::optional<WindowSpan> poll() override {
+    const cudaError_t rc = cudaEventQuery(point_.end);
+    if (rc == cudaErrorNotReady) return std::nullopt;
+    check_cuda(rc, point_.what);
+    const double seen_s = clock_.now_s(), length_s = point_.elapsed_s();
+    return WindowSpan{std::min(seen_s, start_s_ + length_s), length_s};
+  }
+
+  bool received_correctly() override { return point_.received_correctly(); }
+
+ private:
+  NcclPoint point_;
+  const StepClock& clock_;
+  double start_s_ = 0.0;
+};
+
+}  // namespace
+
+int nccl_bench_setup() { return select_local_gpu(); }
+
+BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
+  NcclPoint point(op, comm, bytes);
+  for (int i = 0; i < warmup; ++i) point.call();
+  check_cuda(cudaStreamSynchronize(point.stream), point.what);
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+  point.enqueue_timed(iterations);
+  check_cuda(cudaEventSynchronize(point.end), point.what);
+  return {point.elapsed_s() / iterations, point.received_correctly()};
+}
+
+std::unique_ptr<CommWindow> make_nccl_window(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) {
+  return std::make_unique<NcclWindow>(op, comm, bytes, clock);
 }
 
 std::string nccl_device_name() {

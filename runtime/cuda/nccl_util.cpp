@@ -28,7 +28,7 @@ ncclComm_t make_nccl_comm(MPI_Comm comm, std::string_view what) {
   return nccl;
 }
 
-void select_local_gpu() {
+int select_local_gpu() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     throw std::runtime_error("the cuda backend needs a GPU: cudaGetDeviceCount found none");
@@ -38,7 +38,9 @@ void select_local_gpu() {
   int local_rank = 0;
   MPI_Comm_rank(local, &local_rank);
   MPI_Comm_free(&local);
-  check_cuda(cudaSetDevice(local_rank % devices), "cudaSetDevice");
+  const int device = local_rank % devices;
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  return device;
 }
 
 }  // namespace eppsim::runtime

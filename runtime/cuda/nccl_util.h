@@ -15,8 +15,9 @@ void check_cuda(cudaError_t rc, std::string_view what);
 void check_nccl(ncclResult_t rc, std::string_view what);
 
 // Selects the GPU of this rank's local rank (MPI_Comm_split_type SHARED, modulo
-// the GPUs present); std::runtime_error when there is none. Collective over the world.
-void select_local_gpu();
+// the GPUs present) and returns its index; std::runtime_error when there is
+// none. Collective over the world.
+int select_local_gpu();
 
 // An NCCL communicator over the members of `comm`, in its rank order.
 // Collective over `comm`.
