@@ -28,6 +28,7 @@ ProgressLine::ProgressLine(std::string label, Options options)
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {
   if (options_.check_every == 0) options_.check_every = 1;
+  until_check_ = options_.check_every;
 }
 
 ProgressLine::~ProgressLine() {

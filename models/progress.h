@@ -46,7 +46,8 @@ class ProgressLine {
   // redraw is due.
   template <typename Describe>
   void update(Describe&& describe) {
-    if (++calls_ % options_.check_every != 0) return;
+    if (--until_check_ != 0) return;  // a decrement per update, not a division: engines call this per op
+    until_check_ = options_.check_every;
     throw_if_interrupted();
     if (active_ && due()) draw(std::forward<Describe>(describe)());
   }
@@ -62,7 +63,7 @@ class ProgressLine {
   Options options_;
   bool active_;
   bool drawn_ = false;
-  std::uint64_t calls_ = 0;
+  std::uint32_t until_check_ = 0;  // updates left before the next check; set to check_every
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
 };

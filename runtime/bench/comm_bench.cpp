@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,12 @@ namespace po = boost::program_options;
 namespace eppsim::runtime {
 namespace {
 
+#ifdef EPPSIM_WITH_NCCL
+constexpr bool kWithNccl = true;
+#else
+constexpr bool kWithNccl = false;
+#endif
+
 struct BenchOptions {
   std::string backend;
   std::string out;
@@ -38,15 +43,6 @@ struct BenchOptions {
   int iterations = 20;
   int warmup = 5;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
 
 std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   BenchOptions o;
@@ -71,21 +67,12 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   } catch (const po::error& e) {
     throw InputError(fmt::format("eppsim-bench comm: {}", e.what()));
   }
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw InputError(fmt::format("eppsim-bench comm: --backend: must be cpu or cuda, got '{}'", o.backend));
-  }
-#ifndef EPPSIM_WITH_NCCL
-  if (o.backend == "cuda") throw InputError("eppsim-bench comm: --backend cuda: this build has no CUDA/NCCL");
-#endif
-  for (const auto& name : split_list(ops)) {
-    const auto op = parse_bench_op(name);
-    if (!op) throw InputError(fmt::format("eppsim-bench comm: --ops: unknown op '{}'", name));
-    o.ops.push_back(*op);
-  }
+  check_bench_backend("eppsim-bench comm", o.backend, kWithNccl);
+  o.ops = parse_bench_ops("eppsim-bench comm", ops);
   if (bytes.empty()) {
     for (std::uint64_t b = 1024; b <= (std::uint64_t{64} << 20); b *= 2) o.bytes.push_back(b);
   } else {
-    for (const auto& item : split_list(bytes)) o.bytes.push_back(parse_bytes(item).count);
+    o.bytes = parse_bench_sizes(bytes);
   }
   if (o.ops.empty() || o.bytes.empty()) throw InputError("eppsim-bench comm: --ops and --bytes: must not be empty");
   if (o.iterations < 1) throw InputError(fmt::format("eppsim-bench comm: --iterations: must be >= 1, got {}", o.iterations));

@@ -1,5 +1,12 @@
 #include "runtime/bench/comm_bench_data.h"
 
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/units.h"
+
 namespace eppsim::runtime {
 namespace {
 
@@ -23,6 +30,42 @@ std::optional<BenchOp> parse_bench_op(std::string_view name) {
     if (bench_op_name(op) == name) return op;
   }
   return std::nullopt;
+}
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+}  // namespace
+
+void check_bench_backend(std::string_view command, const std::string& backend, bool cuda_built) {
+  if (backend != "cpu" && backend != "cuda") {
+    throw InputError(fmt::format("{}: --backend: must be cpu or cuda, got '{}'", command, backend));
+  }
+  if (backend == "cuda" && !cuda_built) throw InputError(fmt::format("{}: --backend cuda: this build has no CUDA/NCCL", command));
+}
+
+std::vector<BenchOp> parse_bench_ops(std::string_view command, const std::string& list) {
+  std::vector<BenchOp> ops;
+  for (const auto& name : split_list(list)) {
+    const auto op = parse_bench_op(name);
+    if (!op) throw InputError(fmt::format("{}: --ops: unknown op '{}'", command, name));
+    ops.push_back(*op);
+  }
+  return ops;
+}
+
+std::vector<std::uint64_t> parse_bench_sizes(const std::string& list) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto& item : split_list(list)) sizes.push_back(parse_bytes(item).count);
+  return sizes;
 }
 
 CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {

@@ -5,6 +5,7 @@
 // float sums are exact) and the check of what a rank received.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct BenchPoint {
 std::string_view bench_op_name(BenchOp op);
 // The op of one of those names; nullopt for any other.
 std::optional<BenchOp> parse_bench_op(std::string_view name);
+
+// The options the MPI subcommands of eppsim-bench share; `command` ("eppsim-bench
+// comm") starts the InputError messages. --backend: cpu, or cuda when this
+// build has CUDA and NCCL. --ops: comma-separated op names. --bytes:
+// comma-separated sizes ("64KiB,1MiB").
+void check_bench_backend(std::string_view command, const std::string& backend, bool cuda_built);
+std::vector<BenchOp> parse_bench_ops(std::string_view command, const std::string& list);
+std::vector<std::uint64_t> parse_bench_sizes(const std::string& list);
 
 // The shape of `op` of `bytes` on a group of `group_size` (send-recv: the
 // message; the receiver's buffer is recv_elements = count).

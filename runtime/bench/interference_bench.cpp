@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +38,12 @@ namespace po = boost::program_options;
 namespace eppsim::runtime {
 namespace {
 
+#ifdef EPPSIM_WITH_NCCL
+constexpr bool kWithNccl = true;
+#else
+constexpr bool kWithNccl = false;
+#endif
+
 // Bound on every wait (barriers, a window's communication), as eppsim-run's default --timeout.
 constexpr double kTimeout_s = 300.0;
 // Doublings of K before a window that holds no whole layer is an error.
@@ -51,15 +56,6 @@ struct Options {
   std::uint64_t tokens = 0;  // 0: the scenario's max_length
   int repeats = 5, warmup = 1, iterations = 20;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
 
 std::optional<Options> parse(int argc, char** argv, int rank) {
   Options o;
@@ -86,18 +82,9 @@ std::optional<Options> parse(int argc, char** argv, int rank) {
   } catch (const po::error& e) {
     throw InputError(fmt::format("eppsim-bench interference: {}", e.what()));
   }
-  if (o.backend != "cpu" && o.backend != "cuda") {
-    throw InputError(fmt::format("eppsim-bench interference: --backend: must be cpu or cuda, got '{}'", o.backend));
-  }
-#ifndef EPPSIM_WITH_NCCL
-  if (o.backend == "cuda") throw InputError("eppsim-bench interference: --backend cuda: this build has no CUDA/NCCL");
-#endif
-  for (const auto& name : split_list(ops)) {
-    const auto op = parse_bench_op(name);
-    if (!op) throw InputError(fmt::format("eppsim-bench interference: --ops: unknown op '{}'", name));
-    o.ops.push_back(*op);
-  }
-  for (const auto& item : split_list(bytes)) o.bytes.push_back(parse_bytes(item).count);
+  check_bench_backend("eppsim-bench interference", o.backend, kWithNccl);
+  o.ops = parse_bench_ops("eppsim-bench interference", ops);
+  o.bytes = parse_bench_sizes(bytes);
   if (o.ops.empty() || o.bytes.empty()) throw InputError("eppsim-bench interference: --ops and --bytes: must not be empty");
   if (vars.count("tokens") && o.tokens == 0) throw InputError("eppsim-bench interference: --tokens: must be > 0");
   if (o.repeats < 1) throw InputError(fmt::format("eppsim-bench interference: --repeats: must be >= 1, got {}", o.repeats));
