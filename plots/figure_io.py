@@ -54,7 +54,8 @@ def run_main(draw):
         save_figure(fig, output)
         plt.close(fig)
     except PlotInputError as e:
-        sys.exit(f"{os.path.basename(sys.argv[0])}: {e}")
+        print(f"{os.path.basename(sys.argv[0])}: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 def read_csv(path):

@@ -34,7 +34,7 @@ from compare import compare_figure  # noqa: E402
 from figure_io import PlotInputError, describe_run, figure_svg, read_csv, read_json  # noqa: E402
 from lengths import lengths_figure  # noqa: E402
 from memory import memory_figure  # noqa: E402
-from timeline import timeline_figure  # noqa: E402
+from timeline import longest_sliced_sequence, timeline_figure  # noqa: E402
 
 # The files of a run directory worth a link, with what each is.
 RUN_FILES = [
@@ -146,13 +146,20 @@ def run_summary(report, what):
     return table(["", "value"], rows, numeric_from=2)
 
 
+def plan_timeline(run_dir):
+    """The timeline, with the longest split sequence's slices highlighted when
+    the plan split any."""
+    longest = longest_sliced_sequence(run_dir)
+    return timeline_figure(run_dir, sequence_text=None if longest is None else str(longest))
+
+
 def run_page(run_dir):
     report = read_json(os.path.join(run_dir, "report.json"))
     what = describe_run(run_dir)
     title = f"{what['scenario']}: {what['strategy']}, {what['model']} on {what['cluster']}"
     at = lambda name: os.path.join(run_dir, name)  # noqa: E731
     parts = [f"<h1>{html.escape(title)}</h1>", run_summary(report, what), "<h2>Plots</h2>",
-             try_plot(lambda: timeline_figure(run_dir), png_figure, "pipeline timeline",
+             try_plot(lambda: plan_timeline(run_dir), png_figure, "pipeline timeline",
                       [at("ops.csv"), at("ranks.csv")]),
              try_plot(lambda: breakdown_figure(run_dir), svg_figure, "per-rank time breakdown", [at("ranks.csv")]),
              try_plot(lambda: memory_figure(run_dir), svg_figure, "memory per rank over the step", [at("memory.csv")]),
@@ -196,7 +203,7 @@ def compare_page(compare_dir, paper):
         name = r["strategy"]
         run_dir = os.path.join(compare_dir, name)
         parts.append(f"<h2>{html.escape(name)}</h2>")
-        parts.append(try_plot(lambda: timeline_figure(run_dir), png_figure, f"{name}: pipeline timeline",
+        parts.append(try_plot(lambda: plan_timeline(run_dir), png_figure, f"{name}: pipeline timeline",
                               [os.path.join(run_dir, "ops.csv")]))
         parts.append(links(run_dir, prefix=name + "/"))
     parts += ["<h2>Files</h2>", '<ul><li><a href="compare.json">compare.json</a></li>'

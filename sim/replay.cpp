@@ -12,6 +12,7 @@
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
 #include "traces/proto_io.h"
+#include "traces/trace_file.h"
 
 namespace eppsim {
 namespace {
@@ -123,6 +124,7 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
   if (!chakra) {
     trace.emplace();
     read_message(request.input, &*trace);
+    require_complete_trace(*trace, request.input, "replay");
     const auto dir = request.input.parent_path();
     schedule_path = request.schedule.value_or(dir / "schedule.pb");
     if (!request.schedule && !std::filesystem::exists(schedule_path)) {

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "models/errors.h"
+#include "models/log.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/plan/collective_benchmark.h"
@@ -119,6 +120,8 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
+  logging::info("sim", "simulating {} ({} ranks) with the {} engine", schedule.strategy(), schedule.num_ranks(),
+                engine_of(cluster).name);
   result.trace = run_engine(schedule, cluster);
   RunContext context;
   context.scenario = cluster.proto.name();

@@ -159,7 +159,10 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
 
 proto::TraceDiff diff_trace_files(const std::filesystem::path& base, const std::filesystem::path& changed,
                                   std::size_t top) {
-  return diff_traces(read_trace(base), read_trace(changed), base.string(), changed.string(), top);
+  const proto::Trace a = read_trace(base), b = read_trace(changed);
+  require_complete_trace(a, base, "diff");
+  require_complete_trace(b, changed, "diff");
+  return diff_traces(a, b, base.string(), changed.string(), top);
 }
 
 std::string diff_summary(const proto::TraceDiff& d) {

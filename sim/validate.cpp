@@ -111,7 +111,10 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
 }
 
 ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured) {
-  return validate_traces(read_trace(simulated), read_trace(measured), simulated.string(), measured.string());
+  const proto::Trace sim = read_trace(simulated), real = read_trace(measured);
+  require_complete_trace(sim, simulated, "validate");
+  require_complete_trace(real, measured, "validate");
+  return validate_traces(sim, real, simulated.string(), measured.string());
 }
 
 void write_validation(const ValidationResult& result, const std::filesystem::path& dir) {

@@ -5,6 +5,7 @@
 // trace (`trace.json` of a run directory, `eppsim export chrome`) is for
 // viewers and cannot be read back: that is an InputError saying so.
 #include <filesystem>
+#include <string_view>
 
 #include "traces/trace.pb.h"
 
@@ -16,5 +17,10 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path);
 
 // Reads the Trace at `path` (see above), strictly.
 proto::Trace read_trace(const std::filesystem::path& path);
+
+// Throws InputError when `trace` (read from `path`) is partial, the trace an
+// interrupted run kept (ops_unfinished > 0): `what` (e.g. "diff") needs a
+// whole step; `eppsim export` shows a partial one.
+void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what);
 
 }  // namespace eppsim

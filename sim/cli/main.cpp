@@ -34,6 +34,7 @@
 #include "sim/validate.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chrome_trace.h"
+#include "traces/executor/step_interrupted.h"
 #include "traces/proto_io.h"
 #include "traces/rank_timeline.h"
 #include "traces/scenario.h"
@@ -104,6 +105,24 @@ std::vector<std::string> overrides_from(const po::variables_map& vars) {
 }
 
 // ---------------------------------------------------------------- handlers
+
+// A step interrupted by SIGINT or SIGTERM: what finished so far goes to
+// OUT.interrupted-trace.pb beside the output directory, which keeps what it
+// held before (sim/output_directory.h).
+void keep_partial_trace(const proto::Trace& partial, const fs::path& out) {
+  fs::path kept = out.lexically_normal();
+  if (!kept.has_filename()) kept = kept.parent_path();
+  kept += ".interrupted-trace.pb";
+  try {
+    write_message(partial, kept);
+    std::cerr << fmt::format("eppsim: kept the trace of what finished so far ({} events, {} ops unfinished, up to {:.6f} "
+                             "s simulated) in {}\n",
+                             partial.events_size(), partial.ops_unfinished(),
+                             static_cast<double>(partial.step_time_ns()) * 1e-9, kept.string());
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("eppsim: could not keep the partial trace in {}: {}\n", kept.string(), e.what());
+  }
+}
 
 // Held for the whole of a command that writes --output (sim/output_directory.h).
 OutputLock lock_output(const po::variables_map& vars) { return OutputLock(vars["output"].as<std::string>()); }
@@ -553,7 +572,12 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
   }
   logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
   progress::enable_for_terminal();  // long runs show a progress line on a terminal, nothing otherwise
-  return command.handler(vars);
+  try {
+    return command.handler(vars);
+  } catch (const StepInterrupted& e) {
+    if (vars.count("output")) keep_partial_trace(e.partial_trace(), vars["output"].as<std::string>());
+    throw;
+  }
 }
 
 int dispatch(int argc, char** argv) {

@@ -12,6 +12,7 @@
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "traces/executor/op_prefetch.h"
+#include "traces/executor/step_interrupted.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -61,11 +62,15 @@ class AnalyticExecutor final : public ExecutorHooks {
       }
       now = c.time_s;
       core_.finish(c.id, now);
-      line.update([&] {
-        const double done = static_cast<double>(core_.ops_done());
-        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
-                           done / std::max(line.elapsed_s(), 1e-9) / 1e6);
-      });
+      try {
+        line.update([&] {
+          const double done = static_cast<double>(core_.ops_done());
+          return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
+                             done / std::max(line.elapsed_s(), 1e-9) / 1e6);
+        });
+      } catch (...) {
+        rethrow_keeping_partial_trace(std::current_exception(), core_, "analytic");
+      }
     }
     if (!core_.all_done()) core_.throw_deadlock();
     return core_.trace("analytic");

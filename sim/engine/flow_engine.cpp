@@ -22,6 +22,7 @@
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
 #include "traces/executor/executor_core.h"
+#include "traces/executor/step_interrupted.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -95,7 +96,7 @@ class FlowExecutor final : public ExecutorHooks {
     line_ = &line;
     sg4::Engine::get_instance()->run();
     line_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
+    if (error_) rethrow_keeping_partial_trace(error_, core_, "flow");
     return core_.trace("flow");
   }
 

@@ -160,7 +160,8 @@ std::vector<Seq1F1BChunk> to_pipeline_chunks(std::span<const EppUnit* const> uni
   std::uint32_t id = 0;
   for (const EppUnit* unit : units) {
     for (std::size_t k = 0; k < unit->chunks.size(); ++k) {
-      out.push_back(Seq1F1BChunk{unit->chunks[k].segments, id, k + 1 == unit->chunks.size()});
+      const EppChunk& chunk = unit->chunks[k];
+      out.push_back(Seq1F1BChunk{chunk.segments, id, k + 1 == unit->chunks.size(), chunk.long_sequence});
     }
     ++id;
   }
@@ -414,6 +415,11 @@ EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::spa
     std::vector<std::uint64_t> mine;
     for (auto i : bin) mine.push_back(lengths[i]);
     out.replicas.push_back(plan_replica(ctx, mine));
+    // The replica planned its own sequences: its slices name them by batch index.
+    for (auto& pipeline : out.replicas.back().pipelines)
+      for (auto& lane : pipeline.lanes)
+        for (auto& chunk : lane.chunks)
+          if (chunk.batch_sequence >= 0) chunk.batch_sequence = bin[static_cast<std::size_t>(chunk.batch_sequence)];
     logging::debug("plan.epp", "replica {}: {} sequences, chose K={}, {} pipelines, estimated {:.4f} s",
                    out.replicas.size() - 1, mine.size(), out.replicas.back().slices,
                    out.replicas.back().pipelines.size(), out.replicas.back().estimated_step_s);

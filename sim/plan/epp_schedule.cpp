@@ -17,6 +17,7 @@
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/seq1f1b.h"
+#include "sim/plan/sliced_sequences.h"
 
 namespace eppsim {
 namespace {
@@ -60,6 +61,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
 
   double model_flops = 0.0;
   std::uint32_t most_chunks = 0;
+  SlicedSequences sliced;
 
   for (std::uint32_t d = 0; d < dp; ++d) {
     const auto& replica = decisions.replicas[d];
@@ -87,10 +89,23 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
         }
       }
     }
+    // Chunk ids count on over a replica's runs (as the tags below do).
     std::uint32_t chunks_here = 0;
     for (const auto& run : runs) {
       std::size_t longest_lane = 0;
-      for (const auto& lane : run.lanes) longest_lane = std::max(longest_lane, lane.size());
+      for (std::uint32_t lane = 0; lane < run.lanes.size(); ++lane) {
+        longest_lane = std::max(longest_lane, run.lanes[lane].size());
+        std::vector<std::uint32_t> lane_ranks;
+        for (std::uint32_t s = 0; s < stages; ++s)
+          for (std::uint32_t i = 0; i < run.degree; ++i) lane_ranks.push_back(rank_of(s, d, lane * run.degree + i));
+        for (std::uint32_t k = 0; k < run.lanes[lane].size(); ++k) {
+          const Seq1F1BChunk& chunk = run.lanes[lane][k].chunk;
+          if (chunk.batch_sequence >= 0) {
+            sliced.add(static_cast<std::uint64_t>(chunk.batch_sequence), d, chunks_here + k,
+                       chunk.segments.front().tokens, lane_ranks);
+          }
+        }
+      }
       chunks_here += static_cast<std::uint32_t>(longest_lane);
     }
     most_chunks = std::max(most_chunks, chunks_here);
@@ -178,6 +193,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
     }
   }
 
+  sliced.write_to(b.summary()->mutable_decisions());
   return EmittedEpp{std::move(b), model_flops, most_chunks};
 }
 

@@ -17,6 +17,7 @@
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/sliced_sequences.h"
 #include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 
@@ -119,20 +120,29 @@ std::vector<std::pair<bool, std::uint32_t>> seq1f1b_order(std::uint32_t stage, s
 
 namespace {
 
-// The chunks of one replica: split sequences first (longest first), then packed ones.
+// The chunks of one replica (the batch sequences `mine`): split sequences
+// first (longest first), then packed ones.
 std::vector<Seq1F1BChunk> replica_chunks(const TransformerSpec& model, std::span<const std::uint64_t> lengths,
-                                         std::uint32_t slices, std::uint64_t chunk_tokens, std::uint32_t* next_id) {
-  std::vector<std::uint64_t> longs, shorts;
-  for (auto len : lengths) (len > chunk_tokens ? longs : shorts).push_back(len);
-  std::stable_sort(longs.begin(), longs.end(), std::greater<>());
+                                         std::span<const std::uint32_t> mine, std::uint32_t slices,
+                                         std::uint64_t chunk_tokens, std::uint32_t* next_id) {
+  std::vector<std::uint32_t> longs;
+  std::vector<std::uint64_t> shorts;
+  for (auto i : mine) {
+    if (lengths[i] > chunk_tokens) {
+      longs.push_back(i);
+    } else {
+      shorts.push_back(lengths[i]);
+    }
+  }
+  std::stable_sort(longs.begin(), longs.end(), [&](std::uint32_t a, std::uint32_t b) { return lengths[a] > lengths[b]; });
   std::vector<Seq1F1BChunk> chunks;
-  for (auto len : longs) {
+  for (auto i : longs) {
     const std::uint32_t id = (*next_id)++;
-    const auto parts = balanced_slice_lengths(model, len, slices);
+    const auto parts = balanced_slice_lengths(model, lengths[i], slices);
     std::uint64_t context = 0;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      chunks.push_back(Seq1F1BChunk{{Segment{parts[i], context}}, id, i + 1 == parts.size()});
-      context += parts[i];
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      chunks.push_back(Seq1F1BChunk{{Segment{parts[k], context}}, id, k + 1 == parts.size(), static_cast<std::int64_t>(i)});
+      context += parts[k];
     }
   }
   for (const auto& bin : best_fit_decreasing(shorts, chunk_tokens)) {
@@ -225,9 +235,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
   std::uint32_t next_id = 0;
   std::uint32_t most_chunks = 0;
   for (std::uint32_t d = 0; d < data_parallel; ++d) {
-    std::vector<std::uint64_t> mine;
-    for (auto i : replicas[d]) mine.push_back(lengths[i]);
-    chunks[d] = replica_chunks(model, mine, slices, chunk_tokens, &next_id);
+    chunks[d] = replica_chunks(model, lengths, replicas[d], slices, chunk_tokens, &next_id);
     most_chunks = std::max(most_chunks, static_cast<std::uint32_t>(chunks[d].size()));
   }
 
@@ -351,6 +359,19 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     for (const auto& mine : chunks) total_chunks += static_cast<std::uint32_t>(mine.size());
     decisions->set_chunks(total_chunks);
     decisions->add_slice_counts(slices);
+    SlicedSequences sliced;
+    for (std::uint32_t d = 0; d < data_parallel; ++d) {
+      std::vector<std::uint32_t> replica_ranks;
+      for (std::uint32_t s = 0; s < stages; ++s)
+        for (std::uint32_t i = 0; i < sp; ++i) replica_ranks.push_back(rank_of(s, d, i));
+      for (std::uint32_t j = 0; j < chunks[d].size(); ++j) {
+        const auto& chunk = chunks[d][j];
+        if (chunk.batch_sequence >= 0) {
+          sliced.add(static_cast<std::uint64_t>(chunk.batch_sequence), d, j, chunk.segments.front().tokens, replica_ranks);
+        }
+      }
+    }
+    sliced.write_to(decisions);
     for (std::uint32_t s = 0; s < stages; ++s) {
       const std::uint32_t recomputed = std::min(checkpointed, shapes[s].layer_count);
       add_stage_checkpointing(decisions, s, shapes[s].layer_count, total_chunks, recomputed * total_chunks,

@@ -111,6 +111,9 @@ struct Seq1F1BChunk {
   std::vector<Segment> segments;
   std::uint32_t sequence = 0;   // id of the split sequence, or a unique id for a packed chunk
   bool last_slice = true;       // false: a non-final slice (attended by later ones)
+  // The batch index of the sequence this chunk is a slice of (its first
+  // segment), or -1 for a chunk of whole sequences.
+  std::int64_t batch_sequence = -1;
   std::uint64_t tokens() const;
 };
 
