@@ -44,7 +44,6 @@ void fill_report(const TopologyMetrics& m, const NetworkPrices& prices, proto::T
   r->set_cost_per_injection_vs_fat_tree(m.cost_per_injection_vs_fat_tree);
   r->set_cost_per_bisection_vs_fat_tree(m.cost_per_bisection_vs_fat_tree);
   r->set_build_time_s(m.build_time_s);
-  r->set_measure_time_s(m.measure_time_s);
 
   auto* inv = r->mutable_inventory();
   inv->set_electrical_links(d(m.inventory.electrical_links));
