@@ -110,6 +110,24 @@ void ExecutorCore::throw_deadlock() const {
   throw ScheduleDeadlock(report);
 }
 
+std::vector<std::string> ExecutorCore::unfinished_ops() const {
+  const auto& s = *state_;
+  std::vector<std::string> lines;
+  std::size_t more = 0;
+  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
+    if (!s.local[s.rank_of[g]] || (s.status[g] != Status::Running && s.status[g] != Status::Posted)) continue;
+    if (lines.size() == s.options.max_blocked_ops_reported) {
+      ++more;
+      continue;
+    }
+    lines.push_back(s.status[g] == Status::Running
+                        ? fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g])
+                        : s.blocked_line(g));
+  }
+  if (more > 0) lines.push_back(fmt::format("... and {} more", more));
+  return lines;
+}
+
 const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
 const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
 
