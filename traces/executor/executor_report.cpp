@@ -120,9 +120,16 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
       ++more;
       continue;
     }
-    lines.push_back(s.status[g] == Status::Running
-                        ? fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g])
-                        : s.blocked_line(g));
+    const auto& o = *s.ops[g];
+    if (s.status[g] == Status::Running) {
+      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g]));
+    } else if (s.kind[g] == Kind::Send) {
+      lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.send().peer()));
+    } else if (s.kind[g] == Kind::Recv) {
+      lines.push_back(fmt::format("{}: waiting for rank {}'s send", s.describe(g), o.recv().peer()));
+    } else {
+      lines.push_back(s.blocked_line(g));  // the group members it waits for
+    }
   }
   if (more > 0) lines.push_back(fmt::format("... and {} more", more));
   return lines;
