@@ -48,7 +48,11 @@ std::string FaultSpec::description() const {
 
 std::vector<FaultSpec> resolve_faults(const proto::Scenario& scenario, const ClusterSpec& cluster,
                                       const std::vector<std::uint32_t>& failed_nodes, const FieldLocator& where) {
+  if (scenario.faults_size() > kMaxFaults) {
+    where.fail("faults", fmt::format("at most {} faults, got {}", kMaxFaults, scenario.faults_size()));
+  }
   std::vector<FaultSpec> faults;
+  faults.reserve(static_cast<std::size_t>(scenario.faults_size()));
   for (int i = 0; i < scenario.faults_size(); ++i) {
     const proto::Fault& f = scenario.faults(i);
     FaultSpec spec;

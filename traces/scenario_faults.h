@@ -28,6 +28,8 @@ std::string_view fault_kind_name(FaultKind kind);
 // Latest `at` accepted: far beyond any step, and far inside the int64
 // nanoseconds traces keep time in.
 inline constexpr double kMaxFaultTime_s = 1e6;
+// Most faults a scenario may list (checked before any is resolved).
+inline constexpr int kMaxFaults = 10000;
 
 struct FaultSpec {
   std::size_t index = 0;  // position in scenario.faults

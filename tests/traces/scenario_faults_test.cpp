@@ -86,6 +86,9 @@ TEST(ScenarioFaults, NamesTheFieldAndTheRule) {
               HasSubstr("faults[0].node_failure.node: node 2 does not exist (the cluster has 2 nodes)"));
   EXPECT_THAT(error_of("faults { at: \"0s\" node_failure { node: 1 } }\n"),
               HasSubstr("faults[0].node_failure.node: node 1 is already down before the run"));
+  std::string many;
+  for (int i = 0; i <= kMaxFaults; ++i) many += "faults { at: \"0s\" straggler { rank: 0 slowdown: 1 } }\n";
+  EXPECT_THAT(error_of(many), HasSubstr("faults: at most 10000 faults, got 10001"));
   // The file is named too.
   EXPECT_THAT(error_of("faults { at: \"1ms\" }\n"), HasSubstr("f.textproto"));
 }
