@@ -32,6 +32,10 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   if (simulated.num_ranks() != measured.num_ranks())
     throw different(fmt::format("num_ranks {} vs {}", simulated.num_ranks(), measured.num_ranks()));
   for (const auto& [trace, name] : {std::pair{&simulated, simulated_name}, std::pair{&measured, measured_name}}) {
+    if (trace->has_incomplete()) {
+      throw InputError(fmt::format("{}: incomplete: the step did not complete ({}), so it has no step time to compare",
+                                   name, trace->incomplete().reason()));
+    }
     if (trace->step_time_ns() <= 0)
       throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", name, trace->step_time_ns()));
   }
