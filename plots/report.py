@@ -126,6 +126,23 @@ def run_summary(report, what):
     b = report.get("breakdown_s", {})
     peaks = [float(x) for x in report.get("peak_memory_bytes", [])] or [0.0]
     share = (lambda part: f"{100 * float(b.get(part, 0.0)) / step:.1f}%") if step > 0 else (lambda part: "-")
+    faults = report.get("faults")
+    if faults and not faults.get("step_completed"):
+        # A step that simulated faults stopped has no step time, throughput or MFU.
+        head, tail = [("step", f"did not complete: stopped at {float(faults.get('stopped_at_s', 0.0)):.4f} s, "
+                            f"{100 * float(faults.get('ops_done_fraction', 0.0)):.1f}% of its ops done; "
+                            f"{faults.get('stop_reason', '')}")], []
+    else:
+        head = [("step time", f"{step:.4f} s")]
+        tail = [("throughput", f"{float(report.get('tokens_per_s', 0.0)):,.0f} tokens/s"),
+                ("MFU", f"{100 * float(report.get('mfu', 0.0)):.1f}%")]
+    if faults:
+        tail += [(f"fault at {float(f.get('at_s', 0.0)):.4g} s",
+                     f["description"] + ("" if f.get("struck") else " (after the step ended: no effect)"))
+                    for f in faults.get("injected", [])]
+        if faults.get("step_completed"):
+            tail.append(("fault impact", f"{float(faults.get('slowdown', 0.0)):.3f}x the healthy step "
+                                            f"({float(faults.get('healthy_step_time_s', 0.0)):.4f} s)"))
     rows = [
         ("scenario", what["scenario"]),
         ("strategy", what["strategy"]),
@@ -134,10 +151,9 @@ def run_summary(report, what):
         ("engine", report.get("engine", "")),
         ("plan", plan_text(report.get("plan")) or
          f"{report.get('pipeline_stages', 1)} stages x {report.get('data_parallel', 1)} DP, {report.get('ranks')} ranks"),
-        ("step time", f"{step:.4f} s"),
+        *head,
         ("batch", f"{report.get('sequences', 0)} sequences, {float(report.get('tokens', 0)):,.0f} tokens"),
-        ("throughput", f"{float(report.get('tokens_per_s', 0.0)):,.0f} tokens/s"),
-        ("MFU", f"{100 * float(report.get('mfu', 0.0)):.1f}%"),
+        *tail,
         ("breakdown", f"compute {share('compute')}, recompute {share('recompute')}, "
                       f"exposed communication {share('communication')}, bubble {share('bubble')}"),
         ("peak memory", f"{gib(max(peaks))} on rank {peaks.index(max(peaks))} "

@@ -45,6 +45,12 @@ def main(argv):
             f'values {{ field: "step_time_s" value: {report["step_time_s"]:.6g} relative_tolerance: 0.001 }}',
             f'values {{ field: "mfu" value: {report["mfu"]:.6g} relative_tolerance: 0.001 }}',
         ]
+    if "faults" in report:
+        # Simulated faults: the healthy step and, when the step completed, the slowdown.
+        f = report["faults"]
+        lines.append(f'values {{ field: "faults.healthy_step_time_s" value: {f["healthy_step_time_s"]:.6g} relative_tolerance: 0.001 }}')
+        if "slowdown" in f:
+            lines.append(f'values {{ field: "faults.slowdown" value: {f["slowdown"]:.6g} relative_tolerance: 0.001 }}')
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(out)), prefix=".expected-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

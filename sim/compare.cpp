@@ -100,6 +100,11 @@ ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<co
       const double plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       auto run = simulate_schedule(std::move(schedule), own, plan_time_s);
       run.lengths = lengths;
+      if (run.report.has_faults() && !run.report.faults().step_completed()) {
+        // No step time to compare: listed with the failures, saying why.
+        throw InputError(fmt::format("{}: the step did not complete under the scenario's faults: {}", name,
+                                     run.report.faults().stop_reason()));
+      }
       if (!(run.report.step_time_s() > 0)) {
         throw InputError(fmt::format("{}: the simulated step time is {} s", name, run.report.step_time_s()));
       }

@@ -15,6 +15,8 @@
 #include "models/log.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
+#include "sim/engine/fault_plan.h"
+#include "sim/fault_report.h"
 #include "sim/plan/collective_benchmark.h"
 #include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
@@ -77,7 +79,10 @@ EnginePlacement engine_placement(std::span<const RankPlacement> placement, const
   return out;
 }
 
-proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
+// Runs `schedule` on the scenario's engine. With `faults`, the scenario's
+// simulated faults are injected and `*faults` receives them as the engine saw
+// them; without, the run is healthy.
+proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults = nullptr) {
   if (schedule.num_ranks() > scenario.usable_gpus()) {
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
@@ -86,7 +91,8 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   const auto placement = placement_of(schedule, scenario);
   const auto cost = cost_for(placement, scenario);
   const EnginePlacement where = engine_placement(placement, scenario);
-  return engine.run(schedule, EngineContext{*cost, &where});
+  if (faults != nullptr) *faults = make_fault_plan(scenario.faults, schedule.num_ranks(), where, scenario.where());
+  return engine.run(schedule, EngineContext{*cost, &where, faults});
 }
 
 // lengths.csv: one row per sampled sequence, in sampling order.
@@ -122,13 +128,19 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   RunResult result;
   logging::info("sim", "simulating {} ({} ranks) with the {} engine", schedule.strategy(), schedule.num_ranks(),
                 engine_of(cluster).name);
-  result.trace = run_engine(schedule, cluster);
+  FaultPlan faults;
+  result.trace = run_engine(schedule, cluster, cluster.faults.empty() ? nullptr : &faults);
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;
   context.seed = cluster.seed;
   result.report = build_report(result.trace, schedule, context);
-  if (cluster.collective && schedule.strategy() == kCollectiveStrategy) {
+  if (!faults.empty()) {
+    // The same schedule without the faults, for the slowdown they caused.
+    *result.report.mutable_faults() = fault_report(faults, result.trace, run_engine(schedule, cluster));
+    if (result.trace.has_incomplete()) clear_step_figures(result.report);
+  }
+  if (cluster.collective && schedule.strategy() == kCollectiveStrategy && !result.trace.has_incomplete()) {
     *result.report.mutable_collective() = collective_report(*cluster.collective, result.report.step_time_s());
   }
   result.plan_time_s = plan_time_s;
@@ -295,6 +307,7 @@ std::string human_summary(const RunResult& result) {
                        format_seconds(Seconds(step)));
     out += fmt::format("  bandwidth    algbw {}, busbw {}\n", format_bandwidth(BytesPerSecond(c.algbw_bps())),
                        format_bandwidth(BytesPerSecond(c.busbw_bps())));
+    if (r.has_faults()) out += "  faults       " + fault_summary(r.faults(), "               ");
     out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
     return out;
   }
@@ -304,6 +317,13 @@ std::string human_summary(const RunResult& result) {
                        r.pipeline_stages(), r.data_parallel(), r.micro_batches());
   } else {
     out += "  plan         " + plan;
+  }
+  if (r.has_faults()) out += "  faults       " + fault_summary(r.faults(), "               ");
+  if (r.has_faults() && !r.faults().step_completed()) {
+    // No step time, throughput or MFU for a step that did not complete.
+    out += fmt::format("  step         incomplete: {} sequences, {:.0f} tokens planned\n", r.sequences(), r.tokens());
+    out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
+    return out;
   }
   out += fmt::format("  step time    {:.4f} s for {} sequences, {:.0f} tokens\n", step, r.sequences(), r.tokens());
   out += fmt::format("  throughput   {:.0f} tokens/s, MFU {:.1f}%\n", r.tokens_per_s(), 100.0 * r.mfu());

@@ -28,6 +28,7 @@
 #include "models/topology/topology.h"
 #include "models/transformer_spec.h"
 #include "traces/field_locator.h"
+#include "traces/scenario_faults.h"
 #include "traces/scenario.pb.h"
 
 namespace eppsim {
@@ -114,6 +115,8 @@ struct ResolvedScenario {
   // Nodes not listed in cluster.failures.nodes, ascending: planners place ranks
   // on these only, node-major.
   std::vector<std::uint32_t> live_nodes;
+  // faults: the simulated faults of the step (resolved with the Simulation part).
+  std::vector<FaultSpec> faults;
 
   std::uint32_t usable_gpus() const {
     return static_cast<std::uint32_t>(live_nodes.size()) * cluster.gpus_per_node;

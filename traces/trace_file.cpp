@@ -50,10 +50,12 @@ proto::Trace read_trace(const std::filesystem::path& path) {
 }
 
 void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what) {
-  if (trace.ops_unfinished() > 0) {
-    throw InputError(fmt::format("{}: ops_unfinished: a partial trace ({} ops had not finished when its run was "
-                                 "interrupted): {} needs a whole step; `eppsim export` shows what finished",
-                                 path.string(), trace.ops_unfinished(), what));
+  if (trace.has_incomplete()) {
+    const auto& incomplete = trace.incomplete();
+    throw InputError(fmt::format("{}: incomplete: a partial trace ({}; {} of {} ops finished): {} needs a whole step; "
+                                 "`eppsim export` shows what finished",
+                                 path.string(), incomplete.reason(), incomplete.ops_done(), incomplete.ops_total(),
+                                 what));
   }
 }
 

@@ -18,9 +18,9 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path);
 // Reads the Trace at `path` (see above), strictly.
 proto::Trace read_trace(const std::filesystem::path& path);
 
-// Throws InputError when `trace` (read from `path`) is partial, the trace an
-// interrupted run kept (ops_unfinished > 0): `what` (e.g. "diff") needs a
-// whole step; `eppsim export` shows a partial one.
+// Throws InputError when `trace` (read from `path`) is partial (its step did
+// not complete: a simulated fault, or an interrupted run's kept trace):
+// `what` (e.g. "diff") needs a whole step; `eppsim export` shows a partial one.
 void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what);
 
 }  // namespace eppsim

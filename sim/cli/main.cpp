@@ -34,7 +34,7 @@
 #include "sim/validate.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chrome_trace.h"
-#include "traces/executor/step_interrupted.h"
+#include "traces/executor/step_incomplete.h"
 #include "traces/proto_io.h"
 #include "traces/rank_timeline.h"
 #include "traces/scenario.h"
@@ -115,10 +115,11 @@ void keep_partial_trace(const proto::Trace& partial, const fs::path& out) {
   kept += ".interrupted-trace.pb";
   try {
     write_message(partial, kept);
-    std::cerr << fmt::format("eppsim: kept the trace of what finished so far ({} events, {} ops unfinished, up to {:.6f} "
-                             "s simulated) in {}\n",
-                             partial.events_size(), partial.ops_unfinished(),
-                             static_cast<double>(partial.step_time_ns()) * 1e-9, kept.string());
+    const auto& incomplete = partial.incomplete();
+    std::cerr << fmt::format("eppsim: kept the trace of what finished so far ({} of {} ops, up to {:.6f} s simulated) "
+                             "in {}\n",
+                             incomplete.ops_done(), incomplete.ops_total(),
+                             static_cast<double>(incomplete.stopped_ns()) * 1e-9, kept.string());
   } catch (const std::exception& e) {
     std::cerr << fmt::format("eppsim: could not keep the partial trace in {}: {}\n", kept.string(), e.what());
   }

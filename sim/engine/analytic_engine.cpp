@@ -12,7 +12,7 @@
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "traces/executor/op_prefetch.h"
-#include "traces/executor/step_interrupted.h"
+#include "traces/executor/step_incomplete.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -45,13 +45,39 @@ class AnalyticExecutor final : public ExecutorHooks {
     double now = 0.0;
     core_.start(now);
     progress::ProgressLine line("simulating");
+    const FaultPlan empty;
+    const FaultPlan& faults = options_.faults != nullptr ? *options_.faults : empty;
+    std::size_t next_fault = 0, next_endpoint = 0;
+    const EngineFault* fatal = nullptr;
+    constexpr double kNever = std::numeric_limits<double>::infinity();
     for (;;) {
       // Rates change only between instants: once every event of this instant
       // is handled, the flows started or ended in it get their new rates.
       if (sharing_.pending() && (heap_.empty() || heap_.top().time_s > now)) {
         sharing_.update(now, [&](FlowId flow, double finish_s) {
+          if (finish_s == kNever) return;  // on a dead port: it never ends
           heap_.push(Completion{finish_s, seq_++, flow_activity_[flow], flow, sharing_.version(flow)});
         });
+      }
+      // The next fault strikes after every completion of its instant and
+      // before anything later; once the step is done, none strikes.
+      const double fault_s =
+          std::min(next_fault < faults.faults().size() ? faults.faults()[next_fault].at_s : kNever,
+                   next_endpoint < faults.endpoint_changes().size() ? faults.endpoint_changes()[next_endpoint].at_s : kNever);
+      if (!core_.all_done() && fault_s < (heap_.empty() ? kNever : heap_.top().time_s)) {
+        now = fault_s;
+        for (; next_endpoint < faults.endpoint_changes().size() && faults.endpoint_changes()[next_endpoint].at_s <= now;
+             ++next_endpoint) {
+          const EndpointCapacity& e = faults.endpoint_changes()[next_endpoint];
+          if (!options_.share_endpoints) continue;
+          sharing_.set_capacity(port(e.rank, e.nic ? kNicEgress : kNvlinkEgress), e.capacity);
+          sharing_.set_capacity(port(e.rank, e.nic ? kNicIngress : kNvlinkIngress), e.capacity);
+        }
+        for (; next_fault < faults.faults().size() && faults.faults()[next_fault].at_s <= now; ++next_fault) {
+          if (faults.faults()[next_fault].fatal && fatal == nullptr) fatal = &faults.faults()[next_fault];
+        }
+        if (fatal != nullptr) break;
+        continue;
       }
       if (heap_.empty()) break;
       const Completion c = heap_.top();
@@ -61,6 +87,7 @@ class AnalyticExecutor final : public ExecutorHooks {
         sharing_.remove(c.flow, c.time_s);
       }
       now = c.time_s;
+      last_end_s_ = now;
       core_.finish(c.id, now);
       try {
         line.update([&] {
@@ -72,12 +99,26 @@ class AnalyticExecutor final : public ExecutorHooks {
         rethrow_keeping_partial_trace(std::current_exception(), core_, "analytic");
       }
     }
-    if (!core_.all_done()) core_.throw_deadlock();
+    if (fatal != nullptr) {
+      proto::Trace trace = core_.trace("analytic");
+      mark_incomplete(trace, fatal->at_s, fatal->reason, core_);
+      return trace;
+    }
+    if (!core_.all_done()) {
+      // The last op ended at `last_end_s_`; a stalled transfer never ends.
+      const std::string reason = stall_reason(faults, last_end_s_);
+      if (reason.empty()) core_.throw_deadlock();
+      proto::Trace trace = core_.trace("analytic");
+      mark_incomplete(trace, last_end_s_, reason, core_);
+      return trace;
+    }
     return core_.trace("analytic");
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
-    schedule_completion(id, now + price_[index(ref)].duration_s);
+    const double duration_s = price_[index(ref)].duration_s;
+    schedule_completion(id, now + (options_.faults != nullptr ? options_.faults->compute_time_s(ref.rank, now, duration_s)
+                                                              : duration_s));
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
@@ -212,6 +253,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> rank_offset_;  // ranks + 1: a rank's first op in price_
   std::vector<Price> price_;               // per op of the Schedule
   std::uint64_t seq_ = 0;
+  double last_end_s_ = 0.0;  // when the last activity ended
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;
 };
 

@@ -29,12 +29,14 @@
 // never slowed. Without node_of_rank, every rank is taken as its own node.
 //
 // A malformed schedule is an InputError (schedule_validation.h); a deadlock
-// throws ScheduleDeadlock, mismatched transfers or collectives ScheduleMismatch.
+// throws ScheduleDeadlock (unless failed links stalled it: then the trace is
+// marked incomplete, fault_plan.h), mismatched transfers or collectives ScheduleMismatch.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "models/cost_model.h"
+#include "sim/engine/fault_plan.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/schedule.pb.h"
@@ -50,6 +52,11 @@ struct AnalyticEngineOptions {
   // false: every transfer and collective takes its uncontended time, as if it
   // had its endpoints to itself.
   bool share_endpoints = true;
+  // Simulated faults (fault_plan.h); null: none. Stragglers stretch compute;
+  // link faults lower the capacity of the ports at their chips (which takes
+  // share_endpoints: without it, link faults change nothing); a fatal fault
+  // ends the run at its time with the trace marked incomplete. Must outlive the run.
+  const FaultPlan* faults = nullptr;
 };
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,

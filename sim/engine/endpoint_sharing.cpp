@@ -6,6 +6,14 @@
 #include <fmt/format.h>
 
 namespace eppsim {
+namespace {
+
+// When work of `remaining_s` at full speed ends at `rate`: never at rate 0.
+double finish_at(double now_s, double remaining_s, double rate) {
+  return rate > 0.0 ? now_s + remaining_s / rate : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
 
 EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports) {}
 
@@ -57,6 +65,14 @@ void EndpointSharing::remove(FlowId id, double now_s) {
   --active_;
 }
 
+void EndpointSharing::set_capacity(PortId port, double capacity) {
+  if (port >= ports_.size() || !(capacity >= 0.0 && capacity <= 1.0)) {
+    throw std::invalid_argument(fmt::format("EndpointSharing::set_capacity: port {} of {}, capacity {}", port, ports_.size(), capacity));
+  }
+  ports_[port].limit = capacity;
+  dirty_ports_.push_back(port);
+}
+
 void EndpointSharing::recompute(double now_s) {
   changed_.clear();
   if (dirty_ports_.empty()) return;
@@ -96,12 +112,15 @@ void EndpointSharing::fill(double now_s) {
     flow.updated_s = now_s;
     flow.frozen = flow.finish_s <= now_s;
   }
-  // The common case, a flow with its ports to itself, at full speed.
+  // The common case, a flow with its ports to itself, at full speed (or
+  // at its smallest port capacity).
   if (component_flows_.size() == 1) {
     Flow& flow = flows_[component_flows_.front()];
-    if (!flow.frozen && flow.rate != 1.0) {
-      flow.rate = 1.0;
-      flow.finish_s = now_s + flow.remaining_s;
+    double rate = 1.0;
+    for (const PortId p : flow.ports) rate = std::min(rate, ports_[p].limit);
+    if (!flow.frozen && flow.rate != rate) {
+      flow.rate = rate;
+      flow.finish_s = finish_at(now_s, flow.remaining_s, rate);
       ++flow.version;
       changed_.push_back(component_flows_.front());
     }
@@ -110,7 +129,7 @@ void EndpointSharing::fill(double now_s) {
   live_ports_.clear();
   for (const PortId p : component_ports_) {
     Port& port = ports_[p];
-    port.capacity = 1.0;
+    port.capacity = port.limit;
     port.unfrozen = 0;
     for (const FlowId f : port.flows) port.unfrozen += flows_[f].frozen ? 0u : 1u;
     if (port.unfrozen > 0) live_ports_.push_back(p);
@@ -138,7 +157,7 @@ void EndpointSharing::fill(double now_s) {
       if (s == share) bottlenecks_.push_back(live_ports_[i]);
       ++i;
     }
-    const double rate = std::min(share, 1.0);
+    const double rate = std::clamp(share, 0.0, 1.0);
     for (const PortId b : bottlenecks_) {
       for (const FlowId f : ports_[b].flows) {
         Flow& flow = flows_[f];
@@ -150,7 +169,7 @@ void EndpointSharing::fill(double now_s) {
         }
         if (rate == flow.rate) continue;
         flow.rate = rate;
-        flow.finish_s = now_s + flow.remaining_s / rate;
+        flow.finish_s = finish_at(now_s, flow.remaining_s, rate);
         ++flow.version;
         changed_.push_back(f);
       }

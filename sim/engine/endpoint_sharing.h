@@ -22,7 +22,12 @@
 // modelled, only endpoints.
 // The flow engine (SimGrid, link by link) is the contention reference.
 //
-// Rates change only when a flow is added or removed. Callers batch those made
+// A port's capacity may be lowered (set_capacity: a degraded or failed link,
+// sim/engine/fault_plan.h): its flows then share that capacity instead of 1.
+// A flow whose bottleneck has capacity 0 gets rate 0 and an infinite finishing
+// time: it never ends.
+//
+// Rates change only when a flow is added or removed, or a capacity changes. Callers batch those made
 // at one instant and call update() once before time advances: it recomputes
 // the rates of the flows connected (through shared ports, transitively) to
 // the changed ones only, and reports each flow whose finishing time moved.
@@ -49,6 +54,8 @@ class EndpointSharing {
   FlowId add(std::span<const PortId> ports, double duration_s, double now_s);
   // The flow ended at `now_s` (its finishing time, as update() reported it).
   void remove(FlowId flow, double now_s);
+  // From now on (the next update()), `port` has `capacity` (in [0, 1]) instead of 1.
+  void set_capacity(PortId port, double capacity);
 
   // Recomputes the rates of the flows connected to those added or removed
   // since the last call, at `now_s`, and calls `moved(flow, finish_s)` for each
@@ -80,6 +87,7 @@ class EndpointSharing {
   };
   struct Port {
     std::vector<FlowId> flows;
+    double limit = 1.0;     // the port's capacity (set_capacity)
     double capacity = 0.0;  // left to unfrozen flows, during the filling
     std::uint32_t unfrozen = 0;
     std::uint64_t seen = 0;

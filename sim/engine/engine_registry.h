@@ -12,6 +12,7 @@
 
 #include "models/cost_model.h"
 #include "models/topology/topology.h"
+#include "sim/engine/fault_plan.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
 
@@ -30,9 +31,12 @@ struct EnginePlacement {
 // What an engine may use besides the Schedule. The cost model prices ops; the
 // placement is null when the caller has only a cost model (then an engine that
 // needs the network throws std::invalid_argument).
+// `faults` are the simulated faults to inject (fault_plan.h); null or empty:
+// a healthy run.
 struct EngineContext {
   const CostModel& cost;
   const EnginePlacement* placement = nullptr;
+  const FaultPlan* faults = nullptr;
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;

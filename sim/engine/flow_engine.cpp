@@ -22,7 +22,7 @@
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
 #include "traces/executor/executor_core.h"
-#include "traces/executor/step_interrupted.h"
+#include "traces/executor/step_incomplete.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -75,8 +75,9 @@ struct StreamActor {
 class FlowExecutor final : public ExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
-               std::shared_ptr<const Topology> topology, const FlowEngineOptions& options)
+               std::shared_ptr<const Topology> topology, const FaultPlan* faults, const FlowEngineOptions& options)
       : cost_(cost),
+        faults_(faults != nullptr ? *faults : no_faults_),
         calibrated_(calibrated_network_of(cost)),
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
@@ -97,12 +98,16 @@ class FlowExecutor final : public ExecutorHooks {
     sg4::Engine::get_instance()->run();
     line_ = nullptr;
     if (error_) rethrow_keeping_partial_trace(error_, core_, "flow");
-    return core_.trace("flow");
+    proto::Trace trace = core_.trace("flow");
+    if (fatal_ != nullptr) mark_incomplete(trace, fatal_->at_s, fatal_->reason, core_);
+    if (!stall_.empty()) mark_incomplete(trace, last_end_s_, stall_, core_);
+    return trace;
   }
 
-  void compute_ready(ActivityId id, OpRef ref, double) override {
+  void compute_ready(ActivityId id, OpRef ref, double now) override {
     const proto::Op& op = core_.op(ref);
-    push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, compute_duration(cost_, op, segments_).value});
+    const double duration_s = compute_duration(cost_, op, segments_).value;
+    push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, faults_.compute_time_s(ref.rank, now, duration_s)});
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double) override {
@@ -282,6 +287,32 @@ class FlowExecutor final : public ExecutorHooks {
     done_ = sg4::Semaphore::create(0);
     if (schedule.num_ranks() == 0) return;
     sg4::Actor::create("controller", platform_->host(chip_of_rank_[0]), [this] { control(); });
+    if (!faults_.empty()) sg4::Actor::create("faults", platform_->host(chip_of_rank_[0]), [this] { inject_faults(); });
+  }
+
+  // Strikes each fault at its time (fault_plan.h); a fatal one ends the run.
+  void inject_faults() {
+    sg4::Actor::self()->daemonize();
+    for (const EngineFault& fault : faults_.faults()) {
+      const double wait_s = fault.at_s - sg4::Engine::get_clock();
+      if (wait_s > 0.0) sg4::this_actor::sleep_for(wait_s);
+      if (core_.all_done()) return;
+      if (fault.fatal) {
+        fatal_ = &fault;
+        done_->release();
+        return;
+      }
+      if (fault.spec.kind != FaultKind::LinkDegraded && fault.spec.kind != FaultKind::LinkFailure) continue;
+      sg4::SplitDuplexLink* link = platform_->link(fault.link);
+      if (link == nullptr) continue;  // no route of this schedule uses it
+      for (sg4::Link* direction : {link->get_link_up(), link->get_link_down()}) {
+        if (fault.spec.kind == FaultKind::LinkFailure) {
+          direction->turn_off();
+        } else {
+          direction->set_bandwidth(topology_.link(fault.link).bandwidth.value * fault.spec.factor);
+        }
+      }
+    }
   }
 
   // Hands a task to a stream's actor. Called from the core's hooks, so it
@@ -311,6 +342,10 @@ class FlowExecutor final : public ExecutorHooks {
       work();
     } catch (const simgrid::ForcefulKillException&) {
       throw;
+    } catch (const simgrid::NetworkFailureException&) {
+      // A failed link (a simulated fault) took the transfer down: it never
+      // completes, and this actor waits until the run ends.
+      sg4::Semaphore::create(0)->acquire();
     } catch (...) {
       if (!error_) error_ = std::current_exception();
       done_->release();
@@ -322,12 +357,15 @@ class FlowExecutor final : public ExecutorHooks {
       core_.start(0.0);
       wake();
       if (!core_.all_done()) done_->acquire_timeout(kDeadlockTimeout_s);
-      if (!error_ && !core_.all_done()) core_.throw_deadlock();
+      if (error_ || fatal_ != nullptr || core_.all_done()) return;
+      stall_ = stall_reason(faults_, last_end_s_);
+      if (stall_.empty()) core_.throw_deadlock();
     });
   }
 
   void finish(ActivityId id) {
     const double now = sg4::Engine::get_clock();
+    last_end_s_ = now;
     core_.finish(id, now);
     const bool all_done = core_.all_done();
     if (line_ != nullptr) {
@@ -460,6 +498,11 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   const CostModel& cost_;
+  const FaultPlan no_faults_;
+  const FaultPlan& faults_;
+  const EngineFault* fatal_ = nullptr;  // the fatal fault that ended the run
+  std::string stall_;                   // why a run that ran out of events is incomplete
+  double last_end_s_ = 0.0;             // when the last activity ended
   const CalibratedNetwork* calibrated_;  // the cost model's collective fits, when it has any
   std::vector<VertexId> chip_of_rank_;
   const Topology& topology_;
@@ -490,7 +533,7 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   const EnginePlacement& placement = *context.placement;
   std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
   const std::string bytes = run_forked("flow engine", [&] {
-    FlowExecutor executor(schedule, context.cost, placement, topology, options);
+    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, options);
     return executor.run().SerializeAsString();
   });
   proto::Trace trace;

@@ -40,6 +40,15 @@
 // throw ScheduleMismatch, malformed schedules InputError, as the analytic
 // engine does.
 //
+// Simulated faults (EngineContext::faults, fault_plan.h): a straggler's
+// compute sleeps its stretched time; a fault actor wakes at each link fault's
+// time and sets the SimGrid link's bandwidth (link_degraded: both directions
+// times the factor) or turns it off (link_failure: the transfers over it fail
+// and their actors stall, as routes are built once and do not change); at a
+// fatal fault it ends the run, the trace marked incomplete. A run that then
+// runs out of events with ops unfinished after a link failure is incomplete
+// (stalled), not a deadlock.
+//
 // Each run forks a child process (forked_run.h: SimGrid allows one engine per
 // process); the trace comes back over a pipe, errors as the same exception
 // types. The placement is required: without it run_flow throws

@@ -64,7 +64,7 @@ SimgridPlatform::SimgridPlatform(const Topology& topology, std::span<const Verte
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
 
   using Direction = sg4::LinkInRoute::Direction;
-  std::unordered_map<LinkId, sg4::Link*> links;
+  auto& links = links_;
   std::vector<LinkId> path;
   std::vector<sg4::LinkInRoute> route;
   for (const PlatformFlow& f : unique) {
@@ -79,9 +79,8 @@ SimgridPlatform::SimgridPlatform(const Topology& topology, std::span<const Verte
       const Link& l = topology.link(id);
       auto [it, added] = links.try_emplace(id, nullptr);
       if (added) {
-        it->second = zone->create_split_duplex_link(fmt::format("link{}", id), l.bandwidth.value)
-                         ->set_latency(l.latency.value)
-                         ->seal();
+        it->second = zone->create_split_duplex_link(fmt::format("link{}", id), l.bandwidth.value);
+        it->second->set_latency(l.latency.value)->seal();
       }
       const bool forward = l.a == at;
       route.emplace_back(it->second, forward ? Direction::UP : Direction::DOWN);
@@ -92,6 +91,11 @@ SimgridPlatform::SimgridPlatform(const Topology& topology, std::span<const Verte
   }
   links_built_ = links.size();
   zone->seal();
+}
+
+sg4::SplitDuplexLink* SimgridPlatform::link(LinkId id) const {
+  const auto it = links_.find(id);
+  return it == links_.end() ? nullptr : it->second;
 }
 
 sg4::Host* SimgridPlatform::host(VertexId chip, std::uint32_t channel) const {

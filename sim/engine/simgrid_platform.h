@@ -44,6 +44,7 @@
 namespace simgrid::s4u {
 class Host;
 class Engine;
+class SplitDuplexLink;
 }  // namespace simgrid::s4u
 
 namespace eppsim {
@@ -72,12 +73,15 @@ class SimgridPlatform {
 
   // The host of `chip` for `channel` (built for it; throws std::out_of_range otherwise).
   simgrid::s4u::Host* host(VertexId chip, std::uint32_t channel = 0) const;
+  // The SimGrid link of topology link `id`; null when no route uses it.
+  simgrid::s4u::SplitDuplexLink* link(LinkId id) const;
   std::size_t host_count() const { return hosts_.size(); }
   std::size_t link_count() const { return links_built_; }
   std::size_t route_count() const { return routes_built_; }
 
  private:
   std::unordered_map<std::uint64_t, simgrid::s4u::Host*> hosts_;
+  std::unordered_map<LinkId, simgrid::s4u::SplitDuplexLink*> links_;
   std::size_t links_built_ = 0;
   std::size_t routes_built_ = 0;
 };

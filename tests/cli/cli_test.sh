@@ -102,10 +102,10 @@ wait $victim
 status=$?
 [ $status -eq 130 ] || { echo "FAIL SIGINT mid-step: exit $status, expected 130"; cat "$work/sim-killed.err"; failures=$((failures + 1)); }
 [ "$(md5sum < "$work/run/report.json")" = "$md5_before" ] || { echo "FAIL SIGINT mid-step: the previous run changed"; failures=$((failures + 1)); }
-grep -q "kept the trace of what finished so far (.* ops unfinished, .*) in $work/run.interrupted-trace.pb" "$work/sim-killed.err" ||
+grep -q "kept the trace of what finished so far ([0-9]* of [0-9]* ops, up to .* s simulated) in $work/run.interrupted-trace.pb" "$work/sim-killed.err" ||
   { echo "FAIL SIGINT mid-step: no partial trace message"; cat "$work/sim-killed.err"; failures=$((failures + 1)); }
 check "export a partial trace" 0 "" -- "$eppsim" export chrome "$work/run.interrupted-trace.pb" -o "$work/partial.json"
-check "diff a partial trace" 2 "run.interrupted-trace.pb: ops_unfinished: a partial trace (" -- \
+check "diff a partial trace" 2 "run.interrupted-trace.pb: incomplete: a partial trace (interrupted by SIGINT; " -- \
   "$eppsim" diff "$work/run.interrupted-trace.pb" "$work/run"
 [ -z "$(ls -A "$work" | grep -e eppsim-partial -e '\.tmp')" ] || { echo "FAIL SIGINT mid-step: temporary files left"; ls -A "$work"; failures=$((failures + 1)); }
 rm -f "$work/big.pb"

@@ -1,6 +1,7 @@
 #include "sim/engine/endpoint_sharing.h"
 
 #include <array>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <vector>
@@ -27,6 +28,30 @@ TEST(EndpointSharing, AFlowAloneRunsAtFullSpeed) {
   ASSERT_EQ(moved.size(), 1u);
   EXPECT_DOUBLE_EQ(moved.at(f), 3.0);
   EXPECT_DOUBLE_EQ(sharing.rate(f), 1.0);
+}
+
+TEST(EndpointSharing, ALoweredCapacitySlowsItsFlowsFromThenOn) {
+  EndpointSharing sharing(3);
+  const std::array<PortId, 2> pa{0, 1}, pb{0, 2};
+  const FlowId a = sharing.add(pa, 2.0, 0.0);
+  update(sharing, 0.0);
+  // At 1 s port 1 drops to a quarter: a's 1 s of work left takes 4 s.
+  sharing.set_capacity(1, 0.25);
+  EXPECT_TRUE(sharing.pending());
+  auto moved = update(sharing, 1.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 0.25);
+  EXPECT_DOUBLE_EQ(moved.at(a), 5.0);
+  // A second flow on port 0 takes what a leaves of it (max-min).
+  const FlowId b = sharing.add(pb, 1.0, 1.0);
+  moved = update(sharing, 1.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 0.75);
+  // A dead port stops its flows: they never end.
+  sharing.set_capacity(1, 0.0);
+  moved = update(sharing, 2.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 0.0);
+  EXPECT_EQ(moved.at(a), std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 1.0);
+  EXPECT_THROW(sharing.set_capacity(1, 1.5), std::invalid_argument);
 }
 
 TEST(EndpointSharing, RatesAreMaxMinFair) {

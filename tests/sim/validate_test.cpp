@@ -111,6 +111,11 @@ TEST(Validate, TracesOfDifferentSchedulesAreRejected) {
   other = two_rank_trace("cpu");
   other.set_step_time_ns(0);
   EXPECT_THAT(error_of(sim, other), HasSubstr("measured.pb: step_time_ns: must be > 0, got 0"));
+  // A simulated step that a fault stopped has no step time.
+  auto stopped = sim;
+  stopped.mutable_incomplete()->set_reason("node 1 fails at 1 ms");
+  EXPECT_THAT(error_of(stopped, two_rank_trace("cpu")),
+              HasSubstr("sim.pb: incomplete: the step did not complete (node 1 fails at 1 ms)"));
 }
 
 TEST(Validate, WritesValidationJsonAndTimelineCsv) {

@@ -109,6 +109,10 @@ class ExecutorCore {
   // Throws ScheduleDeadlock naming the blocked ops and why (no matching receive,
   // a different tag or size posted instead, collective members missing).
   [[noreturn]] void throw_deadlock() const;
+  // The ops handed to the executor and not finished, and those waiting for
+  // their peers, one line each (at most max_blocked_ops_reported, then a
+  // count): what a step stopped mid-way by a simulated fault left unfinished.
+  std::vector<std::string> unfinished_ops() const;
 
   const proto::Schedule& schedule() const;
   const proto::Op& op(OpRef ref) const;

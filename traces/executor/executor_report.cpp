@@ -110,6 +110,31 @@ void ExecutorCore::throw_deadlock() const {
   throw ScheduleDeadlock(report);
 }
 
+std::vector<std::string> ExecutorCore::unfinished_ops() const {
+  const auto& s = *state_;
+  std::vector<std::string> lines;
+  std::size_t more = 0;
+  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
+    if (!s.local[s.rank_of[g]] || (s.status[g] != Status::Running && s.status[g] != Status::Posted)) continue;
+    if (lines.size() == s.options.max_blocked_ops_reported) {
+      ++more;
+      continue;
+    }
+    const auto& o = *s.ops[g];
+    if (s.status[g] == Status::Running) {
+      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g]));
+    } else if (s.kind[g] == Kind::Send) {
+      lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.send().peer()));
+    } else if (s.kind[g] == Kind::Recv) {
+      lines.push_back(fmt::format("{}: waiting for rank {}'s send", s.describe(g), o.recv().peer()));
+    } else {
+      lines.push_back(s.blocked_line(g));  // the group members it waits for
+    }
+  }
+  if (more > 0) lines.push_back(fmt::format("... and {} more", more));
+  return lines;
+}
+
 const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
 const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
 
