@@ -41,7 +41,10 @@ inline constexpr std::uint32_t kMaxGlobalBatch = 1u << 20;  // workload.global_b
 inline constexpr std::uint64_t kMaxSequenceTokens = std::uint64_t{1} << 30;  // workload.max_length, lengths.fixed, a length file's lengths, micro-batch and chunk token budgets
 inline constexpr std::uint32_t kMaxParallelDegree = kMaxRanks;  // pipeline stages, SP, TP, CP degrees, slices
 inline constexpr std::uint32_t kMaxCollectiveOpsPerRank = 1u << 20;  // workload.collective.chunks x iterations
-inline constexpr double kMaxCollectiveBytes = 1125899906842624.0;  // workload.collective.bytes, 1 PiB per rank
+inline constexpr std::uint64_t kMaxCollectiveBytes = std::uint64_t{1} << 50;  // workload.collective.bytes, 1 PiB per rank
+
+// ---------------------------------------------------------------- schedules
+inline constexpr std::uint64_t kMaxOpBytes = std::uint64_t{1} << 50;  // a Schedule op's size_bytes (send, recv, collective, memory), 1 PiB
 
 // ---------------------------------------------------------------- command line
 inline constexpr std::uint32_t kMaxTop = 1u << 20;  // eppsim diff --top

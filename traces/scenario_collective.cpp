@@ -42,7 +42,7 @@ void resolve_collective(const proto::CollectiveBenchmark& c, ResolvedScenario* r
   if (c.bytes().empty()) where.fail("workload.collective.bytes", "must be set, e.g. \"1MiB\"");
   spec.size = parse_unit(where, "workload.collective.bytes", c.bytes(), parse_bytes);
   if (spec.size.count == 0) where.fail("workload.collective.bytes", fmt::format("must be > 0, got {}", quote_string(c.bytes())));
-  if (static_cast<double>(spec.size.count) > limits::kMaxCollectiveBytes) {
+  if (spec.size.count > limits::kMaxCollectiveBytes) {
     where.fail("workload.collective.bytes", fmt::format("must be <= {} bytes (the bound of models/input_limits.h), got {}",
                                                         limits::kMaxCollectiveBytes, quote_string(c.bytes())));
   }
