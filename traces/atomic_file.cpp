@@ -41,8 +41,8 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : path_(std::move
   if (!parent.empty()) {
     std::error_code error;
     std::filesystem::create_directories(parent, error);
-    if (error) {
-      throw std::runtime_error(
+    if (error) {  // e.g. a part of the path is a file: the path given is at fault
+      throw InputError(
           fmt::format("{}: cannot create directory {}: {}", path_.string(), parent.string(), error.message()));
     }
   }
