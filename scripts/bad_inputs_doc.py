@@ -5,6 +5,7 @@ cannot drift from what is tested (tests/cli/bad_inputs_test.py checks it).
 usage: /usr/bin/python3 scripts/bad_inputs_doc.py [SOURCE_DIR]   # rewrites SOURCE_DIR/docs/bad-inputs.md
 """
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -29,11 +30,13 @@ def limits(source: Path) -> list:
 
 
 def show_value(value) -> str:
+    """1,073,741,824 (2^30); 16,777,216 (16 x 2^20); 3600; 9.2e+09."""
     if isinstance(value, float):
         return f"{value:g}"
-    for shift, unit in ((30, "Gi"), (20, "Mi"), (10, "Ki")):
-        if value >= 1 << shift and value % (1 << shift) == 0:
-            return f"{value:,} ({value >> shift} {unit})"
+    shift = (value & -value).bit_length() - 1 if value else 0
+    if shift >= 10:
+        factor = value >> shift
+        return f"{value:,} ({'' if factor == 1 else f'{factor} x '}2^{shift})"
     return f"{value:,}"
 
 
@@ -42,7 +45,8 @@ def cell(text: str) -> str:
 
 
 def shown_args(args: list) -> str:
-    return " ".join(a.replace("{d}/", "").replace("{b}/", "") for a in args).encode("utf-8", "backslashreplace").decode()
+    # a non-UTF-8 byte (a surrogate escape in the table) shows as \xNN
+    return " ".join(os.fsencode(a.replace("{d}/", "").replace("{b}/", "")).decode("utf-8", "backslashreplace") for a in args)
 
 
 def render(source: Path) -> str:
@@ -66,7 +70,8 @@ def render(source: Path) -> str:
         "## Upper bounds",
         "",
         "Every size a user can set is checked against its bound before anything is allocated",
-        "from it (`models/input_limits.h`):",
+        "from it (`models/input_limits.h`; a Chakra trace's own file, message, node and rank limits are",
+        "`ChakraLimits` in `traces/chakra/chakra_stream.h`):",
         "",
         "| bound | value | applies to |",
         "|---|---:|---|",
