@@ -262,6 +262,8 @@ CASES = [
          run_set("name=\udcff"), "run: --set: 'name=\\xff' is not valid UTF-8"),
     Case("set-layers-huge", "command line", "--set model.layers=10^9",
          run_set("model.layers=1000000000"), "model.layers: must be <= "),
+    Case("set-layers-out-of-range", "command line", "--set model.layers=10^12 (past 32 bits)",
+         run_set("model.layers=1000000000000"), "--set model.layers=1000000000000: model.layers (uint32): ...Integer out of range"),
     Case("set-global-batch-huge", "command line", "--set workload.global_batch=4*10^9",
          run_set("workload.global_batch=4000000000"), "workload.global_batch: must be <= "),
     # ------------------------------------------------------------ length files
