@@ -17,6 +17,7 @@
 
 #include "models/embedded/quantile_tables.h"
 #include "models/errors.h"
+#include "models/input_limits.h"
 
 namespace eppsim {
 namespace {
@@ -161,6 +162,14 @@ QuantileDistribution embedded_distribution(std::string_view name) {
 }
 
 std::vector<std::uint64_t> load_lengths_file(const std::filesystem::path& path, std::string_view jsonl_field) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (!error && status.type() != std::filesystem::file_type::regular)
+    throw InputError(fmt::format("{}: not a regular file (a directory, FIFO or device cannot be a length file)", path.string()));
+  if (const auto size = std::filesystem::file_size(path, error); !error && size > limits::kMaxLengthsFileBytes) {
+    throw InputError(fmt::format("{}: {} bytes is too large: a length file holds at most {} bytes", path.string(), size,
+                                 limits::kMaxLengthsFileBytes));
+  }
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   std::vector<std::uint64_t> lengths;
@@ -172,15 +181,19 @@ std::vector<std::uint64_t> load_lengths_file(const std::filesystem::path& path, 
     std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (format == Format::Unknown) format = line.front() == '{' ? Format::Jsonl : Format::Text;
+    std::uint64_t length = 0;
     if (format == Format::Jsonl) {
-      lengths.push_back(jsonl_length(path, line_number, line, jsonl_field));
-      continue;
+      length = jsonl_length(path, line_number, line, jsonl_field);
+    } else {
+      line = trim(line.substr(0, line.find('#')));  // a comment runs to the end of the line
+      if (line.empty()) continue;
+      const std::optional<std::uint64_t> parsed = parse_positive_integer(line);
+      if (!parsed) fail_at(path, line_number, fmt::format("expected a positive integer length, got '{}'", line));
+      length = *parsed;
     }
-    line = trim(line.substr(0, line.find('#')));  // a comment runs to the end of the line
-    if (line.empty()) continue;
-    const std::optional<std::uint64_t> length = parse_positive_integer(line);
-    if (!length) fail_at(path, line_number, fmt::format("expected a positive integer length, got '{}'", line));
-    lengths.push_back(*length);
+    if (length > limits::kMaxSequenceTokens)
+      fail_at(path, line_number, fmt::format("length {} tokens: must be <= {}", length, limits::kMaxSequenceTokens));
+    lengths.push_back(length);
   }
   if (in.bad()) throw InputError(fmt::format("{}: read error after line {}", path.string(), line_number));
   if (lengths.empty()) {

@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "models/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
+#include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
 #include "traces/trace_file.h"
 
@@ -34,6 +36,26 @@ GpuSpec recorded_gpu(const std::filesystem::path& scenario) {
 
 }  // namespace
 
+proto::Schedule read_schedule_file(const std::filesystem::path& path) {
+  proto::Schedule schedule;
+  read_message(path, &schedule);
+  if (schedule.num_ranks() == 0) {
+    throw InputError(fmt::format("{}: num_ranks: must be > 0, got 0 (an empty schedule: is the file empty, truncated or "
+                                 "not a Schedule?)",
+                                 path.string()));
+  }
+  if (schedule.num_ranks() > limits::kMaxRanks) {
+    throw InputError(fmt::format("{}: num_ranks: must be <= {} (the bound of models/input_limits.h), got {}",
+                                 path.string(), limits::kMaxRanks, schedule.num_ranks()));
+  }
+  try {
+    validate_schedule(schedule);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", path.string(), e.what()));
+  }
+  return schedule;
+}
+
 ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule_path, const ParsedScenario& cluster,
                                            const std::optional<std::filesystem::path>& comm_groups,
                                            const GpuSpec* roofline_gpu) {
@@ -49,7 +71,7 @@ ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule
       throw InputError(fmt::format("--comm-groups: {} is not a Chakra prefix (no {})", schedule_path.string(),
                                    chakra_rank_path(schedule_path, 0).string()));
     }
-    read_message(schedule_path, &schedule);
+    schedule = read_schedule_file(schedule_path);
   }
   auto resolved = cluster_for_schedule(cluster, schedule, schedule_path.string());
   return ScheduleOnCluster{std::move(schedule), std::move(resolved)};
@@ -123,7 +145,7 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
   std::optional<std::filesystem::path> recorded_cluster = request.recorded_cluster;
   if (!chakra) {
     trace.emplace();
-    read_message(request.input, &*trace);
+    *trace = read_trace(request.input);
     require_complete_trace(*trace, request.input, "replay");
     const auto dir = request.input.parent_path();
     schedule_path = request.schedule.value_or(dir / "schedule.pb");
@@ -154,9 +176,14 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
     logging::info("replay", "{}: no recorded cluster named (--recorded-cluster): compute keeps its recorded durations",
                   request.input.string());
   }
-  auto retimed = retime_schedule(std::move(loaded.schedule), trace ? &*trace : nullptr, speedup, request.compute,
-                                 loaded.cluster);
-  return simulate_schedule(std::move(retimed), loaded.cluster, 0.0);
+  std::optional<proto::Schedule> retimed;
+  try {
+    retimed = retime_schedule(std::move(loaded.schedule), trace ? &*trace : nullptr, speedup, request.compute,
+                              loaded.cluster);
+  } catch (const InputError& e) {  // name the files: the trace and the schedule it is replayed with
+    throw InputError(fmt::format("{} with {}: {}", request.input.string(), schedule_path.string(), e.what()));
+  }
+  return simulate_schedule(std::move(*retimed), loaded.cluster, 0.0, request.input.string());
 }
 
 }  // namespace eppsim

@@ -123,13 +123,19 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   return planned;
 }
 
-RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s) {
+RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
+                            std::string_view schedule_source) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   logging::info("sim", "simulating {} ({} ranks) with the {} engine", schedule.strategy(), schedule.num_ranks(),
                 engine_of(cluster).name);
   FaultPlan faults;
-  result.trace = run_engine(schedule, cluster, cluster.faults.empty() ? nullptr : &faults);
+  try {
+    result.trace = run_engine(schedule, cluster, cluster.faults.empty() ? nullptr : &faults);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
+                                 e.what()));
+  }
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;

@@ -44,8 +44,12 @@ double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedSce
 PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 
 // Runs `schedule` on the scenario's cluster with the scenario's engine and cost
-// model; `plan_time_s` is passed through to the result.
-RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s);
+// model; `plan_time_s` is passed through to the result. A bad input found while
+// simulating (e.g. a simulated time that cannot be represented) is an
+// InputError naming `schedule_source`, the file the schedule came from
+// (default: the scenario's file, which it was planned from).
+RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
+                            std::string_view schedule_source = {});
 
 // The scenario `eppsim sim` simulates `schedule` on: the cluster and cost model of
 // `parsed`, with the model the schedule's header names (a schedule without a

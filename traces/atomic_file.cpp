@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "models/errors.h"
+
 namespace eppsim {
 namespace {
 
@@ -20,12 +22,27 @@ std::string errno_text(int error) { return std::system_category().message(error)
 
 AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : path_(std::move(path)) {
   if (path_.empty()) throw std::runtime_error("cannot write a file with an empty name");
+  // Only a regular file is ever replaced: the rename would put a file where a
+  // symbolic link, FIFO or device was (or fail on a directory).
+  std::error_code status_error;
+  const auto type = std::filesystem::symlink_status(path_, status_error).type();
+  if (!status_error && type != std::filesystem::file_type::regular) {
+    const char* what = type == std::filesystem::file_type::symlink     ? "a symbolic link"
+                       : type == std::filesystem::file_type::directory ? "a directory"
+                       : type == std::filesystem::file_type::fifo      ? "a FIFO"
+                       : type == std::filesystem::file_type::block || type == std::filesystem::file_type::character
+                           ? "a device"
+                           : "not a regular file";
+    throw InputError(fmt::format("{}: the output exists and is {}; eppsim only replaces regular files (not a regular "
+                                 "file: give another path)",
+                                 path_.string(), what));
+  }
   const std::filesystem::path parent = path_.parent_path();
   if (!parent.empty()) {
     std::error_code error;
     std::filesystem::create_directories(parent, error);
-    if (error) {
-      throw std::runtime_error(
+    if (error) {  // e.g. a part of the path is a file: the path given is at fault
+      throw InputError(
           fmt::format("{}: cannot create directory {}: {}", path_.string(), parent.string(), error.message()));
     }
   }

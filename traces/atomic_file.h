@@ -14,6 +14,8 @@
 
 namespace eppsim {
 
+// The target, when it exists, must be a regular file: a symbolic link, a
+// directory, a FIFO or a device is an InputError naming it, and is left alone.
 class AtomicFileWriter {
  public:
   // Creates missing parent directories and the temporary file. Throws

@@ -9,6 +9,10 @@
 #include <memory>
 #include <system_error>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -79,13 +83,32 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   file.commit();
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
+  if (!file) {
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", path.string(), errno_text(errno)));
+  if (S_ISDIR(info.st_mode)) throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
+  if (!S_ISREG(info.st_mode))
+    throw InputError(fmt::format("{}: not a regular file (a FIFO, socket or device cannot be read as input)", path.string()));
+  const auto too_large = [&](std::uint64_t bytes) {
+    return InputError(fmt::format("{}: {} bytes is too large: input files of this kind hold at most {} bytes",
+                                  path.string(), bytes, max_bytes));
+  };
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) throw too_large(static_cast<std::uint64_t>(info.st_size));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string contents;
+  contents.reserve(static_cast<std::size_t>(info.st_size));
   char buffer[1 << 16];
   for (;;) {
     const std::size_t got = std::fread(buffer, 1, sizeof buffer, file.get());
+    if (contents.size() + got > max_bytes) throw too_large(contents.size() + got);
     contents.append(buffer, got);
     if (got < sizeof buffer) {
       if (std::ferror(file.get()))

@@ -2,9 +2,12 @@
 // Reading and writing any of our protobuf messages in binary, text or JSON.
 // Writes are atomic: the bytes go to a temporary file beside the target, which
 // is then renamed over it, so no reader ever sees half a file.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "models/input_limits.h"
 
 namespace google::protobuf {
 class Message;
@@ -21,8 +24,11 @@ ProtoFormat proto_format_for(const std::filesystem::path& path);
 // Writes `contents` to `path` atomically (temporary file + rename); creates
 // missing parent directories. Throws std::runtime_error naming the path.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
-// Whole file; InputError naming the path when it cannot be read.
-std::string read_file(const std::filesystem::path& path);
+// Whole file; InputError naming the path when it cannot be read, when it is
+// not a regular file (a directory, a FIFO or a device: never waited on), or
+// when it holds more than `max_bytes` (checked before reading, and again
+// while reading in case it grows).
+std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes = limits::kMaxMessageFileBytes);
 
 // JSON with snake_case field names (as in the .proto files) and default-valued
 // fields included, 2-space indented.

@@ -43,6 +43,7 @@ GpuSpec resolve_gpu(const proto::Gpu& g, const FieldLocator& where) {
   if (!g.peak_flops().empty()) {
     gpu.peak_bf16 = parse_unit(where, "cluster.gpu.peak_flops", g.peak_flops(), parse_flops);
     require_positive(where, "cluster.gpu.peak_flops", gpu.peak_bf16, g.peak_flops());
+    require_at_least(where, "cluster.gpu.peak_flops", gpu.peak_bf16.value, limits::kMinPeakFlops, "FLOP/s", g.peak_flops());
   }
   if (!g.memory().empty()) {
     gpu.memory = parse_unit(where, "cluster.gpu.memory", g.memory(), parse_bytes);
@@ -51,10 +52,14 @@ GpuSpec resolve_gpu(const proto::Gpu& g, const FieldLocator& where) {
   if (!g.memory_bandwidth().empty()) {
     gpu.memory_bandwidth = parse_unit(where, "cluster.gpu.memory_bandwidth", g.memory_bandwidth(), parse_bandwidth);
     require_positive(where, "cluster.gpu.memory_bandwidth", gpu.memory_bandwidth, g.memory_bandwidth());
+    require_at_least(where, "cluster.gpu.memory_bandwidth", gpu.memory_bandwidth.value, limits::kMinBandwidthBytesPerSecond,
+                     "B/s", g.memory_bandwidth());
   }
   if (!g.nvlink_bandwidth().empty()) {
     gpu.nvlink_bandwidth = parse_unit(where, "cluster.gpu.nvlink_bandwidth", g.nvlink_bandwidth(), parse_bandwidth);
     require_positive(where, "cluster.gpu.nvlink_bandwidth", gpu.nvlink_bandwidth, g.nvlink_bandwidth());
+    require_at_least(where, "cluster.gpu.nvlink_bandwidth", gpu.nvlink_bandwidth.value, limits::kMinBandwidthBytesPerSecond,
+                     "B/s", g.nvlink_bandwidth());
   }
   return gpu;
 }
@@ -69,6 +74,12 @@ LinkParams resolve_link(const proto::LinkSpec& link, std::string_view name, cons
   require_positive(where, bandwidth_path, params.bandwidth, link.bandwidth());
   params.latency = parse_unit(where, latency_path, link.latency(), parse_seconds);
   if (!(params.latency.value >= 0.0)) where.fail(latency_path, fmt::format("must be >= 0, got {}", quote_string(link.latency())));
+  if (!(params.latency.value <= limits::kMaxLatencySeconds)) {
+    where.fail(latency_path, fmt::format("must be <= {} s (the bound of models/input_limits.h), got {}",
+                                         limits::kMaxLatencySeconds, quote_string(link.latency())));
+  }
+  require_at_least(where, bandwidth_path, params.bandwidth.value, limits::kMinBandwidthBytesPerSecond, "B/s",
+                   link.bandwidth());
   return params;
 }
 
@@ -161,6 +172,8 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
       FatTreeConfig c;
       if (f.radix() < 4 || f.radix() % 2 != 0)
         where.fail(path + ".fat_tree.radix", fmt::format("must be even and >= 4, got {}", f.radix()));
+      require_at_most(where, path + ".fat_tree.radix", f.radix(), limits::kMaxSwitchRadix);
+      require_at_most(where, path + ".fat_tree.nics_per_chip", f.nics_per_chip(), limits::kMaxLinksPerChip);
       c.radix = f.radix();
       c.levels = f.levels() == 0 ? 3 : f.levels();
       if (c.levels != 2 && c.levels != 3) where.fail(path + ".fat_tree.levels", fmt::format("must be 2 or 3, got {}", f.levels()));
@@ -177,6 +190,8 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
       RailOptimizedConfig c;
       if (r.radix() < 4 || r.radix() % 2 != 0)
         where.fail(path + ".rail_optimized.radix", fmt::format("must be even and >= 4, got {}", r.radix()));
+      require_at_most(where, path + ".rail_optimized.radix", r.radix(), limits::kMaxSwitchRadix);
+      require_at_most(where, path + ".rail_optimized.nics_per_chip", r.nics_per_chip(), limits::kMaxLinksPerChip);
       c.radix = r.radix();
       if (r.scalable_unit_nodes() == 0) where.fail(path + ".rail_optimized.scalable_unit_nodes", "must be > 0, got 0");
       c.scalable_unit_nodes = r.scalable_unit_nodes();
@@ -214,6 +229,7 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
                        fmt::format("must divide dims in every dimension, got {} for {}", c.optical_block[i], c.dims[i]));
         }
       }
+      require_at_most(where, path + ".torus.links_per_neighbor", tor.links_per_neighbor(), limits::kMaxLinksPerChip);
       c.links_per_neighbor = tor.links_per_neighbor() == 0 ? 1 : tor.links_per_neighbor();
       c.link = resolve_topology_link(tor.link(), rel + ".torus.link", inter_fallback, where);
       config.network = c;
@@ -231,6 +247,9 @@ TopologyConfig resolve_topology(const proto::Topology& t, const std::string& pat
       c.nx = x.nx();
       c.ny = x.ny();
       c.mode = x.mode() == proto::RAIL_RING ? RailMode::Ring : RailMode::AllToAll;
+      require_at_most(where, path + ".railx.ports_per_chip_x", x.ports_per_chip_x(), limits::kMaxLinksPerChip);
+      require_at_most(where, path + ".railx.ports_per_chip_y", x.ports_per_chip_y(), limits::kMaxLinksPerChip);
+      require_at_most(where, path + ".railx.ocs_radix", x.ocs_radix(), limits::kMaxSwitchRadix);
       c.ports_per_chip_x = x.ports_per_chip_x() == 0 ? 1 : x.ports_per_chip_x();
       c.ports_per_chip_y = x.ports_per_chip_y() == 0 ? 1 : x.ports_per_chip_y();
       c.rails_x = x.rails_x();
@@ -292,9 +311,14 @@ ClusterSpec resolve_cluster(const proto::Cluster& c, const FieldLocator& where) 
   ClusterSpec cluster;
   if (c.nodes() == 0) where.fail("cluster.nodes", "must be > 0, got 0");
   if (c.gpus_per_node() == 0) where.fail("cluster.gpus_per_node", "must be > 0, got 0");
+  require_at_most(where, "cluster.nodes", c.nodes(), limits::kMaxNodes);
+  require_at_most(where, "cluster.gpus_per_node", c.gpus_per_node(), limits::kMaxGpusPerNode);
   const std::uint64_t total = std::uint64_t{c.nodes()} * c.gpus_per_node();
-  if (total > std::numeric_limits<std::uint32_t>::max())
-    where.fail("cluster.nodes", fmt::format("nodes x gpus_per_node must fit in 32 bits, got {}", total));
+  if (total > limits::kMaxRanks) {
+    where.fail("cluster.nodes", fmt::format("nodes x gpus_per_node must be <= {} GPUs (the bound of "
+                                            "models/input_limits.h), got {} x {} = {}",
+                                            limits::kMaxRanks, c.nodes(), c.gpus_per_node(), total));
+  }
   cluster.nodes = c.nodes();
   cluster.gpus_per_node = c.gpus_per_node();
   cluster.gpu = resolve_gpu(c.gpu(), where);

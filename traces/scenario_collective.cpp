@@ -1,6 +1,9 @@
 // workload.collective: a collective micro-benchmark instead of a training step.
 #include "traces/scenario_parts.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace eppsim::scenario_parts {
 
 void resolve_collective(const proto::CollectiveBenchmark& c, ResolvedScenario* resolved, const FieldLocator& where) {
@@ -39,6 +42,17 @@ void resolve_collective(const proto::CollectiveBenchmark& c, ResolvedScenario* r
   if (c.bytes().empty()) where.fail("workload.collective.bytes", "must be set, e.g. \"1MiB\"");
   spec.size = parse_unit(where, "workload.collective.bytes", c.bytes(), parse_bytes);
   if (spec.size.count == 0) where.fail("workload.collective.bytes", fmt::format("must be > 0, got {}", quote_string(c.bytes())));
+  if (spec.size.count > limits::kMaxCollectiveBytes) {
+    where.fail("workload.collective.bytes", fmt::format("must be <= {} bytes (the bound of models/input_limits.h), got {}",
+                                                        limits::kMaxCollectiveBytes, quote_string(c.bytes())));
+  }
+  require_at_most(where, "workload.collective.chunks", c.chunks(), limits::kMaxCollectiveOpsPerRank);
+  require_at_most(where, "workload.collective.iterations", c.iterations(), limits::kMaxCollectiveOpsPerRank);
+  if (std::uint64_t{std::max(c.chunks(), 1u)} * std::max(c.iterations(), 1u) > limits::kMaxCollectiveOpsPerRank) {
+    where.fail("workload.collective.iterations",
+               fmt::format("chunks x iterations must be <= {} ops per rank (the bound of models/input_limits.h), got "
+                           "{} x {}", limits::kMaxCollectiveOpsPerRank, c.chunks(), c.iterations()));
+  }
   spec.chunks = c.chunks() == 0 ? 1 : c.chunks();
   if (spec.chunks > spec.size.count) {
     where.fail("workload.collective.chunks",

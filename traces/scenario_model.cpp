@@ -56,6 +56,13 @@ TransformerSpec resolve_model(const proto::Model& m, const FieldLocator& where) 
       where.fail("model.bytes_per_element", fmt::format("must be 1, 2 or 4 (0 means 2), got {}", m.bytes_per_element()));
     spec.bytes_per_element = m.bytes_per_element();
   }
+  require_at_most(where, "model.layers", spec.layers, limits::kMaxLayers);
+  require_at_most(where, "model.hidden_size", spec.hidden_size, limits::kMaxHiddenSize);
+  require_at_most(where, "model.attention_heads", spec.attention_heads, limits::kMaxAttentionHeads);
+  require_at_most(where, "model.kv_heads", spec.kv_heads, limits::kMaxAttentionHeads);
+  require_at_most(where, "model.ffn_hidden_size", spec.ffn_hidden_size, limits::kMaxFfnHiddenSize);
+  require_at_most(where, "model.vocab_size", spec.vocab_size, limits::kMaxVocabSize);
+  require_at_most(where, "model.position_embeddings", spec.position_embeddings, limits::kMaxSequenceTokens);
   if (spec.attention_heads == 0) where.fail("model.attention_heads", "must be > 0, got 0");
   if (spec.kv_heads == 0) where.fail("model.kv_heads", "must be > 0, got 0");
   if (spec.hidden_size % spec.attention_heads != 0)

@@ -162,7 +162,7 @@ ParsedScenario parse_scenario(std::string_view text, const std::string& source, 
 }
 
 ParsedScenario parse_scenario_file(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, limits::kMaxScenarioFileBytes);
   std::filesystem::path base_dir = path.parent_path();
   if (base_dir.empty()) base_dir = ".";
   return parse_scenario(text, path.string(), base_dir, overrides);

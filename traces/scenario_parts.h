@@ -1,6 +1,7 @@
 #pragma once
 // Internal to traces/scenario*.cpp: the resolution of each part of a scenario,
 // shared by the staged resolutions of traces/scenario.cpp. Not for other code.
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <span>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "traces/field_locator.h"
 #include "traces/scenario.h"
 
@@ -44,6 +46,22 @@ auto parse_unit(const FieldLocator& where, std::string_view path, const std::str
 template <typename Quantity>
 void require_positive(const FieldLocator& where, std::string_view path, Quantity quantity, const std::string& text) {
   if (!(quantity.value > 0.0)) where.fail(path, fmt::format("must be > 0, got {}", quote_string(text)));
+}
+
+// An upper bound of models/input_limits.h, checked before anything is sized by the value.
+template <typename Value, typename Bound>
+void require_at_most(const FieldLocator& where, std::string_view path, Value value, Bound bound) {
+  if (value > bound) where.fail(path, fmt::format("must be <= {} (the bound of models/input_limits.h), got {}", bound, value));
+}
+
+// A lower bound of models/input_limits.h on a rate (finite, too: a rate of
+// nothing per second, or an infinite one, makes simulated time unrepresentable).
+inline void require_at_least(const FieldLocator& where, std::string_view path, double value, double bound,
+                             std::string_view unit, const std::string& text) {
+  if (!(value >= bound) || !std::isfinite(value)) {
+    where.fail(path, fmt::format("must be finite and >= {} {} (the bound of models/input_limits.h), got {}", bound, unit,
+                                 quote_string(text)));
+  }
 }
 
 // model: the preset or the custom shape, checked.

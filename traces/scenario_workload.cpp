@@ -22,7 +22,7 @@ std::shared_ptr<const LengthDistribution> resolve_lengths(const proto::LengthSou
       std::filesystem::path file(lengths.file());
       if (file.is_relative()) file = base_dir / file;
       std::error_code error;
-      if (!std::filesystem::is_regular_file(file, error)) {
+      if (!std::filesystem::exists(file, error)) {
         where.fail("workload.lengths.file", fmt::format("no such file {} (relative paths resolve against {})",
                                                         file.string(), base_dir.string()));
       }
@@ -37,6 +37,7 @@ std::shared_ptr<const LengthDistribution> resolve_lengths(const proto::LengthSou
     }
     case proto::LengthSource::kFixed:
       if (lengths.fixed() == 0) where.fail("workload.lengths.fixed", "must be > 0, got 0");
+      require_at_most(where, "workload.lengths.fixed", lengths.fixed(), limits::kMaxSequenceTokens);
       return std::make_shared<FixedLengthDistribution>(lengths.fixed());
     case proto::LengthSource::SOURCE_NOT_SET: break;
   }
@@ -62,8 +63,10 @@ void resolve_workload(const proto::Workload& workload, const std::filesystem::pa
   }
   resolved->lengths = resolve_lengths(workload.lengths(), base_dir, where);
   if (workload.global_batch() == 0) where.fail("workload.global_batch", "must be > 0, got 0");
+  require_at_most(where, "workload.global_batch", workload.global_batch(), limits::kMaxGlobalBatch);
   resolved->global_batch = workload.global_batch();
   if (workload.max_length() == 0) where.fail("workload.max_length", "must be > 0, got 0");
+  require_at_most(where, "workload.max_length", workload.max_length(), limits::kMaxSequenceTokens);
   resolved->max_length = workload.max_length();
   resolved->over_max_length = resolve_over_max_length(workload.over_max_length(), where);
 }

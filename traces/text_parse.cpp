@@ -2,6 +2,8 @@
 
 #include <cstddef>
 #include <algorithm>
+#include <cctype>
+#include <utility>
 #include <limits>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include <google/protobuf/message.h>
 
 #include "models/errors.h"
+#include "models/utf8.h"
 
 namespace eppsim {
 namespace {
@@ -73,12 +76,44 @@ void point_at_field_name(std::string_view text, TextParseError& error) {
   if (best != std::string_view::npos) error.column = column_of[best] + 1;
 }
 
+// The line (1-based) and column (1-based, in bytes) of byte `offset` of `text`.
+std::pair<int, int> line_and_column(std::string_view text, std::size_t offset) {
+  int line = 1;
+  std::size_t line_begin = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') ++line, line_begin = i + 1;
+  }
+  return {line, static_cast<int>(offset - line_begin) + 1};
+}
+
+// protobuf's errors about a value ("Expected integer, got: -") do not name the
+// field: prefix the name that precedes the error's column on its line.
+void name_the_field(std::string_view text, TextParseError& error) {
+  if (error.line <= 0 || error.message.find('"') != std::string::npos) return;
+  std::size_t line_begin = 0;
+  for (int line = 1; line < error.line; ++line) {
+    line_begin = text.find('\n', line_begin);
+    if (line_begin == std::string_view::npos) return;
+    ++line_begin;
+  }
+  const std::size_t line_end = std::min(text.find('\n', line_begin), text.size());
+  std::string_view before = text.substr(line_begin, std::min<std::size_t>(line_end - line_begin, error.column - 1));
+  while (!before.empty() && (before.back() == ' ' || before.back() == '\t' || before.back() == ':')) before.remove_suffix(1);
+  std::size_t begin = before.size();
+  while (begin > 0 && (std::isalnum(static_cast<unsigned char>(before[begin - 1])) || before[begin - 1] == '_')) --begin;
+  if (begin < before.size()) error.message = fmt::format("{}: {}", before.substr(begin), error.message);
+}
+
 }  // namespace
 
 std::optional<TextParseError> try_parse_text(std::string_view text, google::protobuf::Message* message,
                                              google::protobuf::TextFormat::ParseInfoTree* locations) {
   if (text.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     return TextParseError{0, 0, fmt::format("text input of {} bytes is too large (at most 2 GiB)", text.size())};
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    const auto [line, column] = line_and_column(text, bad);
+    return TextParseError{line, column, "not valid UTF-8 (text-format files are UTF-8 text)"};
+  }
   FirstErrorCollector errors;
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
@@ -87,6 +122,7 @@ std::optional<TextParseError> try_parse_text(std::string_view text, google::prot
   const bool ok = parser.Parse(&input, message);
   if (errors.error()) {
     point_at_field_name(text, *errors.error());
+    name_the_field(text, *errors.error());
     return std::move(errors.error());
   }
   if (!ok) return TextParseError{0, 0, fmt::format("not a valid text-format {} message", message->GetTypeName())};

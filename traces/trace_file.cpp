@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "traces/proto_io.h"
 
 namespace eppsim {
@@ -39,13 +40,36 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path) {
 
 proto::Trace read_trace(const std::filesystem::path& path) {
   const auto file = trace_file_of(path);
-  if (file.extension() == ".json" && looks_like_chrome_trace(file)) {
+  std::error_code error;  // not a regular file (a FIFO would block the peek): read_message says what is wrong
+  if (file.extension() == ".json" && std::filesystem::is_regular_file(file, error) && looks_like_chrome_trace(file)) {
     throw InputError(fmt::format("{}: a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back; "
                                  "give the run's trace.pb or its run directory",
                                  file.string()));
   }
   proto::Trace trace;
   read_message(file, &trace);
+  // Checked before anything is sized by num_ranks or indexed by an event's rank.
+  if (trace.num_ranks() == 0) {
+    throw InputError(fmt::format("{}: num_ranks: must be > 0, got 0 (an empty trace: is the file empty, truncated or "
+                                 "not a Trace?)",
+                                 file.string()));
+  }
+  if (trace.num_ranks() > limits::kMaxRanks) {
+    throw InputError(fmt::format("{}: num_ranks: must be <= {} (the bound of models/input_limits.h), got {}",
+                                 file.string(), limits::kMaxRanks, trace.num_ranks()));
+  }
+  for (int i = 0; i < trace.events_size(); ++i) {
+    if (trace.events(i).rank() >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), trace.events(i).rank()));
+    }
+  }
+  for (int i = 0; i < trace.memory_size(); ++i) {
+    if (trace.memory(i).rank() >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), trace.memory(i).rank()));
+    }
+  }
   return trace;
 }
 

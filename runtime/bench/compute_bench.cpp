@@ -81,7 +81,7 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = argv[i];
     auto value = [&]() -> std::string_view {
-      if (i + 1 >= argc) throw InputError(fmt::format("eppsim-bench compute: {} needs a value\n{}", arg, kUsage));
+      if (i + 1 >= argc) throw InputError(fmt::format("eppsim-bench compute: {} needs a value ({})", arg, kUsage));
       return argv[++i];
     };
     if (arg == "--scenario") {
@@ -99,11 +99,11 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
     } else if (arg == "--warmup") {
       options.warmup = static_cast<std::uint32_t>(parse_count(arg, value()));
     } else {
-      throw InputError(fmt::format("eppsim-bench compute: unknown argument '{}'\n{}", arg, kUsage));
+      throw InputError(fmt::format("eppsim-bench compute: unknown argument '{}' ({})", arg, kUsage));
     }
   }
-  if (options.scenario.empty()) throw InputError(fmt::format("eppsim-bench compute: --scenario is required\n{}", kUsage));
-  if (options.out.empty()) throw InputError(fmt::format("eppsim-bench compute: --out is required\n{}", kUsage));
+  if (options.scenario.empty()) throw InputError(fmt::format("eppsim-bench compute: --scenario is required ({})", kUsage));
+  if (options.out.empty()) throw InputError(fmt::format("eppsim-bench compute: --out is required ({})", kUsage));
   if (options.backend != "cpu" && options.backend != "cuda") {
     throw InputError(fmt::format("eppsim-bench compute: --backend: must be cpu or cuda, got '{}'", options.backend));
   }

@@ -26,7 +26,7 @@ constexpr std::string_view kUsage =
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fmt::print(stderr, "{}", kUsage);
+    fmt::print(stderr, "eppsim-bench: error: a command is required: compute, comm or interference (see eppsim-bench --help)\n");
     return 2;
   }
   const std::string_view command = argv[1];
@@ -38,10 +38,11 @@ int main(int argc, char** argv) {
       fmt::print("{}", kUsage);
       return 0;
     }
-    fmt::print(stderr, "eppsim-bench: unknown command '{}'\n{}", command, kUsage);
+    fmt::print(stderr, "eppsim-bench: error: unknown command '{}' (commands: compute, comm, interference; see eppsim-bench --help)\n",
+               command);
     return 2;
   } catch (const eppsim::InputError& e) {
-    fmt::print(stderr, "{}\n", e.what());
+    fmt::print(stderr, "eppsim-bench: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "eppsim-bench {}: {}\n", command, e.what());

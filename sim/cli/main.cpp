@@ -16,10 +16,12 @@
 
 #include "models/errors.h"
 #include "models/gpu_spec.h"
+#include "models/input_limits.h"
 #include "models/interrupt.h"
 #include "models/log.h"
 #include "models/progress.h"
 #include "models/transformer_spec.h"
+#include "models/utf8.h"
 #include "sim/calibrate.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
@@ -125,6 +127,20 @@ void keep_partial_trace(const proto::Trace& partial, const fs::path& out) {
   }
 }
 
+// The -o of a command that writes files into a directory (diff, validate,
+// topo): it must be a directory or not exist yet. Checked before any work.
+fs::path output_directory_of(const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  std::error_code error;
+  const auto status = fs::status(out, error);
+  if (fs::exists(status) && !fs::is_directory(status)) {
+    throw InputError(fmt::format("{}: exists and is not a directory; this command writes its files into a directory "
+                                 "(give a new or existing directory)",
+                                 out.string()));
+  }
+  return out;
+}
+
 // Held for the whole of a command that writes --output (sim/output_directory.h).
 OutputLock lock_output(const po::variables_map& vars) { return OutputLock(vars["output"].as<std::string>()); }
 
@@ -147,8 +163,8 @@ int command_run(const po::variables_map& vars) {
 }
 
 int command_topo(const po::variables_map& vars) {
+  const fs::path out = output_directory_of(vars);
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars), ScenarioPart::Cluster);
-  const fs::path out = vars["output"].as<std::string>();
   const auto report = run_topology_study(scenario);
   write_topology_report(report, out);
   std::cout << topology_summary(report);
@@ -165,9 +181,9 @@ int run_comparison(const ResolvedScenario& scenario, const std::vector<std::stri
   const auto result = compare_strategies(scenario, strategies);
   const auto& comparison = result.comparison;
   if (comparison.records_size() == 0) {
-    std::string reasons;
-    for (const auto& f : comparison.failures()) reasons += fmt::format("\n  {}: {}", f.strategy(), f.message());
-    throw InputError(fmt::format("compare: no strategy could run {}:{}", scenario.source, reasons));
+    std::vector<std::string> reasons;  // one line: "a: why; b: why"
+    for (const auto& f : comparison.failures()) reasons.push_back(fmt::format("{}: {}", f.strategy(), f.message()));
+    throw InputError(fmt::format("{}: compare: no strategy could run it: {}", scenario.source, fmt::join(reasons, "; ")));
   }
   for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
   write_comparison_directory(result, out, outputs);
@@ -228,7 +244,8 @@ int command_sim(const po::variables_map& vars) {
   auto loaded = load_schedule_on_cluster(vars["schedule"].as<std::string>(),
                                          parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)),
                                          comm_groups_from(vars));
-  return finish_run(simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0), vars);
+  return finish_run(
+      simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0, vars["schedule"].as<std::string>()), vars);
 }
 
 int command_replay(const po::variables_map& vars) {
@@ -244,8 +261,7 @@ int command_replay(const po::variables_map& vars) {
 
 // `eppsim export chakra SCHEDULE -o PREFIX`: PREFIX.<rank>.et and PREFIX.comm_groups.json.
 int export_chakra_command(const po::variables_map& vars) {
-  proto::Schedule schedule;
-  read_message(vars["trace"].as<std::string>(), &schedule);
+  const proto::Schedule schedule = read_schedule_file(vars["trace"].as<std::string>());
   const fs::path prefix = vars["output"].as<std::string>();
   write_chakra_trace(export_chakra(schedule), prefix);
   logging::info("cli", "wrote {} rank files {}.<rank>.et and {}.comm_groups.json", schedule.num_ranks(), prefix.string(),
@@ -269,9 +285,11 @@ int command_export(const po::variables_map& vars) {
 }
 
 int command_diff(const po::variables_map& vars) {
-  const fs::path out = vars["output"].as<std::string>();
+  const fs::path out = output_directory_of(vars);
   const int top = vars["top"].as<int>();
   if (top < 0) throw InputError(fmt::format("diff: --top: must be >= 0, got {}", top));
+  if (static_cast<std::uint32_t>(top) > limits::kMaxTop)
+    throw InputError(fmt::format("diff: --top: must be <= {} (the bound of models/input_limits.h), got {}", limits::kMaxTop, top));
   const auto diff =
       diff_trace_files(vars["base"].as<std::string>(), vars["new"].as<std::string>(), static_cast<std::size_t>(top));
   fs::create_directories(out);
@@ -294,7 +312,7 @@ int command_calibrate(const po::variables_map& vars) {
 }
 
 int command_validate(const po::variables_map& vars) {
-  const fs::path out = vars["output"].as<std::string>();
+  const fs::path out = output_directory_of(vars);
   const auto result = validate_trace_files(vars["simulated"].as<std::string>(), vars["measured"].as<std::string>());
   write_validation(result, out);
   std::cout << validation_summary(result.validation);
@@ -538,6 +556,34 @@ std::string usage() {
   return out;
 }
 
+// `text` with every byte outside printable ASCII as \xNN, for messages.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7F) out += ch;
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+// Every argument must be UTF-8: paths and names end up in eppsim's own
+// outputs (JSON, protobuf strings), which could not be read back otherwise.
+void require_utf8_arguments(std::string_view command, const po::variables_map& vars) {
+  for (const auto& [name, value] : vars) {
+    std::vector<std::string> texts;
+    if (const auto* one = boost::any_cast<std::string>(&value.value())) texts.push_back(*one);
+    if (const auto* many = boost::any_cast<std::vector<std::string>>(&value.value())) texts = *many;
+    for (const auto& text : texts) {
+      if (!is_utf8(text)) {
+        throw InputError(fmt::format("{}: --{}: '{}' is not valid UTF-8 (eppsim writes names and paths into its "
+                                     "outputs, which must be UTF-8 to be read back)",
+                                     command.empty() ? "(no command)" : command, name, escaped(text)));
+      }
+    }
+  }
+}
+
 // --name for each option of `options`, for error messages.
 std::string option_names(const po::options_description& options) {
   std::vector<std::string> names;
@@ -567,6 +613,7 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
       return 0;
     }
     po::notify(vars);
+    require_utf8_arguments(command.name, vars);
   } catch (const po::error& e) {
     throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", command.name.empty() ? "(no command)" : command.name,
                                  e.what(), option_names(options), title));

@@ -16,6 +16,8 @@
 #include <simgrid/s4u.hpp>
 
 #include "models/calibrated_network.h"
+#include "models/errors.h"
+#include "models/input_limits.h"
 #include "models/collective_steps.h"
 #include "models/progress.h"
 #include "models/routed_network.h"
@@ -31,8 +33,22 @@ namespace {
 namespace sg4 = simgrid::s4u;
 
 // Long enough that a schedule that still has work never reaches it: waking at
-// it means nothing was left to simulate, a deadlock.
-constexpr double kDeadlockTimeout_s = 1e12;
+// it means nothing was left to simulate, a deadlock. Far past
+// limits::kMaxSimulatedSeconds, so that an op ending past that bound (the
+// longest: limits::kMaxOpBytes at the slowest link) is reported as such first.
+constexpr double kDeadlockTimeout_s = 1e17;
+
+// An op of `rank`'s `stream` ending at `end_s`: a simulated time the trace
+// cannot represent is an input error (traces/executor/executor_report.cpp
+// checks the same when the trace is written).
+void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream) {
+  if (!(end_s <= limits::kMaxSimulatedSeconds)) {
+    throw InputError(fmt::format("schedule: an op of rank {} (stream {}) ends at simulated time {} s, which cannot be "
+                                 "represented (it must lie in 0 to {} s, the bound of models/input_limits.h): an "
+                                 "input's duration, size or rate is out of proportion",
+                                 rank, stream, end_s, limits::kMaxSimulatedSeconds));
+  }
+}
 
 // A collective spelled out over its group: the members (ranks) in plan
 // position order (chips sorted by id, then rank) and the steps.
@@ -392,6 +408,7 @@ class FlowExecutor final : public ExecutorHooks {
   void run_task(const StreamActor& actor, const Task& task) {
     switch (task.kind) {
       case Task::Kind::Sleep:
+        check_representable(sg4::Engine::get_clock() + task.seconds, actor.rank, actor.stream);
         if (task.seconds > 0.0) sg4::this_actor::sleep_for(task.seconds);
         finish(task.id);
         return;

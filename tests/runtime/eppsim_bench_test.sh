@@ -24,7 +24,7 @@ workload { lengths { distribution: "wikipedia" } global_batch: 4 max_length: 64 
 plan { strategy: "packed-1f1b" packed_1f1b { pipeline_stages: 1 micro_batch_tokens: 64 } }
 SCENARIO
 
-check "no subcommand" 2 "usage: eppsim-bench" -- "$bench"
+check "no subcommand" 2 "a command is required" -- "$bench"
 check "unknown subcommand" 2 "unknown command 'nope'" -- "$bench" nope
 check "bad option" 2 "--repeats: expected a whole number" -- \
   "$bench" compute --scenario "$work/tiny.textproto" --backend cpu --out "$work/b.json" --repeats x

@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -42,7 +44,8 @@ std::int64_t total(const std::map<std::pair<std::uint32_t, std::uint32_t>, std::
 class ReplayRing8 : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / "eppsim_replay_test");
+    // One folder per process: ctest runs each TEST of this suite as its own process, in parallel.
+    dir_ = new fs::path(fs::temp_directory_path() / fmt::format("eppsim_replay_test-{}", ::getpid()));
     fs::remove_all(*dir_);
     recorded_ = new RunResult(run_scenario(load_scenario(kRing8)));
     write_run_directory(*recorded_, *dir_ / "run");

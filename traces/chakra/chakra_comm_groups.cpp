@@ -18,7 +18,9 @@ ChakraCommGroups parse_chakra_comm_groups(std::string_view json, std::string_vie
   google::protobuf::Struct object;
   const auto status = google::protobuf::util::JsonStringToMessage(std::string(json), &object);
   if (!status.ok()) {
-    throw InputError(fmt::format("{}: not a JSON object of group id -> ranks: {}", source, status.ToString()));
+    // protobuf may append the offending text and a caret on further lines.
+    const std::string reason = status.ToString();
+    throw InputError(fmt::format("{}: not a JSON object of group id -> ranks: {}", source, reason.substr(0, reason.find('\n'))));
   }
   ChakraCommGroups groups;
   for (const auto& [key, value] : object.fields()) {
@@ -49,7 +51,7 @@ ChakraCommGroups parse_chakra_comm_groups(std::string_view json, std::string_vie
 }
 
 ChakraCommGroups read_chakra_comm_groups(const std::filesystem::path& path, std::uint32_t num_ranks) {
-  return parse_chakra_comm_groups(read_file(path), path.string(), num_ranks);
+  return parse_chakra_comm_groups(read_file(path, limits::kMaxCommGroupsFileBytes), path.string(), num_ranks);
 }
 
 std::string format_chakra_comm_groups(const ChakraCommGroups& groups) {

@@ -100,7 +100,7 @@ ChakraRankTrace read_chakra_rank_file(const std::filesystem::path& path, const C
     throw InputError(fmt::format("{}: {} bytes, more than the limit of {} bytes for a Chakra trace file", path.string(),
                                  size, limits.max_file_bytes));
   }
-  return parse_chakra_stream(read_file(path), path.string(), limits);
+  return parse_chakra_stream(read_file(path, limits.max_file_bytes), path.string(), limits);
 }
 
 std::vector<ChakraRankTrace> read_chakra_prefix(const std::filesystem::path& prefix, const ChakraLimits& limits) {

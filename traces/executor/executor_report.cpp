@@ -1,11 +1,14 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/errors.h"
+#include "models/input_limits.h"
 #include "traces/executor/executor_state.h"
 #include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
@@ -16,7 +19,19 @@ using namespace executor_detail;
 
 namespace {
 
-std::int64_t to_ns(double seconds) { return std::llround(seconds * 1e9); }
+// A simulated time as the trace's signed 64-bit nanoseconds. A time that
+// cannot be represented (past about 292 years, infinite or NaN: some input's
+// duration, size or rate is out of all proportion) is an error naming `what`,
+// never a wrapped, negative time.
+std::int64_t to_ns(double seconds, const std::function<std::string()>& what) {
+  if (!(seconds >= 0.0 && seconds <= limits::kMaxSimulatedSeconds)) {
+    throw InputError(fmt::format("{}: simulated time {} s cannot be represented (it must lie in 0 to {} s, the "
+                                 "bound of models/input_limits.h): an input's duration, size or rate is out of "
+                                 "proportion",
+                                 what(), seconds, limits::kMaxSimulatedSeconds));
+  }
+  return std::llround(seconds * 1e9);
+}
 
 }  // namespace
 
@@ -158,8 +173,8 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     e->set_rank(r);
     e->set_op(i);
     e->set_stream(o.stream());
-    e->set_start_ns(to_ns(s.start_s[g]));
-    e->set_end_ns(to_ns(s.end_s[g]));
+    e->set_start_ns(to_ns(s.start_s[g], [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
+    e->set_end_ns(to_ns(s.end_s[g], [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
     step = std::max(step, s.end_s[g]);
     switch (s.kind[g]) {
       case Kind::Compute:
@@ -191,7 +206,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
         break;
     }
   }
-  t.set_step_time_ns(to_ns(step));
+  t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
   // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
   std::vector<std::size_t> first(s.ranks + 1, 0);
   for (const auto& sample : s.samples) ++first[sample.rank + 1];
@@ -203,7 +218,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     const auto& sample = s.samples[i];
     auto* m = t.add_memory();
     m->set_rank(sample.rank);
-    m->set_time_ns(to_ns(sample.time_s));
+    m->set_time_ns(to_ns(sample.time_s, [&] { return fmt::format("schedule: rank {}'s memory sample", sample.rank); }));
     m->set_bytes(sample.bytes);
   }
   return t;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "traces/executor/op_prefetch.h"
 #include "traces/schedule_schema.h"
 
@@ -92,6 +94,13 @@ void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, OpAt w
   }
 }
 
+void check_bytes(std::uint64_t bytes, std::string_view field, OpAt where) {
+  if (bytes > limits::kMaxOpBytes) {
+    fail(fmt::format("{}: {}: must be <= {} (the bound of models/input_limits.h), got {}", where, field,
+                     limits::kMaxOpBytes, bytes));
+  }
+}
+
 void check_duration(const proto::Op& op, OpAt where) {
   switch (op.duration_source()) {
     case proto::DURATION_FROM_WORK:
@@ -142,23 +151,40 @@ void validate_schedule(const proto::Schedule& schedule) {
       switch (op.kind_case()) {
         case proto::Op::kSend:
           if (op.send().peer() >= ranks) fail(fmt::format("{}: send peer {} out of range", at, op.send().peer()));
+          check_bytes(op.send().size_bytes(), "send.size_bytes", at);
           break;
         case proto::Op::kRecv:
           if (op.recv().peer() >= ranks) fail(fmt::format("{}: recv peer {} out of range", at, op.recv().peer()));
+          check_bytes(op.recv().size_bytes(), "recv.size_bytes", at);
           break;
         case proto::Op::kCollective: {
           const auto& c = op.collective();
           if (c.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, c.group()));
           if (!groups.contains(c.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, c.group()));
-          if (c.kind() == proto::COLLECTIVE_KIND_UNSPECIFIED || !proto::CollectiveKind_IsValid(c.kind())) {
-            fail(fmt::format("{}: collective kind not set", at));
-          }
+          if (c.kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) fail(fmt::format("{}: collective kind not set", at));
+          if (!proto::CollectiveKind_IsValid(c.kind()))
+            fail(fmt::format("{}: collective.kind: unknown value {}", at, static_cast<int>(c.kind())));
+          if (!proto::CollectiveAlgorithm_IsValid(c.algorithm()))
+            fail(fmt::format("{}: collective.algorithm: unknown value {}", at, static_cast<int>(c.algorithm())));
+          check_bytes(c.size_bytes(), "collective.size_bytes", at);
           break;
         }
-        case proto::Op::kCompute:
-          if (op.compute().splits_size() > 0) check_compute(op.compute(), groups, at);
+        case proto::Op::kCompute: {
+          const auto& c = op.compute();
+          if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}: compute.phase: unknown value {}", at, static_cast<int>(c.phase())));
+          if (!proto::LayerPart_IsValid(c.layer_part()))
+            fail(fmt::format("{}: compute.layer_part: unknown value {}", at, static_cast<int>(c.layer_part())));
+          if (c.layer_count() > limits::kMaxLayers) {
+            fail(fmt::format("{}: compute.layer_count: must be <= {} (the bound of models/input_limits.h), got {}", at,
+                             limits::kMaxLayers, c.layer_count()));
+          }
+          if (c.splits_size() > 0) check_compute(c, groups, at);
           break;
+        }
         case proto::Op::kMemory:
+          if (!proto::MemoryTag_IsValid(op.memory().tag()))
+            fail(fmt::format("{}: memory.tag: unknown value {}", at, static_cast<int>(op.memory().tag())));
+          check_bytes(op.memory().size_bytes(), "memory.size_bytes", at);
           break;
         case proto::Op::KIND_NOT_SET:
           fail(fmt::format("{}: op kind not set", at));

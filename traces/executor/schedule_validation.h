@@ -12,6 +12,9 @@
 //     DURATION_FROM_WORK leaves fixed_duration_ns at 0; a MEMORY op takes no time;
 //   - SEND/RECV peers are ranks; a COLLECTIVE has a kind and a group its rank
 //     belongs to;
+//   - enum fields hold known values (a binary or text schedule can carry any
+//     number); size_bytes and compute.layer_count are within the bounds of
+//     models/input_limits.h;
 //   - a COMPUTE op's splits have a kind and name groups its rank belongs to, and
 //     when there are splits `shards` is the product of their group sizes.
 // Matching (sizes, tags, kinds of collectives) is dynamic: the executor core
