@@ -1,0 +1,11 @@
+// libFuzzer target: see fuzz/fuzz_entries.h (scenario_input).
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz/fuzz_entries.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  eppsim::fuzz::scenario_input(std::string_view(reinterpret_cast<const char*>(data), size));
+  return 0;
+}
