@@ -30,12 +30,13 @@ mkdir -p "$logs"
 fuzz_one() {
   local target=$1 binary="$build/fuzz/${1}_fuzz" log="$logs/$1.log"
   mkdir -p "$corpus/$target" "$findings/$target"
+  : >"$log"
   local regressions=()
   if [ -d "$root/tests/fuzz/regressions/$target" ]; then
     mapfile -t regressions < <(find "$root/tests/fuzz/regressions/$target" -type f ! -name README.md | sort)
   fi
   if [ ${#regressions[@]} -gt 0 ]; then
-    "$binary" "${limits[@]}" "${regressions[@]}" >"$log" 2>&1 || return 1
+    "$binary" "${limits[@]}" "${regressions[@]}" >>"$log" 2>&1 || return 1
   fi
   "$binary" "${limits[@]}" -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$findings/$target/" "$corpus/$target" "$seeds/$target" >>"$log" 2>&1
@@ -53,7 +54,7 @@ done
 wait
 for target in "${targets[@]}"; do
   if [ "$(cat "$logs/$target.rc")" = 0 ]; then
-    echo "fuzz: $target: $(grep -h -o 'stat::number_of_executed_units: *[0-9]*' "$logs/$target.log" | grep -o '[0-9]*$') inputs in ${seconds} s, no finding" >&2
+    echo "fuzz: $target: $(grep -h -o 'stat::number_of_executed_units: *[0-9]*' "$logs/$target.log" | tail -n 1 | grep -o '[0-9]*$') inputs in ${seconds} s, no finding" >&2
   else
     failed+=("$target")
     echo "fuzz: $target FAILED (log $logs/$target.log, inputs in $findings/$target/):" >&2

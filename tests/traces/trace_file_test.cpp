@@ -54,5 +54,21 @@ TEST_F(TraceFile, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
   EXPECT_THAT(error_of(dir_), HasSubstr("a directory without trace.pb"));
 }
 
+TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.set_num_ranks(kMaxTraceRanks + 1);
+  write_message(trace, dir_ / "ranks.pb");
+  EXPECT_THAT(error_of(dir_ / "ranks.pb"), HasSubstr("ranks.pb: num_ranks: must be at most 1048576, got 1048577"));
+  trace.set_num_ranks(kMaxTraceRanks);
+  for (int i = 0; i < 3; ++i) trace.add_stream_names("s");  // 5 declared
+  trace.mutable_events(0)->set_stream(9);                    // and one more
+  write_message(trace, dir_ / "streams.pb");
+  EXPECT_THAT(error_of(dir_ / "streams.pb"),
+              HasSubstr("streams.pb: num_ranks x streams: must be at most 4194304, got 1048576 ranks x 6 streams"));
+  trace.set_num_ranks(kMaxTraceRanks / 8);
+  write_message(trace, dir_ / "fits.pb");
+  EXPECT_EQ(read_trace(dir_ / "fits.pb").num_ranks(), kMaxTraceRanks / 8);
+}
+
 }  // namespace
 }  // namespace eppsim
