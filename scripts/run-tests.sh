@@ -23,7 +23,7 @@ if [ "${EPPSIM_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPPSIM_SANITIZE=thread \
     -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF >&2
   cmake --build "$root/build-tsan" -j"$(nproc)" --target eppsim_threads_tests >&2
-  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/runtime/tsan_suppressions.txt" \
     ctest --test-dir "$root/build-tsan" --output-on-failure -j"$(nproc)" -L threads
 
   # Fuzzing: the targets and the libraries they link, with clang, libFuzzer, ASan and UBSan.
