@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <string>
+#include <system_error>
+
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -19,14 +21,26 @@
 namespace eppsim::fuzz {
 namespace {
 
-// A folder of this process's own under the temporary directory, made once.
+// A folder of this process's own under the temporary directory, made on first
+// use and removed when the process ends.
+class ScratchDir {
+ public:
+  ScratchDir() : path_(std::filesystem::temp_directory_path() / fmt::format("eppsim-fuzz-{}", ::getpid())) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 const std::filesystem::path& scratch_dir() {
-  static const std::filesystem::path dir = [] {
-    auto path = std::filesystem::temp_directory_path() / fmt::format("eppsim-fuzz-{}", ::getpid());
-    std::filesystem::create_directories(path);
-    return path;
-  }();
-  return dir;
+  static const ScratchDir dir;
+  return dir.path();
 }
 
 }  // namespace
