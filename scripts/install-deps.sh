@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libboost-dev libboost-graph-dev libboost-program-options-dev
   libprotobuf-dev protobuf-compiler
   libfmt-dev
+  clang libclang-rt-14-dev   # the fuzz targets (fuzz/): clang's libFuzzer, whose runtime libclang-rt-14-dev ships
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   coinor-libcbc-dev coinor-libcgl-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The test command: installs what eppsim needs, builds it and runs every test;
 # then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and
-# runs the suite under them. Set EPPSIM_SKIP_SANITIZERS=1 to skip the second pass.
+# runs the suite under them; then builds the tests that run threads with
+# ThreadSanitizer and runs them (ctest -L threads); then builds the libFuzzer
+# targets with clang and fuzzes each briefly, after replaying its regression
+# inputs (scripts/fuzz.sh). Set EPPSIM_SKIP_SANITIZERS=1 to skip the three
+# sanitizer passes, EPPSIM_FUZZ_SECONDS to fuzz each target longer (default 20).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
@@ -14,4 +18,17 @@ if [ "${EPPSIM_SKIP_SANITIZERS:-0}" != 1 ]; then
     -DEPPSIM_SANITIZE=address,undefined -DEPPSIM_BUILD_BENCHMARKS=OFF
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$root/build-sanitize" --output-on-failure -j"$(nproc)"
+
+  # ThreadSanitizer: only the tests labelled "threads" (tests/runtime/CMakeLists.txt says which and why).
+  cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPPSIM_SANITIZE=thread \
+    -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF >&2
+  cmake --build "$root/build-tsan" -j"$(nproc)" --target eppsim_threads_tests >&2
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/runtime/tsan_suppressions.txt" \
+    ctest --test-dir "$root/build-tsan" --output-on-failure -j"$(nproc)" -L threads
+
+  # Fuzzing: the targets and the libraries they link, with clang, libFuzzer, ASan and UBSan.
+  cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+    -DEPPSIM_FUZZ=ON -DEPPSIM_BUILD_TESTS=OFF -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF >&2
+  cmake --build "$root/build-fuzz" -j"$(nproc)" --target eppsim_fuzz >&2
+  BUILD_DIR="$root/build-fuzz" bash "$root/scripts/fuzz.sh" "${EPPSIM_FUZZ_SECONDS:-20}"
 fi

@@ -1,6 +1,7 @@
 #include "traces/trace_file.h"
 
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,20 @@ bool looks_like_chrome_trace(const std::filesystem::path& path) {
   if (first == std::string_view::npos) return false;
   if (text[first] == '[') return true;
   return text[first] == '{' && text.find("\"traceEvents\"") != std::string_view::npos;
+}
+
+void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& file) {
+  const auto declared = static_cast<std::uint32_t>(trace.stream_names_size());
+  std::set<std::uint32_t> undeclared;
+  for (const proto::OpEvent& e : trace.events()) {
+    if (e.stream() >= declared) undeclared.insert(e.stream());
+  }
+  const std::uint64_t streams = std::uint64_t{declared} + undeclared.size();
+  if (std::uint64_t{trace.num_ranks()} * streams > kMaxTraceRankStreams) {
+    throw InputError(fmt::format("{}: num_ranks x streams: must be at most {}, got {} ranks x {} streams (stream_names "
+                                 "and the streams events use beyond them)",
+                                 file.string(), kMaxTraceRankStreams, trace.num_ranks(), streams));
+  }
 }
 
 }  // namespace
@@ -70,6 +85,7 @@ proto::Trace read_trace(const std::filesystem::path& path) {
                                    trace.num_ranks(), trace.memory(i).rank()));
     }
   }
+  check_trace_bounds(trace, file);
   return trace;
 }
 

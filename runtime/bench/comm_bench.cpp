@@ -91,7 +91,7 @@ std::string cpu_name() {
   return "cpu";
 }
 
-std::string device_name(const BenchOptions& o) {
+std::string device_name([[maybe_unused]] const BenchOptions& o) {  // used in NCCL builds only
 #ifdef EPPSIM_WITH_NCCL
   if (o.backend == "cuda") return nccl_device_name();
 #endif

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "tests/traces/trace_fixture.h"
 #include "traces/chrome_trace.h"
 #include "traces/proto_io.h"
@@ -52,6 +53,22 @@ TEST_F(TraceFile, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
   write_chrome_trace(testing::two_rank_trace("analytic"), dir_ / "trace.json");
   EXPECT_THAT(error_of(dir_ / "trace.json"), HasSubstr("trace.json: a Chrome trace"));
   EXPECT_THAT(error_of(dir_), HasSubstr("a directory without trace.pb"));
+}
+
+TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.set_num_ranks(limits::kMaxRanks + 1);
+  write_message(trace, dir_ / "ranks.pb");
+  EXPECT_THAT(error_of(dir_ / "ranks.pb"), HasSubstr("ranks.pb: num_ranks: must be <= 4194304"));
+  trace.set_num_ranks(1u << 20);
+  for (int i = 0; i < 3; ++i) trace.add_stream_names("s");  // 5 declared
+  trace.mutable_events(0)->set_stream(9);                    // and one more
+  write_message(trace, dir_ / "streams.pb");
+  EXPECT_THAT(error_of(dir_ / "streams.pb"),
+              HasSubstr("streams.pb: num_ranks x streams: must be at most 4194304, got 1048576 ranks x 6 streams"));
+  trace.set_num_ranks(1u << 17);
+  write_message(trace, dir_ / "fits.pb");
+  EXPECT_EQ(read_trace(dir_ / "fits.pb").num_ranks(), 1u << 17);
 }
 
 }  // namespace
