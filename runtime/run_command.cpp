@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/input_limits.h"
 #include "runtime/comm_plan.h"
 #include "runtime/fault_signals.h"
 #include "runtime/mpi/clock_sync.h"
@@ -124,8 +125,13 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   if (o.backend != "cpu" && o.backend != "cuda") {
     throw InputError(fmt::format("eppsim-run: --backend: must be cpu or cuda, got '{}'", o.backend));
   }
-  if (o.warmup_steps < 0) throw InputError(fmt::format("eppsim-run: --warmup-steps: must be >= 0, got {}", o.warmup_steps));
-  if (o.steps < 1) throw InputError(fmt::format("eppsim-run: --steps: must be >= 1, got {}", o.steps));
+  if (o.warmup_steps < 0 || o.warmup_steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
+    throw InputError(fmt::format("eppsim-run: --warmup-steps: must be in [0, {}], got {}", limits::kMaxMeasuredSteps,
+                                 o.warmup_steps));
+  }
+  if (o.steps < 1 || o.steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
+    throw InputError(fmt::format("eppsim-run: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps, o.steps));
+  }
   if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
   if (!fault.empty()) o.fault = parse_fault(fault);
   return o;

@@ -17,6 +17,7 @@
 
 #include "models/errors.h"
 #include "models/interrupt.h"
+#include "traces/proto_io.h"
 
 namespace eppsim {
 namespace fs = std::filesystem;
@@ -123,6 +124,14 @@ void OutputDirectory::commit() {
     fs::remove_all(staging_, error);  // now the old directory
   }
   committed_ = true;
+}
+
+std::filesystem::path write_partial_trace(const proto::Trace& partial, const std::filesystem::path& dir) {
+  std::filesystem::path kept = dir.lexically_normal();
+  if (!kept.has_filename()) kept = kept.parent_path();
+  kept += ".interrupted-trace.pb";
+  write_message(partial, kept);
+  return kept;
 }
 
 }  // namespace eppsim

@@ -13,7 +13,15 @@
 // directory or one of its parents) is an InputError naming DIR and the rule.
 #include <filesystem>
 
+#include "traces/trace.pb.h"
+
 namespace eppsim {
+
+// A step interrupted by SIGINT or SIGTERM (StepInterrupted,
+// traces/executor/step_incomplete.h) keeps the trace of what finished in
+// DIR.interrupted-trace.pb beside its output directory DIR, which keeps what
+// it held before. Writes it atomically and returns its path.
+std::filesystem::path write_partial_trace(const proto::Trace& partial, const std::filesystem::path& dir);
 
 // A lock on an output directory for the whole of a run, so that two runs
 // into one directory never interleave: flock(2) on `.NAME.eppsim-lock` beside

@@ -23,6 +23,7 @@
 #include "models/transformer_spec.h"
 #include "models/utf8.h"
 #include "sim/calibrate.h"
+#include "sim/cli/command_options.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/output_directory.h"
@@ -49,97 +50,7 @@ namespace fs = std::filesystem;
 namespace eppsim {
 namespace {
 
-// ---------------------------------------------------------------- options
-
-void add_output_option(po::options_description& options) {
-  options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
-}
-
-void add_outputs_option(po::options_description& options) {
-  options.add_options()("outputs", po::value<std::string>()->default_value("all"),
-                        "heavy files to write: all, none, or a list of trace (trace.pb), chrome (trace.json), csv "
-                        "(ops.csv, memory.csv), schedule (schedule.pb); report, timings, scenario and ranks.csv "
-                        "are always written");
-}
-
-void add_html_option(po::options_description& options) {
-  options.add_options()("html", po::bool_switch(),
-                        "also write DIR/report.html: summary, plots and links to the trace files in one page "
-                        "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
-}
-
-RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
-
-void add_scenario_option(po::options_description& options) {
-  options.add_options()("scenario", po::value<std::string>()->required(), "scenario file (.textproto)");
-}
-
-void add_engine_option(po::options_description& options) {
-  options.add_options()("engine", po::value<std::string>(),
-                        fmt::format("simulation engine: {} (overrides simulation.engine)", fmt::join(engine_names(), ", "))
-                            .c_str());
-}
-
-void add_set_option(po::options_description& options, std::string_view example) {
-  options.add_options()("set", po::value<std::vector<std::string>>()->composing(),
-                        fmt::format("override a scenario field, e.g. --set {} (repeatable)", example).c_str());
-}
-
-void add_strategies_option(po::options_description& options, const std::string& default_list) {
-  options.add_options()("strategies", po::value<std::string>(),
-                        fmt::format("comma-separated strategies to compare, in order (default {})", default_list).c_str());
-}
-
-void add_scenario_options(po::options_description& options) {
-  options.add_options()("strategy", po::value<std::string>(), "planner to use (overrides plan.strategy)");
-  add_engine_option(options);
-  add_set_option(options, "plan.packed_1f1b.pipeline_stages=8");
-}
-
-std::vector<std::string> overrides_from(const po::variables_map& vars) {
-  std::vector<std::string> overrides;
-  if (vars.count("strategy")) overrides.push_back("plan.strategy=" + vars["strategy"].as<std::string>());
-  if (vars.count("engine")) overrides.push_back("simulation.engine=" + vars["engine"].as<std::string>());
-  if (vars.count("set")) {
-    for (const auto& s : vars["set"].as<std::vector<std::string>>()) overrides.push_back(s);
-  }
-  return overrides;
-}
-
 // ---------------------------------------------------------------- handlers
-
-// A step interrupted by SIGINT or SIGTERM: what finished so far goes to
-// OUT.interrupted-trace.pb beside the output directory, which keeps what it
-// held before (sim/output_directory.h).
-void keep_partial_trace(const proto::Trace& partial, const fs::path& out) {
-  fs::path kept = out.lexically_normal();
-  if (!kept.has_filename()) kept = kept.parent_path();
-  kept += ".interrupted-trace.pb";
-  try {
-    write_message(partial, kept);
-    const auto& incomplete = partial.incomplete();
-    std::cerr << fmt::format("eppsim: kept the trace of what finished so far ({} of {} ops, up to {:.6f} s simulated) "
-                             "in {}\n",
-                             incomplete.ops_done(), incomplete.ops_total(),
-                             static_cast<double>(incomplete.stopped_ns()) * 1e-9, kept.string());
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("eppsim: could not keep the partial trace in {}: {}\n", kept.string(), e.what());
-  }
-}
-
-// The -o of a command that writes files into a directory (diff, validate,
-// topo): it must be a directory or not exist yet. Checked before any work.
-fs::path output_directory_of(const po::variables_map& vars) {
-  const fs::path out = vars["output"].as<std::string>();
-  std::error_code error;
-  const auto status = fs::status(out, error);
-  if (fs::exists(status) && !fs::is_directory(status)) {
-    throw InputError(fmt::format("{}: exists and is not a directory; this command writes its files into a directory "
-                                 "(give a new or existing directory)",
-                                 out.string()));
-  }
-  return out;
-}
 
 // Held for the whole of a command that writes --output (sim/output_directory.h).
 OutputLock lock_output(const po::variables_map& vars) { return OutputLock(vars["output"].as<std::string>()); }
@@ -195,9 +106,6 @@ int run_comparison(const ResolvedScenario& scenario, const std::vector<std::stri
   return 0;
 }
 
-std::vector<std::string> strategies_from(const po::variables_map& vars, std::vector<std::string> fallback) {
-  return vars.count("strategies") ? parse_strategy_list(vars["strategies"].as<std::string>()) : fallback;
-}
 
 int command_compare(const po::variables_map& vars) {
   const auto strategies = strategies_from(vars, planner_names());
@@ -228,16 +136,6 @@ int command_plan(const po::variables_map& vars) {
   return 0;
 }
 
-std::optional<fs::path> comm_groups_from(const po::variables_map& vars) {
-  if (!vars.count("comm-groups")) return std::nullopt;
-  return fs::path(vars["comm-groups"].as<std::string>());
-}
-
-void add_comm_groups_option(po::options_description& options) {
-  options.add_options()("comm-groups", po::value<std::string>(),
-                        "a Chakra prefix's communicator-group file (ASTRA-sim's JSON; default PREFIX.comm_groups.json "
-                        "when it exists)");
-}
 
 int command_sim(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
@@ -327,6 +225,10 @@ int command_testbed(const po::variables_map& vars) {
   request.backend = vars["backend"].as<std::string>();
   if (vars.count("runtime-dir")) request.runtime_dir = vars["runtime-dir"].as<std::string>();
   request.measured_steps = vars["steps"].as<std::uint32_t>();
+  if (request.measured_steps < 1 || request.measured_steps > limits::kMaxMeasuredSteps) {
+    throw InputError(fmt::format("testbed: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps,
+                                 request.measured_steps));
+  }
   const auto result = run_testbed(request);
   std::cout << fmt::format("eppsim testbed: {}\n  simulated    {:.4f} s per step\n  measured     {:.4f} s per step\n"
                            "  error        {:+.1f}%\n  wrote        {}/{{calibration.textproto, simulated/, measured/, "
@@ -589,6 +491,20 @@ std::string option_names(const po::options_description& options) {
   std::vector<std::string> names;
   for (const auto& option : options.options()) names.push_back("--" + option->long_name());
   return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// What an interrupted step finished, kept beside its output directory.
+void keep_partial_trace(const proto::Trace& partial, const fs::path& out) {
+  try {
+    const fs::path kept = write_partial_trace(partial, out);
+    const auto& incomplete = partial.incomplete();
+    std::cerr << fmt::format("eppsim: kept the trace of what finished so far ({} of {} ops, up to {:.6f} s simulated) "
+                             "in {}\n",
+                             incomplete.ops_done(), incomplete.ops_total(),
+                             static_cast<double>(incomplete.stopped_ns()) * 1e-9, kept.string());
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("eppsim: could not keep the partial trace beside {}: {}\n", out.string(), e.what());
+  }
 }
 
 int run_command(const Command& command, const std::vector<std::string>& args) {

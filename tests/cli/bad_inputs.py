@@ -462,6 +462,8 @@ CASES = [
     Case("cli-replay-bad-compute", "command line", "replay --compute of an unknown mode",
          ["replay", "{b}/run/trace.pb", "--cluster", "{b}/s.textproto", "--compute", "guess", "-o", "{d}/out"],
          "--compute: unknown value 'guess'"),
+    Case("cli-testbed-too-many-steps", "command line", "testbed --steps past its bound",
+         ["testbed", "{b}/s.textproto", "--steps", "1000000", "-o", "{d}/out"], "testbed: --steps: must be in [1, 1000], got 1000000"),
     Case("cli-testbed-bad-backend", "command line", "testbed --backend of an unknown backend",
          ["testbed", "{b}/s.textproto", "--backend", "abacus", "-o", "{d}/out"], "testbed: --backend: must be cpu or cuda, got 'abacus'"),
     Case("cli-bad-log", "command line", "--log of an unknown level",

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "traces/proto_io.h"
 
 namespace eppsim {
 namespace {
@@ -98,6 +99,19 @@ TEST_F(OutputDirectoryTest, AKilledRunsStagingIsRemovedByTheNextRun) {
   OutputDirectory out(root_ / "out");
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(other));
+}
+
+TEST_F(OutputDirectoryTest, APartialTraceLiesBesideTheDirectory) {
+  proto::Trace partial;
+  partial.set_num_ranks(2);
+  partial.mutable_incomplete()->set_reason("interrupted by SIGINT");
+  const fs::path kept = write_partial_trace(partial, root_ / "out" / "");
+  EXPECT_EQ(kept, root_ / "out.interrupted-trace.pb");
+  EXPECT_EQ(write_partial_trace(partial, root_ / "out"), kept);
+  proto::Trace read;
+  read_message(kept, &read);
+  EXPECT_EQ(read.incomplete().reason(), "interrupted by SIGINT");
+  EXPECT_THAT(entries(), ::testing::ElementsAre("out.interrupted-trace.pb"));  // nothing else, no temporary file
 }
 
 TEST_F(OutputDirectoryTest, ReplacesOnlyWhatEppsimWrote) {

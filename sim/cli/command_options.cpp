@@ -1,0 +1,98 @@
+#include "sim/cli/command_options.h"
+
+#include <system_error>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/errors.h"
+#include "sim/compare.h"
+#include "sim/engine/engine_registry.h"
+
+namespace eppsim {
+
+namespace fs = std::filesystem;
+
+void add_output_option(po::options_description& options) {
+  options.add_options()("output,o", po::value<std::string>()->default_value("eppsim-out"), "output directory");
+}
+
+void add_outputs_option(po::options_description& options) {
+  options.add_options()("outputs", po::value<std::string>()->default_value("all"),
+                        "heavy files to write: all, none, or a list of trace (trace.pb), chrome (trace.json), csv "
+                        "(ops.csv, memory.csv), schedule (schedule.pb); report, timings, scenario and ranks.csv "
+                        "are always written");
+}
+
+void add_html_option(po::options_description& options) {
+  options.add_options()("html", po::bool_switch(),
+                        "also write DIR/report.html: summary, plots and links to the trace files in one page "
+                        "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
+}
+
+RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
+
+void add_scenario_option(po::options_description& options) {
+  options.add_options()("scenario", po::value<std::string>()->required(), "scenario file (.textproto)");
+}
+
+void add_engine_option(po::options_description& options) {
+  options.add_options()("engine", po::value<std::string>(),
+                        fmt::format("simulation engine: {} (overrides simulation.engine)", fmt::join(engine_names(), ", "))
+                            .c_str());
+}
+
+void add_set_option(po::options_description& options, std::string_view example) {
+  options.add_options()("set", po::value<std::vector<std::string>>()->composing(),
+                        fmt::format("override a scenario field, e.g. --set {} (repeatable)", example).c_str());
+}
+
+void add_strategies_option(po::options_description& options, const std::string& default_list) {
+  options.add_options()("strategies", po::value<std::string>(),
+                        fmt::format("comma-separated strategies to compare, in order (default {})", default_list).c_str());
+}
+
+void add_scenario_options(po::options_description& options) {
+  options.add_options()("strategy", po::value<std::string>(), "planner to use (overrides plan.strategy)");
+  add_engine_option(options);
+  add_set_option(options, "plan.packed_1f1b.pipeline_stages=8");
+}
+
+std::vector<std::string> overrides_from(const po::variables_map& vars) {
+  std::vector<std::string> overrides;
+  if (vars.count("strategy")) overrides.push_back("plan.strategy=" + vars["strategy"].as<std::string>());
+  if (vars.count("engine")) overrides.push_back("simulation.engine=" + vars["engine"].as<std::string>());
+  if (vars.count("set")) {
+    for (const auto& s : vars["set"].as<std::vector<std::string>>()) overrides.push_back(s);
+  }
+  return overrides;
+}
+
+std::vector<std::string> strategies_from(const po::variables_map& vars, std::vector<std::string> fallback) {
+  return vars.count("strategies") ? parse_strategy_list(vars["strategies"].as<std::string>()) : fallback;
+}
+
+std::optional<fs::path> comm_groups_from(const po::variables_map& vars) {
+  if (!vars.count("comm-groups")) return std::nullopt;
+  return fs::path(vars["comm-groups"].as<std::string>());
+}
+
+void add_comm_groups_option(po::options_description& options) {
+  options.add_options()("comm-groups", po::value<std::string>(),
+                        "a Chakra prefix's communicator-group file (ASTRA-sim's JSON; default PREFIX.comm_groups.json "
+                        "when it exists)");
+}
+
+fs::path output_directory_of(const po::variables_map& vars) {
+  const fs::path out = vars["output"].as<std::string>();
+  std::error_code error;
+  const auto status = fs::status(out, error);
+  if (fs::exists(status) && !fs::is_directory(status)) {
+    throw InputError(fmt::format("{}: exists and is not a directory; this command writes its files into a directory "
+                                 "(give a new or existing directory)",
+                                 out.string()));
+  }
+  return out;
+}
+
+}  // namespace eppsim

@@ -1,0 +1,38 @@
+#pragma once
+// The command-line options the eppsim commands share (sim/cli/main.cpp's
+// command table picks them per command) and how their values are read.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "sim/run.h"
+
+namespace eppsim {
+
+namespace po = boost::program_options;
+
+void add_output_option(po::options_description& options);     // -o DIR (default eppsim-out)
+void add_outputs_option(po::options_description& options);    // --outputs: which heavy files
+void add_html_option(po::options_description& options);       // --html
+void add_scenario_option(po::options_description& options);   // the scenario file, positional
+void add_engine_option(po::options_description& options);     // --engine
+void add_set_option(po::options_description& options, std::string_view example);  // --set FIELD=VALUE
+void add_strategies_option(po::options_description& options, const std::string& default_list);
+void add_scenario_options(po::options_description& options);  // --strategy, --engine, --set
+void add_comm_groups_option(po::options_description& options);  // --comm-groups (Chakra)
+
+RunOutputs outputs_from(const po::variables_map& vars);
+// --strategy, --engine and --set as scenario overrides, in that order.
+std::vector<std::string> overrides_from(const po::variables_map& vars);
+std::vector<std::string> strategies_from(const po::variables_map& vars, std::vector<std::string> fallback);
+std::optional<std::filesystem::path> comm_groups_from(const po::variables_map& vars);
+
+// The -o of a command that writes files into a directory (diff, validate,
+// topo): it must be a directory or not exist yet. Checked before any work.
+std::filesystem::path output_directory_of(const po::variables_map& vars);
+
+}  // namespace eppsim
