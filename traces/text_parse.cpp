@@ -5,6 +5,8 @@
 #include <cctype>
 #include <utility>
 #include <limits>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -35,6 +37,18 @@ class FirstErrorCollector final : public google::protobuf::io::ErrorCollector {
   std::optional<TextParseError> error_;
 };
 
+// Line `number` (1-based) of `text`, without its newline; nullopt past the end.
+std::optional<std::string_view> line_of(std::string_view text, int number) {
+  std::size_t begin = 0;
+  for (int line = 1; line < number; ++line) {
+    begin = text.find('\n', begin);
+    if (begin == std::string_view::npos) return std::nullopt;
+    ++begin;
+  }
+  const std::size_t end = std::min(text.find('\n', begin), text.size());
+  return text.substr(begin, end - begin);
+}
+
 // protobuf reports an unknown or repeated field at the token after its name
 // (the ':' or '{'); move the column back to the name itself, which is where
 // people look. Columns count a tab up to the next multiple of 8, as
@@ -50,15 +64,9 @@ void point_at_field_name(std::string_view text, TextParseError& error) {
     break;
   }
   if (name.empty() || error.line <= 0) return;
-  // The error's line.
-  std::size_t line_begin = 0;
-  for (int line = 1; line < error.line; ++line) {
-    line_begin = text.find('\n', line_begin);
-    if (line_begin == std::string_view::npos) return;
-    ++line_begin;
-  }
-  const std::size_t line_end = std::min(text.find('\n', line_begin), text.size());
-  const std::string_view line = text.substr(line_begin, line_end - line_begin);
+  const auto found = line_of(text, error.line);
+  if (!found) return;
+  const std::string_view line = *found;
   // Byte offset of each column; the last occurrence of the name that starts
   // before the reported column wins.
   std::vector<int> column_of(line.size() + 1, 0);
@@ -90,14 +98,9 @@ std::pair<int, int> line_and_column(std::string_view text, std::size_t offset) {
 // field: prefix the name that precedes the error's column on its line.
 void name_the_field(std::string_view text, TextParseError& error) {
   if (error.line <= 0 || error.message.find('"') != std::string::npos) return;
-  std::size_t line_begin = 0;
-  for (int line = 1; line < error.line; ++line) {
-    line_begin = text.find('\n', line_begin);
-    if (line_begin == std::string_view::npos) return;
-    ++line_begin;
-  }
-  const std::size_t line_end = std::min(text.find('\n', line_begin), text.size());
-  std::string_view before = text.substr(line_begin, std::min<std::size_t>(line_end - line_begin, error.column - 1));
+  const auto line = line_of(text, error.line);
+  if (!line) return;
+  std::string_view before = line->substr(0, std::min<std::size_t>(line->size(), error.column - 1));
   while (!before.empty() && (before.back() == ' ' || before.back() == '\t' || before.back() == ':')) before.remove_suffix(1);
   std::size_t begin = before.size();
   while (begin > 0 && (std::isalnum(static_cast<unsigned char>(before[begin - 1])) || before[begin - 1] == '_')) --begin;
