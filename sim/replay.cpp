@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
-#include "models/input_limits.h"
 #include "models/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
@@ -39,15 +38,7 @@ GpuSpec recorded_gpu(const std::filesystem::path& scenario) {
 proto::Schedule read_schedule_file(const std::filesystem::path& path) {
   proto::Schedule schedule;
   read_message(path, &schedule);
-  if (schedule.num_ranks() == 0) {
-    throw InputError(fmt::format("{}: num_ranks: must be > 0, got 0 (an empty schedule: is the file empty, truncated or "
-                                 "not a Schedule?)",
-                                 path.string()));
-  }
-  if (schedule.num_ranks() > limits::kMaxRanks) {
-    throw InputError(fmt::format("{}: num_ranks: must be <= {} (the bound of models/input_limits.h), got {}",
-                                 path.string(), limits::kMaxRanks, schedule.num_ranks()));
-  }
+  check_num_ranks(schedule, schedule.num_ranks(), path);
   try {
     validate_schedule(schedule);
   } catch (const InputError& e) {

@@ -246,4 +246,20 @@ void read_message(const std::filesystem::path& path, google::protobuf::Message* 
   read_message(path, message, proto_format_for(path));
 }
 
+void check_num_ranks(const google::protobuf::Message& message, std::uint32_t num_ranks,
+                     const std::filesystem::path& path) {
+  const std::string& type = message.GetDescriptor()->name();
+  if (num_ranks == 0) {
+    std::string kind = type;
+    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::tolower(c); });
+    throw InputError(fmt::format("{}: num_ranks: must be > 0, got 0 (an empty {}: is the file empty, truncated or not "
+                                 "a {}?)",
+                                 path.string(), kind, type));
+  }
+  if (num_ranks > limits::kMaxRanks) {
+    throw InputError(fmt::format("{}: num_ranks: must be <= {} (the bound of models/input_limits.h), got {}",
+                                 path.string(), limits::kMaxRanks, num_ranks));
+  }
+}
+
 }  // namespace eppsim

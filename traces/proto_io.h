@@ -53,4 +53,10 @@ void write_message(const google::protobuf::Message& message, const std::filesyst
 void read_message(const std::filesystem::path& path, google::protobuf::Message* message, ProtoFormat format);
 void read_message(const std::filesystem::path& path, google::protobuf::Message* message);
 
+// The num_ranks a Schedule or Trace just read from `path` declares, checked
+// before anything is sized by it: > 0 (0 is an empty, truncated or foreign
+// file) and <= limits::kMaxRanks. InputError naming the path and the field.
+void check_num_ranks(const google::protobuf::Message& message, std::uint32_t num_ranks,
+                     const std::filesystem::path& path);
+
 }  // namespace eppsim

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
-#include "models/input_limits.h"
 #include "traces/proto_io.h"
 
 namespace eppsim {
@@ -64,15 +63,7 @@ proto::Trace read_trace(const std::filesystem::path& path) {
   proto::Trace trace;
   read_message(file, &trace);
   // Checked before anything is sized by num_ranks or indexed by an event's rank.
-  if (trace.num_ranks() == 0) {
-    throw InputError(fmt::format("{}: num_ranks: must be > 0, got 0 (an empty trace: is the file empty, truncated or "
-                                 "not a Trace?)",
-                                 file.string()));
-  }
-  if (trace.num_ranks() > limits::kMaxRanks) {
-    throw InputError(fmt::format("{}: num_ranks: must be <= {} (the bound of models/input_limits.h), got {}",
-                                 file.string(), limits::kMaxRanks, trace.num_ranks()));
-  }
+  check_num_ranks(trace, trace.num_ranks(), file);
   for (int i = 0; i < trace.events_size(); ++i) {
     if (trace.events(i).rank() >= trace.num_ranks()) {
       throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
