@@ -2,7 +2,10 @@
 # Reruns a paper reproduction: every scenario of scenarios/SET/ through
 # `eppsim compare` with the strategies scenarios/SET/paper.json lists, then
 # writes scenarios/SET/RESULTS.md (our numbers beside the paper's) and a bar chart
-# per scenario (OUT_DIR/SCENARIO/compare.png).
+# per scenario (OUT_DIR/SCENARIO/compare.png). With an "ablation" in paper.json,
+# it also reruns every scenario once per ablation step (the step's --set
+# overrides, effects switched on in turn) into OUT_DIR/ablation/STEP/SCENARIO,
+# and RESULTS.md shows how each speedup moves.
 #   bash scripts/reproduce.sh flexsp [OUT_DIR]
 # Needs a built tree (scripts/build.sh); OUT_DIR defaults to eppsim-out/reproduce-SET.
 set -euo pipefail
@@ -19,5 +22,23 @@ for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for 
   "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${strategies}" -o "${out}/${scenario}" >&2
   /usr/bin/python3 plots/compare.py "${out}/${scenario}" >&2  # speedups against the first strategy
 done
+# One line per ablation step: its index, then its overrides as --set arguments.
+ablation="$(python3 -c '
+import json, sys
+paper = json.load(open(sys.argv[1]))
+for i, step in enumerate(paper.get("ablation", {}).get("steps", [])):
+    print(i, " ".join("--set " + s for s in step["set"]))
+' "${dir}/paper.json")"
+if [[ -n "${ablation}" ]]; then
+  ablation_strategies="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["ablation"]["strategies"]))' "${dir}/paper.json")"
+  while read -r step sets; do
+    for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"]))' "${dir}/paper.json"); do
+      echo "reproduce: ablation step ${step}, ${scenario}" >&2
+      # shellcheck disable=SC2086  # the overrides are words by design
+      "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${ablation_strategies}" ${sets} \
+        -o "${out}/ablation/${step}/${scenario}" >&2
+    done
+  done <<< "${ablation}"
+fi
 python3 scripts/reproduction_table.py "${dir}/paper.json" "${out}" "${dir}/RESULTS.md"
 echo "reproduce: wrote ${dir}/RESULTS.md" >&2

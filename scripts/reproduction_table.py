@@ -8,6 +8,12 @@ compare and, per scenario, the paper's speedups ("a/b": how many times faster a
 is than b) and the step time of one strategy. RUNS_DIR holds one
 `eppsim compare` output folder per scenario (SCENARIO/compare.json). OUT_MD is
 written atomically; the same runs give the same file, byte for byte.
+
+With an "ablation" in PAPER_JSON (steps, each switching one more modelling
+effect on with `--set` overrides, and the pairs to follow), RUNS_DIR also
+holds ablation/STEP/SCENARIO/compare.json for step 0, 1, ... (scripts/
+reproduce.sh runs them), and OUT_MD gains a table per pair: how the speedup
+moves as each effect is switched on.
 """
 import json
 import os
@@ -30,6 +36,54 @@ def load_json(path):
 
 def fmt_x(value):
     return "—" if value is None else f"{value:.2f}×"
+
+
+def markdown_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def ablation_lines(paper, runs_dir):
+    """The ablation section: per pair, one row per step (effects switched on
+    cumulatively), one column per setting, the paper's speedups last."""
+    ablation = paper["ablation"]
+    for key in ("steps", "pairs", "strategies"):
+        if key not in ablation:
+            fail(f"ablation: missing field '{key}'")
+    names = paper["names"]
+    rows = paper["rows"]
+    steps = {}  # (step index, scenario) -> {strategy: step time}
+    for i, _ in enumerate(ablation["steps"]):
+        for row in rows:
+            comparison = load_json(os.path.join(runs_dir, "ablation", str(i), row["scenario"], "compare.json"))
+            steps[(i, row["scenario"])] = {r["strategy"]: r["step_time_s"] for r in comparison.get("records", [])}
+    lines = ["## Which modelling effects make the gaps", ""]
+    lines.append("Each row switches one more effect of the model on (`--set` overrides in paper.json's "
+                 "\"ablation\"), from eppsim's earlier model (roofline compute, communication that neither shares "
+                 "endpoints nor slows compute) to the model the scenarios ship with; speedups of "
+                 f"{', '.join(f'`{s}`' for s in ablation['strategies'])} on each setting. "
+                 "A strategy that could not run shows as —.")
+    lines.append("")
+    for step_index, step in enumerate(ablation["steps"]):
+        sets = " ".join(f"`{s}`" for s in step["set"])
+        lines.append(f"{step_index}. {step['label']}: {sets}")
+    lines.append("")
+    for a, b in ablation["pairs"]:
+        lines.append(f"### {names[a]} over {names[b]}")
+        lines.append("")
+        header = ["effects on"] + [row["label"] for row in rows]
+        table_rows = []
+        for i, step in enumerate(ablation["steps"]):
+            cells = [f"{i}. {step['label']}"]
+            for row in rows:
+                t = steps[(i, row["scenario"])]
+                cells.append(fmt_x(t[b] / t[a] if a in t and b in t else None))
+            table_rows.append(cells)
+        table_rows.append(["paper"] + [fmt_x(row["speedup"].get(f"{a}/{b}")) for row in rows])
+        lines += markdown_table(header, table_rows)
+        lines.append("")
+    return lines
 
 
 def main(argv):
@@ -94,11 +148,7 @@ def main(argv):
             cells.append(f"{fmt_x(paper['maxima'].get(key))} · {fmt_x(mine)}")
         x_rows.append(cells)
 
-    def table(header, rows):
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(r) + " |" for r in rows]
-        return out
-
+    table = markdown_table
     lines.append("## Step time")
     lines.append("")
     lines += table(header_steps, step_rows)
@@ -118,6 +168,9 @@ def main(argv):
             lines.append(f"- {names[a]} over {names[b]}: mean {mean:+.1%}, largest {worst:+.1%} ({len(d)} {settings})")
         else:
             lines.append(f"- {names[a]} over {names[b]}: no setting with both numbers")
+    if "ablation" in paper:
+        lines.append("")
+        lines += ablation_lines(paper, runs_dir)[:-1]
     if failures:
         lines.append("")
         lines.append("## Strategies that could not run")
