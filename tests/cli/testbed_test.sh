@@ -26,4 +26,8 @@ assert v["ranks"] == 2, v["ranks"]
 assert v["measured_engine"] == "cpu", v["measured_engine"]
 assert abs(error) < 0.5, f"step-time error {error:+.3f} beyond the loose bound of 50%"
 PY
+# The README's row for this scenario (scripts/validation_table.py): step and compute errors.
+row=$(/usr/bin/python3 "$source_dir/scripts/validation_table.py" "$out/tb" | tail -n 1)
+echo "$row"
+[[ "$row" == "| tb | "*" s | "*"% | "*"% | "*"% |" ]] || { echo "FAIL validation_table row: $row"; exit 1; }
 echo "PASS testbed $scenario"
