@@ -15,12 +15,6 @@ namespace {
 constexpr double kBackwardGemmFactor = 2.0;       // input gradients + weight gradients
 constexpr double kBackwardAttentionFactor = 2.5;  // FlashAttention recomputes the scores
 
-std::uint64_t chunk_tokens(const ChunkWork& work) {
-  std::uint64_t tokens = 0;
-  for (const Segment& seg : work.segments) tokens += seg.tokens;
-  return tokens;
-}
-
 // Sum over segments of the causal query-key pairs: s*c + s*(s+1)/2.
 double attention_pairs(const ChunkWork& work) {
   double pairs = 0.0;
@@ -38,6 +32,34 @@ double lm_head_forward_flops(const TransformerSpec& model, std::uint64_t tokens)
 }
 
 double pass_gemm_factor(Pass pass) { return pass == Pass::Backward ? kBackwardGemmFactor : 1.0; }
+
+void check_fit(std::string_view which, const CalibratedFit& fit) {
+  if (!std::isfinite(fit.alpha1_s_per_token2) || !std::isfinite(fit.alpha2_s_per_token) || !std::isfinite(fit.beta_s)) {
+    throw InputError(fmt::format("compute cost: {} fit must be finite, got alpha1 {} alpha2 {} beta {}", which,
+                                 fit.alpha1_s_per_token2, fit.alpha2_s_per_token, fit.beta_s));
+  }
+}
+
+// Parameters of one layer's PRE_ATTENTION part: the first norm, the Q, K and V
+// projections and (GPT) their biases; POST_ATTENTION holds the rest of the layer.
+double pre_attention_params(const TransformerSpec& model) {
+  const double h = model.hidden_size;
+  const double kv = model.kv_dim();
+  const bool gpt = model.ffn_kind == FfnKind::Gelu;
+  const double qkv = h * h + 2.0 * h * kv + (gpt ? h + 2.0 * kv : 0.0);
+  const double norm = gpt ? 2.0 * h : h;
+  return qkv + norm;
+}
+
+std::uint32_t shards_of(const ComputeWork& work) { return work.shards > 1 ? work.shards : 1; }
+
+}  // namespace
+
+std::uint64_t chunk_tokens(const ChunkWork& work) {
+  std::uint64_t tokens = 0;
+  for (const Segment& seg : work.segments) tokens += seg.tokens;
+  return tokens;
+}
 
 Bytes whole_bytes(double bytes) {
   const double rounded = std::round(bytes);
@@ -63,28 +85,6 @@ void check_gpu(const GpuSpec& gpu) {
   }
 }
 
-void check_fit(std::string_view which, const CalibratedFit& fit) {
-  if (!std::isfinite(fit.alpha1_s_per_token2) || !std::isfinite(fit.alpha2_s_per_token) || !std::isfinite(fit.beta_s)) {
-    throw InputError(fmt::format("compute cost: {} fit must be finite, got alpha1 {} alpha2 {} beta {}", which,
-                                 fit.alpha1_s_per_token2, fit.alpha2_s_per_token, fit.beta_s));
-  }
-}
-
-// Parameters of one layer's PRE_ATTENTION part: the first norm, the Q, K and V
-// projections and (GPT) their biases; POST_ATTENTION holds the rest of the layer.
-double pre_attention_params(const TransformerSpec& model) {
-  const double h = model.hidden_size;
-  const double kv = model.kv_dim();
-  const bool gpt = model.ffn_kind == FfnKind::Gelu;
-  const double qkv = h * h + 2.0 * h * kv + (gpt ? h + 2.0 * kv : 0.0);
-  const double norm = gpt ? 2.0 * h : h;
-  return qkv + norm;
-}
-
-std::uint32_t shards_of(const ComputeWork& work) { return work.shards > 1 ? work.shards : 1; }
-
-// A part's share of the whole when nothing is computed (no tokens): the weights
-// its layers read, the only traffic left.
 double weight_share(const TransformerSpec& model, const ChunkWork& work, LayerPart part) {
   const double layers = work.layer_count;
   const double head = work.includes_lm_head ? static_cast<double>(model.hidden_size) * model.vocab_size : 0.0;
@@ -99,8 +99,6 @@ double weight_share(const TransformerSpec& model, const ChunkWork& work, LayerPa
   }
   return 1.0;
 }
-
-}  // namespace
 
 FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work) {
   const std::uint64_t tokens = chunk_tokens(work);

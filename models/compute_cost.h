@@ -19,7 +19,8 @@
 //                   layer's weights; with the model's last layer, the LM head
 //   WHOLE           all three. The embedding (first layer) moves bytes only.
 //
-// Two time models behind one interface; both return this rank's share when the
+// Three time models behind one interface (the third, ShapedComputeCost, prices
+// each kernel by its shape: models/shaped_compute_cost.h); all return this rank's share when the
 // chunk is split over `shards` GPUs:
 //   AnalyticComputeCost: roofline, max(gemm/(peak*gemm_eff) + attn/(peak*attn_eff),
 //                        traffic / HBM bandwidth) of the whole layers, divided by
@@ -34,6 +35,7 @@
 //                        knows no parts); the LM head goes to POST_ATTENTION.
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "models/chunk.h"
 #include "models/cost_model.h"
@@ -70,6 +72,19 @@ FlopCount part_flops(const TransformerSpec& model, Pass pass, const ChunkWork& w
 // embedding row read and written, the LM head's weights and fp32 logits; backward
 // moves each twice (read, and its gradient written). Recompute equals forward.
 Bytes chunk_memory_traffic(const TransformerSpec& model, Pass pass, const ChunkWork& work);
+
+// Shared by the compute models (analytic, calibrated, shaped):
+// New tokens of the chunk (all segments).
+std::uint64_t chunk_tokens(const ChunkWork& work);
+// A part's share of a pass when nothing is computed (no tokens): the share of the
+// weights its layers read, the only traffic left (ATTENTION has none).
+double weight_share(const TransformerSpec& model, const ChunkWork& work, LayerPart part);
+// `bytes` rounded to whole bytes; throws std::overflow_error past 2^64.
+Bytes whole_bytes(double bytes);
+// Throw InputError naming `what` for an efficiency outside (0, 1], or a GPU
+// without a positive, finite peak and HBM bandwidth.
+void check_efficiency(std::string_view what, double value);
+void check_gpu(const GpuSpec& gpu);
 
 class ComputeCostModel {
  public:

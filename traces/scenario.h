@@ -24,6 +24,7 @@
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
 #include "models/length_distribution.h"
+#include "models/shaped_compute_cost.h"
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
 #include "models/transformer_spec.h"
@@ -101,6 +102,9 @@ struct ResolvedScenario {
   // r on the r-th usable GPU, node_of_rank) of all usable GPUs.
   // traces/cost_model_factory.h builds one for another placement.
   std::shared_ptr<const ComputeCostModel> compute_cost;
+  // cost_model.compute SHAPED: its parameters, cost_model.shaped over the GPU's
+  // defaults (models/shaped_compute_cost.h); unset for the other compute models.
+  std::optional<ShapedComputeParams> shaped_compute;
   NetworkPricing network_pricing = NetworkPricing::ClosedForm;
   // The calibration's collective fits (models/calibrated_network.h): when any,
   // they price the communication they cover in place of the network model.

@@ -8,6 +8,7 @@
 
 #include "models/flexsp_preset.h"
 #include "models/log.h"
+#include "models/shaped_compute_cost.h"
 #include "traces/cost_model_factory.h"
 #include "traces/proto_io.h"
 
@@ -124,6 +125,44 @@ const FlexSpModel* resolve_flexsp_preset(const std::string& name, const Transfor
   return preset;
 }
 
+// A duration of cost_model.shaped: empty is `fallback`; else parsed ("4us"),
+// at most limits::kMaxLatencySeconds.
+Seconds resolve_shaped_duration(const std::string& text, Seconds fallback, std::string_view path,
+                                const FieldLocator& where) {
+  if (text.empty()) return fallback;
+  const Seconds value = parse_unit(where, path, text, parse_seconds);
+  if (!(value.value <= limits::kMaxLatencySeconds)) {
+    where.fail(path, fmt::format("must be <= {} s (the bound of models/input_limits.h), got {}", limits::kMaxLatencySeconds,
+                                 quote_string(text)));
+  }
+  return value;
+}
+
+// cost_model.shaped over the GPU's defaults (default_shaped_params); set only
+// with compute SHAPED.
+ShapedComputeParams resolve_shaped_compute(const proto::CostModel& cost, const GpuSpec& gpu, const FieldLocator& where) {
+  const proto::ShapedCompute& shaped = cost.shaped();
+  const ShapedComputeParams defaults = default_shaped_params(gpu);
+  ShapedComputeParams p = defaults;
+  if (shaped.has_fixed_costs()) p.fixed_costs = shaped.fixed_costs();
+  p.kernel_launch =
+      resolve_shaped_duration(shaped.kernel_launch(), defaults.kernel_launch, "cost_model.shaped.kernel_launch", where);
+  p.layer_overhead =
+      resolve_shaped_duration(shaped.layer_overhead(), defaults.layer_overhead, "cost_model.shaped.layer_overhead", where);
+  p.chunk_overhead =
+      resolve_shaped_duration(shaped.chunk_overhead(), defaults.chunk_overhead, "cost_model.shaped.chunk_overhead", where);
+  p.gemm_tile_efficiency = resolve_efficiency(shaped.gemm_tile_efficiency(), defaults.gemm_tile_efficiency,
+                                              "cost_model.shaped.gemm_tile_efficiency", where);
+  p.attention_efficiency = resolve_efficiency(shaped.attention_efficiency(), defaults.attention_efficiency,
+                                              "cost_model.shaped.attention_efficiency", where);
+  if (shaped.attention_half_length() != 0) {
+    require_at_most(where, "cost_model.shaped.attention_half_length", shaped.attention_half_length(),
+                    limits::kMaxSequenceTokens);
+    p.attention_half_length_tokens = static_cast<double>(shaped.attention_half_length());
+  }
+  return p;
+}
+
 }  // namespace
 
 void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
@@ -140,8 +179,14 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
   proto::CostModel::Compute compute = cost.compute();
   if (compute == proto::CostModel::COMPUTE_DEFAULT)
     compute = has_compute_fits ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
-  if (compute != proto::CostModel::ROOFLINE && compute != proto::CostModel::CALIBRATED)
-    where.fail("cost_model.compute", fmt::format("unknown value {} (known: ROOFLINE, CALIBRATED)", static_cast<int>(compute)));
+  if (compute != proto::CostModel::ROOFLINE && compute != proto::CostModel::CALIBRATED &&
+      compute != proto::CostModel::SHAPED) {
+    where.fail("cost_model.compute",
+               fmt::format("unknown value {} (known: ROOFLINE, CALIBRATED, SHAPED)", static_cast<int>(compute)));
+  }
+  if (cost.has_shaped() && compute != proto::CostModel::SHAPED)
+    where.fail("cost_model.shaped", "is set, but cost_model.compute is not SHAPED (set compute: SHAPED, or remove it)");
+  resolved->shaped_compute.reset();
   if (compute == proto::CostModel::CALIBRATED) {
     if (!has_compute_fits) {
       where.fail("cost_model.compute",
@@ -155,6 +200,10 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
     const CalibratedFit backward = resolve_fit(calibration.backward(), "backward", calibration_where);
     resolved->compute_cost =
         std::make_shared<CalibratedComputeCost>(resolved->model, resolved->cluster.gpu, forward, backward, efficiency);
+  } else if (compute == proto::CostModel::SHAPED) {
+    resolved->shaped_compute = resolve_shaped_compute(cost, resolved->cluster.gpu, where);
+    resolved->compute_cost =
+        std::make_shared<ShapedComputeCost>(resolved->model, resolved->cluster.gpu, *resolved->shaped_compute);
   } else {
     resolved->compute_cost = std::make_shared<AnalyticComputeCost>(resolved->model, resolved->cluster.gpu, efficiency);
   }

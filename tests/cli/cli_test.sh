@@ -153,6 +153,15 @@ grep -q 'global_batch: 64' "$work/set/scenario.textproto" && grep -q 'pipeline_s
 check "rerun scenario.textproto" 0 "" -- "$eppsim" run "$work/set/scenario.textproto" -o "$work/set-again"
 cmp -s "$work/set/report.json" "$work/set-again/report.json" || { echo "FAIL scenario.textproto does not reproduce report.json"; failures=$((failures + 1)); }
 cmp -s "$work/set/scenario.textproto" "$work/set-again/scenario.textproto" || { echo "FAIL scenario.textproto is not a fixed point"; failures=$((failures + 1)); }
+# The shaped compute model, chosen and tuned by overrides; its step differs from the roofline's.
+check "shaped compute" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/shaped" \
+  --set workload.global_batch=64 --set cost_model.compute=SHAPED --set cost_model.shaped.kernel_launch=8us --outputs none
+grep -q 'compute: SHAPED' "$work/shaped/scenario.textproto" && grep -q 'kernel_launch: "8us"' "$work/shaped/scenario.textproto" ||
+  { echo "FAIL shaped: scenario.textproto lacks the --set values"; failures=$((failures + 1)); }
+check "roofline compute" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/roofline" \
+  --set workload.global_batch=64 --outputs none
+[ "$(grep '"step_time_s"' "$work/shaped/report.json")" != "$(grep '"step_time_s"' "$work/roofline/report.json")" ] ||
+  { echo "FAIL shaped: the same step time as the roofline"; failures=$((failures + 1)); }
 for f in timings.json scenario.textproto; do
   [ -s "$work/sim/$f" ] || { echo "FAIL sim: $f missing"; failures=$((failures + 1)); }
 done

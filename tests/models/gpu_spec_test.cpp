@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 
 namespace eppsim {
 namespace {
@@ -88,6 +89,32 @@ TEST(GpuPresets, UnknownNameIsNull) {
   EXPECT_EQ(find_gpu_preset("TPUv4"), nullptr);
   EXPECT_EQ(find_gpu_preset(""), nullptr);
   EXPECT_EQ(find_gpu_preset("H100"), nullptr);  // SXM and PCIe differ: no guessing
+}
+
+TEST(GpuPresets, SmCountsAndShapedDefaults) {
+  const std::pair<const char*, std::uint32_t> sms[] = {{"A100-40GB", 108}, {"A100-80GB", 108}, {"A800-80GB", 108},
+                                                       {"H100-SXM", 132},  {"H800-SXM", 132},  {"H200", 132},
+                                                       {"B200", 148}};
+  for (const auto& [name, count] : sms) {
+    const GpuSpec* gpu = find_gpu_preset(name);
+    ASSERT_NE(gpu, nullptr) << name;
+    EXPECT_EQ(gpu->sm_count, count) << name;
+    EXPECT_GT(gpu->shaped.kernel_launch.value, 0.0) << name;
+    EXPECT_GT(gpu->shaped.gemm_tile_efficiency, 0.0) << name;
+    EXPECT_LE(gpu->shaped.gemm_tile_efficiency, 1.0) << name;
+    EXPECT_GT(gpu->shaped.gemm_k_prologue, 0.0) << name;
+    EXPECT_GT(gpu->shaped.attention_efficiency, 0.0) << name;
+    EXPECT_LE(gpu->shaped.attention_efficiency, 1.0) << name;
+    EXPECT_GT(gpu->shaped.attention_half_length_tokens, 0.0) << name;
+  }
+}
+
+TEST(GpuPresets, NearestByPeak) {
+  EXPECT_EQ(nearest_gpu_preset(FlopsPerSecond(312e12)).name, "A100-40GB");  // the first of equals
+  EXPECT_EQ(nearest_gpu_preset(FlopsPerSecond(500e12)).name, "A100-40GB");
+  EXPECT_EQ(nearest_gpu_preset(FlopsPerSecond(600e12)).name, "H100-SXM");
+  EXPECT_EQ(nearest_gpu_preset(FlopsPerSecond(5e15)).name, "B200");
+  EXPECT_EQ(nearest_gpu_preset(FlopsPerSecond(1.0)).name, "A100-40GB");
 }
 
 }  // namespace

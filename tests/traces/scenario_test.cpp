@@ -495,7 +495,45 @@ TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
                         "(set by --set cost_model.network=ROUTED)"));
   EXPECT_EQ(load(kBase, {"cost_model.network=CLOSED_FORM"}).network_pricing, NetworkPricing::ClosedForm);
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: 7\n}\n"),
-              HasSubstr(":21: cost_model.compute: unknown value 7 (known: ROOFLINE, CALIBRATED)"));
+              HasSubstr(":21: cost_model.compute: unknown value 7 (known: ROOFLINE, CALIBRATED, SHAPED)"));
+}
+
+TEST_F(ScenarioFile, ShapedComputeTakesTheGpusDefaultsAndTheScenariosValues) {
+  const ResolvedScenario r = load(kBase, {"cost_model.compute=SHAPED"});
+  ASSERT_NE(dynamic_cast<const ShapedComputeCost*>(r.compute_cost.get()), nullptr);
+  ASSERT_TRUE(r.shaped_compute.has_value());
+  const ShapedComputeParams defaults = default_shaped_params(*find_gpu_preset("A100-80GB"));
+  EXPECT_EQ(r.shaped_compute->sm_count, 108u);
+  EXPECT_EQ(r.shaped_compute->kernel_launch, defaults.kernel_launch);
+  EXPECT_TRUE(r.shaped_compute->fixed_costs);
+  EXPECT_FALSE(load(kBase).shaped_compute.has_value());
+
+  const ResolvedScenario set = load(std::string(kBase) +
+                                    "cost_model {\n  compute: SHAPED\n  shaped { fixed_costs: false kernel_launch: \"3us\" "
+                                    "layer_overhead: \"0.1ms\" chunk_overhead: \"2ms\" gemm_tile_efficiency: 0.8 "
+                                    "attention_efficiency: 0.6 attention_half_length: 1000 }\n}\n");
+  ASSERT_TRUE(set.shaped_compute.has_value());
+  EXPECT_FALSE(set.shaped_compute->fixed_costs);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->kernel_launch.value, 3e-6);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->layer_overhead.value, 1e-4);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->chunk_overhead.value, 2e-3);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->gemm_tile_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->attention_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(set.shaped_compute->attention_half_length_tokens, 1000.0);
+
+  // A custom GPU takes the SM count and defaults of the preset nearest its peak.
+  const std::string custom = replaced(kBase, "gpu { preset: \"A100-80GB\" }",
+                                      "gpu { peak_flops: \"1000TFLOPS\" memory: \"80GiB\" memory_bandwidth: \"3TB/s\" "
+                                      "nvlink_bandwidth: \"450GB/s\" }");
+  EXPECT_EQ(load(custom, {"cost_model.compute=SHAPED"}).shaped_compute->sm_count, 132u);
+
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  shaped { fixed_costs: true }\n}\n"),
+              HasSubstr(":21: cost_model.shaped: is set, but cost_model.compute is not SHAPED"));
+  EXPECT_THAT(error_of(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.chunk_overhead=-1ms"}),
+              HasSubstr("cost_model.shaped.chunk_overhead: invalid duration"));
+  EXPECT_DOUBLE_EQ(
+      load(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.attention_efficiency=1"}).shaped_compute->attention_efficiency,
+      1.0);
 }
 
 TEST_F(ScenarioFile, FlexSpPresetIsAFieldNotAModelName) {
