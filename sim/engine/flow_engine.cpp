@@ -186,13 +186,14 @@ class FlowExecutor final : public ExecutorHooks {
     }
     std::vector<std::uint32_t> ranks;
     for (const OpRef& m : members) ranks.push_back(m.rank);
+    const TrafficClass traffic = interference_.enabled ? traffic_of(ranks) : TrafficClass::PointToPoint;
     if (calibrated_covers(op)) {
       const double seconds = collective_duration(cost_, op, ranks).value;
       StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) start_comm(id, traffic_of(ranks), std::move(ranks), actor);
+      if (interference_.enabled && seconds > 0.0) start_comm(id, traffic, std::move(ranks), actor);
       return;
     }
-    if (interference_.enabled) start_comm(id, traffic_of(ranks), std::move(ranks), nullptr);
+    if (interference_.enabled) start_comm(id, traffic, std::move(ranks), nullptr);
     const CollectivePlan& plan = *plans_.at(plan_key(op));
     CollectiveRun& run = collectives_[id];
     run.plan = &plan;

@@ -258,5 +258,39 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
   EXPECT_NEAR(flow_s, analytic_s, 0.02 * analytic_s);
 }
 
+// A collective beside compute in both engines: its class by the members'
+// nodes (intra-node here: compute at 1/1.25; inter-node: at 1/1.1), and a
+// compute op that starts while the collective runs.
+TEST(Interference, BothEnginesAgreeOnComputeBesideACollective) {
+  for (const std::uint32_t nodes : {1u, 2u}) {
+    const auto config = testing::simple_topology(nodes, 2 / nodes, testing::link(100e9, 1e-6), testing::link(50e9, 4e-6));
+    const testing::FlowCluster cluster(config);
+    HandSchedule h(2);
+    h.compute(0, 0);
+    h.compute(0, 0, {0});
+    h.compute(1, 0);  // rank 1 computes 1 ms, then joins the collective
+    const std::uint32_t g = h.group({0, 1});
+    h.collective(0, 1, g, 40'000'000, proto::ALL_GATHER);
+    h.collective(1, 1, g, 40'000'000, proto::ALL_GATHER, {0});
+    Interference in = factors();
+    for (auto& f : in.factors) f.comm_slowdown = 1.0;
+    AnalyticEngineOptions o;
+    o.node_of_rank = cluster.placement.node_of_rank;
+    o.interference = in;
+    const auto analytic = run_analytic(h.schedule(), *cluster.cost, o);
+    EngineContext context = cluster.context();
+    context.interference = in;
+    const auto flow = run_flow(h.schedule(), context);
+    const double f = nodes == 1 ? 1.25 : 1.1;
+    const double start = 1e-3, d = end_s(analytic, 0, 2) - start;
+    ASSERT_GT(d, 0.0);
+    ASSERT_LT(d, 1e-3 * f);
+    // Rank 0: 1 ms alone, then its second op beside the collective for d.
+    EXPECT_NEAR(end_s(analytic, 0, 1), start + d + (1e-3 - d / f), 1e-9) << nodes;
+    EXPECT_NEAR(end_s(flow, 0, 1), end_s(analytic, 0, 1), 0.01 * end_s(analytic, 0, 1)) << nodes;
+    EXPECT_NEAR(end_s(flow, 0, 2), end_s(analytic, 0, 2), 0.02 * end_s(analytic, 0, 2)) << nodes;
+  }
+}
+
 }  // namespace
 }  // namespace eppsim
