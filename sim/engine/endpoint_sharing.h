@@ -87,7 +87,7 @@ class EndpointSharing {
     double remaining_s = 0.0;  // work left at full speed, as of updated_s
     double updated_s = 0.0;
     double rate = 0.0;
-    double slowdown = 1.0;  // set_slowdown: progresses at rate / slowdown
+    double speed = 1.0;  // 1 / set_slowdown's factor: progresses at rate * speed
     double finish_s = std::numeric_limits<double>::infinity();
     std::uint32_t version = 0;
     std::uint64_t seen = 0;  // epoch of the last update() that reached it

@@ -258,6 +258,37 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
   EXPECT_NEAR(flow_s, analytic_s, 0.02 * analytic_s);
 }
 
+// A message already on the network when compute starts beside it: the
+// analytic engine slows it from then on, the flow engine cannot (flow_engine.h)
+// and leaves it at its rate; the compute is slowed in both.
+TEST(Interference, TheFlowEngineSlowsAMessageOnlyAsItStarts) {
+  const auto config = testing::simple_topology(2, 1, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6));
+  const testing::FlowCluster cluster(config);
+  HandSchedule h(2);
+  h.compute(0, 0);  // 1 ms, measured: takes no part
+  h.op(0, 0).set_duration_source(proto::DURATION_FIXED);
+  h.op(0, 0).set_fixed_duration_ns(500'000);
+  h.compute(0, 0, {0});  // 1 ms from 0.5 ms
+  h.send(0, 1, 1, 150'000'000, 0);
+  h.recv(1, 1, 0, 150'000'000, 0);
+  Interference in = factors();  // point-to-point: compute 1.5, comm 2
+  AnalyticEngineOptions o;
+  o.node_of_rank = cluster.placement.node_of_rank;
+  const double d = end_s(run_analytic(h.schedule(), *cluster.cost, o), 0, 2);  // the transfer alone
+  ASSERT_GT(d, 2.1e-3);
+  o.interference = in;
+  const auto analytic = run_analytic(h.schedule(), *cluster.cost, o);
+  EngineContext context = cluster.context();
+  context.interference = in;
+  const auto flow = run_flow(h.schedule(), context);
+  // Compute from 0.5 ms at 1/1.5 beside the transfer (it outlasts the compute in both).
+  EXPECT_NEAR(end_s(analytic, 0, 1), 0.5e-3 + 1.5e-3, 1e-9);
+  EXPECT_NEAR(end_s(flow, 0, 1), 0.5e-3 + 1.5e-3, 1e-8);
+  // The transfer: at 1/2 from 0.5 ms to 2 ms in the analytic engine, untouched in the flow engine.
+  EXPECT_NEAR(end_s(analytic, 0, 2), 2e-3 + (d - 0.5e-3 - 1.5e-3 / 2.0), 1e-9);
+  EXPECT_NEAR(end_s(flow, 0, 2), d, 0.01 * d);
+}
+
 // A collective beside compute in both engines: its class by the members'
 // nodes (intra-node here: compute at 1/1.25; inter-node: at 1/1.1), and a
 // compute op that starts while the collective runs.
