@@ -23,6 +23,7 @@
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
+#include "models/interference.h"
 #include "models/length_distribution.h"
 #include "models/shaped_compute_cost.h"
 #include "models/topology/network_cost.h"
@@ -110,6 +111,9 @@ struct ResolvedScenario {
   // they price the communication they cover in place of the network model.
   std::vector<CommFit> comm_fits;
   const FlexSpModel* flexsp_preset = nullptr;
+  // cost_model.interference: each factor from the scenario, else the
+  // calibration's InterferenceFit of its class, else the published default.
+  Interference interference;
   std::shared_ptr<const CostModel> cost;
   // cluster.topology, when set (otherwise the simple cluster of `cluster`), and
   // the networks to compare it with; failures are part of each config.

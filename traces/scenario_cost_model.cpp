@@ -3,6 +3,8 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <tuple>
+#include <algorithm>
 #include <vector>
 #include <utility>
 
@@ -163,6 +165,66 @@ ShapedComputeParams resolve_shaped_compute(const proto::CostModel& cost, const G
   return p;
 }
 
+// cost_model.interference: per class of traffic, each factor set in the
+// scenario (finite, >= 1), else the calibration's InterferenceFit of the class
+// (a fitted factor below 1, overlap measured as no slower, counts as 1: the
+// engines only slow), else the published default (models/interference.h).
+Interference resolve_interference(const proto::CostModel& cost, const proto::Calibration& calibration,
+                                  const FieldLocator& where, const CalibrationLocator& calibration_where) {
+  const proto::Interference& in = cost.interference();
+  const std::pair<std::string_view, const proto::InterferenceFactors*> classes[kTrafficClasses] = {
+      {"point_to_point", &in.point_to_point()},
+      {"intra_node_collective", &in.intra_node_collective()},
+      {"inter_node_collective", &in.inter_node_collective()},
+  };
+  const bool has[kTrafficClasses] = {in.has_point_to_point(), in.has_intra_node_collective(),
+                                     in.has_inter_node_collective()};
+  Interference out;
+  out.enabled = in.enabled();
+  if (!out.enabled) {
+    for (std::size_t c = 0; c < kTrafficClasses; ++c) {
+      if (has[c])
+        where.fail(fmt::format("cost_model.interference.{}", classes[c].first),
+                   "sets factors while cost_model.interference.enabled is false (set enabled: true to use them)");
+    }
+    return out;
+  }
+  bool calibrated[kTrafficClasses] = {};
+  for (int i = 0; i < calibration.interference_size(); ++i) {
+    const proto::InterferenceFit& fit = calibration.interference(i);
+    const std::string path = fmt::format("interference[{}]", i);
+    std::size_t c = 0;
+    while (c < kTrafficClasses && traffic_class_name(static_cast<TrafficClass>(c)) != fit.traffic()) ++c;
+    if (c == kTrafficClasses) {
+      calibration_where.fail(path + ".traffic",
+                             fmt::format("unknown class {} (known: point-to-point, intra-node-collective, "
+                                         "inter-node-collective)",
+                                         quote_string(fit.traffic())));
+    }
+    if (calibrated[c]) calibration_where.fail(path + ".traffic", fmt::format("a second fit of {}", fit.traffic()));
+    calibrated[c] = true;
+    for (auto [name, value, factor] : {std::tuple{"compute_slowdown", fit.compute_slowdown(), &out.factors[c].compute_slowdown},
+                                       std::tuple{"comm_slowdown", fit.comm_slowdown(), &out.factors[c].comm_slowdown}}) {
+      if (!(value > 0.0) || !std::isfinite(value))
+        calibration_where.fail(fmt::format("{}.{}", path, name), fmt::format("must be finite and > 0, got {}", value));
+      *factor = std::max(1.0, value);
+    }
+  }
+  for (std::size_t c = 0; c < kTrafficClasses; ++c) {
+    for (auto [name, value, factor] :
+         {std::tuple{"compute_slowdown", classes[c].second->compute_slowdown(), &out.factors[c].compute_slowdown},
+          std::tuple{"comm_slowdown", classes[c].second->comm_slowdown(), &out.factors[c].comm_slowdown}}) {
+      if (value == 0.0) continue;  // unset
+      if (!(value >= 1.0) || !std::isfinite(value)) {
+        where.fail(fmt::format("cost_model.interference.{}.{}", classes[c].first, name),
+                   fmt::format("must be finite and >= 1 (0 or unset: calibrated or default), got {}", value));
+      }
+      *factor = value;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
@@ -208,6 +270,7 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
     resolved->compute_cost = std::make_shared<AnalyticComputeCost>(resolved->model, resolved->cluster.gpu, efficiency);
   }
   resolved->comm_fits = resolve_comm_fits(calibration, calibration_where);
+  resolved->interference = resolve_interference(cost, calibration, where, calibration_where);
 
   proto::CostModel::Network network = cost.network();
   if (network == proto::CostModel::NETWORK_DEFAULT)

@@ -22,6 +22,7 @@ namespace {
 enum PortKind : PortId { kNvlinkEgress = 0, kNvlinkIngress = 1, kNicEgress = 2, kNicIngress = 3, kPortsPerRank = 4 };
 
 constexpr FlowId kNoFlow = std::numeric_limits<FlowId>::max();
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 // Times the executor core's activities with a cost model; communication shares
 // its endpoints (EndpointSharing); an event heap of completions advances time.
@@ -33,7 +34,10 @@ class AnalyticExecutor final : public ExecutorHooks {
         core_(schedule, *this, core_options(options)),
         sharing_(options.share_endpoints ? std::size_t{schedule.num_ranks()} * kPortsPerRank : 0),
         group_ports_(options.share_endpoints ? 2 * static_cast<std::size_t>(schedule.groups_size()) : 0),
-        group_ports_built_(group_ports_.size(), false) {
+        group_ports_built_(group_ports_.size(), false),
+        interference_(options.interference.enabled),
+        ranks_(interference_ ? schedule.num_ranks() : 0),
+        group_traffic_(interference_ ? static_cast<std::size_t>(schedule.groups_size()) : 0, kUnknownTraffic) {
     if (!options.node_of_rank.empty() && options.node_of_rank.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
                                               options.node_of_rank.size(), schedule.num_ranks()));
@@ -53,10 +57,11 @@ class AnalyticExecutor final : public ExecutorHooks {
     for (;;) {
       // Rates change only between instants: once every event of this instant
       // is handled, the flows started or ended in it get their new rates.
-      if (sharing_.pending() && (heap_.empty() || heap_.top().time_s > now)) {
+      if ((sharing_.pending() || interference_pending()) && (heap_.empty() || heap_.top().time_s > now)) {
+        if (interference_pending()) update_interference(now);
         sharing_.update(now, [&](FlowId flow, double finish_s) {
           if (finish_s == kNever) return;  // on a dead port: it never ends
-          heap_.push(Completion{finish_s, seq_++, flow_activity_[flow], flow, sharing_.version(flow)});
+          heap_.push(Completion{finish_s, seq_++, flow_activity_[flow], flow, sharing_.version(flow), kNone});
         });
       }
       // The next fault strikes after every completion of its instant and
@@ -85,8 +90,11 @@ class AnalyticExecutor final : public ExecutorHooks {
       if (c.flow != kNoFlow) {
         if (sharing_.version(c.flow) != c.version) continue;  // its rate changed since
         sharing_.remove(c.flow, c.time_s);
+      } else if (c.rated != kNone && rated_[c.rated].version != c.version) {
+        continue;  // its rate changed since
       }
       now = c.time_s;
+      if (interference_) end_interference(c.id, c.rated);
       last_end_s_ = now;
       core_.finish(c.id, now);
       try {
@@ -116,24 +124,36 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
-    const double duration_s = price_[index(ref)].duration_s;
+    const Price& p = price_[index(ref)];
+    const double duration_s = p.duration_s;
+    if (interferes(p)) return start_compute(id, ref.rank, duration_s, now);
     schedule_completion(id, now + (options_.faults != nullptr ? options_.faults->compute_time_s(ref.rank, now, duration_s)
                                                               : duration_s));
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
     const Price& p = price_[index(send)];
-    if (!p.shares || send.rank == recv.rank) return schedule_completion(id, now + p.duration_s);
-    const bool nic = node_of(send.rank) != node_of(recv.rank);
-    const std::array<PortId, 2> ports{port(send.rank, nic ? kNicEgress : kNvlinkEgress),
-                                      port(recv.rank, nic ? kNicIngress : kNvlinkIngress)};
-    start_flow(id, ports, p.duration_s, now);
+    FlowId flow = kNoFlow;
+    if (p.shares && send.rank != recv.rank) {
+      const bool nic = node_of(send.rank) != node_of(recv.rank);
+      const std::array<PortId, 2> ports{port(send.rank, nic ? kNicEgress : kNvlinkEgress),
+                                        port(recv.rank, nic ? kNicIngress : kNvlinkIngress)};
+      flow = start_flow(id, ports, p.duration_s, now);
+    }
+    if (interferes(p)) {
+      const std::array<std::uint32_t, 2> ranks{send.rank, recv.rank};
+      return start_comm(id, TrafficClass::PointToPoint, std::span(ranks.data(), send.rank == recv.rank ? 1 : 2), flow,
+                        p.duration_s, now);
+    }
+    if (flow == kNoFlow) schedule_completion(id, now + p.duration_s);
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
     const Price& p = price_[index(members.front())];
-    if (!p.shares || members.size() < 2) return schedule_completion(id, now + p.duration_s);
-    start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
+    FlowId flow = kNoFlow;
+    if (p.shares && members.size() >= 2) flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
+    if (interferes(p)) return start_comm(id, traffic_of_group(p.group), core_.group_ranks(p.group), flow, p.duration_s, now);
+    if (flow == kNoFlow) schedule_completion(id, now + p.duration_s);
   }
 
  private:
@@ -143,6 +163,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     ActivityId id;
     FlowId flow;  // kNoFlow: not shared
     std::uint32_t version;
+    std::uint32_t rated;  // kNone: not in rated_
     bool operator>(const Completion& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
   };
 
@@ -153,6 +174,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     double duration_s = 0.0;  // the cost model's uncontended time
     bool shares = false;      // see shares()
     bool hierarchical = false;
+    bool fixed = false;       // DURATION_FIXED
     std::uint32_t group = 0;  // COLLECTIVE
   };
 
@@ -185,6 +207,7 @@ class AnalyticExecutor final : public ExecutorHooks {
           default: continue;
         }
         p.shares = shares(op, p.duration_s);
+        p.fixed = op.duration_source() == proto::DURATION_FIXED;
       }
     }
   }
@@ -235,13 +258,176 @@ class AnalyticExecutor final : public ExecutorHooks {
     return ports;
   }
 
-  void start_flow(ActivityId id, std::span<const PortId> ports, double duration_s, double now) {
+  FlowId start_flow(ActivityId id, std::span<const PortId> ports, double duration_s, double now) {
     const FlowId flow = sharing_.add(ports, duration_s, now);
     if (flow >= flow_activity_.size()) flow_activity_.resize(flow + 1);
     flow_activity_[flow] = id;
+    return flow;
   }
 
-  void schedule_completion(ActivityId id, double time_s) { heap_.push(Completion{time_s, seq_++, id, kNoFlow, 0}); }
+  void schedule_completion(ActivityId id, double time_s) {
+    heap_.push(Completion{time_s, seq_++, id, kNoFlow, 0, kNone});
+  }
+
+  // Interference (analytic_engine.h): which ops take part, and their bookkeeping.
+  bool interferes(const Price& p) const { return interference_ && !p.fixed && p.duration_s > 0.0; }
+  bool interference_pending() const { return !dirty_ranks_.empty() || !dirty_comms_.empty(); }
+
+  TrafficClass traffic_of_group(std::uint32_t group) {
+    std::uint8_t& traffic = group_traffic_[group];
+    if (traffic == kUnknownTraffic) {
+      const auto ranks = core_.group_ranks(group);
+      bool spans = false;
+      for (const std::uint32_t r : ranks) spans = spans || node_of(r) != node_of(ranks.front());
+      traffic = static_cast<std::uint8_t>(spans ? TrafficClass::InterNodeCollective : TrafficClass::IntraNodeCollective);
+    }
+    return static_cast<TrafficClass>(traffic);
+  }
+
+  std::uint32_t new_rated(ActivityId id, std::uint32_t rank, std::uint32_t comm, double duration_s, double now) {
+    std::uint32_t slot;
+    if (!free_rated_.empty()) {
+      slot = free_rated_.back();
+      free_rated_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(rated_.size());
+      rated_.emplace_back();
+    }
+    Rated& a = rated_[slot];
+    a.id = id;
+    a.rank = rank;
+    a.comm = comm;
+    a.remaining_s = duration_s;
+    a.updated_s = now;
+    a.slowdown = 0.0;  // timed by the next update_interference
+    return slot;
+  }
+
+  void mark_rank(std::uint32_t rank) {
+    if (ranks_[rank].dirty) return;
+    ranks_[rank].dirty = true;
+    dirty_ranks_.push_back(rank);
+  }
+  void mark_comm(std::uint32_t comm) {
+    if (comms_[comm].dirty) return;
+    comms_[comm].dirty = true;
+    dirty_comms_.push_back(comm);
+  }
+
+  void start_compute(ActivityId id, std::uint32_t rank, double duration_s, double now) {
+    ranks_[rank].computes.push_back(new_rated(id, rank, kNone, duration_s, now));
+    mark_rank(rank);
+  }
+
+  void start_comm(ActivityId id, TrafficClass traffic, std::span<const std::uint32_t> ranks, FlowId flow,
+                  double duration_s, double now) {
+    std::uint32_t c;
+    if (!free_comms_.empty()) {
+      c = free_comms_.back();
+      free_comms_.pop_back();
+    } else {
+      c = static_cast<std::uint32_t>(comms_.size());
+      comms_.emplace_back();
+    }
+    Comm& comm = comms_[c];
+    comm.traffic = traffic;
+    comm.ranks.assign(ranks.begin(), ranks.end());
+    comm.flow = flow;
+    comm.rated = flow == kNoFlow ? new_rated(id, ranks.front(), c, duration_s, now) : kNone;
+    comm.computing = 0;
+    comm.live = true;
+    if (id >= comm_of_activity_.size()) comm_of_activity_.resize(std::size_t{id} + 1, kNone);
+    comm_of_activity_[id] = c;
+    for (const std::uint32_t r : ranks) {
+      RankState& s = ranks_[r];
+      ++s.comms_in_flight[static_cast<std::size_t>(traffic)];
+      s.comms.push_back(c);
+      comm.computing += s.computing ? 1u : 0u;
+      mark_rank(r);
+    }
+    mark_comm(c);
+  }
+
+  // The activity `id` (rated slot `rated`, or kNone) ended: it leaves its ranks.
+  void end_interference(ActivityId id, std::uint32_t rated) {
+    if (rated != kNone && rated_[rated].comm == kNone) {
+      const std::uint32_t rank = rated_[rated].rank;
+      auto& list = ranks_[rank].computes;
+      *std::find(list.begin(), list.end(), rated) = list.back();
+      list.pop_back();
+      free_rated_.push_back(rated);
+      mark_rank(rank);
+      return;
+    }
+    if (id >= comm_of_activity_.size() || comm_of_activity_[id] == kNone) return;
+    const std::uint32_t c = comm_of_activity_[id];
+    comm_of_activity_[id] = kNone;
+    Comm& comm = comms_[c];
+    for (const std::uint32_t r : comm.ranks) {
+      RankState& s = ranks_[r];
+      --s.comms_in_flight[static_cast<std::size_t>(comm.traffic)];
+      *std::find(s.comms.begin(), s.comms.end(), c) = s.comms.back();
+      s.comms.pop_back();
+      mark_rank(r);
+    }
+    if (comm.rated != kNone) free_rated_.push_back(comm.rated);
+    comm.live = false;
+    free_comms_.push_back(c);
+  }
+
+  // Gives every compute op on a rank whose communication changed, and every
+  // communication whose ranks started or stopped computing, its new rate.
+  void update_interference(double now) {
+    const Interference& model = options_.interference;
+    for (const std::uint32_t r : dirty_ranks_) {
+      RankState& s = ranks_[r];
+      s.dirty = false;
+      double slowdown = 1.0;
+      for (std::size_t t = 0; t < kTrafficClasses; ++t) {
+        if (s.comms_in_flight[t] > 0) slowdown = std::max(slowdown, model.factors[t].compute_slowdown);
+      }
+      for (const std::uint32_t a : s.computes) retime(a, slowdown, now);
+      const bool computing = !s.computes.empty();
+      if (computing == s.computing) continue;
+      s.computing = computing;
+      for (const std::uint32_t c : s.comms) {
+        comms_[c].computing += computing ? 1u : static_cast<std::uint32_t>(-1);
+        mark_comm(c);
+      }
+    }
+    dirty_ranks_.clear();
+    for (const std::uint32_t c : dirty_comms_) {
+      Comm& comm = comms_[c];
+      comm.dirty = false;
+      if (!comm.live) continue;
+      const double slowdown = comm.computing > 0 ? model.of(comm.traffic).comm_slowdown : 1.0;
+      if (comm.flow != kNoFlow) {
+        sharing_.set_slowdown(comm.flow, slowdown, now);
+      } else {
+        retime(comm.rated, slowdown, now);
+      }
+    }
+    dirty_comms_.clear();
+  }
+
+  // The rated activity `slot` runs at 1 / `slowdown` from `now` on: its work
+  // so far is counted at its old rate, its completion re-timed.
+  void retime(std::uint32_t slot, double slowdown, double now) {
+    Rated& a = rated_[slot];
+    if (a.slowdown == slowdown) return;
+    const bool compute = a.comm == kNone;
+    const FaultPlan* faults = compute ? options_.faults : nullptr;
+    if (a.slowdown > 0.0) {
+      const double done_s = faults != nullptr ? faults->compute_work_s(a.rank, a.updated_s, now) : now - a.updated_s;
+      a.remaining_s = std::max(0.0, a.remaining_s - done_s / a.slowdown);
+    }
+    a.updated_s = now;
+    a.slowdown = slowdown;
+    const double work_s = slowdown * a.remaining_s;
+    ++a.version;
+    heap_.push(Completion{now + (faults != nullptr ? faults->compute_time_s(a.rank, now, work_s) : work_s), seq_++, a.id,
+                          kNoFlow, a.version, slot});
+  }
 
   const CostModel& cost_;
   const AnalyticEngineOptions& options_;
@@ -250,6 +436,47 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::vector<PortId>> group_ports_;  // [2 * group + nvlink_too]
   std::vector<bool> group_ports_built_;
   std::vector<ActivityId> flow_activity_;  // the activity each running flow times
+
+  // Interference (options.interference.enabled; all empty without it).
+  // A compute op, or a communication that shares no ports, timed by its work
+  // left at full speed and its slowdown.
+  struct Rated {
+    ActivityId id = 0;
+    std::uint32_t rank = 0;     // compute: its rank
+    std::uint32_t comm = kNone;  // communication: its record in comms_; kNone: compute
+    double remaining_s = 0.0;   // work left at full speed as of updated_s
+    double updated_s = 0.0;
+    double slowdown = 0.0;      // 0: not timed yet
+    std::uint32_t version = 0;
+  };
+  // A communication in flight, with the ranks it involves.
+  struct Comm {
+    TrafficClass traffic = TrafficClass::PointToPoint;
+    std::vector<std::uint32_t> ranks;
+    std::uint32_t computing = 0;  // its ranks computing, as of the last update_interference
+    FlowId flow = kNoFlow;        // sharing ports, or
+    std::uint32_t rated = kNone;  // timed alone
+    bool live = false;
+    bool dirty = false;
+  };
+  struct RankState {
+    std::array<std::uint32_t, kTrafficClasses> comms_in_flight{};  // per TrafficClass
+    std::vector<std::uint32_t> computes;  // rated_ slots of its compute ops running
+    std::vector<std::uint32_t> comms;     // comms_ records in flight
+    bool computing = false;               // as of the last update_interference
+    bool dirty = false;
+  };
+  static constexpr std::uint8_t kUnknownTraffic = 0xff;
+  bool interference_;
+  std::vector<RankState> ranks_;
+  std::vector<std::uint8_t> group_traffic_;  // TrafficClass per group, built on first use
+  std::vector<Rated> rated_;
+  std::vector<std::uint32_t> free_rated_;
+  std::vector<Comm> comms_;
+  std::vector<std::uint32_t> free_comms_;
+  std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
+  std::vector<std::uint32_t> dirty_ranks_;
+  std::vector<std::uint32_t> dirty_comms_;
   std::vector<std::uint32_t> rank_offset_;  // ranks + 1: a rank's first op in price_
   std::vector<Price> price_;               // per op of the Schedule
   std::uint64_t seq_ = 0;

@@ -25,8 +25,29 @@
 //     all-to-all's NVLink. A collective of one rank uses nothing.
 // Concurrent transfers and collectives share these ports max-min fairly, the
 // rates recomputed whenever one starts or ends (sim/engine/endpoint_sharing.h:
-// the model, its limits, and why the latency part is shared too). Compute is
-// never slowed. Without node_of_rank, every rank is taken as its own node.
+// the model, its limits, and why the latency part is shared too). Without
+// node_of_rank, every rank is taken as its own node.
+//
+// Interference (options.interference, models/interference.h; off by default:
+// then compute is never slowed and nothing below happens). On each rank, the
+// communication in flight is the set of transfers it sends or receives and the
+// collectives it is a member of, each of one class of traffic: a transfer is
+// point-to-point; a collective is intra-node (all members on one node) or
+// inter-node. While a COMPUTE op runs on a rank with communication of class c
+// in flight there, it progresses at 1 / compute_slowdown(c) (several classes
+// at once: the largest factor); while a transfer or collective has any of its
+// ranks computing, it progresses at 1 / comm_slowdown(its class) times the
+// rate endpoint sharing gives it (it still holds its ports at that rate).
+// Rates change only at events (an activity starting or ending), batched per
+// instant as endpoint sharing's are: a compute op (and a communication that
+// shares no ports) keeps the work it has left at full speed and its
+// completion is re-timed when its rate changes (the event heap's version
+// check drops the outdated one). A straggler's factor (fault_plan.h) composes:
+// the op runs at 1 / (interference * straggler). DURATION_FIXED ops (measured
+// times) and ops of zero duration take no part: they are never slowed and slow
+// nothing. Per rank, a count of the communication in flight per class and
+// the list of its running compute ops keep an update proportional to what
+// changed.
 //
 // A malformed schedule is an InputError (schedule_validation.h); a deadlock
 // throws ScheduleDeadlock (unless failed links stalled it: then the trace is
@@ -36,6 +57,7 @@
 #include <span>
 
 #include "models/cost_model.h"
+#include "models/interference.h"
 #include "sim/engine/fault_plan.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/schedule_validation.h"
@@ -57,6 +79,9 @@ struct AnalyticEngineOptions {
   // share_endpoints: without it, link faults change nothing); a fatal fault
   // ends the run at its time with the trace marked incomplete. Must outlive the run.
   const FaultPlan* faults = nullptr;
+  // Compute and communication slowing each other while they overlap on a rank
+  // (above); disabled: neither is slowed.
+  Interference interference = {};
 };
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,

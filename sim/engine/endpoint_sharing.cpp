@@ -37,6 +37,7 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   f.remaining_s = duration_s;
   f.updated_s = now_s;
   f.rate = 0.0;
+  f.speed = 1.0;
   f.finish_s = std::numeric_limits<double>::infinity();
   ++f.version;  // outdates whatever a previous flow in this slot left in a caller's heap
   f.live = true;
@@ -71,6 +72,34 @@ void EndpointSharing::set_capacity(PortId port, double capacity) {
   }
   ports_[port].limit = capacity;
   dirty_ports_.push_back(port);
+}
+
+void EndpointSharing::set_slowdown(FlowId id, double slowdown, double now_s) {
+  Flow& f = flows_[id];
+  if (!f.live) throw std::logic_error(fmt::format("EndpointSharing::set_slowdown: flow {} is not running", id));
+  if (!(slowdown >= 1.0)) throw std::invalid_argument(fmt::format("EndpointSharing::set_slowdown: {}", slowdown));
+  const double speed = 1.0 / slowdown;
+  if (f.speed == speed) return;
+  f.remaining_s = std::max(0.0, f.remaining_s - f.rate * f.speed * (now_s - f.updated_s));
+  f.updated_s = now_s;
+  f.speed = speed;
+  slowed_.push_back(id);
+}
+
+void EndpointSharing::retime_slowed(double now_s) {
+  // changed_ holds the flows recompute() moved: they have their new finishing
+  // times, slowdown included.
+  ++epoch_;
+  for (const FlowId f : changed_) flows_[f].retimed = epoch_;
+  for (const FlowId f : slowed_) {
+    Flow& flow = flows_[f];
+    if (!flow.live || flow.retimed == epoch_ || flow.finish_s <= now_s || flow.rate == 0.0) continue;
+    flow.retimed = epoch_;
+    flow.finish_s = finish_at(now_s, flow.remaining_s, flow.rate * flow.speed);
+    ++flow.version;
+    changed_.push_back(f);
+  }
+  slowed_.clear();
 }
 
 void EndpointSharing::recompute(double now_s) {
@@ -108,7 +137,7 @@ void EndpointSharing::fill(double now_s) {
   // and finishing time and takes no part (it ends before time moves on).
   for (const FlowId f : component_flows_) {
     Flow& flow = flows_[f];
-    flow.remaining_s = std::max(0.0, flow.remaining_s - flow.rate * (now_s - flow.updated_s));
+    flow.remaining_s = std::max(0.0, flow.remaining_s - flow.rate * flow.speed * (now_s - flow.updated_s));
     flow.updated_s = now_s;
     flow.frozen = flow.finish_s <= now_s;
   }
@@ -120,7 +149,7 @@ void EndpointSharing::fill(double now_s) {
     for (const PortId p : flow.ports) rate = std::min(rate, ports_[p].limit);
     if (!flow.frozen && flow.rate != rate) {
       flow.rate = rate;
-      flow.finish_s = finish_at(now_s, flow.remaining_s, rate);
+      flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
       ++flow.version;
       changed_.push_back(component_flows_.front());
     }
@@ -169,7 +198,7 @@ void EndpointSharing::fill(double now_s) {
         }
         if (rate == flow.rate) continue;
         flow.rate = rate;
-        flow.finish_s = finish_at(now_s, flow.remaining_s, rate);
+        flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
         ++flow.version;
         changed_.push_back(f);
       }

@@ -27,7 +27,11 @@
 // A flow whose bottleneck has capacity 0 gets rate 0 and an infinite finishing
 // time: it never ends.
 //
-// Rates change only when a flow is added or removed, or a capacity changes. Callers batch those made
+// A flow may be slowed (set_slowdown: compute beside it on one of its ranks,
+// analytic_engine.h): it then progresses at rate / slowdown, still holding its
+// ports at its whole rate (the ports' other flows gain nothing from it).
+//
+// Rates change only when a flow is added or removed, a capacity or a slowdown changes. Callers batch those made
 // at one instant and call update() once before time advances: it recomputes
 // the rates of the flows connected (through shared ports, transitively) to
 // the changed ones only, and reports each flow whose finishing time moved.
@@ -56,6 +60,9 @@ class EndpointSharing {
   void remove(FlowId flow, double now_s);
   // From now on (the next update()), `port` has `capacity` (in [0, 1]) instead of 1.
   void set_capacity(PortId port, double capacity);
+  // From `now_s` on (reported by the next update()), `flow` progresses at
+  // its rate / `slowdown` (>= 1; 1 when added).
+  void set_slowdown(FlowId flow, double slowdown, double now_s);
 
   // Recomputes the rates of the flows connected to those added or removed
   // since the last call, at `now_s`, and calls `moved(flow, finish_s)` for each
@@ -65,9 +72,10 @@ class EndpointSharing {
   template <class Moved>
   void update(double now_s, Moved&& moved) {
     recompute(now_s);
+    if (!slowed_.empty()) retime_slowed(now_s);
     for (const FlowId f : changed_) moved(f, flows_[f].finish_s);
   }
-  bool pending() const { return !dirty_ports_.empty(); }
+  bool pending() const { return !dirty_ports_.empty() || !slowed_.empty(); }
 
   double rate(FlowId flow) const { return flows_[flow].rate; }
   std::uint32_t version(FlowId flow) const { return flows_[flow].version; }
@@ -79,9 +87,11 @@ class EndpointSharing {
     double remaining_s = 0.0;  // work left at full speed, as of updated_s
     double updated_s = 0.0;
     double rate = 0.0;
+    double speed = 1.0;  // 1 / set_slowdown's factor: progresses at rate * speed
     double finish_s = std::numeric_limits<double>::infinity();
     std::uint32_t version = 0;
     std::uint64_t seen = 0;  // epoch of the last update() that reached it
+    std::uint64_t retimed = 0;  // epoch of the last update() that moved its finishing time
     bool frozen = false;
     bool live = false;
   };
@@ -95,11 +105,13 @@ class EndpointSharing {
 
   void recompute(double now_s);
   void fill(double now_s);
+  void retime_slowed(double now_s);
 
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<Port> ports_;
   std::vector<PortId> dirty_ports_;
+  std::vector<FlowId> slowed_;  // flows whose slowdown changed since the last update()
   std::uint64_t epoch_ = 0;
   std::size_t active_ = 0;
   // Scratch of one update(): the component's ports and flows, the ports still

@@ -22,6 +22,7 @@ std::vector<EngineInfo> make_engines() {
                     AnalyticEngineOptions options;
                     if (context.placement != nullptr) options.node_of_rank = context.placement->node_of_rank;
                     options.faults = context.faults;
+                    options.interference = context.interference;
                     return run_analytic(schedule, context.cost, options);
                   }});
   list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",

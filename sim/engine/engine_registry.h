@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "models/interference.h"
 #include "models/topology/topology.h"
 #include "sim/engine/fault_plan.h"
 #include "traces/schedule.pb.h"
@@ -32,11 +33,13 @@ struct EnginePlacement {
 // placement is null when the caller has only a cost model (then an engine that
 // needs the network throws std::invalid_argument).
 // `faults` are the simulated faults to inject (fault_plan.h); null or empty:
-// a healthy run.
+// a healthy run. `interference`: compute and communication slowing each other
+// while they overlap on a rank (models/interference.h); off by default.
 struct EngineContext {
   const CostModel& cost;
   const EnginePlacement* placement = nullptr;
   const FaultPlan* faults = nullptr;
+  Interference interference = {};
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;

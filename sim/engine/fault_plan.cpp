@@ -82,6 +82,22 @@ double FaultPlan::compute_time_s(std::uint32_t rank, double start_s, double dura
   }
 }
 
+double FaultPlan::compute_work_s(std::uint32_t rank, double from_s, double to_s) const {
+  if (rank >= slowdown_.size() || slowdown_[rank].empty()) return to_s - from_s;
+  const auto& points = slowdown_[rank];
+  double factor = 1.0;
+  std::size_t next = 0;
+  while (next < points.size() && points[next].first <= from_s) factor = points[next++].second;
+  double work = 0.0;
+  for (double t = from_s;; ++next) {
+    const double until = next < points.size() ? std::min(points[next].first, to_s) : to_s;
+    work += (until - t) / factor;
+    if (until >= to_s) return work;
+    t = until;
+    factor = points[next].second;
+  }
+}
+
 FaultPlan make_fault_plan(std::span<const FaultSpec> specs, std::uint32_t ranks, const EnginePlacement& placement,
                           const FieldLocator& where) {
   std::vector<const FaultSpec*> ordered;

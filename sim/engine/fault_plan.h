@@ -76,6 +76,11 @@ class FaultPlan {
   // `start_s` on `rank` takes under the rank's stragglers (exactly
   // `duration_s` on a rank without any).
   double compute_time_s(std::uint32_t rank, double start_s, double duration_s) const;
+  // The full-speed work (seconds) a COMPUTE op on `rank` does from `from_s` to
+  // `to_s` under the rank's stragglers (exactly to_s - from_s on a rank
+  // without any): the inverse of compute_time_s, for ops whose rate also
+  // changes for other reasons (interference, analytic_engine.h).
+  double compute_work_s(std::uint32_t rank, double from_s, double to_s) const;
 
  private:
   std::vector<EngineFault> faults_;

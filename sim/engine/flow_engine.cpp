@@ -1,6 +1,7 @@
 #include "sim/engine/flow_engine.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <exception>
@@ -72,33 +73,52 @@ struct CollectiveRun {
 
 // What the core hands one (rank, stream) actor.
 struct Task {
-  enum class Kind : std::uint8_t { Sleep, Send, Recv, Collective } kind = Kind::Sleep;
+  enum class Kind : std::uint8_t { Sleep, Send, Recv, Collective, Rated } kind = Kind::Sleep;
   ActivityId id = 0;
-  double seconds = 0.0;          // Sleep
+  double seconds = 0.0;          // Sleep; Rated: the work at full speed
   std::uint64_t bytes = 0;       // Send
   std::uint32_t peer = 0;        // Send: receiver; Recv: sender
   std::uint32_t peer_stream = 0; // Send: the receiver's stream
   std::uint32_t position = 0;    // Collective: this member's plan position
+  bool compute = false;          // Rated: a compute op of this stream's rank (else a slept communication)
 };
 
 struct StreamActor {
   std::uint32_t rank = 0;
   std::uint32_t stream = 0;
   sg4::SemaphorePtr ready;
+  sg4::SemaphorePtr interrupt;  // a Rated task's rate may have changed
   std::deque<Task> tasks;
+};
+
+// Interference (flow_engine.h): a communication in flight and the ranks it involves.
+struct InterferingComm {
+  TrafficClass traffic = TrafficClass::PointToPoint;
+  std::vector<std::uint32_t> ranks;
+  std::uint32_t computing = 0;     // its ranks computing
+  StreamActor* sleeper = nullptr;  // the actor sleeping its time (a calibrated one), else null
+};
+
+struct RankInterference {
+  std::array<std::uint32_t, kTrafficClasses> comms_in_flight{};
+  std::vector<ActivityId> comms;        // in flight
+  std::vector<StreamActor*> computing;  // actors running one of its compute ops
 };
 
 class FlowExecutor final : public ExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
-               std::shared_ptr<const Topology> topology, const FaultPlan* faults, const FlowEngineOptions& options)
+               std::shared_ptr<const Topology> topology, const FaultPlan* faults, const Interference& interference,
+               const FlowEngineOptions& options)
       : cost_(cost),
+        interference_(interference),
         faults_(faults != nullptr ? *faults : no_faults_),
         calibrated_(calibrated_network_of(cost)),
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
-        core_(schedule, *this, core_options(options)) {
+        core_(schedule, *this, core_options(options)),
+        ranks_(interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
                                               chip_of_rank_.size(), schedule.num_ranks()));
@@ -123,6 +143,13 @@ class FlowExecutor final : public ExecutorHooks {
   void compute_ready(ActivityId id, OpRef ref, double now) override {
     const proto::Op& op = core_.op(ref);
     const double duration_s = compute_duration(cost_, op, segments_).value;
+    if (interference_.enabled && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0) {
+      Task task{Task::Kind::Rated, id, duration_s};
+      task.compute = true;
+      StreamActor* actor = push(ref.rank, op.stream(), task);
+      start_compute(id, ref.rank, actor);
+      return;
+    }
     push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, faults_.compute_time_s(ref.rank, now, duration_s)});
   }
 
@@ -132,10 +159,13 @@ class FlowExecutor final : public ExecutorHooks {
     if (s.duration_source() == proto::DURATION_FIXED) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
     } else if (calibrated_ != nullptr && calibrated_->covers_p2p(send.rank, recv.rank)) {
-      push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, transfer_duration(cost_, s, send.rank, recv.rank).value});
+      const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
+      StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
+      if (interference_.enabled && seconds > 0.0) start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, actor);
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
+      if (interference_.enabled) start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, nullptr);
       Task put{Task::Kind::Send, id};
       put.bytes = s.send().size_bytes();
       put.peer = recv.rank;
@@ -154,12 +184,16 @@ class FlowExecutor final : public ExecutorHooks {
       push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, seconds});
       return;
     }
+    std::vector<std::uint32_t> ranks;
+    for (const OpRef& m : members) ranks.push_back(m.rank);
+    const TrafficClass traffic = interference_.enabled ? traffic_of(ranks) : TrafficClass::PointToPoint;
     if (calibrated_covers(op)) {
-      std::vector<std::uint32_t> ranks;
-      for (const OpRef& m : members) ranks.push_back(m.rank);
-      push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, collective_duration(cost_, op, ranks).value});
+      const double seconds = collective_duration(cost_, op, ranks).value;
+      StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
+      if (interference_.enabled && seconds > 0.0) start_comm(id, traffic, std::move(ranks), actor);
       return;
     }
+    if (interference_.enabled) start_comm(id, traffic, std::move(ranks), nullptr);
     const CollectivePlan& plan = *plans_.at(plan_key(op));
     CollectiveRun& run = collectives_[id];
     run.plan = &plan;
@@ -296,6 +330,7 @@ class FlowExecutor final : public ExecutorHooks {
         actor->rank = r;
         actor->stream = op.stream();
         actor->ready = sg4::Semaphore::create(0);
+        actor->interrupt = sg4::Semaphore::create(0);
         sg4::Actor::create(fmt::format("rank{}/{}", r, op.stream()), platform_->host(chip_of_rank_[r]),
                            [this, actor] { stream_loop(*actor); });
       }
@@ -335,18 +370,122 @@ class FlowExecutor final : public ExecutorHooks {
   // makes no simcall: a simcall lets other actors run, and one of them could
   // enter the core while this one is still inside it. wake() releases the
   // actors once the core has returned.
-  void push(std::uint32_t rank, std::uint32_t stream, const Task& task) {
+  StreamActor* push(std::uint32_t rank, std::uint32_t stream, const Task& task) {
     StreamActor* actor = actors_.at(actor_key(rank, stream)).get();
     actor->tasks.push_back(task);
     to_wake_.push_back(actor);
+    return actor;
   }
 
   // Each release may let other actors run (and push or wake too): pop one at a time.
   void wake() {
-    while (!to_wake_.empty()) {
-      StreamActor* actor = to_wake_.back();
-      to_wake_.pop_back();
-      actor->ready->release();
+    while (!to_wake_.empty() || !to_interrupt_.empty()) {
+      const bool interrupt = to_wake_.empty();
+      std::vector<StreamActor*>& list = interrupt ? to_interrupt_ : to_wake_;
+      StreamActor* actor = list.back();
+      list.pop_back();
+      (interrupt ? actor->interrupt : actor->ready)->release();
+    }
+  }
+
+  // Interference (flow_engine.h). A slept communication is re-timed like
+  // compute when interference is on.
+  Task::Kind sleep_kind(double seconds) const {
+    return interference_.enabled && seconds > 0.0 ? Task::Kind::Rated : Task::Kind::Sleep;
+  }
+
+  TrafficClass traffic_of(std::span<const std::uint32_t> ranks) const {
+    for (const std::uint32_t r : ranks) {
+      if (topology_.node_of(chip_of_rank_[r]) != topology_.node_of(chip_of_rank_[ranks.front()]))
+        return TrafficClass::InterNodeCollective;
+    }
+    return TrafficClass::IntraNodeCollective;
+  }
+
+  // Whether the communication `id` runs slowed now (any of its ranks computing).
+  double comm_slowdown(ActivityId id) const {
+    const auto it = comms_.find(id);
+    if (it == comms_.end() || it->second.computing == 0) return 1.0;
+    return interference_.of(it->second.traffic).comm_slowdown;
+  }
+  double compute_slowdown(std::uint32_t rank) const {
+    double slowdown = 1.0;
+    for (std::size_t t = 0; t < kTrafficClasses; ++t) {
+      if (ranks_[rank].comms_in_flight[t] > 0) slowdown = std::max(slowdown, interference_.factors[t].compute_slowdown);
+    }
+    return slowdown;
+  }
+
+  void start_compute(ActivityId id, std::uint32_t rank, StreamActor* actor) {
+    RankInterference& s = ranks_[rank];
+    computes_.emplace(id, std::pair(rank, actor));
+    s.computing.push_back(actor);
+    if (s.computing.size() == 1) computing_changed(rank, +1);
+  }
+
+  void start_comm(ActivityId id, TrafficClass traffic, std::vector<std::uint32_t> ranks, StreamActor* sleeper) {
+    if (ranks.size() == 2 && ranks[0] == ranks[1]) ranks.pop_back();
+    InterferingComm& comm = comms_[id];
+    comm.traffic = traffic;
+    comm.ranks = std::move(ranks);
+    comm.sleeper = sleeper;
+    for (const std::uint32_t r : comm.ranks) {
+      RankInterference& s = ranks_[r];
+      ++s.comms_in_flight[static_cast<std::size_t>(traffic)];
+      s.comms.push_back(id);
+      comm.computing += s.computing.empty() ? 0u : 1u;
+      to_interrupt_.insert(to_interrupt_.end(), s.computing.begin(), s.computing.end());
+    }
+  }
+
+  // Rank `rank` started (+1) or stopped (-1) computing: its communications'
+  // rates may change.
+  void computing_changed(std::uint32_t rank, int delta) {
+    for (const ActivityId c : ranks_[rank].comms) {
+      InterferingComm& comm = comms_.at(c);
+      comm.computing = static_cast<std::uint32_t>(static_cast<int>(comm.computing) + delta);
+      if (comm.sleeper != nullptr) to_interrupt_.push_back(comm.sleeper);
+    }
+  }
+
+  // The activity `id` ended: it leaves its ranks.
+  void end_interference(ActivityId id) {
+    if (const auto it = computes_.find(id); it != computes_.end()) {
+      const auto [rank, actor] = it->second;
+      computes_.erase(it);
+      auto& list = ranks_[rank].computing;
+      list.erase(std::find(list.begin(), list.end(), actor));
+      if (list.empty()) computing_changed(rank, -1);
+      return;
+    }
+    const auto it = comms_.find(id);
+    if (it == comms_.end()) return;
+    for (const std::uint32_t r : it->second.ranks) {
+      RankInterference& s = ranks_[r];
+      --s.comms_in_flight[static_cast<std::size_t>(it->second.traffic)];
+      s.comms.erase(std::find(s.comms.begin(), s.comms.end(), id));
+      to_interrupt_.insert(to_interrupt_.end(), s.computing.begin(), s.computing.end());
+    }
+    comms_.erase(it);
+  }
+
+  // A compute op, or a slept communication, of `task.seconds` at full speed
+  // whose rate follows interference: a sleep re-timed whenever the actor is
+  // interrupted (its rank's communication, or its ranks' computing, changed).
+  void run_rated(StreamActor& actor, const Task& task) {
+    double work_s = task.seconds;
+    double from_s = sg4::Engine::get_clock();
+    double slowdown = task.compute ? compute_slowdown(actor.rank) : comm_slowdown(task.id);
+    for (;;) {
+      const double wait_s =
+          task.compute ? faults_.compute_time_s(actor.rank, from_s, slowdown * work_s) : slowdown * work_s;
+      check_representable(from_s + wait_s, actor.rank, actor.stream);
+      if (!(wait_s > 0.0) || actor.interrupt->acquire_timeout(wait_s)) break;
+      const double now_s = sg4::Engine::get_clock();
+      const double done_s = task.compute ? faults_.compute_work_s(actor.rank, from_s, now_s) : now_s - from_s;
+      work_s = std::max(0.0, work_s - done_s / slowdown);
+      from_s = now_s;
+      slowdown = task.compute ? compute_slowdown(actor.rank) : comm_slowdown(task.id);
     }
   }
 
@@ -382,6 +521,7 @@ class FlowExecutor final : public ExecutorHooks {
   void finish(ActivityId id) {
     const double now = sg4::Engine::get_clock();
     last_end_s_ = now;
+    if (interference_.enabled) end_interference(id);
     core_.finish(id, now);
     const bool all_done = core_.all_done();
     if (line_ != nullptr) {
@@ -405,15 +545,19 @@ class FlowExecutor final : public ExecutorHooks {
     }
   }
 
-  void run_task(const StreamActor& actor, const Task& task) {
+  void run_task(StreamActor& actor, const Task& task) {
     switch (task.kind) {
       case Task::Kind::Sleep:
         check_representable(sg4::Engine::get_clock() + task.seconds, actor.rank, actor.stream);
         if (task.seconds > 0.0) sg4::this_actor::sleep_for(task.seconds);
         finish(task.id);
         return;
+      case Task::Kind::Rated:
+        run_rated(actor, task);
+        finish(task.id);
+        return;
       case Task::Kind::Send:
-        mailbox(task.peer, task.peer_stream, actor.rank, 0)->put(&payload_, task.bytes);
+        mailbox(task.peer, task.peer_stream, actor.rank, 0)->put(&payload_, slowed_bytes(task.id, task.bytes));
         return;
       case Task::Kind::Recv:
         receive(mailbox(actor.rank, actor.stream, task.peer, 0), &sink_);
@@ -450,8 +594,8 @@ class FlowExecutor final : public ExecutorHooks {
       const auto& ring = plan.steps.layouts[phase.layout].rings[ring_index];
       const auto k = static_cast<std::uint32_t>(ring.size());
       if (k <= 1) continue;
-      const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes));
       for (std::uint32_t round = 0; round < phase.rounds; ++round) {
+        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * comm_slowdown(id)));
         comms.clear();
         if (phase.chain) {
           // Cut-through chain: receive the header, then forward header and data.
@@ -499,6 +643,13 @@ class FlowExecutor final : public ExecutorHooks {
     }
   }
 
+  // A message's bytes, times its communication's slowdown when interference
+  // slows it as it starts (flow_engine.h).
+  std::uint64_t slowed_bytes(ActivityId id, std::uint64_t bytes) const {
+    if (!interference_.enabled) return bytes;
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * comm_slowdown(id)));
+  }
+
   // A blocking receive in one simcall (Mailbox::get takes two).
   static void receive(sg4::Mailbox* box, void** sink) { box->get_init()->set_dst_data(sink, sizeof(void*))->wait(); }
 
@@ -515,6 +666,7 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   const CostModel& cost_;
+  const Interference interference_;
   const FaultPlan no_faults_;
   const FaultPlan& faults_;
   const EngineFault* fatal_ = nullptr;  // the fatal fault that ended the run
@@ -532,6 +684,12 @@ class FlowExecutor final : public ExecutorHooks {
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
   std::vector<StreamActor*> to_wake_;
+  // Interference (empty without it): per rank, the compute ops and the
+  // communication in flight; the actors whose Rated task must re-time.
+  std::vector<RankInterference> ranks_;
+  std::unordered_map<ActivityId, std::pair<std::uint32_t, StreamActor*>> computes_;
+  std::unordered_map<ActivityId, InterferingComm> comms_;
+  std::vector<StreamActor*> to_interrupt_;
   sg4::SemaphorePtr done_;
   std::exception_ptr error_;
   progress::ProgressLine* line_ = nullptr;
@@ -550,7 +708,7 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   const EnginePlacement& placement = *context.placement;
   std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
   const std::string bytes = run_forked("flow engine", [&] {
-    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, options);
+    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, context.interference, options);
     return executor.run().SerializeAsString();
   });
   proto::Trace trace;

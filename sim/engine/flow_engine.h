@@ -33,6 +33,23 @@
 //                 on the network: the fit measured the real library, as the
 //                 analytic engine prices it.
 //
+// Interference (EngineContext::interference; the model is the analytic
+// engine's, analytic_engine.h). A compute op that takes part (not
+// DURATION_FIXED, not of zero time) is a re-timed sleep: its actor sleeps the
+// time its work left takes at the rank's current compute slowdown (stragglers
+// composed) and is woken whenever a communication involving its rank starts
+// or ends, to count the work done and sleep again at the new rate. A
+// calibrated (slept) transfer or collective is re-timed the same way when its
+// ranks start or stop computing. A communication on the network cannot change
+// its rate while SimGrid carries it (the S4U API sets a comm's rate before it
+// starts only), so each message takes the slowdown in force when it starts:
+// its bytes are multiplied by comm_slowdown when any rank of its transfer or
+// collective computes at that moment. A transfer is one message, so it is
+// slowed for its whole time or not at all; a collective decides round by round.
+// Unlike the analytic engine, the message's latency is not slowed, and a
+// message that started slowed stays slowed after the compute beside it ends
+// (and the other way round).
+//
 // One SimGrid actor per (rank, stream) with ops runs what the core hands that
 // stream, one activity at a time; a controller actor starts the core and waits
 // until every op is done. If the simulation runs out of events first, the

@@ -40,8 +40,9 @@ void BM_SimulateAnalytic(benchmark::State& state) {
 // The engine alone: validation, execution and the trace, without copying the
 // schedule or building the report (simple-cluster network, roofline compute,
 // endpoints shared on the scenario's nodes; BM_ExecuteAnalyticUnshared: each
-// transfer and collective with its uncontended time, the cost of sharing).
-void execute_analytic(benchmark::State& state, bool share_endpoints) {
+// transfer and collective with its uncontended time, the cost of sharing;
+// BM_ExecuteAnalyticInterference: with interference on, at its default factors).
+void execute_analytic(benchmark::State& state, bool share_endpoints, bool interference = false) {
   const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
   const auto planned = plan_scenario(scenario);
   std::size_t ops = 0;
@@ -51,6 +52,7 @@ void execute_analytic(benchmark::State& state, bool share_endpoints) {
   AnalyticEngineOptions options;
   options.node_of_rank = node_of_rank;
   options.share_endpoints = share_endpoints;
+  options.interference.enabled = interference;
   for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost, options).step_time_ns());
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
@@ -58,11 +60,13 @@ void execute_analytic(benchmark::State& state, bool share_endpoints) {
 
 void BM_ExecuteAnalytic(benchmark::State& state) { execute_analytic(state, true); }
 void BM_ExecuteAnalyticUnshared(benchmark::State& state) { execute_analytic(state, false); }
+void BM_ExecuteAnalyticInterference(benchmark::State& state) { execute_analytic(state, true, true); }
 
 BENCHMARK(BM_PlanPacked1F1B)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateAnalytic)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExecuteAnalytic)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ExecuteAnalyticUnshared)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecuteAnalyticInterference)->Arg(2)->Arg(128)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace eppsim

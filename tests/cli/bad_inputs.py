@@ -263,6 +263,24 @@ CASES = [
     Case("scenario-shaped-half-length-huge", "scenario", "cost_model.shaped.attention_half_length 2^40 tokens",
          RUN, "{d}/s.textproto:32: cost_model.shaped.attention_half_length: must be <= ",
          {"s.textproto": scenario(append="cost_model { compute: SHAPED shaped { attention_half_length: 1099511627776 } }\n")}),
+    Case("scenario-interference-below-one", "scenario", "an interference factor below 1 (overlap speeding compute up)",
+         RUN, "{d}/s.textproto:32: cost_model.interference.point_to_point.compute_slowdown: must be finite and >= 1",
+         {"s.textproto": scenario(
+             append="cost_model { interference { enabled: true point_to_point { compute_slowdown: 0.5 } } }\n")}),
+    Case("scenario-interference-infinite", "scenario", "an infinite interference factor",
+         RUN, "{d}/s.textproto:32: cost_model.interference.inter_node_collective.comm_slowdown: must be finite and >= 1",
+         {"s.textproto": scenario(
+             append="cost_model { interference { enabled: true inter_node_collective { comm_slowdown: inf } } }\n")}),
+    Case("scenario-interference-disabled-factors", "scenario", "interference factors set while interference is off",
+         RUN, "{d}/s.textproto:32: cost_model.interference.intra_node_collective: sets factors while "
+              "cost_model.interference.enabled is false",
+         {"s.textproto": scenario(
+             append="cost_model { interference { intra_node_collective { compute_slowdown: 1.2 } } }\n")}),
+    Case("scenario-interference-calibration-class", "scenario", "a calibration's interference fit of an unknown class",
+         RUN, "{d}/s.textproto:32: cost_model.calibration.interference[0].traffic: unknown class \"nvlink\"",
+         {"s.textproto": scenario(
+             append='cost_model { interference { enabled: true } calibration { interference '
+                    '{ traffic: "nvlink" compute_slowdown: 1.1 comm_slowdown: 1 } } }\n')}),
     Case("topology-ports-huge", "scenario", "a RailX chip with 10^8 OCS ports per row (memory would explode)",
          ["topo", "{b}/topo.textproto", "-o", "{d}/out", "--set", "cluster.topology.railx.ports_per_chip_x=100000000"],
          "cluster.topology.railx.ports_per_chip_x: must be <= 64"),

@@ -54,6 +54,32 @@ TEST(EndpointSharing, ALoweredCapacitySlowsItsFlowsFromThenOn) {
   EXPECT_THROW(sharing.set_capacity(1, 1.5), std::invalid_argument);
 }
 
+TEST(EndpointSharing, ASlowedFlowProgressesAtItsRateOverTheSlowdown) {
+  // a and b share port 0 (1/2 each). From 1 s, a is slowed 2x: it keeps its
+  // half of the port (b gains nothing) and progresses at 1/4.
+  EndpointSharing sharing(2);
+  const std::array<PortId, 1> p{0};
+  const FlowId a = sharing.add(p, 2.0, 0.0);
+  const FlowId b = sharing.add(p, 4.0, 0.0);
+  update(sharing, 0.0);
+  sharing.set_slowdown(a, 2.0, 1.0);
+  EXPECT_TRUE(sharing.pending());
+  auto moved = update(sharing, 1.0);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_DOUBLE_EQ(moved.at(a), 1.0 + 1.5 * 4.0);  // 0.5 s of work done, 1.5 s left at 1/4
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 0.5);
+  // Back to full speed at 3 s: 1 s left at 1/2.
+  sharing.set_slowdown(a, 1.0, 3.0);
+  moved = update(sharing, 3.0);
+  EXPECT_DOUBLE_EQ(moved.at(a), 5.0);
+  // A slowdown set in the same instant as a rate change is taken with it.
+  const FlowId c = sharing.add(p, 1.0, 3.0);
+  sharing.set_slowdown(c, 3.0, 3.0);
+  moved = update(sharing, 3.0);
+  EXPECT_DOUBLE_EQ(moved.at(c), 3.0 + 1.0 * 3.0 * 3.0);  // a third of the port, at 1/3 of that
+  EXPECT_THROW(sharing.set_slowdown(c, 0.5, 3.0), std::invalid_argument);
+}
+
 TEST(EndpointSharing, RatesAreMaxMinFair) {
   // a: {0, 1}; b: {0, 2}; c: {2}; d: {2}. Port 2 holds b, c, d to 1/3; a gets
   // the 2/3 of port 0 that b leaves.

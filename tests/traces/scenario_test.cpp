@@ -471,6 +471,35 @@ TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
               HasSubstr("cost_model.calibration.collectives[0].group_size: must be 2 for send-recv, got 4"));
 }
 
+TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDefaults) {
+  // Off by default, with the published defaults.
+  EXPECT_FALSE(load(kBase).interference.enabled);
+  const std::string on = std::string(kBase) +
+                         "cost_model {\n  interference { enabled: true point_to_point { comm_slowdown: 1.3 } }\n"
+                         "  calibration {\n    interference { traffic: \"point-to-point\" compute_slowdown: 1.4 "
+                         "comm_slowdown: 1.1 }\n    interference { traffic: \"inter-node-collective\" "
+                         "compute_slowdown: 0.9 comm_slowdown: 1.2 }\n  }\n}\n";
+  const Interference in = load(on).interference;
+  EXPECT_TRUE(in.enabled);
+  const InterferenceFactors& p2p = in.of(TrafficClass::PointToPoint);
+  EXPECT_DOUBLE_EQ(p2p.compute_slowdown, 1.4);  // calibrated
+  EXPECT_DOUBLE_EQ(p2p.comm_slowdown, 1.3);     // the scenario's, over the calibration's
+  const InterferenceFactors& inter = in.of(TrafficClass::InterNodeCollective);
+  EXPECT_DOUBLE_EQ(inter.compute_slowdown, 1.0);  // fitted below 1: counts as 1
+  EXPECT_DOUBLE_EQ(inter.comm_slowdown, 1.2);
+  const InterferenceFactors& intra = in.of(TrafficClass::IntraNodeCollective);
+  EXPECT_DOUBLE_EQ(intra.compute_slowdown, kDefaultInterference[1].compute_slowdown);
+  EXPECT_THAT(error_of(replaced(on, "comm_slowdown: 1.1", "comm_slowdown: 0")),
+              HasSubstr("cost_model.calibration.interference[0].comm_slowdown: must be finite and > 0, got 0"));
+  EXPECT_THAT(error_of(replaced(on, "\"inter-node-collective\"", "\"point-to-point\"")),
+              HasSubstr("cost_model.calibration.interference[1].traffic: a second fit of point-to-point"));
+  EXPECT_THAT(error_of(replaced(on, "comm_slowdown: 1.3", "comm_slowdown: 0.7")),
+              HasSubstr(":21: cost_model.interference.point_to_point.comm_slowdown: must be finite and >= 1"));
+  EXPECT_THAT(error_of(replaced(on, "enabled: true ", "")),
+              HasSubstr(":21: cost_model.interference.point_to_point: sets factors while cost_model.interference.enabled "
+                        "is false"));
+}
+
 TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
   // Defaults: ROOFLINE without a calibration, CLOSED_FORM without a topology.
   const ResolvedScenario r = load(kBase);
