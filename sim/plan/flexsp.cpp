@@ -33,11 +33,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class FlexSpCost {
  public:
-  explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
+  FlexSpCost(const ResolvedScenario& sc, const FlexSpOptions& options)
+      : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
     const auto& model = sc.model;
-    memory_ = zero3_memory(sc, false);
+    memory_ = zero3_memory(sc, false, options.zero3);
     beta_ = preset_ != nullptr ? preset_->beta1.value : 0.0;
-    capacity_ = memory_.capacity(sc.memory_limit.count, 1);
+    capacity_ = memory_.capacity(flexsp_planning_limit(sc, options).count, 1);
     if (n_ == 1) {
       degrees_.push_back(1);
     } else {
@@ -377,6 +378,10 @@ MicroPlan plan_micro_batch(const FlexSpCost& cost, const FlexSpOptions& opt, std
 
 // ---------------------------------------------------------------- planning
 
+Bytes flexsp_planning_limit(const ResolvedScenario& sc, const FlexSpOptions& options) {
+  return options.planning_memory_cap ? *options.planning_memory_cap : sc.memory_limit;
+}
+
 FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   const FieldLocator& where = resolved.where();
   const proto::FlexSPOptions& options = resolved.proto.plan().flexsp();
@@ -409,6 +414,19 @@ FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   if (options.max_buckets() > 0) out.max_buckets = options.max_buckets();
   if (options.relative_gap() > 0) out.gap = options.relative_gap();
   if (options.solver_node_limit() > 0) out.node_limit = options.solver_node_limit();
+  if (!options.planning_memory_cap().empty()) {
+    try {
+      out.planning_memory_cap = parse_bytes(options.planning_memory_cap());
+    } catch (const InputError& e) {
+      where.fail("plan.flexsp.planning_memory_cap", e.what());
+    }
+    if (out.planning_memory_cap->count == 0) {
+      where.fail("plan.flexsp.planning_memory_cap",
+                 fmt::format("must be > 0 (unset: the GPU's memory times plan.memory_fraction), got \"{}\"",
+                             options.planning_memory_cap()));
+    }
+  }
+  out.zero3 = resolve_zero3_options(resolved);
   return out;
 }
 
@@ -418,15 +436,16 @@ std::vector<PlannerRegistration> flexsp_registrations() {
 }
 
 FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std::span<const std::uint64_t> lengths) {
-  const FlexSpCost cost(sc);
+  const FlexSpCost cost(sc, opt);
   const std::uint32_t n = cost.gpus();
   if (n != 1 && n % 2 != 0) {
     throw InputError(fmt::format("{}: flexsp: needs an even number of GPUs (power-of-two SP groups), got {}", sc.source, n));
   }
   if (cost.capacity() == 0) {
     throw InputError(fmt::format("{}: flexsp: the ZeRO-3 model states ({}) leave no memory for activations under the "
-                                 "limit {}; add GPUs or raise plan.memory_fraction",
-                                 sc.source, format_bytes(Bytes(cost.memory().state_bytes)), format_bytes(sc.memory_limit)));
+                                 "limit {}; add GPUs or raise plan.memory_fraction (or plan.flexsp.planning_memory_cap)",
+                                 sc.source, format_bytes(Bytes(cost.memory().state_bytes)),
+                                 format_bytes(flexsp_planning_limit(sc, opt))));
   }
   std::vector<std::uint32_t> order(lengths.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -452,10 +471,10 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
   // Each micro-batch also runs its ZeRO-3 collectives over all N ranks, layer by
   // layer (zero3_layers.h): they hide behind compute but for the first gather and
   // the last reduce-scatter, unless they outlast it; fewer micro-batches save them.
-  const auto weight_bytes = static_cast<std::uint64_t>(sc.model.total_params() * sc.model.bytes_per_element);
-  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, sc.model.layers);
-  const double zero_comm = sc.model.layers * (2.0 * zero.gather + zero.reduce_scatter);
-  const double zero_exposed = zero.gather + zero.reduce_scatter;
+  // Gathers are on demand (every one exposed) when the prefetch trace does not
+  // survive the groups changing (zero3_layers.h).
+  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, zero3_layer_bytes(sc.model, opt.zero3));
+  const std::uint32_t depth = effective_prefetch_depth(opt.zero3, true);
   const auto m0 = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (total + cluster_tokens - 1) / cluster_tokens));
   std::vector<std::uint32_t> best_split;
   double best_time = kInf;
@@ -476,7 +495,7 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
       const std::span<const std::uint32_t> seqs(order.data() + at, count);
       at += count;
       const auto p = best_greedy(cost, seqs, lengths);
-      step += std::max(p.makespan, zero_comm) + zero_exposed;
+      step += zero3_micro_batch_seconds(zero, sc.model.layers, p.makespan, depth);
       if (!p.feasible()) break;
     }
     if (step == kInf) continue;  // no greedy plan at this count: try more micro-batches
