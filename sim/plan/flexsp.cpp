@@ -63,6 +63,28 @@ class FlexSpCost {
     return 0;
   }
 
+  // A group's time running `sequences` (token counts) at degree d. With the
+  // preset, FlexSP's additive model: beta1 plus each sequence's time. Without
+  // it, as the Schedule runs the group: its sequences packed into one
+  // micro-batch, one compute over all of them and the all-to-alls of all their
+  // tokens, each priced once by the scenario's cost model (so per-micro-batch
+  // and per-kernel costs, and shapes, count as the engine counts them).
+  double group_time(std::span<const std::uint64_t> sequences, std::uint32_t d) const {
+    if (sequences.empty()) return 0.0;
+    if (preset_ != nullptr || sequences.size() == 1) {
+      double t = beta_;
+      for (auto s : sequences) t += seq_time(s, d);
+      return t;
+    }
+    std::vector<Segment> segments;
+    std::uint64_t tokens = 0;
+    for (auto s : sequences) {
+      segments.push_back(Segment{s, 0});
+      tokens += s;
+    }
+    return chunk_time(segments, tokens, d);
+  }
+
   // One sequence's time in a degree-d group (without the per-group constant).
   double seq_time(std::uint64_t s, std::uint32_t d) const {
     const auto key = std::make_pair(s, d);
@@ -72,22 +94,29 @@ class FlexSpCost {
       t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d).value;
     } else {
       const std::array<Segment, 1> one{Segment{s, 0}};
-      const ChunkWork work{one, sc_.model.layers, true, true};
-      t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
-          sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
-      if (d > 1) {
-        // A node-aligned group of d ranks, as the schedule places every group.
-        std::vector<std::uint32_t> group(d);
-        std::iota(group.begin(), group.end(), 0u);
-        t += sc_.model.layers * (ulysses_layer_time(sc_.model, s, group, Pass::Forward, *sc_.cost).value +
-                                 ulysses_layer_time(sc_.model, s, group, Pass::Backward, *sc_.cost).value);
-      }
+      t = chunk_time(one, s, d);
     }
     cache_.emplace(key, t);
     return t;
   }
 
  private:
+  // Forward and backward of the whole model over `segments` (`tokens` new
+  // tokens) on one GPU of a degree-d group, with its all-to-alls over a
+  // node-aligned group of d ranks, as the Schedule places every group.
+  double chunk_time(std::span<const Segment> segments, std::uint64_t tokens, std::uint32_t d) const {
+    const ChunkWork work{segments, sc_.model.layers, true, true};
+    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
+    if (d > 1) {
+      std::vector<std::uint32_t> group(d);
+      std::iota(group.begin(), group.end(), 0u);
+      t += sc_.model.layers * (ulysses_layer_time(sc_.model, tokens, group, Pass::Forward, *sc_.cost).value +
+                               ulysses_layer_time(sc_.model, tokens, group, Pass::Backward, *sc_.cost).value);
+    }
+    return t;
+  }
+
   const ResolvedScenario& sc_;
   std::uint32_t n_;
   const FlexSpModel* preset_ = nullptr;
@@ -118,9 +147,9 @@ struct MicroPlan {
 
 double group_time(const FlexSpCost& cost, const Group& g, std::span<const std::uint64_t> lengths) {
   if (g.sequences.empty()) return 0.0;
-  double t = cost.beta();
-  for (auto i : g.sequences) t += cost.seq_time(lengths[i], g.degree);
-  return t;
+  std::vector<std::uint64_t> sequences;
+  for (auto i : g.sequences) sequences.push_back(lengths[i]);
+  return cost.group_time(sequences, g.degree);
 }
 
 void finalize(const FlexSpCost& cost, MicroPlan& plan, std::span<const std::uint64_t> lengths) {

@@ -43,6 +43,12 @@
 //  planner estimates; otherwise the scenario's cost model (ResolvedScenario::cost):
 //  compute (forward + backward, whole model, a 1/d share) plus ulysses_layer_time per
 //  layer and pass over a node-aligned group of d ranks, and no per-group constant.
+//  The greedy and the MILP add up per-sequence times (FlexSP's linear model); the
+//  plans are then compared (greedy against MILP, micro-batch counts against each
+//  other) on each group's time priced whole, as the Schedule runs it: its
+//  sequences as one packed micro-batch, one compute over all of them and the
+//  all-to-alls of all their tokens, so that a cost model with per-micro-batch or
+//  per-kernel costs or shape effects steers the choice as it scores the result.
 //  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma with the preset;
 //  C = (planning limit - states - gathered-weight buffer) / activation bytes per
 //  token, the planning limit being plan.flexsp.planning_memory_cap when set (FlexSP's
