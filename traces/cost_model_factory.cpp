@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "models/all_to_all_efficiency_network.h"
 #include "models/calibrated_network.h"
 #include "models/closed_form_network.h"
 #include "models/cluster_cost_model.h"
@@ -84,6 +85,8 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
     for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;
     network = std::make_shared<ClosedFormNetwork>(cluster.intra_node, cluster.inter_node, std::move(nodes));
   }
+  if (!scenario.all_to_all_efficiency.empty())
+    network = std::make_shared<AllToAllEfficiencyNetwork>(std::move(network), scenario.all_to_all_efficiency);
   if (!scenario.comm_fits.empty()) {
     std::vector<std::uint32_t> nodes(placement.size());
     for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;

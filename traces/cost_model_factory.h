@@ -2,7 +2,8 @@
 // Builds a scenario's CostModel (models/cost_model.h) for a placement of ranks:
 // the compute model the scenario resolved (cost_model.compute), the network it
 // chose (cost_model.network: closed forms over the cluster's links, or routed
-// over cluster.topology), wrapped in a CalibratedNetwork when the calibration
+// over cluster.topology), its all-to-alls derated by cost_model.all_to_all_efficiency
+// (models/all_to_all_efficiency_network.h), wrapped in a CalibratedNetwork when the calibration
 // has collective fits (they price what they cover, the network the rest), and
 // the GPU's HBM bandwidth for optimizer steps.
 // With routed pricing the model owns the topology; it is built on the first

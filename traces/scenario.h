@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/all_to_all_efficiency_network.h"
 #include "models/calibrated_network.h"
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
@@ -110,6 +111,9 @@ struct ResolvedScenario {
   // The calibration's collective fits (models/calibrated_network.h): when any,
   // they price the communication they cover in place of the network model.
   std::vector<CommFit> comm_fits;
+  // cost_model.all_to_all_efficiency: an all-to-all over d ranks takes the
+  // network's time / efficiency(d) (models/all_to_all_efficiency_network.h).
+  std::vector<AllToAllEfficiencyPoint> all_to_all_efficiency;
   const FlexSpModel* flexsp_preset = nullptr;
   // cost_model.interference: each factor from the scenario, else the
   // calibration's InterferenceFit of its class, else the published default.

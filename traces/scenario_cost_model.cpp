@@ -225,6 +225,26 @@ Interference resolve_interference(const proto::CostModel& cost, const proto::Cal
   return out;
 }
 
+// cost_model.all_to_all_efficiency: degrees >= 2, none listed twice,
+// efficiencies in (0, 1].
+std::vector<AllToAllEfficiencyPoint> resolve_all_to_all_efficiency(const proto::CostModel& cost,
+                                                                   const FieldLocator& where) {
+  std::vector<AllToAllEfficiencyPoint> points;
+  for (int i = 0; i < cost.all_to_all_efficiency_size(); ++i) {
+    const proto::AllToAllEfficiency& e = cost.all_to_all_efficiency(i);
+    const std::string path = fmt::format("cost_model.all_to_all_efficiency[{}]", i);
+    if (e.degree() < 2) where.fail(path + ".degree", fmt::format("must be >= 2, got {}", e.degree()));
+    for (std::size_t j = 0; j < points.size(); ++j) {
+      if (points[j].degree == e.degree())
+        where.fail(path + ".degree", fmt::format("degree {} is listed twice (also at [{}])", e.degree(), j));
+    }
+    if (!(e.efficiency() > 0.0 && e.efficiency() <= 1.0))
+      where.fail(path + ".efficiency", fmt::format("must be in (0, 1], got {}", e.efficiency()));
+    points.push_back({e.degree(), e.efficiency()});
+  }
+  return points;
+}
+
 }  // namespace
 
 void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::path& base_dir, ResolvedScenario* resolved,
@@ -280,6 +300,7 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
   if (network == proto::CostModel::ROUTED && !resolved->topology)
     where.fail("cost_model.network", "ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM");
   resolved->network_pricing = network == proto::CostModel::ROUTED ? NetworkPricing::Routed : NetworkPricing::ClosedForm;
+  resolved->all_to_all_efficiency = resolve_all_to_all_efficiency(cost, where);
 
   resolved->flexsp_preset = resolve_flexsp_preset(cost.flexsp_preset(), resolved->model, where);
   resolved->cost = make_cost_model(*resolved, default_placement(*resolved, resolved->usable_gpus()));

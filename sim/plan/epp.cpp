@@ -97,9 +97,29 @@ class EppContext {
     cache_.emplace(key, t);
     return t;
   }
+  // A chunk as the Schedule runs it, whole: one compute over all its segments
+  // and the all-to-alls of all its new tokens, each priced once by the cost
+  // model (so per-chunk and per-kernel costs, and shapes, count as the engine
+  // counts them). A one-segment chunk is segment_seconds.
   double chunk_seconds(std::span<const Segment> segments, std::uint32_t d) const {
-    double t = 0.0;
-    for (const auto& s : segments) t += segment_seconds(s, d);
+    if (segments.size() == 1) return segment_seconds(segments.front(), d);
+    std::vector<std::uint64_t> key{d};
+    std::uint64_t tokens = 0;
+    for (const Segment& s : segments) {
+      key.push_back(s.tokens);
+      key.push_back(s.context_tokens);
+      tokens += s.tokens;
+    }
+    if (auto it = chunk_cache_.find(key); it != chunk_cache_.end()) return it->second;
+    const ChunkWork work{segments, sc_.model.layers, true, true};
+    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
+    if (d > 1) {
+      for (Pass pass : {Pass::Forward, Pass::Backward}) {
+        t += sc_.model.layers * ulysses_layer_time(sc_.model, tokens, first_group(d), pass, *sc_.cost).value;
+      }
+    }
+    chunk_cache_.emplace(std::move(key), t);
     return t;
   }
   // One layer's forward of `segments` on one GPU of a degree-d group.
@@ -151,6 +171,7 @@ class EppContext {
   double gap_ = 0.02, time_limit_s_ = 10.0;
   ScheduleEvaluator evaluate_;
   mutable std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, double> cache_;
+  mutable std::map<std::vector<std::uint64_t>, double> chunk_cache_;  // (d, tokens, context...) of a packed chunk
 };
 
 // The chunks of some units, in order, as the 1F1B queue sees them: a long

@@ -33,11 +33,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class FlexSpCost {
  public:
-  explicit FlexSpCost(const ResolvedScenario& sc) : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
+  FlexSpCost(const ResolvedScenario& sc, const FlexSpOptions& options)
+      : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
     const auto& model = sc.model;
-    memory_ = zero3_memory(sc, false);
+    memory_ = zero3_memory(sc, false, options.zero3);
     beta_ = preset_ != nullptr ? preset_->beta1.value : 0.0;
-    capacity_ = memory_.capacity(sc.memory_limit.count, 1);
+    capacity_ = memory_.capacity(flexsp_planning_limit(sc, options).count, 1);
     if (n_ == 1) {
       degrees_.push_back(1);
     } else {
@@ -62,6 +63,28 @@ class FlexSpCost {
     return 0;
   }
 
+  // A group's time running `sequences` (token counts) at degree d. With the
+  // preset, FlexSP's additive model: beta1 plus each sequence's time. Without
+  // it, as the Schedule runs the group: its sequences packed into one
+  // micro-batch, one compute over all of them and the all-to-alls of all their
+  // tokens, each priced once by the scenario's cost model (so per-micro-batch
+  // and per-kernel costs, and shapes, count as the engine counts them).
+  double group_time(std::span<const std::uint64_t> sequences, std::uint32_t d) const {
+    if (sequences.empty()) return 0.0;
+    if (preset_ != nullptr || sequences.size() == 1) {
+      double t = beta_;
+      for (auto s : sequences) t += seq_time(s, d);
+      return t;
+    }
+    std::vector<Segment> segments;
+    std::uint64_t tokens = 0;
+    for (auto s : sequences) {
+      segments.push_back(Segment{s, 0});
+      tokens += s;
+    }
+    return chunk_time(segments, tokens, d);
+  }
+
   // One sequence's time in a degree-d group (without the per-group constant).
   double seq_time(std::uint64_t s, std::uint32_t d) const {
     const auto key = std::make_pair(s, d);
@@ -71,22 +94,29 @@ class FlexSpCost {
       t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d).value;
     } else {
       const std::array<Segment, 1> one{Segment{s, 0}};
-      const ChunkWork work{one, sc_.model.layers, true, true};
-      t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
-          sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
-      if (d > 1) {
-        // A node-aligned group of d ranks, as the schedule places every group.
-        std::vector<std::uint32_t> group(d);
-        std::iota(group.begin(), group.end(), 0u);
-        t += sc_.model.layers * (ulysses_layer_time(sc_.model, s, group, Pass::Forward, *sc_.cost).value +
-                                 ulysses_layer_time(sc_.model, s, group, Pass::Backward, *sc_.cost).value);
-      }
+      t = chunk_time(one, s, d);
     }
     cache_.emplace(key, t);
     return t;
   }
 
  private:
+  // Forward and backward of the whole model over `segments` (`tokens` new
+  // tokens) on one GPU of a degree-d group, with its all-to-alls over a
+  // node-aligned group of d ranks, as the Schedule places every group.
+  double chunk_time(std::span<const Segment> segments, std::uint64_t tokens, std::uint32_t d) const {
+    const ChunkWork work{segments, sc_.model.layers, true, true};
+    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
+               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
+    if (d > 1) {
+      std::vector<std::uint32_t> group(d);
+      std::iota(group.begin(), group.end(), 0u);
+      t += sc_.model.layers * (ulysses_layer_time(sc_.model, tokens, group, Pass::Forward, *sc_.cost).value +
+                               ulysses_layer_time(sc_.model, tokens, group, Pass::Backward, *sc_.cost).value);
+    }
+    return t;
+  }
+
   const ResolvedScenario& sc_;
   std::uint32_t n_;
   const FlexSpModel* preset_ = nullptr;
@@ -117,9 +147,9 @@ struct MicroPlan {
 
 double group_time(const FlexSpCost& cost, const Group& g, std::span<const std::uint64_t> lengths) {
   if (g.sequences.empty()) return 0.0;
-  double t = cost.beta();
-  for (auto i : g.sequences) t += cost.seq_time(lengths[i], g.degree);
-  return t;
+  std::vector<std::uint64_t> sequences;
+  for (auto i : g.sequences) sequences.push_back(lengths[i]);
+  return cost.group_time(sequences, g.degree);
 }
 
 void finalize(const FlexSpCost& cost, MicroPlan& plan, std::span<const std::uint64_t> lengths) {
@@ -377,6 +407,10 @@ MicroPlan plan_micro_batch(const FlexSpCost& cost, const FlexSpOptions& opt, std
 
 // ---------------------------------------------------------------- planning
 
+Bytes flexsp_planning_limit(const ResolvedScenario& sc, const FlexSpOptions& options) {
+  return options.planning_memory_cap ? *options.planning_memory_cap : sc.memory_limit;
+}
+
 FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   const FieldLocator& where = resolved.where();
   const proto::FlexSPOptions& options = resolved.proto.plan().flexsp();
@@ -409,6 +443,19 @@ FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   if (options.max_buckets() > 0) out.max_buckets = options.max_buckets();
   if (options.relative_gap() > 0) out.gap = options.relative_gap();
   if (options.solver_node_limit() > 0) out.node_limit = options.solver_node_limit();
+  if (!options.planning_memory_cap().empty()) {
+    try {
+      out.planning_memory_cap = parse_bytes(options.planning_memory_cap());
+    } catch (const InputError& e) {
+      where.fail("plan.flexsp.planning_memory_cap", e.what());
+    }
+    if (out.planning_memory_cap->count == 0) {
+      where.fail("plan.flexsp.planning_memory_cap",
+                 fmt::format("must be > 0 (unset: the GPU's memory times plan.memory_fraction), got \"{}\"",
+                             options.planning_memory_cap()));
+    }
+  }
+  out.zero3 = resolve_zero3_options(resolved);
   return out;
 }
 
@@ -418,15 +465,16 @@ std::vector<PlannerRegistration> flexsp_registrations() {
 }
 
 FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std::span<const std::uint64_t> lengths) {
-  const FlexSpCost cost(sc);
+  const FlexSpCost cost(sc, opt);
   const std::uint32_t n = cost.gpus();
   if (n != 1 && n % 2 != 0) {
     throw InputError(fmt::format("{}: flexsp: needs an even number of GPUs (power-of-two SP groups), got {}", sc.source, n));
   }
   if (cost.capacity() == 0) {
     throw InputError(fmt::format("{}: flexsp: the ZeRO-3 model states ({}) leave no memory for activations under the "
-                                 "limit {}; add GPUs or raise plan.memory_fraction",
-                                 sc.source, format_bytes(Bytes(cost.memory().state_bytes)), format_bytes(sc.memory_limit)));
+                                 "limit {}; add GPUs or raise plan.memory_fraction (or plan.flexsp.planning_memory_cap)",
+                                 sc.source, format_bytes(Bytes(cost.memory().state_bytes)),
+                                 format_bytes(flexsp_planning_limit(sc, opt))));
   }
   std::vector<std::uint32_t> order(lengths.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -452,10 +500,10 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
   // Each micro-batch also runs its ZeRO-3 collectives over all N ranks, layer by
   // layer (zero3_layers.h): they hide behind compute but for the first gather and
   // the last reduce-scatter, unless they outlast it; fewer micro-batches save them.
-  const auto weight_bytes = static_cast<std::uint64_t>(sc.model.total_params() * sc.model.bytes_per_element);
-  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, sc.model.layers);
-  const double zero_comm = sc.model.layers * (2.0 * zero.gather + zero.reduce_scatter);
-  const double zero_exposed = zero.gather + zero.reduce_scatter;
+  // Gathers are on demand (every one exposed) when the prefetch trace does not
+  // survive the groups changing (zero3_layers.h).
+  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, zero3_layer_bytes(sc.model, opt.zero3));
+  const std::uint32_t depth = effective_prefetch_depth(opt.zero3, true);
   const auto m0 = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, (total + cluster_tokens - 1) / cluster_tokens));
   std::vector<std::uint32_t> best_split;
   double best_time = kInf;
@@ -476,7 +524,7 @@ FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std
       const std::span<const std::uint32_t> seqs(order.data() + at, count);
       at += count;
       const auto p = best_greedy(cost, seqs, lengths);
-      step += std::max(p.makespan, zero_comm) + zero_exposed;
+      step += zero3_micro_batch_seconds(zero, sc.model.layers, p.makespan, depth);
       if (!p.feasible()) break;
     }
     if (step == kInf) continue;  // no greedy plan at this count: try more micro-batches

@@ -43,8 +43,21 @@
 //  planner estimates; otherwise the scenario's cost model (ResolvedScenario::cost):
 //  compute (forward + backward, whole model, a 1/d share) plus ulysses_layer_time per
 //  layer and pass over a node-aligned group of d ranks, and no per-group constant.
+//  The greedy and the MILP add up per-sequence times (FlexSP's linear model); the
+//  plans are then compared (greedy against MILP, micro-batch counts against each
+//  other) on each group's time priced whole, as the Schedule runs it: its
+//  sequences as one packed micro-batch, one compute over all of them and the
+//  all-to-alls of all their tokens, so that a cost model with per-micro-batch or
+//  per-kernel costs or shape effects steers the choice as it scores the result.
 //  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma with the preset;
-//  C = (memory limit - states - gathered-weight buffer) / activation bytes per token.
+//  C = (planning limit - states - gathered-weight buffer) / activation bytes per
+//  token, the planning limit being plan.flexsp.planning_memory_cap when set (FlexSP's
+//  released runtime plans within 28 GiB whatever the GPU has), else the scenario's
+//  memory limit. The Schedule's memory is still checked against the memory limit.
+//  ZeRO-3: the groups change every micro-batch; with
+//  plan.zero3.prefetch_survives_group_changes false every gather is on demand
+//  (zero3_layers.h, depth 0), in the Schedule and in the Sequence Blaster's
+//  estimate; by default (true, as FlexSP's FSDP runtime) at plan.zero3.prefetch_depth.
 //
 // The Schedule, per micro-batch (groups re-formed each micro-batch; largest
 // degree first on consecutive ranks, so power-of-two groups align to nodes):
@@ -54,18 +67,21 @@
 //                group with the group's sequences as segments, and the two
 //                all-to-alls between them), with ZeRO-3's
 //                layer-wise weight gathers and gradient reduce-scatters over all
-//                N ranks (zero3_layers.h); free activations. The N-rank
+//                N ranks (zero3_layers.h, at effective_prefetch_depth(zero3,
+//                true)); free activations. The N-rank
 //                collectives synchronise the groups layer by layer, as FlexSP
 //                runs its groups under one ZeRO-3 engine.
 //   then the optimizer on each rank's 1/N shard.
 // Streams: "compute" (compute, all-to-alls and memory ops, as Ulysses'
 // all-to-alls block the layer), "zero-gather", "zero-reduce".
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "sim/plan/flexsp_partition.h"
 #include "sim/plan/planner.h"
+#include "sim/plan/zero3_layers.h"
 
 namespace eppsim {
 
@@ -98,7 +114,16 @@ struct FlexSpOptions {
   std::uint32_t max_buckets = 16;
   double gap = 0.01;            // the MILP's relative optimality gap
   std::uint32_t node_limit = 500;
+  // plan.flexsp.planning_memory_cap: the memory per GPU the groups' activations
+  // are planned within (FlexSP's released runtime: 28 GiB, kFlexSpMemoryCap);
+  // unset: the scenario's memory limit (GPU memory x plan.memory_fraction).
+  std::optional<Bytes> planning_memory_cap;
+  Zero3Options zero3;  // plan.zero3 (zero3_layers.h)
 };
+
+// The memory the groups are planned within: planning_memory_cap, else the
+// scenario's memory limit.
+Bytes flexsp_planning_limit(const ResolvedScenario& scenario, const FlexSpOptions& options);
 
 // Resolves the defaults (0 means the default) and checks each option's range
 // and that the usable GPUs are 1 or even. InputError located by the scenario's

@@ -16,7 +16,7 @@ namespace eppsim {
 
 proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
   const FlexSpPlan decisions = plan_flexsp(sc, options_, lengths);
-  const Zero3Memory memory = zero3_memory(sc, false);  // as plan_flexsp sized the groups
+  const Zero3Memory memory = zero3_memory(sc, false, options_.zero3);  // as plan_flexsp sized the groups
   const auto& model = sc.model;
   const std::uint32_t n = sc.usable_gpus();
 
@@ -25,7 +25,8 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
 
   const double params = model.total_params();
-  const auto weight_bytes = static_cast<std::uint64_t>(params * model.bytes_per_element);
+  const Zero3LayerBytes zero_bytes = zero3_layer_bytes(model, options_.zero3);
+  const std::uint32_t depth = effective_prefetch_depth(options_.zero3, true);  // groups change every micro-batch
   const std::uint32_t layers = model.layers;
   std::vector<Zero3LayerProgram> programs;
   programs.reserve(n);
@@ -34,7 +35,7 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
     if (memory.gather_buffer_bytes > 0) {
       b.memory(r, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
     }
-    programs.emplace_back(b, r, streams, weight_bytes, layers);
+    programs.emplace_back(b, r, streams, zero_bytes, depth);
   }
 
   double model_flops = 0.0;

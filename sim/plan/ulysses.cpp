@@ -69,6 +69,7 @@ UlyssesOptions resolve_ulysses_adaptive_options(const ResolvedScenario& resolved
   UlyssesOptions out;
   out.packing_fill = fill == 0.0 ? kDefaultPackingFill : fill;
   out.full_recompute = options.full_recompute();
+  out.zero3 = resolve_zero3_options(resolved);
   return out;
 }
 
@@ -101,7 +102,7 @@ std::vector<PlannerRegistration> ulysses_registrations() {
 }
 
 std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, const UlyssesOptions& options, std::uint32_t d) {
-  const Zero3Memory memory = zero3_memory(sc, options.full_recompute);
+  const Zero3Memory memory = zero3_memory(sc, options.full_recompute, options.zero3);
   if (memory.fixed_bytes() >= sc.memory_limit.count) {
     throw InputError(fmt::format(
         "{}: ulysses: ZeRO-3 model states ({}) and the gathered-weight buffer ({}) leave no room for activations "
@@ -167,20 +168,17 @@ UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions
   }
   slots = std::max(slots, 1u);
 
-  // The estimate follows the lockstep of the slots.
-  const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
-  const std::uint32_t layers = model.layers;
-  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, weight_bytes, layers);
+  // The estimate follows the lockstep of the slots; ZeRO-3 as zero3_micro_batch_seconds
+  // prices it at the depth the static groups run at.
+  const Zero3LayerSeconds zero = zero3_layer_seconds(sc, zero3_layer_bytes(model, options.zero3));
+  const std::uint32_t depth = effective_prefetch_depth(options.zero3, false);
   double step = 0.0;
   for (std::uint32_t j = 0; j < slots; ++j) {
     double slowest = 0.0;
     for (std::uint32_t g = 0; g < groups; ++g) {
       if (j < per_group[g].size()) slowest = std::max(slowest, costs[per_group[g][j]]);
     }
-    // ZeRO-3 gathers hide behind compute but for the first of each pass;
-    // a pass whose gathers outlast its compute waits for them.
-    const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
-    step += std::max(slowest, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
+    step += zero3_micro_batch_seconds(zero, model.layers, slowest, depth);
   }
   const double shard_params = model.total_params() / n;
   step += sc.cost->optimizer_time(Bytes(static_cast<std::uint64_t>(shard_params * 28.0))).value;
@@ -204,7 +202,8 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
   // ZeRO-3, layer by layer (zero3_layers.h): every rank gathers each layer
   // before it runs and reduce-scatters its gradients after its backward, also
   // in the slots where its group has no micro-batch left.
-  const auto weight_bytes = static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element);
+  const Zero3LayerBytes zero_bytes = zero3_layer_bytes(model, options.zero3);
+  const std::uint32_t depth = effective_prefetch_depth(options.zero3, false);  // static groups
   ScheduleBuilder b(n, sc.proto.name(), std::string(strategy), model);
   const Zero3Setup streams = add_zero3(b, n);
   for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
@@ -215,7 +214,7 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
     sp_groups[g] = b.add_group(fmt::format("ulysses sp_degree {} group {}", d, g), std::move(ranks));
   }
 
-  const Zero3Memory memory = zero3_memory(sc, recompute);
+  const Zero3Memory memory = zero3_memory(sc, recompute, options.zero3);
   const double shard_params = model.total_params() / n;
   const std::uint32_t layers = model.layers;
   double model_flops = 0.0;
@@ -232,7 +231,7 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
       if (memory.gather_buffer_bytes > 0) {
         b.memory(rank, streams.compute, {}, true, memory.gather_buffer_bytes, proto::WORKSPACE);
       }
-      Zero3LayerProgram program(b, rank, streams, weight_bytes, layers);
+      Zero3LayerProgram program(b, rank, streams, zero_bytes, depth);
       // A layer's pieces are the same on every rank of the group: built once (and
       // their model FLOPs counted once, times the degree) and copied into each program.
       auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments,

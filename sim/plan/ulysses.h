@@ -24,7 +24,8 @@
 //   - Per slot, on each rank, ZeRO-3 layer by layer (zero3_layers.h): the
 //     forward visits layers 0..L-1, the backward L-1..0 (recompute then backward
 //     per layer with full_recompute); each visit gathers the layer's weights on
-//     the "zero-gather" stream (prefetched one layer ahead), runs the layer as
+//     the "zero-gather" stream (prefetched plan.zero3.prefetch_depth layers
+//     ahead: static groups keep DeepSpeed's prefetch trace), runs the layer as
 //     Ulysses' pieces on the compute stream (layer_pieces.h: compute split
 //     SEQUENCE_PARALLEL over the SP group, the Q+K+V and output all-to-alls
 //     between them, blocking it),
@@ -40,8 +41,8 @@
 // (ties: the smaller degree). The estimate follows the lockstep structure:
 //   sum over slots of max(max over groups of the slot's compute + all-to-all
 //   time (the scenario's cost model, ResolvedScenario::cost), the slot's layer-wise ZeRO-3
-//   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds)
-//   + optimizer.
+//   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds,
+//   zero3_micro_batch_seconds) + optimizer.
 // The schedule's strategy is "ulysses-adaptive"; the chosen degree is in the
 // group names ("ulysses sp_degree 8 group 0").
 #include <cstdint>
@@ -49,6 +50,7 @@
 #include <string_view>
 
 #include "sim/plan/planner.h"
+#include "sim/plan/zero3_layers.h"
 
 namespace eppsim {
 
@@ -57,6 +59,7 @@ struct UlyssesOptions {
   std::uint32_t sp_degree = 1;  // "ulysses" only (0 in the scenario means gpus_per_node)
   double packing_fill = 0.9;    // 0 in the scenario means 0.9
   bool full_recompute = false;
+  Zero3Options zero3;           // plan.zero3 (zero3_layers.h)
 };
 
 // "ulysses": sp_degree a power of two dividing the usable GPUs and the model's

@@ -10,9 +10,48 @@
 #include "models/activation_memory.h"
 #include "models/compute_cost.h"
 #include "models/flexsp_preset.h"
+#include "models/input_limits.h"
 #include "models/memory_model.h"
 
 namespace eppsim {
+
+Zero3Options resolve_zero3_options(const ResolvedScenario& resolved) {
+  const FieldLocator& where = resolved.where();
+  const proto::Zero3Options& options = resolved.proto.plan().zero3();
+  Zero3Options out;
+  if (options.has_prefetch_depth()) {
+    // Each buffer holds a layer: as many as a model may have layers, at most.
+    if (options.prefetch_depth() > limits::kMaxLayers) {
+      where.fail("plan.zero3.prefetch_depth", fmt::format("must be <= {} (the bound of models/input_limits.h), got {}",
+                                                         limits::kMaxLayers, options.prefetch_depth()));
+    }
+    out.prefetch_depth = options.prefetch_depth();
+  }
+  if (options.has_prefetch_survives_group_changes())
+    out.prefetch_survives_group_changes = options.prefetch_survives_group_changes();
+  const std::string& dtype = options.reduce_scatter_dtype();
+  if (dtype == "bf16") {
+    out.reduce_scatter_bytes_per_element = 2.0;
+  } else if (dtype == "fp32") {
+    out.reduce_scatter_bytes_per_element = 4.0;
+  } else if (!dtype.empty()) {
+    where.fail("plan.zero3.reduce_scatter_dtype",
+               fmt::format("must be \"bf16\" or \"fp32\" (unset: the model's training precision), got \"{}\"", dtype));
+  }
+  return out;
+}
+
+std::uint32_t effective_prefetch_depth(const Zero3Options& options, bool groups_change) {
+  return groups_change && !options.prefetch_survives_group_changes ? 0 : options.prefetch_depth;
+}
+
+Zero3LayerBytes zero3_layer_bytes(const TransformerSpec& model, const Zero3Options& options) {
+  const std::uint32_t layers = std::max<std::uint32_t>(model.layers, 1);
+  const double gradient_bytes = options.reduce_scatter_bytes_per_element > 0.0 ? options.reduce_scatter_bytes_per_element
+                                                                                : model.bytes_per_element;
+  return Zero3LayerBytes{static_cast<std::uint64_t>(model.total_params() * model.bytes_per_element) / layers,
+                         static_cast<std::uint64_t>(model.total_params() * gradient_bytes) / layers};
+}
 
 Zero3Setup add_zero3(ScheduleBuilder& builder, std::uint32_t world_size) {
   Zero3Setup s;
@@ -28,19 +67,17 @@ Zero3Setup add_zero3(ScheduleBuilder& builder, std::uint32_t world_size) {
 }
 
 Zero3LayerProgram::Zero3LayerProgram(ScheduleBuilder& builder, std::uint32_t rank, const Zero3Setup& setup,
-                                     std::uint64_t model_weight_bytes, std::uint32_t layers)
-    : builder_(builder),
-      rank_(rank),
-      setup_(setup),
-      layer_weight_bytes_(model_weight_bytes / std::max<std::uint32_t>(layers, 1)) {}
+                                     Zero3LayerBytes bytes, std::uint32_t prefetch_depth)
+    : builder_(builder), rank_(rank), setup_(setup), bytes_(bytes), depth_(prefetch_depth) {}
 
 void Zero3LayerProgram::visit(std::span<const LayerPiece> pieces, bool reduce_gradients) {
   std::optional<OpIndex> gathered;
   if (setup_.world_size > 1) {
     std::vector<OpIndex> deps;
-    if (ended_[0]) deps.push_back(*ended_[0]);  // the buffer it fills is free again
+    // Visit v-1-d has ended: the buffer this gather fills is free again.
+    if (ended_.size() == depth_ + 1 && ended_.front()) deps.push_back(*ended_.front());
     gathered = builder_.collective(rank_, setup_.gather, deps, proto::ALL_GATHER, setup_.gather_group,
-                                   layer_weight_bytes_ / setup_.world_size);
+                                   bytes_.weights / setup_.world_size);
   }
   std::optional<OpIndex> end = gathered;
   if (!pieces.empty()) {
@@ -53,33 +90,39 @@ void Zero3LayerProgram::visit(std::span<const LayerPiece> pieces, bool reduce_gr
     std::vector<OpIndex> deps;
     if (end) deps.push_back(*end);
     last_reduce_ = builder_.collective(rank_, setup_.reduce, deps, proto::REDUCE_SCATTER, setup_.reduce_group,
-                                      layer_weight_bytes_);
+                                      bytes_.gradients);
   }
-  ended_[0] = ended_[1];
-  ended_[1] = end;
+  ended_.push_back(end);
+  if (ended_.size() > depth_ + 1) ended_.pop_front();
 }
 
 std::vector<OpIndex> Zero3LayerProgram::tail() const {
   std::vector<OpIndex> out;
   if (last_compute_) out.push_back(*last_compute_);
   if (last_reduce_) out.push_back(*last_reduce_);
-  if (ended_[1] && !last_compute_) out.push_back(*ended_[1]);
+  if (!ended_.empty() && ended_.back() && !last_compute_) out.push_back(*ended_.back());
   return out;
 }
 
-Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, std::uint64_t model_weight_bytes,
-                                      std::uint32_t layers) {
+Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, const Zero3LayerBytes& bytes) {
   const std::uint32_t n = sc.usable_gpus();
   Zero3LayerSeconds out;
   if (n <= 1) return out;
   std::vector<std::uint32_t> ranks(n);
   std::iota(ranks.begin(), ranks.end(), 0u);
-  const std::uint64_t layer_bytes = model_weight_bytes / std::max<std::uint32_t>(layers, 1);
   out.gather =
-      sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, ranks, Bytes(layer_bytes / n)).value;
+      sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.weights / n)).value;
   out.reduce_scatter =
-      sc.cost->collective_time(CollectiveKind::ReduceScatter, CollectiveAlgorithm::Auto, ranks, Bytes(layer_bytes)).value;
+      sc.cost->collective_time(CollectiveKind::ReduceScatter, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.gradients))
+          .value;
   return out;
+}
+
+double zero3_micro_batch_seconds(const Zero3LayerSeconds& zero, std::uint32_t layers, double compute_s,
+                                 std::uint32_t prefetch_depth) {
+  const double gathers = layers * zero.gather, reduces = layers * zero.reduce_scatter;
+  if (prefetch_depth == 0) return std::max(compute_s + 2.0 * gathers, 2.0 * gathers + reduces) + zero.reduce_scatter;
+  return std::max(compute_s, 2.0 * gathers + reduces) + zero.gather + zero.reduce_scatter;
 }
 
 std::uint64_t Zero3Memory::activation_bytes(std::uint64_t tokens, std::uint32_t degree) const {
@@ -93,7 +136,7 @@ std::uint64_t Zero3Memory::capacity(std::uint64_t limit, std::uint32_t degree, d
       std::floor(fill * static_cast<double>(limit - fixed_bytes()) * degree / activation_bytes_per_token));
 }
 
-Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute) {
+Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute, const Zero3Options& zero3) {
   Zero3Memory out;
   const std::uint32_t n = sc.usable_gpus();
   const auto& model = sc.model;
@@ -106,7 +149,8 @@ Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute) {
   }
   out.state_bytes = model_state_bytes(model.total_params(), 3, n).total().count;
   const double largest = std::max(model.params_per_layer(), model.embedding_params());
-  out.gather_buffer_bytes = static_cast<std::uint64_t>(2.0 * largest * model.bytes_per_element);
+  const double buffers = static_cast<double>(zero3.prefetch_depth) + 1.0;
+  out.gather_buffer_bytes = static_cast<std::uint64_t>(buffers * largest * model.bytes_per_element);
   // Activations are linear in the tokens: measure a large probe.
   constexpr std::uint64_t kProbe = std::uint64_t{1} << 24;
   const std::array<Segment, 1> probe{Segment{kProbe, 0}};

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
@@ -146,6 +147,71 @@ TEST(FlexSp, OptionErrorsAreLocated) {
             "plan.flexsp={max_buckets: 5000})");
   EXPECT_EQ(testing::planner_error(text, {"plan.flexsp={}", "cluster.gpus_per_node=3"}),
             "s.textproto:9: cluster.nodes: flexsp needs an even number of GPUs (power-of-two SP groups), got 3");
+}
+
+}  // namespace
+}  // namespace eppsim
+
+namespace eppsim {
+namespace {
+
+TEST(FlexSp, PlanningMemoryCapSetsTheGroupCapacities) {
+  const auto sc = scenario(2, "llama2-7b", 64, 16384);
+  const auto lengths = sample_batch(sc);
+  const FlexSpOptions device = resolve_flexsp_options(sc);
+  EXPECT_FALSE(device.planning_memory_cap);
+  const auto capped_sc = scenario(2, "llama2-7b", 64, 16384, R"(flexsp { planning_memory_cap: "28GiB" })");
+  const FlexSpOptions capped = resolve_flexsp_options(capped_sc);
+  ASSERT_TRUE(capped.planning_memory_cap);
+  EXPECT_EQ(capped.planning_memory_cap->count, 28ull << 30);
+  EXPECT_EQ(flexsp_planning_limit(capped_sc, capped).count, 28ull << 30);
+  EXPECT_EQ(flexsp_planning_limit(sc, device), sc.memory_limit);
+  // C = (limit - fixed) / bytes per token: the cap, not the 80 GB, sizes the groups.
+  const Zero3Memory memory = zero3_memory(sc, false, device.zero3);
+  const auto full = plan_flexsp(sc, device, lengths);
+  const auto small = plan_flexsp(capped_sc, capped, lengths);
+  EXPECT_EQ(full.token_capacity, memory.capacity(sc.memory_limit.count, 1));
+  EXPECT_EQ(small.token_capacity, memory.capacity(28ull << 30, 1));
+  EXPECT_LT(small.token_capacity, full.token_capacity);
+  expect_valid(small, lengths.size(), 16);
+  EXPECT_GE(small.micro_batches.size(), full.micro_batches.size());
+}
+
+// Gathers (ALL_GATHER) of rank 0 that wait for nothing: the first d + 1 visits.
+int gathers_without_deps(const proto::Schedule& schedule) {
+  int free = 0;
+  for (const auto& op : schedule.programs(0).ops()) {
+    free += op.has_collective() && op.collective().kind() == proto::ALL_GATHER && op.deps_size() == 0;
+  }
+  return free;
+}
+
+TEST(FlexSp, GathersAreOnDemandWhenThePrefetchDoesNotSurviveTheGroups) {
+  const auto sc = scenario(2, "llama2-7b", 64, 16384);
+  const auto lengths = sample_batch(sc);
+  const auto prefetched = make_planner("flexsp", sc)->plan(sc, lengths);
+  EXPECT_EQ(gathers_without_deps(prefetched), 2);  // depth 1: visits 0 and 1
+  const auto ds_sc = scenario(2, "llama2-7b", 64, 16384, "zero3 { prefetch_survives_group_changes: false }");
+  const auto on_demand = make_planner("flexsp", ds_sc)->plan(ds_sc, lengths);
+  EXPECT_EQ(gathers_without_deps(on_demand), 1);  // depth 0: every later gather waits for the previous layer
+  EXPECT_GT(simulate(ds_sc, on_demand), simulate(sc, prefetched));
+  // ulysses keeps its static groups' prefetch whatever the option says.
+  EXPECT_EQ(gathers_without_deps(make_planner("ulysses", ds_sc)->plan(ds_sc, lengths)), 2);
+}
+
+TEST(FlexSp, AllToAllEfficiencyEntersTheEstimates) {
+  const auto sc = scenario(2, "llama2-7b", 64, 16384);
+  const auto derated_sc = scenario(2, "llama2-7b", 64, 16384, "", "distribution: \"wikipedia\"",
+                                   "all_to_all_efficiency { degree: 2 efficiency: 0.25 } "
+                                   "all_to_all_efficiency { degree: 4 efficiency: 0.25 } "
+                                   "all_to_all_efficiency { degree: 8 efficiency: 0.25 } "
+                                   "all_to_all_efficiency { degree: 16 efficiency: 0.25 }");
+  const std::vector<std::uint32_t> node{0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_NEAR(ulysses_layer_time(derated_sc.model, 16384, node, Pass::Forward, *derated_sc.cost).value,
+              4.0 * ulysses_layer_time(sc.model, 16384, node, Pass::Forward, *sc.cost).value, 1e-12);
+  const auto lengths = sample_batch(sc);
+  EXPECT_GT(plan_flexsp(derated_sc, resolve_flexsp_options(derated_sc), lengths).step_time_s,
+            plan_flexsp(sc, resolve_flexsp_options(sc), lengths).step_time_s);
 }
 
 }  // namespace

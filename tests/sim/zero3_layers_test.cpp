@@ -25,14 +25,15 @@ proto::ComputeOp layer_op(proto::Phase phase, std::uint32_t layer, double ms) {
 }
 
 // One micro-batch on both ranks: forward layers 0..L-1, backward L-1..0, each
-// layer `ms` of compute; rank 1 sits the micro-batch out when `rank1_idle`.
-proto::Schedule one_micro_batch(double ms, bool rank1_idle = false) {
+// layer `ms` of compute, gathers prefetched `depth` ahead; rank 1 sits the
+// micro-batch out when `rank1_idle`.
+proto::Schedule one_micro_batch(double ms, bool rank1_idle = false, std::uint32_t depth = 1) {
   ScheduleBuilder b(2, "zero3", "test");
   const Zero3Setup setup = add_zero3(b, 2);
   for (std::uint32_t r = 0; r < 2; ++r) {
     b.place(r, 0, r);
-    Zero3LayerProgram program(b, r, setup, kModelBytes, kLayers);
-    EXPECT_EQ(program.layer_weight_bytes(), 2'000'000u);
+    Zero3LayerProgram program(b, r, setup, Zero3LayerBytes{kModelBytes / kLayers, kModelBytes / kLayers}, depth);
+    EXPECT_EQ(program.layer_bytes().weights, 2'000'000u);
     const bool idle = rank1_idle && r == 1;
     for (std::uint32_t l = 0; l < kLayers; ++l) {
       const LayerPiece piece{layer_op(proto::FORWARD, l, ms)};
@@ -88,8 +89,13 @@ TEST(Zero3Layers, TwoBuffersBoundThePrefetch) {
   // to back) ends at v+1 ms; the last backward layer ends 0.2 ms later and its
   // reduce-scatter 1 ms after that.
   EXPECT_NEAR(step_ms(one_micro_batch(0.1)), 8.0 + 0.2 + 1.0, 1e-6);
-  // The gather of visit v waits for visit v-2's compute: its buffer.
-  const auto schedule = one_micro_batch(10.0);
+}
+
+// At depth d, the gather of visit v waits for visit v-1-d's compute (the buffer
+// it refills); visits 0..d gather at once.
+void expect_prefetch_depth(std::uint32_t depth) {
+  SCOPED_TRACE(depth);
+  const auto schedule = one_micro_batch(10.0, false, depth);
   const auto& ops = schedule.programs(0).ops();
   std::vector<int> gathers, computes;
   for (int i = 0; i < ops.size(); ++i) {
@@ -97,12 +103,73 @@ TEST(Zero3Layers, TwoBuffersBoundThePrefetch) {
     if (ops[i].has_compute() && ops[i].compute().phase() != proto::OPTIMIZER) computes.push_back(i);
   }
   ASSERT_EQ(gathers.size(), computes.size());
-  EXPECT_EQ(ops[gathers[0]].deps_size(), 0);
-  EXPECT_EQ(ops[gathers[1]].deps_size(), 0);
-  for (std::size_t v = 2; v < gathers.size(); ++v) {
+  for (std::size_t v = 0; v < gathers.size(); ++v) {
+    if (v <= depth) {
+      EXPECT_EQ(ops[gathers[v]].deps_size(), 0);
+      continue;
+    }
     ASSERT_EQ(ops[gathers[v]].deps_size(), 1);
-    EXPECT_EQ(static_cast<int>(ops[gathers[v]].deps(0)), computes[v - 2]);
+    EXPECT_EQ(static_cast<int>(ops[gathers[v]].deps(0)), computes[v - 1 - depth]);
   }
+}
+
+TEST(Zero3Layers, PrefetchDepthSetsWhichComputeAGatherWaitsFor) {
+  for (std::uint32_t depth : {0u, 1u, 2u}) expect_prefetch_depth(depth);
+}
+
+TEST(Zero3Layers, DepthZeroExposesEveryGather) {
+  // On demand: each of the 8 visits waits 1 ms for its gather; the last
+  // reduce-scatter shows after the compute.
+  EXPECT_NEAR(step_ms(one_micro_batch(10.0, false, 0)), 8.0 + 120.0 + 1.0, 1e-6);
+  // A deeper prefetch hides no more than depth 1 when compute keeps up.
+  EXPECT_NEAR(step_ms(one_micro_batch(10.0, false, 2)), 1.0 + 120.0 + 1.0, 1e-6);
+}
+
+TEST(Zero3Layers, MicroBatchEstimateFollowsTheEngine) {
+  const Zero3LayerSeconds zero{1e-3, 1e-3};
+  for (std::uint32_t depth : {0u, 1u}) {
+    SCOPED_TRACE(depth);
+    EXPECT_NEAR(zero3_micro_batch_seconds(zero, kLayers, 0.120, depth) * 1e3,
+                step_ms(one_micro_batch(10.0, false, depth)), 1e-6);
+  }
+}
+
+TEST(Zero3Layers, ChangingGroupsFetchOnDemandUnlessThePrefetchSurvives) {
+  Zero3Options options;
+  options.prefetch_depth = 2;
+  EXPECT_TRUE(options.prefetch_survives_group_changes);  // the default: FSDP, as FlexSP's runtime
+  EXPECT_EQ(effective_prefetch_depth(options, true), 2u);
+  options.prefetch_survives_group_changes = false;
+  EXPECT_EQ(effective_prefetch_depth(options, false), 2u);
+  EXPECT_EQ(effective_prefetch_depth(options, true), 0u);
+}
+
+TEST(Zero3Layers, ReduceScatterBytesFollowTheDtype) {
+  const auto sc = testing::fixed_length_scenario(1, 8, 1, 8, 4096, 4096);
+  Zero3Options options;  // unset: the model's precision
+  const Zero3LayerBytes training = zero3_layer_bytes(sc.model, options);
+  EXPECT_EQ(training.gradients, training.weights);
+  options.reduce_scatter_bytes_per_element = 2.0;  // "bf16"
+  EXPECT_EQ(zero3_layer_bytes(sc.model, options).gradients,
+            static_cast<std::uint64_t>(sc.model.total_params() * 2.0) / sc.model.layers);
+  options.reduce_scatter_bytes_per_element = 4.0;  // "fp32"
+  const Zero3LayerBytes fp32 = zero3_layer_bytes(sc.model, options);
+  EXPECT_EQ(fp32.weights, training.weights);
+  EXPECT_EQ(fp32.gradients, static_cast<std::uint64_t>(sc.model.total_params() * 4.0) / sc.model.layers);
+  EXPECT_GT(zero3_layer_seconds(sc, fp32).reduce_scatter, zero3_layer_seconds(sc, training).reduce_scatter);
+}
+
+TEST(Zero3Layers, ResolvesTheScenarioOptions) {
+  auto proto = testing::fixed_length_scenario(1, 8, 1, 8, 4096, 4096).proto;
+  EXPECT_EQ(resolve_zero3_options(resolve_scenario(proto, "t", ".")).prefetch_depth, 1u);
+  proto.mutable_plan()->mutable_zero3()->set_prefetch_depth(0);
+  proto.mutable_plan()->mutable_zero3()->set_reduce_scatter_dtype("fp32");
+  const Zero3Options options = resolve_zero3_options(resolve_scenario(proto, "t", "."));
+  EXPECT_EQ(options.prefetch_depth, 0u);
+  EXPECT_TRUE(options.prefetch_survives_group_changes);
+  EXPECT_EQ(options.reduce_scatter_bytes_per_element, 4.0);
+  proto.mutable_plan()->mutable_zero3()->set_reduce_scatter_dtype("fp16");
+  EXPECT_THROW(resolve_zero3_options(resolve_scenario(proto, "t", ".")), InputError);
 }
 
 TEST(Zero3Layers, IdleRankStillJoinsEveryCollective) {
@@ -114,7 +181,7 @@ TEST(Zero3Layers, PlannerEstimateIsTheEnginesClosedForm) {
   // 2 nodes x 8 GPUs: the hierarchical forms, as the engine prices them.
   const auto sc = testing::fixed_length_scenario(2, 8, 1, 16, 4096, 4096);
   const std::uint64_t model = 14'000'000'000ull;
-  const auto est = zero3_layer_seconds(sc, model, 32);
+  const auto est = zero3_layer_seconds(sc, Zero3LayerBytes{model / 32, model / 32});
   const Bytes layer(model / 32);
   const auto& intra = sc.cluster.intra_node;
   const auto& inter = sc.cluster.inter_node;
