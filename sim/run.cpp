@@ -92,7 +92,7 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   const auto cost = cost_for(placement, scenario);
   const EnginePlacement where = engine_placement(placement, scenario);
   if (faults != nullptr) *faults = make_fault_plan(scenario.faults, schedule.num_ranks(), where, scenario.where());
-  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.interference});
+  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.interference, scenario.shared_endpoints});
 }
 
 // lengths.csv: one row per sampled sequence, in sampling order.

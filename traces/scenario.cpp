@@ -40,6 +40,7 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
     resolve_cost_model(scenario.cost_model(), parsed.base_dir, &resolved, where);
     // The name only: the engine registry (sim/engine/engine_registry.h) knows the engines.
     resolved.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
+    resolved.shared_endpoints = !scenario.simulation().has_shared_endpoints() || scenario.simulation().shared_endpoints();
     const std::vector<std::uint32_t> failed(scenario.cluster().failures().nodes().begin(),
                                             scenario.cluster().failures().nodes().end());
     resolved.faults = resolve_faults(scenario, resolved.cluster, failed, where);

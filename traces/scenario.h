@@ -97,6 +97,7 @@ struct ResolvedScenario {
   std::uint64_t seed = 0;
   std::string strategy;   // plan.strategy (default kDefaultStrategy; kCollectiveStrategy for a collective benchmark), unchecked: the planner registry knows the names
   std::string engine;     // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
+  bool shared_endpoints = true;  // simulation.shared_endpoints: the analytic engine shares NIC and NVLink ports
   Bytes memory_limit;     // GPU memory * plan.memory_fraction
   // The cost model (cost_model): its compute part, how the network is priced,
   // FlexSP's measured constants when cost_model.flexsp_preset names them, and

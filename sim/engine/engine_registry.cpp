@@ -23,10 +23,15 @@ std::vector<EngineInfo> make_engines() {
                     if (context.placement != nullptr) options.node_of_rank = context.placement->node_of_rank;
                     options.faults = context.faults;
                     options.interference = context.interference;
+                    options.share_endpoints = context.shared_endpoints;
                     return run_analytic(schedule, context.cost, options);
                   }});
   list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",
                   [](const proto::Schedule& schedule, const EngineContext& context) {
+                    if (!context.shared_endpoints) {
+                      throw InputError("simulation.shared_endpoints: false is the analytic engine's; the flow engine "
+                                       "always shares its links (use --engine analytic, or remove it)");
+                    }
                     return run_flow(schedule, context);
                   }});
   std::sort(list.begin(), list.end(), [](const EngineInfo& a, const EngineInfo& b) { return a.name < b.name; });

@@ -35,11 +35,14 @@ struct EnginePlacement {
 // `faults` are the simulated faults to inject (fault_plan.h); null or empty:
 // a healthy run. `interference`: compute and communication slowing each other
 // while they overlap on a rank (models/interference.h); off by default.
+// `shared_endpoints` false: the analytic engine gives every transfer and
+// collective its uncontended time (the flow engine always shares its links).
 struct EngineContext {
   const CostModel& cost;
   const EnginePlacement* placement = nullptr;
   const FaultPlan* faults = nullptr;
   Interference interference = {};
+  bool shared_endpoints = true;
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;
