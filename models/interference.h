@@ -29,10 +29,10 @@ struct InterferenceFactors {
 // The published defaults, per class (docs/interference.md, "Interference").
 //   Compute beside an NVLink collective: 1.189, the average compute slowdown
 //     measured beside NCCL collectives in GPT and LLaMA training on A100, H100,
-//     MI250 and MI210 (arXiv 2507.03114); Calibron's NVLink processor usage
+//     MI250 and MI210 (arXiv 2507.03114); Calculon's NVLink processor usage
 //     u = 0.15 (compute t / (1 - u) = 1.176) agrees within 1%.
 //   Compute beside a network collective or a point-to-point transfer:
-//     1 / (1 - 0.02) = 1.0204, Calibron's processor usage of InfiniBand
+//     1 / (1 - 0.02) = 1.0204, Calculon's processor usage of InfiniBand
 //     traffic: such kernels wait on the NIC and hold few SMs. Pipeline sends
 //     (most point-to-point traffic) cross nodes in the shipped scenarios, so
 //     they take the network's figure.

@@ -19,7 +19,8 @@ eppsim="${EPPSIM:-build/sim/eppsim}"
 strategies="$(python3 -c 'import json,sys; print(",".join(json.load(open(sys.argv[1]))["strategies"]))' "${dir}/paper.json")"
 for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"]))' "${dir}/paper.json"); do
   echo "reproduce: ${scenario}" >&2
-  "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${strategies}" -o "${out}/${scenario}" >&2
+  # trace.pb only: the Chrome JSON and CSVs of 9 strategies x 6 settings take gigabytes.
+  "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${strategies}" --outputs trace -o "${out}/${scenario}" >&2
   /usr/bin/python3 plots/compare.py "${out}/${scenario}" >&2  # speedups against the first strategy
 done
 # One line per ablation step: its index, then its overrides as --set arguments.
@@ -35,7 +36,7 @@ if [[ -n "${ablation}" ]]; then
     for scenario in $(python3 -c 'import json,sys; print(" ".join(r["scenario"] for r in json.load(open(sys.argv[1]))["rows"]))' "${dir}/paper.json"); do
       echo "reproduce: ablation step ${step}, ${scenario}" >&2
       # shellcheck disable=SC2086  # the overrides are words by design
-      "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${ablation_strategies}" ${sets} \
+      "${eppsim}" compare "${dir}/${scenario}.textproto" --strategies "${ablation_strategies}" --outputs none ${sets} \
         -o "${out}/ablation/${step}/${scenario}" >&2
     done
   done <<< "${ablation}"
