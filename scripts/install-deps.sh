@@ -8,6 +8,7 @@ packages=(
   libsimgrid-dev libboost-dev libboost-graph-dev libboost-program-options-dev
   libprotobuf-dev protobuf-compiler
   libfmt-dev
+  libjemalloc-dev   # the allocator of eppsim's programs (CMakeLists.txt EPPSIM_ALLOCATOR)
   clang libclang-rt-14-dev   # the fuzz targets (fuzz/): clang's libFuzzer, whose runtime libclang-rt-14-dev ships
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin

@@ -120,7 +120,11 @@ class AnalyticExecutor final : public ExecutorHooks {
       mark_incomplete(trace, last_end_s_, reason, core_);
       return trace;
     }
-    return core_.trace("analytic");
+    // The step is done: what timed it is not needed for its trace.
+    std::vector<Price>().swap(price_);
+    std::vector<ActivityId>().swap(flow_activity_);
+    std::vector<std::vector<PortId>>().swap(group_ports_);
+    return core_.take_trace("analytic");
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {

@@ -391,6 +391,31 @@ void ExecutorCore::finish(ActivityId id, double now) {
   s.drain();
 }
 
+proto::Trace ExecutorCore::take_trace(const std::string& engine) {
+  auto& s = *state_;
+  const auto release = [](auto& table) { std::remove_reference_t<decltype(table)>().swap(table); };
+  release(s.bytes);
+  release(s.collective_kind);
+  release(s.pending);
+  release(s.succ_offset);
+  release(s.succ);
+  release(s.link);
+  release(s.aux);
+  release(s.instance_of);
+  release(s.channels);
+  release(s.instance_offset);
+  release(s.arrival_offset);
+  release(s.arrived);
+  release(s.first_arrival);
+  release(s.arrival);
+  release(s.issued);
+  release(s.counter_group);
+  release(s.activity_begin);
+  release(s.activity_refs);
+  release(s.ready);
+  return trace(engine);
+}
+
 bool ExecutorCore::all_done() const { return state_->done == state_->total; }
 std::size_t ExecutorCore::ops_done() const { return state_->done; }
 std::size_t ExecutorCore::ops_total() const { return state_->total; }

@@ -125,6 +125,11 @@ class ExecutorCore {
   // The trace of everything done so far (complete once all_done()); `engine`
   // names the executor ("analytic", "flow", "cpu", "cuda").
   proto::Trace trace(const std::string& engine) const;
+  // trace(), for a run that is over: first frees the tables only running needs
+  // (dependencies, matching queues, activities), so that a large step does not
+  // hold them and its trace at once. Afterwards only trace(), take_trace(),
+  // ops_done(), ops_total(), all_done() and the memory figures may be called.
+  proto::Trace take_trace(const std::string& engine);
   // Bytes in use and peak on each rank so far.
   std::span<const std::uint64_t> memory_in_use() const;
   std::span<const std::uint64_t> memory_peak() const;
