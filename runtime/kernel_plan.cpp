@@ -6,6 +6,7 @@
 #include "models/transformer_spec.h"
 #include "traces/model_shape.h"
 #include "traces/op_cost.h"
+#include "traces/compute_segments.h"
 
 namespace eppsim::runtime {
 namespace {
@@ -144,8 +145,7 @@ KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::Compu
   const std::uint64_t e = model.bytes_per_element;
   const bool gated = model.ffn_kind == FfnKind::SwiGlu;
 
-  std::uint64_t chunk_tokens = 0;
-  for (const proto::Segment& s : op.segments()) chunk_tokens += s.tokens();
+  const std::uint64_t chunk_tokens = new_tokens_of(op);
   const std::uint64_t m = ceil_div(chunk_tokens, std::uint64_t{d.sequence} * d.context);
   const std::uint32_t layers = op.layer_count();
   const proto::LayerPart part = op.layer_part();
@@ -169,13 +169,13 @@ KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::Compu
     if (op.first_layer() == 0 && layers > 0) elementwise_per_token += 2 * e * h;
   }
   if (attention && layers > 0) {
-    for (const proto::Segment& s : op.segments()) {
-      if (s.tokens() == 0) continue;
+    for (const Segment& s : segments_of(op)) {
+      if (s.tokens == 0) continue;
       // Context parallelism (ring attention, load-balanced): the rank's
       // ceil(s/cp) queries at the average position, so that the causal pairs
       // are the segment's over cp.
-      const std::uint64_t queries = ceil_div(s.tokens(), d.context);
-      const std::uint64_t context = s.context_tokens() + (s.tokens() - queries) / 2;
+      const std::uint64_t queries = ceil_div(s.tokens, d.context);
+      const std::uint64_t context = s.context_tokens + (s.tokens - queries) / 2;
       add_attention(plan, AttentionShape{.tokens = queries,
                                          .context_tokens = context,
                                          .heads = heads,

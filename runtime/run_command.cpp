@@ -22,6 +22,7 @@
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
 #include "traces/proto_io.h"
+#include "traces/compute_segments.h"
 
 namespace po = boost::program_options;
 
@@ -157,6 +158,7 @@ struct Run {
     if (!options) return 0;
     const RunOptions& o = *options;
     read_message(o.schedule, &schedule);
+    convert_segment_messages(schedule);
     if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
       throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
                                    schedule.num_ranks(), size, schedule.num_ranks()));

@@ -14,12 +14,13 @@
 #include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
 #include "traces/trace_file.h"
+#include "traces/compute_segments.h"
 
 namespace eppsim {
 namespace {
 
 bool has_cost_model_work(const proto::ComputeOp& c) {
-  return c.layer_count() > 0 || c.segments_size() > 0 || c.phase() == proto::OPTIMIZER;
+  return c.layer_count() > 0 || c.segment_tokens_size() > 0 || c.phase() == proto::OPTIMIZER;
 }
 
 std::int64_t roofline_ns(const proto::ComputeOp& c, const ResolvedScenario& target) {
@@ -39,6 +40,7 @@ proto::Schedule read_schedule_file(const std::filesystem::path& path) {
   proto::Schedule schedule;
   read_message(path, &schedule);
   check_num_ranks(schedule, schedule.num_ranks(), path);
+  convert_segment_messages(schedule);
   try {
     validate_schedule(schedule);
   } catch (const InputError& e) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "traces/compute_segments.h"
+
 namespace eppsim {
 namespace {
 
@@ -53,9 +55,7 @@ Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector
 Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& c, std::vector<Segment>& segments) {
   if (c.phase() == proto::OPTIMIZER || c.phase() == proto::PHASE_UNSPECIFIED)
     return cost.optimizer_time(Bytes(c.memory_traffic_bytes()));
-  segments.clear();
-  segments.reserve(static_cast<std::size_t>(c.segments_size()));
-  for (const auto& s : c.segments()) segments.push_back(Segment{s.tokens(), s.context_tokens()});
+  read_segments(c, segments);
   ComputeWork work;
   work.pass = pass_of(c.phase());
   work.chunk = ChunkWork{segments, c.layer_count(), c.first_layer() == 0, c.includes_lm_head()};

@@ -3,11 +3,13 @@
 // schema_version). Readers accept this version and older ones; a schedule
 // without a header (version 0) is a legacy schedule from before the header.
 // Version 2: header with the model shape, per-op duration source, compute
-// splits and layer parts; no stand-in ops.
+// splits and layer parts; no stand-in ops. Version 3: a compute op's segments
+// as two packed arrays instead of a message each (traces/compute_segments.h
+// converts version 2).
 #include <cstdint>
 
 namespace eppsim {
 
-inline constexpr std::uint32_t kScheduleSchemaVersion = 2;
+inline constexpr std::uint32_t kScheduleSchemaVersion = 3;
 
 }  // namespace eppsim

@@ -15,6 +15,7 @@
 #include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
+#include "traces/compute_segments.h"
 #ifdef EPPSIM_WITH_CUDA
 #include "runtime/cuda/cuda_compute.h"
 #endif
@@ -174,9 +175,7 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
       op.set_first_layer(layer);
       op.set_layer_count(1);
       op.set_shards(1);
-      proto::Segment& segment = *op.add_segments();
-      segment.set_tokens(point.tokens);
-      segment.set_context_tokens(point.context_tokens);
+      add_segment(op, Segment{point.tokens, point.context_tokens});
       const KernelPlan plan = plan_kernels(model, op, {});
       const char* pass = pass_name(plan.pass);
 

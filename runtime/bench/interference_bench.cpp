@@ -28,6 +28,7 @@
 #include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
+#include "traces/compute_segments.h"
 #ifdef EPPSIM_WITH_NCCL
 #include "runtime/cuda/cuda_compute.h"
 #include "runtime/cuda/nccl_bench.h"
@@ -274,7 +275,7 @@ int bench(const Options& o, int rank, int size) {
   layer.set_layer_count(1);
   layer.set_shards(1);
   const std::uint64_t tokens = o.tokens > 0 ? o.tokens : scenario.max_length;
-  layer.add_segments()->set_tokens(tokens);
+  add_segment(layer, Segment{tokens, 0});
   const KernelPlan plan = plan_kernels(model, layer, {});
   StepClock clock;
   std::string device;

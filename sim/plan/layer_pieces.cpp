@@ -4,6 +4,7 @@
 
 #include "models/compute_cost.h"
 #include "models/sequence_parallel_cost.h"
+#include "traces/compute_segments.h"
 
 namespace eppsim {
 
@@ -44,11 +45,7 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::u
   op.set_chunk(chunk);
   op.set_first_layer(first_layer);
   op.set_layer_count(layer_count);
-  for (const auto& seg : segments) {
-    auto* s = op.add_segments();
-    s->set_tokens(seg.tokens);
-    s->set_context_tokens(seg.context_tokens);
-  }
+  for (const auto& seg : segments) add_segment(op, seg);
   op.set_flops(cost.flops.total());
   op.set_memory_traffic_bytes(cost.memory_traffic.count);
   op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));

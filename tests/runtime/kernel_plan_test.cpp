@@ -6,6 +6,7 @@
 
 #include "models/compute_cost.h"
 #include "models/errors.h"
+#include "traces/compute_segments.h"
 #include "traces/model_shape.h"
 #include "traces/op_cost.h"
 
@@ -33,18 +34,13 @@ proto::ComputeOp op_of(proto::Phase phase, std::vector<std::pair<std::uint64_t, 
   op.set_phase(phase);
   op.set_first_layer(first_layer);
   op.set_layer_count(layer_count);
-  for (auto [s, c] : segments) {
-    proto::Segment& seg = *op.add_segments();
-    seg.set_tokens(s);
-    seg.set_context_tokens(c);
-  }
+  for (auto [s, c] : segments) add_segment(op, Segment{s, c});
   return op;
 }
 
 // The model's FLOPs of the op's chunk (all of it, no shards).
 FlopCount model_flops(const proto::ModelShape& shape, const proto::ComputeOp& op, LayerPart part = LayerPart::Whole) {
-  std::vector<Segment> segments;
-  for (const auto& s : op.segments()) segments.push_back(Segment{s.tokens(), s.context_tokens()});
+  const std::vector<Segment> segments = segments_of(op);
   const ChunkWork work{segments, op.layer_count(), op.first_layer() == 0, op.includes_lm_head()};
   return part_flops(from_model_shape(shape, "test"), pass_of(op.phase()), work, part);
 }

@@ -46,8 +46,8 @@ inline std::uint32_t layer(HandSchedule& h, std::uint32_t rank, std::uint32_t st
   c->set_chunk(chunk);
   c->set_first_layer(stage);
   c->set_layer_count(1);
-  auto* seg = c->add_segments();
-  seg->set_tokens(32);
+  c->add_segment_tokens(32);
+  c->add_segment_context_tokens(0);
   return i;
 }
 

@@ -9,6 +9,7 @@
 
 #include "models/errors.h"
 #include "sim/run.h"
+#include "traces/compute_segments.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 
@@ -83,7 +84,7 @@ TEST(Epp, EveryTokenOnceAndWithinMemory) {
       EXPECT_EQ(op.compute().shards(), 4u);
       EXPECT_NE(op.compute().layer_part(), proto::LAYER_WHOLE);
       if (op.compute().first_layer() == 0 && op.compute().layer_part() == proto::PRE_ATTENTION) {
-        for (const auto& s : op.compute().segments()) forward_tokens += s.tokens();
+        forward_tokens += new_tokens_of(op.compute());
       }
     }
   }

@@ -26,7 +26,7 @@ TEST(ScheduleBuilder, HeaderCarriesVersionProducerAndModel) {
   ScheduleBuilder b(2, "s", "epp", model);
   const proto::Schedule schedule = b.finish();
   EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
-  EXPECT_EQ(kScheduleSchemaVersion, 2u);
+  EXPECT_EQ(kScheduleSchemaVersion, 3u);
   EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner epp", eppsim_version()));
   EXPECT_EQ(from_model_shape(schedule.header().model(), "s").total_params(), model.total_params());
 

@@ -15,6 +15,7 @@
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/plan/planner.h"
+#include "traces/compute_segments.h"
 #include "test_scenarios.h"
 
 namespace eppsim {
@@ -159,7 +160,7 @@ Totals totals(const proto::Schedule& schedule) {
     const auto [first, last] = stage_layers(schedule.programs(static_cast<int>(r)));
     for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
       if (op.has_compute() && op.compute().phase() == proto::FORWARD && starts_pass(op.compute(), first, last)) {
-        for (const auto& s : op.compute().segments()) t.forward_tokens[r] += s.tokens();
+        t.forward_tokens[r] += new_tokens_of(op.compute());
       }
       if (op.has_memory()) {
         const auto size = static_cast<std::int64_t>(op.memory().size_bytes());
@@ -205,7 +206,7 @@ TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
       EXPECT_EQ(op.compute().layer_count(), 1u);  // Ulysses' pieces, layer by layer
     }
     if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER && starts_pass(op.compute(), first, last)) {
-      const auto entry = std::make_pair(op.compute().chunk(), op.compute().segments(0).context_tokens());
+      const auto entry = std::make_pair(op.compute().chunk(), op.compute().segment_context_tokens(0));
       (op.compute().phase() == proto::FORWARD ? forward : backward).push_back(entry);
     }
     if (op.has_memory() && op.memory().allocate()) {

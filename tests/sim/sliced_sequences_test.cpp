@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/plan/planner.h"
+#include "traces/compute_segments.h"
 #include "test_scenarios.h"
 
 namespace eppsim {
@@ -75,17 +76,17 @@ void expect_slices_match(const std::string& strategy, const std::vector<std::uin
     EXPECT_GE(s.chunks_size(), 2);
     // The first forward compute op of each chunk on each of its ranks.
     for (const auto rank : s.ranks()) {
-      std::map<std::uint32_t, proto::Segment> first_segment;
+      std::map<std::uint32_t, Segment> first_segment;
       for (const auto& op : schedule.programs(static_cast<int>(rank)).ops()) {
-        if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().segments_size() > 0) {
-          first_segment.try_emplace(op.compute().chunk(), op.compute().segments(0));
+        if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().segment_tokens_size() > 0) {
+          first_segment.try_emplace(op.compute().chunk(), segments_of(op.compute()).front());
         }
       }
       std::uint64_t context = 0;
       for (const auto chunk : s.chunks()) {
         ASSERT_TRUE(first_segment.count(chunk)) << "rank " << rank << " runs no chunk " << chunk;
-        EXPECT_EQ(first_segment[chunk].context_tokens(), context) << "rank " << rank << " chunk " << chunk;
-        context += first_segment[chunk].tokens();
+        EXPECT_EQ(first_segment[chunk].context_tokens, context) << "rank " << rank << " chunk " << chunk;
+        context += first_segment[chunk].tokens;
       }
       EXPECT_EQ(context, s.length_tokens()) << "rank " << rank;
     }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "traces/compute_segments.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 
@@ -62,7 +63,7 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
         EXPECT_EQ(op.compute().shards(), 4u);
         ASSERT_EQ(op.compute().splits_size(), 1);
         EXPECT_EQ(op.compute().splits(0).kind(), proto::SEQUENCE_PARALLEL);
-        for (const auto& seg : op.compute().segments()) rank_tokens += seg.tokens();
+        rank_tokens += new_tokens_of(op.compute());
       }
     }
     if (r % 4 == 0) forward_tokens += rank_tokens;

@@ -94,9 +94,8 @@ inline proto::Schedule sample_schedule() {
   c->set_stage(0);
   c->set_chunk(3);
   c->set_layer_count(16);
-  auto* seg = c->add_segments();
-  seg->set_tokens(1024);
-  seg->set_context_tokens(512);
+  c->add_segment_tokens(1024);
+  c->add_segment_context_tokens(512);
   c->set_flops(1.5e12);
   c->set_memory_traffic_bytes(123456789);
   c->set_estimated_duration_ns(-7);

@@ -51,7 +51,24 @@ TEST(ValidateSchedule, AcceptsWellFormedSchedulesOfEveryVersion) {
 TEST(ValidateSchedule, RejectsANewerSchemaVersion) {
   auto h = split_schedule();
   h.schedule().mutable_header()->set_schema_version(kScheduleSchemaVersion + 1);
-  EXPECT_THAT(error_of(h.schedule()), HasSubstr("schedule: header.schema_version: 3 is newer than this eppsim reads"));
+  EXPECT_THAT(error_of(h.schedule()), HasSubstr("schedule: header.schema_version: " +
+                                                std::to_string(kScheduleSchemaVersion + 1) +
+                                                " is newer than this eppsim reads"));
+}
+
+TEST(ValidateSchedule, RejectsSegmentArraysOfDifferentLengthsAndVersion2Segments) {
+  auto h = split_schedule();
+  auto* c = h.op(0, 0).mutable_compute();
+  c->add_segment_tokens(512);
+  c->add_segment_tokens(256);
+  c->add_segment_context_tokens(0);
+  EXPECT_THAT(error_of(h.schedule()),
+              HasSubstr("schedule: rank 0 op 0: compute.segment_context_tokens: must have one entry per segment_tokens "
+                        "entry (2), got 1"));
+  c->add_segment_context_tokens(512);
+  EXPECT_EQ(error_of(h.schedule()), "");
+  c->add_segments()->set_tokens(64);
+  EXPECT_THAT(error_of(h.schedule()), HasSubstr("rank 0 op 0: compute.segments: schema version 2's segment messages"));
 }
 
 TEST(ValidateSchedule, RejectsStructuralErrors) {

@@ -179,6 +179,15 @@ void validate_schedule(const proto::Schedule& schedule) {
                              limits::kMaxLayers, c.layer_count()));
           }
           if (c.splits_size() > 0) check_compute(c, groups, at);
+          if (c.segment_context_tokens_size() != c.segment_tokens_size()) {
+            fail(fmt::format("{}: compute.segment_context_tokens: must have one entry per segment_tokens entry ({}), got {}",
+                             at, c.segment_tokens_size(), c.segment_context_tokens_size()));
+          }
+          if (c.segments_size() > 0) {
+            fail(fmt::format("{}: compute.segments: schema version 2's segment messages; version {} lists segments in "
+                             "segment_tokens and segment_context_tokens (eppsim converts a version-2 file as it reads it)",
+                             at, kScheduleSchemaVersion));
+          }
           break;
         }
         case proto::Op::kMemory:

@@ -16,7 +16,10 @@
 //     number); size_bytes and compute.layer_count are within the bounds of
 //     models/input_limits.h;
 //   - a COMPUTE op's splits have a kind and name groups its rank belongs to, and
-//     when there are splits `shards` is the product of their group sizes.
+//     when there are splits `shards` is the product of their group sizes; its
+//     segment_tokens and segment_context_tokens have one entry per segment
+//     each, and it carries none of version 2's Segment messages (readers of
+//     files convert them first: traces/compute_segments.h).
 // Matching (sizes, tags, kinds of collectives) is dynamic: the executor core
 // checks it as the schedule runs (executor_core.h).
 #include "traces/schedule.pb.h"
