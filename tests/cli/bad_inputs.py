@@ -420,6 +420,12 @@ CASES = [
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: compute.layer_count: must be <= 65536",
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
                          "ops { stream: 0 compute { phase: FORWARD layer_count: 4000000000 } } }\n"}),
+    Case("schedule-segment-arrays-differ", "schedule", "a compute op with more segment_tokens than segment_context_tokens",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: compute.segment_context_tokens: must have one entry per "
+               "segment_tokens entry (2), got 1",
+         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
+                         "ops { stream: 0 compute { phase: FORWARD layer_count: 1 segment_tokens: [512, 256] "
+                         "segment_context_tokens: 0 } } }\n"}),
     Case("schedule-memory-bytes-huge", "schedule", "an allocation of 2^60 bytes (the per-rank sum would wrap)",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: memory.size_bytes: must be <= 1125899906842624",
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
