@@ -19,9 +19,10 @@
 #include "models/calibrated_network.h"
 #include "models/errors.h"
 #include "models/input_limits.h"
-#include "models/collective_steps.h"
 #include "models/progress.h"
 #include "models/routed_network.h"
+#include "sim/engine/flow_collective_plan.h"
+#include "sim/engine/flow_interference.h"
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
 #include "traces/executor/executor_core.h"
@@ -29,9 +30,10 @@
 #include "traces/op_cost.h"
 
 namespace eppsim {
-namespace {
 
 namespace sg4 = simgrid::s4u;
+
+namespace {
 
 // Long enough that a schedule that still has work never reaches it: waking at
 // it means nothing was left to simulate, a deadlock. Far past
@@ -50,16 +52,6 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
                                  rank, stream, end_s, limits::kMaxSimulatedSeconds));
   }
 }
-
-// A collective spelled out over its group: the members (ranks) in plan
-// position order (chips sorted by id, then rank) and the steps.
-struct CollectivePlan {
-  std::vector<std::uint32_t> members;
-  std::unordered_map<std::uint32_t, std::uint32_t> position_of_rank;
-  CollectiveSteps steps;
-  // Per layout: (ring, index in ring) of each position.
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> place;
-};
 
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
 
@@ -91,20 +83,6 @@ struct StreamActor {
   std::deque<Task> tasks;
 };
 
-// Interference (flow_engine.h): a communication in flight and the ranks it involves.
-struct InterferingComm {
-  TrafficClass traffic = TrafficClass::PointToPoint;
-  std::vector<std::uint32_t> ranks;
-  std::uint32_t computing = 0;     // its ranks computing
-  StreamActor* sleeper = nullptr;  // the actor sleeping its time (a calibrated one), else null
-};
-
-struct RankInterference {
-  std::array<std::uint32_t, kTrafficClasses> comms_in_flight{};
-  std::vector<ActivityId> comms;        // in flight
-  std::vector<StreamActor*> computing;  // actors running one of its compute ops
-};
-
 class FlowExecutor final : public ExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
@@ -118,7 +96,7 @@ class FlowExecutor final : public ExecutorHooks {
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
         core_(schedule, *this, core_options(options)),
-        ranks_(interference.enabled ? schedule.num_ranks() : 0) {
+        interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
                                               chip_of_rank_.size(), schedule.num_ranks()));
@@ -147,7 +125,7 @@ class FlowExecutor final : public ExecutorHooks {
       Task task{Task::Kind::Rated, id, duration_s};
       task.compute = true;
       StreamActor* actor = push(ref.rank, op.stream(), task);
-      start_compute(id, ref.rank, actor);
+      interfering_.start_compute(id, ref.rank, actor);
       return;
     }
     push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, faults_.compute_time_s(ref.rank, now, duration_s)});
@@ -161,11 +139,11 @@ class FlowExecutor final : public ExecutorHooks {
     } else if (calibrated_ != nullptr && calibrated_->covers_p2p(send.rank, recv.rank)) {
       const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
       StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, actor);
+      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, actor);
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
-      if (interference_.enabled) start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, nullptr);
+      if (interference_.enabled) interfering_.start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, nullptr);
       Task put{Task::Kind::Send, id};
       put.bytes = s.send().size_bytes();
       put.peer = recv.rank;
@@ -190,10 +168,10 @@ class FlowExecutor final : public ExecutorHooks {
     if (calibrated_covers(op)) {
       const double seconds = collective_duration(cost_, op, ranks).value;
       StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) start_comm(id, traffic, std::move(ranks), actor);
+      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, traffic, std::move(ranks), actor);
       return;
     }
-    if (interference_.enabled) start_comm(id, traffic, std::move(ranks), nullptr);
+    if (interference_.enabled) interfering_.start_comm(id, traffic, std::move(ranks), nullptr);
     const CollectivePlan& plan = *plans_.at(plan_key(op));
     CollectiveRun& run = collectives_[id];
     run.plan = &plan;
@@ -249,74 +227,8 @@ class FlowExecutor final : public ExecutorHooks {
 
   void add_plan(const proto::Op& op, std::vector<PlatformFlow>& flows) {
     const auto& c = op.collective();
-    const auto ranks = core_.group_ranks(c.group());
-    auto plan = std::make_unique<CollectivePlan>();
-    plan->members.assign(ranks.begin(), ranks.end());
-    std::sort(plan->members.begin(), plan->members.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return std::pair(chip_of_rank_[a], a) < std::pair(chip_of_rank_[b], b);
-    });
-    std::vector<std::uint32_t> node_of_member;
-    for (std::uint32_t p = 0; p < plan->members.size(); ++p) {
-      plan->position_of_rank.emplace(plan->members[p], p);
-      node_of_member.push_back(topology_.node_of(chip_of_rank_[plan->members[p]]));
-    }
-    const CollectiveKind kind = to_model(c.kind());
-    const auto choice = network_.collective_choice(kind, to_model(c.algorithm()), ranks, Bytes(c.size_bytes()));
-    plan->steps = collective_steps(kind, choice.algorithm, choice.channels, node_of_member,
-                                   static_cast<double>(c.size_bytes()));
-    merge_channels_on_one_path(*plan);
-    for (const StepLayout& layout : plan->steps.layouts) {
-      auto& place = plan->place.emplace_back(plan->members.size(), std::pair(0u, 0u));
-      for (std::uint32_t ring = 0; ring < layout.rings.size(); ++ring) {
-        for (std::uint32_t i = 0; i < layout.rings[ring].size(); ++i) place[layout.rings[ring][i]] = {ring, i};
-      }
-    }
-    for (const CollectivePhase& phase : plan->steps.phases) {
-      for (const auto& ring : plan->steps.layouts[phase.layout].rings) {
-        const auto k = static_cast<std::uint32_t>(ring.size());
-        for (std::uint32_t i = 0; i < k; ++i) {
-          if (phase.chain && i + 1 == k) continue;
-          for (std::uint32_t shift : phase.shifts) {
-            const VertexId src = chip_of_rank_[plan->members[ring[i]]];
-            const VertexId dst = chip_of_rank_[plan->members[ring[(i + shift) % k]]];
-            for (std::uint32_t ch = 0; ch < plan->steps.channels; ++ch) flows.push_back({src, dst, ch});
-          }
-        }
-      }
-    }
-    plans_.emplace(plan_key(op), std::move(plan));
-  }
-
-  // When every flow of the plan takes the same path on every channel (a ring
-  // whose channels all hash onto one path), the channels run as one flow
-  // carrying all of their bytes: the same time when nothing contends, 1/C of
-  // the communications. Under contention such a collective then gets one
-  // max-min share of a link where its C flows would get C.
-  void merge_channels_on_one_path(CollectivePlan& plan) const {
-    const std::uint32_t channels = plan.steps.channels;
-    if (channels <= 1) return;
-    std::vector<LinkId> first, other;
-    for (const CollectivePhase& phase : plan.steps.phases) {
-      for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
-        const auto k = static_cast<std::uint32_t>(ring.size());
-        for (std::uint32_t i = 0; i < k; ++i) {
-          for (std::uint32_t shift : phase.shifts) {
-            const VertexId src = chip_of_rank_[plan.members[ring[i]]];
-            const VertexId dst = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
-            if (src == dst) continue;
-            first.clear();
-            topology_.route(src, dst, channel_flow_hash(src, dst, 0), &first);
-            for (std::uint32_t ch = 1; ch < channels; ++ch) {
-              other.clear();
-              topology_.route(src, dst, channel_flow_hash(src, dst, ch), &other);
-              if (other != first) return;
-            }
-          }
-        }
-      }
-    }
-    for (CollectivePhase& phase : plan.steps.phases) phase.bytes *= channels;
-    plan.steps.channels = 1;
+    plans_.emplace(plan_key(op), std::make_unique<CollectivePlan>(plan_collective(
+                                     c, core_.group_ranks(c.group()), chip_of_rank_, topology_, network_, flows)));
   }
 
   void create_actors() {
@@ -379,9 +291,10 @@ class FlowExecutor final : public ExecutorHooks {
 
   // Each release may let other actors run (and push or wake too): pop one at a time.
   void wake() {
-    while (!to_wake_.empty() || !to_interrupt_.empty()) {
+    std::vector<StreamActor*>& to_interrupt = interfering_.to_interrupt();
+    while (!to_wake_.empty() || !to_interrupt.empty()) {
       const bool interrupt = to_wake_.empty();
-      std::vector<StreamActor*>& list = interrupt ? to_interrupt_ : to_wake_;
+      std::vector<StreamActor*>& list = interrupt ? to_interrupt : to_wake_;
       StreamActor* actor = list.back();
       list.pop_back();
       (interrupt ? actor->interrupt : actor->ready)->release();
@@ -402,80 +315,13 @@ class FlowExecutor final : public ExecutorHooks {
     return TrafficClass::IntraNodeCollective;
   }
 
-  // Whether the communication `id` runs slowed now (any of its ranks computing).
-  double comm_slowdown(ActivityId id) const {
-    const auto it = comms_.find(id);
-    if (it == comms_.end() || it->second.computing == 0) return 1.0;
-    return interference_.of(it->second.traffic).comm_slowdown;
-  }
-  double compute_slowdown(std::uint32_t rank) const {
-    double slowdown = 1.0;
-    for (std::size_t t = 0; t < kTrafficClasses; ++t) {
-      if (ranks_[rank].comms_in_flight[t] > 0) slowdown = std::max(slowdown, interference_.factors[t].compute_slowdown);
-    }
-    return slowdown;
-  }
-
-  void start_compute(ActivityId id, std::uint32_t rank, StreamActor* actor) {
-    RankInterference& s = ranks_[rank];
-    computes_.emplace(id, std::pair(rank, actor));
-    s.computing.push_back(actor);
-    if (s.computing.size() == 1) computing_changed(rank, +1);
-  }
-
-  void start_comm(ActivityId id, TrafficClass traffic, std::vector<std::uint32_t> ranks, StreamActor* sleeper) {
-    if (ranks.size() == 2 && ranks[0] == ranks[1]) ranks.pop_back();
-    InterferingComm& comm = comms_[id];
-    comm.traffic = traffic;
-    comm.ranks = std::move(ranks);
-    comm.sleeper = sleeper;
-    for (const std::uint32_t r : comm.ranks) {
-      RankInterference& s = ranks_[r];
-      ++s.comms_in_flight[static_cast<std::size_t>(traffic)];
-      s.comms.push_back(id);
-      comm.computing += s.computing.empty() ? 0u : 1u;
-      to_interrupt_.insert(to_interrupt_.end(), s.computing.begin(), s.computing.end());
-    }
-  }
-
-  // Rank `rank` started (+1) or stopped (-1) computing: its communications'
-  // rates may change.
-  void computing_changed(std::uint32_t rank, int delta) {
-    for (const ActivityId c : ranks_[rank].comms) {
-      InterferingComm& comm = comms_.at(c);
-      comm.computing = static_cast<std::uint32_t>(static_cast<int>(comm.computing) + delta);
-      if (comm.sleeper != nullptr) to_interrupt_.push_back(comm.sleeper);
-    }
-  }
-
-  // The activity `id` ended: it leaves its ranks.
-  void end_interference(ActivityId id) {
-    if (const auto it = computes_.find(id); it != computes_.end()) {
-      const auto [rank, actor] = it->second;
-      computes_.erase(it);
-      auto& list = ranks_[rank].computing;
-      list.erase(std::find(list.begin(), list.end(), actor));
-      if (list.empty()) computing_changed(rank, -1);
-      return;
-    }
-    const auto it = comms_.find(id);
-    if (it == comms_.end()) return;
-    for (const std::uint32_t r : it->second.ranks) {
-      RankInterference& s = ranks_[r];
-      --s.comms_in_flight[static_cast<std::size_t>(it->second.traffic)];
-      s.comms.erase(std::find(s.comms.begin(), s.comms.end(), id));
-      to_interrupt_.insert(to_interrupt_.end(), s.computing.begin(), s.computing.end());
-    }
-    comms_.erase(it);
-  }
-
   // A compute op, or a slept communication, of `task.seconds` at full speed
   // whose rate follows interference: a sleep re-timed whenever the actor is
   // interrupted (its rank's communication, or its ranks' computing, changed).
   void run_rated(StreamActor& actor, const Task& task) {
     double work_s = task.seconds;
     double from_s = sg4::Engine::get_clock();
-    double slowdown = task.compute ? compute_slowdown(actor.rank) : comm_slowdown(task.id);
+    double slowdown = task.compute ? interfering_.compute_slowdown(actor.rank) : interfering_.comm_slowdown(task.id);
     for (;;) {
       const double wait_s =
           task.compute ? faults_.compute_time_s(actor.rank, from_s, slowdown * work_s) : slowdown * work_s;
@@ -485,7 +331,7 @@ class FlowExecutor final : public ExecutorHooks {
       const double done_s = task.compute ? faults_.compute_work_s(actor.rank, from_s, now_s) : now_s - from_s;
       work_s = std::max(0.0, work_s - done_s / slowdown);
       from_s = now_s;
-      slowdown = task.compute ? compute_slowdown(actor.rank) : comm_slowdown(task.id);
+      slowdown = task.compute ? interfering_.compute_slowdown(actor.rank) : interfering_.comm_slowdown(task.id);
     }
   }
 
@@ -521,7 +367,7 @@ class FlowExecutor final : public ExecutorHooks {
   void finish(ActivityId id) {
     const double now = sg4::Engine::get_clock();
     last_end_s_ = now;
-    if (interference_.enabled) end_interference(id);
+    if (interference_.enabled) interfering_.end(id);
     core_.finish(id, now);
     const bool all_done = core_.all_done();
     if (line_ != nullptr) {
@@ -595,7 +441,7 @@ class FlowExecutor final : public ExecutorHooks {
       const auto k = static_cast<std::uint32_t>(ring.size());
       if (k <= 1) continue;
       for (std::uint32_t round = 0; round < phase.rounds; ++round) {
-        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * comm_slowdown(id)));
+        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * interfering_.comm_slowdown(id)));
         comms.clear();
         if (phase.chain) {
           // Cut-through chain: receive the header, then forward header and data.
@@ -647,7 +493,7 @@ class FlowExecutor final : public ExecutorHooks {
   // slows it as it starts (flow_engine.h).
   std::uint64_t slowed_bytes(ActivityId id, std::uint64_t bytes) const {
     if (!interference_.enabled) return bytes;
-    return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * comm_slowdown(id)));
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
   // A blocking receive in one simcall (Mailbox::get takes two).
@@ -684,12 +530,7 @@ class FlowExecutor final : public ExecutorHooks {
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
   std::vector<StreamActor*> to_wake_;
-  // Interference (empty without it): per rank, the compute ops and the
-  // communication in flight; the actors whose Rated task must re-time.
-  std::vector<RankInterference> ranks_;
-  std::unordered_map<ActivityId, std::pair<std::uint32_t, StreamActor*>> computes_;
-  std::unordered_map<ActivityId, InterferingComm> comms_;
-  std::vector<StreamActor*> to_interrupt_;
+  FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;
   std::exception_ptr error_;
   progress::ProgressLine* line_ = nullptr;

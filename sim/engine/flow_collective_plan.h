@@ -1,0 +1,41 @@
+#pragma once
+// How the flow engine (flow_engine.h) spells a collective out over its group:
+// the members in plan position order, the steps of the algorithm the analytic
+// engine would price (models/collective_steps.h, chosen by RoutedNetwork), and
+// the platform flows those steps make, so that the SimGrid platform routes
+// exactly them (simgrid_platform.h).
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "models/collective_steps.h"
+#include "models/routed_network.h"
+#include "models/topology/topology.h"
+#include "sim/engine/simgrid_platform.h"
+#include "traces/schedule.pb.h"
+
+namespace eppsim {
+
+struct CollectivePlan {
+  // The members (ranks) in plan position order: chips sorted by id, then rank.
+  std::vector<std::uint32_t> members;
+  std::unordered_map<std::uint32_t, std::uint32_t> position_of_rank;
+  CollectiveSteps steps;
+  // Per layout: (ring, index in ring) of each position.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> place;
+};
+
+// The plan of `collective` over `ranks` (its group, in Schedule order), whose
+// chips are `chip_of_rank`; appends to `flows` every (src, dst, channel) flow
+// its steps make. When every flow of the plan takes the same path on every
+// channel (a ring whose channels all hash onto one path), the channels run as
+// one flow carrying all of their bytes: the same time when nothing contends,
+// 1/C of the communications; under contention such a collective then gets one
+// max-min share of a link where its C flows would get C.
+CollectivePlan plan_collective(const proto::CollectiveOp& collective, std::span<const std::uint32_t> ranks,
+                               std::span<const VertexId> chip_of_rank, const Topology& topology,
+                               const RoutedNetwork& network, std::vector<PlatformFlow>& flows);
+
+}  // namespace eppsim
