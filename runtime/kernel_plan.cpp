@@ -4,9 +4,9 @@
 
 #include "models/errors.h"
 #include "models/transformer_spec.h"
+#include "traces/compute_segments.h"
 #include "traces/model_shape.h"
 #include "traces/op_cost.h"
-#include "traces/compute_segments.h"
 
 namespace eppsim::runtime {
 namespace {

@@ -21,8 +21,8 @@
 #include "runtime/mpi/mpi_wait.h"
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
-#include "traces/proto_io.h"
 #include "traces/compute_segments.h"
+#include "traces/proto_io.h"
 
 namespace po = boost::program_options;
 

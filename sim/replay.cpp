@@ -11,10 +11,10 @@
 #include "models/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
+#include "traces/compute_segments.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
 #include "traces/trace_file.h"
-#include "traces/compute_segments.h"
 
 namespace eppsim {
 namespace {

@@ -12,10 +12,10 @@
 #include "models/errors.h"
 #include "runtime/cpu/cpu_compute_queue.h"
 #include "runtime/kernel_plan.h"
+#include "traces/compute_segments.h"
 #include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
-#include "traces/compute_segments.h"
 #ifdef EPPSIM_WITH_CUDA
 #include "runtime/cuda/cuda_compute.h"
 #endif

@@ -25,10 +25,10 @@
 #include "runtime/mpi/mpi_main.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "runtime/rank_executor.h"
+#include "traces/compute_segments.h"
 #include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
-#include "traces/compute_segments.h"
 #ifdef EPPSIM_WITH_NCCL
 #include "runtime/cuda/cuda_compute.h"
 #include "runtime/cuda/nccl_bench.h"

@@ -15,8 +15,8 @@
 #include "models/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/plan/planner.h"
-#include "traces/compute_segments.h"
 #include "test_scenarios.h"
+#include "traces/compute_segments.h"
 
 namespace eppsim {
 namespace {

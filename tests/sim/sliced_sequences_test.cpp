@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/plan/planner.h"
-#include "traces/compute_segments.h"
 #include "test_scenarios.h"
+#include "traces/compute_segments.h"
 
 namespace eppsim {
 namespace {
