@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "models/log.h"
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "traces/executor/op_prefetch.h"
@@ -21,6 +23,12 @@ namespace {
 // A rank's ports: rank * kPortsPerRank + one of these.
 enum PortKind : PortId { kNvlinkEgress = 0, kNvlinkIngress = 1, kNicEgress = 2, kNicIngress = 3, kPortsPerRank = 4 };
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
 constexpr FlowId kNoFlow = std::numeric_limits<FlowId>::max();
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
@@ -28,8 +36,11 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 // its endpoints (EndpointSharing); an event heap of completions advances time.
 class AnalyticExecutor final : public ExecutorHooks {
  public:
-  AnalyticExecutor(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options)
-      : cost_(cost),
+  // `started`: when the run began, for the phase times logged at debug level.
+  AnalyticExecutor(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options,
+                   Clock::time_point started)
+      : started_(started),
+        cost_(cost),
         options_(options),
         core_(schedule, *this, core_options(options)),
         sharing_(options.share_endpoints ? std::size_t{schedule.num_ranks()} * kPortsPerRank : 0),
@@ -42,7 +53,9 @@ class AnalyticExecutor final : public ExecutorHooks {
       throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
                                               options.node_of_rank.size(), schedule.num_ranks()));
     }
+    compiled_ = Clock::now();
     price(schedule);
+    priced_ = Clock::now();
   }
 
   proto::Trace run() {
@@ -121,10 +134,13 @@ class AnalyticExecutor final : public ExecutorHooks {
       return trace;
     }
     // The step is done: what timed it is not needed for its trace.
+    const Clock::time_point simulated = Clock::now();
     std::vector<Price>().swap(price_);
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
-    return core_.take_trace("analytic");
+    proto::Trace trace = core_.take_trace("analytic");
+    log_phases(simulated, Clock::now());
+    return trace;
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
@@ -217,6 +233,20 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   std::uint32_t index(OpRef ref) const { return rank_offset_[ref.rank] + ref.op; }
+
+  // Where a run's wall time went (eppsim --log engine.analytic:debug): the
+  // executor core's validation and flat arrays, pricing every op, the event
+  // loop, and building the trace.
+  void log_phases(Clock::time_point simulated, Clock::time_point traced) const {
+    const double ops = static_cast<double>(core_.ops_total());
+    const double loop_s = seconds_between(priced_, simulated);
+    logging::debug("engine.analytic",
+                   "{:.0f} ops: validation and flat arrays {:.3f} s, pricing {:.3f} s, event loop {:.3f} s ({:.2f} M "
+                   "ops/s), trace {:.3f} s; {:.2f} M ops/s in all",
+                   ops, seconds_between(started_, compiled_), seconds_between(compiled_, priced_), loop_s,
+                   ops / std::max(loop_s, 1e-9) / 1e6, seconds_between(simulated, traced),
+                   ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
+  }
 
   static ExecutorOptions core_options(const AnalyticEngineOptions& options) {
     ExecutorOptions o;
@@ -433,6 +463,8 @@ class AnalyticExecutor final : public ExecutorHooks {
                           kNoFlow, a.version, slot});
   }
 
+  const Clock::time_point started_;
+  Clock::time_point compiled_, priced_;
   const CostModel& cost_;
   const AnalyticEngineOptions& options_;
   ExecutorCore core_;
@@ -491,7 +523,7 @@ class AnalyticExecutor final : public ExecutorHooks {
 }  // namespace
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options) {
-  return AnalyticExecutor(schedule, cost, options).run();
+  return AnalyticExecutor(schedule, cost, options, Clock::now()).run();
 }
 
 }  // namespace eppsim
