@@ -55,9 +55,10 @@ namespace {
 // Held for the whole of a command that writes --output (sim/output_directory.h).
 OutputLock lock_output(const po::variables_map& vars) { return OutputLock(vars["output"].as<std::string>()); }
 
-int finish_run(const RunResult& result, const po::variables_map& vars) {
+// `outputs` is read before the run (outputs_from), so that a bad --outputs fails
+// before a long plan and simulation rather than after them.
+int finish_run(const RunResult& result, const RunOutputs& outputs, const po::variables_map& vars) {
   const fs::path out = vars["output"].as<std::string>();
-  const RunOutputs outputs = outputs_from(vars);
   write_run_directory(result, out, outputs);
   std::cout << human_summary(result);
   std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs), ", "));
@@ -69,8 +70,9 @@ int finish_run(const RunResult& result, const po::variables_map& vars) {
 
 int command_run(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
+  const RunOutputs outputs = outputs_from(vars);
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
-  return finish_run(run_scenario(scenario), vars);
+  return finish_run(run_scenario(scenario), outputs, vars);
 }
 
 int command_topo(const po::variables_map& vars) {
@@ -139,22 +141,26 @@ int command_plan(const po::variables_map& vars) {
 
 int command_sim(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
+  const RunOutputs outputs = outputs_from(vars);
   auto loaded = load_schedule_on_cluster(vars["schedule"].as<std::string>(),
                                          parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)),
                                          comm_groups_from(vars));
   return finish_run(
-      simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0, vars["schedule"].as<std::string>()), vars);
+      simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0, vars["schedule"].as<std::string>()), outputs,
+      vars);
 }
 
 int command_replay(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
+  const RunOutputs outputs = outputs_from(vars);
   ReplayRequest request;
   request.input = vars["input"].as<std::string>();
   if (vars.count("schedule")) request.schedule = vars["schedule"].as<std::string>();
   if (vars.count("recorded-cluster")) request.recorded_cluster = vars["recorded-cluster"].as<std::string>();
   request.comm_groups = comm_groups_from(vars);
   request.compute = parse_replay_compute(vars["compute"].as<std::string>());
-  return finish_run(replay(request, parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars))), vars);
+  return finish_run(replay(request, parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars))), outputs,
+                    vars);
 }
 
 // `eppsim export chakra SCHEDULE -o PREFIX`: PREFIX.<rank>.et and PREFIX.comm_groups.json.

@@ -519,6 +519,8 @@ CASES = [
          ["run", "{b}/s.textproto", "--engine", "warp", "-o", "{d}/out"], "{b}/s.textproto: simulation.engine: unknown engine \"warp\""),
     Case("cli-unknown-outputs", "command line", "an unknown --outputs entry",
          ["run", "{b}/s.textproto", "--outputs", "trace,movies", "-o", "{d}/out"], "--outputs: unknown output 'movies'"),
+    Case("cli-unknown-outputs-before-run", "command line", "an unknown --outputs entry is refused before the scenario is read and run",
+         ["run", "{b}/no-such-scenario.textproto", "--outputs", "movies", "-o", "{d}/out"], "--outputs: unknown output 'movies'"),
     Case("cli-unknown-export-format", "command line", "export to an unknown format",
          ["export", "pdf", "{b}/run", "-o", "{d}/x.pdf"], "export: unknown format 'pdf'"),
     Case("cli-plan-bad-extension", "command line", "plan -o with an unknown extension",
