@@ -8,6 +8,7 @@
 
 #include "models/units.h"
 #include "traces/op_names.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim::runtime {
 
@@ -133,8 +134,10 @@ std::string describe_op(const proto::Schedule& schedule, OpRef ref) {
                          format_bytes(Bytes(c.size_bytes())), c.group(), fmt::join(members, ", "));
     }
     case proto::Op::kCompute:
-      return fmt::format("{} (COMPUTE {}, stage {} chunk {})", at, phase_name(op.compute().phase()),
-                         op.compute().stage(), op.compute().chunk());
+    case proto::Op::kSharedCompute: {
+      const auto& c = compute_of(schedule, op);
+      return fmt::format("{} (COMPUTE {}, stage {} chunk {})", at, phase_name(c.phase()), c.stage(), c.chunk());
+    }
     case proto::Op::kMemory: return fmt::format("{} (MEMORY)", at);
     default: return at;
   }

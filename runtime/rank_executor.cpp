@@ -8,6 +8,7 @@
 
 #include "runtime/comm_plan.h"
 #include "runtime/fault_signals.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim::runtime {
 
@@ -23,7 +24,7 @@ RankExecutor::RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, 
   descriptions_.resize(static_cast<std::size_t>(ops.size()));
   for (int i = 0; i < ops.size(); ++i) {
     const auto index = static_cast<std::size_t>(i);
-    if (ops[i].has_compute()) plans_[index] = plan_kernels(schedule.header().model(), ops[i].compute(), sizes);
+    if (is_compute(ops[i])) plans_[index] = plan_kernels(schedule.header().model(), compute_of(schedule, ops[i]), sizes);
     descriptions_[index] = describe_op(schedule, {rank, static_cast<std::uint32_t>(i)});
   }
 }
@@ -70,7 +71,8 @@ void RankExecutor::collective_ready(ActivityId, std::span<const OpRef>, double) 
 void RankExecutor::check_timeouts(double now) const {
   for (const auto& o : outstanding_) {
     if (now - o.start_s <= options_.timeout_s) continue;
-    const bool compute = schedule_.programs(static_cast<int>(o.op.rank)).ops(static_cast<int>(o.op.op)).has_compute();
+    const auto& op = schedule_.programs(static_cast<int>(o.op.rank)).ops(static_cast<int>(o.op.op));
+    const bool compute = is_compute(op);
     throw OpTimeout(fmt::format("{}: {} within the timeout of {} s (started {:.3f} s into the step)",
                                 descriptions_[o.op.op],
                                 compute ? "its kernels did not finish" : "its peers did not answer", options_.timeout_s,

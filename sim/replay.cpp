@@ -14,6 +14,7 @@
 #include "traces/compute_segments.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
+#include "traces/shared_compute.h"
 #include "traces/trace_file.h"
 
 namespace eppsim {
@@ -99,14 +100,15 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
         op->set_fixed_duration_ns(0);
         continue;
       }
-      if (!op->has_compute()) continue;
+      if (!is_compute(*op)) continue;
+      const proto::ComputeOp& work = compute_of(schedule, *op);
       if (compute == ReplayCompute::CostModel) {
-        if (has_cost_model_work(op->compute())) {
+        if (has_cost_model_work(work)) {
           op->set_duration_source(proto::DURATION_FROM_WORK);
           op->set_fixed_duration_ns(0);
-        } else if (op->compute().flops() > 0 || op->compute().memory_traffic_bytes() > 0) {
+        } else if (work.flops() > 0 || work.memory_traffic_bytes() > 0) {
           op->set_duration_source(proto::DURATION_FIXED);
-          op->set_fixed_duration_ns(roofline_ns(op->compute(), target));
+          op->set_fixed_duration_ns(roofline_ns(work, target));
         } else {
           throw InputError(fmt::format("{}: the compute op has no work (layers, flops or memory traffic) for the cost "
                                        "model to price; replay it with --compute recorded",
@@ -122,7 +124,7 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
         }
         ns = it->second;
       } else {
-        ns = op->duration_source() == proto::DURATION_FIXED ? op->fixed_duration_ns() : op->compute().estimated_duration_ns();
+        ns = op->duration_source() == proto::DURATION_FIXED ? op->fixed_duration_ns() : work.estimated_duration_ns();
       }
       op->set_duration_source(proto::DURATION_FIXED);
       op->set_fixed_duration_ns(static_cast<std::int64_t>(std::llround(static_cast<double>(ns) / gpu_speedup)));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "traces/compute_segments.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -47,9 +48,10 @@ Pass pass_of(proto::Phase phase) {
   return phase == proto::FORWARD ? Pass::Forward : phase == proto::BACKWARD ? Pass::Backward : Pass::Recompute;
 }
 
-Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments) {
+Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, const proto::Op& op,
+                         std::vector<Segment>& segments) {
   if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
-  return compute_duration(cost, op.compute(), segments);
+  return compute_duration(cost, compute_of(schedule, op), segments);
 }
 
 Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& c, std::vector<Segment>& segments) {

@@ -19,7 +19,9 @@ Pass pass_of(proto::Phase phase);  // FORWARD, BACKWARD or RECOMPUTE
 // Duration of a COMPUTE op: OPTIMIZER (and unspecified) phases by their memory
 // traffic, the others by their work; `segments` is scratch space the returned
 // work's chunk points into.
-Seconds compute_duration(const CostModel& cost, const proto::Op& op, std::vector<Segment>& segments);
+// `schedule` holds the op (for a shared compute op's work).
+Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, const proto::Op& op,
+                         std::vector<Segment>& segments);
 // The same for the op's compute fields alone (its duration_source not consulted).
 Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& compute, std::vector<Segment>& segments);
 // Duration of a matched SEND/RECV pair (the send's op decides a fixed duration).

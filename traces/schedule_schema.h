@@ -5,11 +5,12 @@
 // Version 2: header with the model shape, per-op duration source, compute
 // splits and layer parts; no stand-in ops. Version 3: a compute op's segments
 // as two packed arrays instead of a message each (traces/compute_segments.h
-// converts version 2).
+// converts version 2). Version 4: compute ops shared through a table
+// (Schedule.shared_computes, traces/shared_compute.h).
 #include <cstdint>
 
 namespace eppsim {
 
-inline constexpr std::uint32_t kScheduleSchemaVersion = 3;
+inline constexpr std::uint32_t kScheduleSchemaVersion = 4;
 
 }  // namespace eppsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <queue>
 #include <stdexcept>
@@ -207,6 +208,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     }
     price_.resize(rank_offset_.back());
     std::vector<Segment> segments;
+    std::vector<double> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()),
+                                     std::numeric_limits<double>::quiet_NaN());
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       const auto& program = schedule.programs(static_cast<int>(r)).ops();
       for (int i = 0; i < program.size(); ++i) {
@@ -214,7 +217,18 @@ class AnalyticExecutor final : public ExecutorHooks {
         const proto::Op& op = program[i];
         Price& p = price_[rank_offset_[r] + static_cast<std::uint32_t>(i)];
         switch (op.kind_case()) {
-          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, op, segments).value; break;
+          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, schedule, op, segments).value; break;
+          case proto::Op::kSharedCompute: {
+            // Members of a group run the same work: priced once.
+            if (op.duration_source() == proto::DURATION_FIXED) {
+              p.duration_s = compute_duration(cost_, schedule, op, segments).value;
+              break;
+            }
+            double& shared = shared_price[op.shared_compute()];
+            if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
+            p.duration_s = shared;
+            break;
+          }
           case proto::Op::kSend: p.duration_s = transfer_duration(cost_, op, r, op.send().peer()).value; break;
           case proto::Op::kCollective: {
             p.group = op.collective().group();

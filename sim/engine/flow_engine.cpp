@@ -120,7 +120,7 @@ class FlowExecutor final : public ExecutorHooks {
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
     const proto::Op& op = core_.op(ref);
-    const double duration_s = compute_duration(cost_, op, segments_).value;
+    const double duration_s = compute_duration(cost_, core_.schedule(), op, segments_).value;
     if (interference_.enabled && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0) {
       Task task{Task::Kind::Rated, id, duration_s};
       task.compute = true;

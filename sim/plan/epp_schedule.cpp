@@ -115,7 +115,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
       const std::uint32_t l = shape.layer_count;
       const std::uint64_t states = model_state_bytes(shape.params, zero_stage, stage_ranks).total().count;
       // A pass's pieces are the same on every rank of its lane: built once per
-      // (chunk, lane, pass) and copied into each rank's program.
+      // (chunk, lane, pass) and listed once in the shared computes (emit_pieces).
       std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;
       for (std::uint32_t i = 0; i < sp; ++i) {
         const auto rank = rank_of(s, d, i);
@@ -130,7 +130,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
           UlyssesGroup ulysses{degree > 1 ? sp_group(s, d, degree, lane) : 0, degree, {}};
           ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, degree);
           auto stage_pieces = [&](Pass pass, std::uint32_t chunk_id, std::uint32_t first_layer, std::uint32_t layers,
-                                  bool lm_head, std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+                                  bool lm_head, std::span<const Segment> segments) -> std::vector<LayerPiece>& {
             const std::array<std::uint32_t, 3> key{chunk_id, lane, static_cast<std::uint32_t>(pass)};
             auto [it, inserted] = piece_cache.try_emplace(key);
             if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, chunk_id, first_layer, layers, lm_head, segments, ulysses);
@@ -154,7 +154,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
               b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
               if (kept.prefix_kv.count > 0) b.memory(rank, compute, {}, true, kept.prefix_kv.count, proto::KV_EARLIER_SLICES);
               if (kept.dkv_buffer.count > 0) b.memory(rank, compute, {}, true, kept.dkv_buffer.count, proto::DKV_BUFFER);
-              const auto& pieces =
+              auto& pieces =
                   stage_pieces(Pass::Forward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
               model_flops += pieces_flops(pieces);
               last = emit_pieces(b, rank, compute, deps, pieces);
@@ -171,7 +171,7 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
                                              chunk.segments));
                 deps.assign(1, recomputed);
               }
-              const auto& pieces =
+              auto& pieces =
                   stage_pieces(Pass::Backward, tag_base + k, shape.first_layer, l, shape.last, chunk.segments);
               model_flops += pieces_flops(pieces);
               last = emit_pieces(b, rank, compute, deps, pieces);

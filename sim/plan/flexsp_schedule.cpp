@@ -73,8 +73,8 @@ proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const 
       for (const auto& p : backward) model_flops += pieces_flops(p) * g.degree;
       for (auto r : ranks) {
         b.memory(r, streams.compute, {}, true, activations, proto::ACTIVATIONS);
-        for (const auto& p : forward) programs[r].visit(p, false);
-        for (const auto& p : backward) programs[r].visit(p, true);
+        for (auto& p : forward) programs[r].visit(p, false);
+        for (auto& p : backward) programs[r].visit(p, true);
         b.memory(r, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }
     }

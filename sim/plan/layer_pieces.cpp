@@ -94,12 +94,13 @@ std::vector<LayerPiece> ulysses_stage_pieces(const ResolvedScenario& sc, Pass pa
 }
 
 OpIndex emit_pieces(ScheduleBuilder& b, std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
-                    std::span<const LayerPiece> pieces) {
+                    std::span<LayerPiece> pieces) {
   if (pieces.empty()) throw std::logic_error("emit_pieces: no pieces");
   OpIndex last = 0;
   bool first = true;
-  for (const auto& piece : pieces) {
-    last = b.compute(rank, stream, first ? deps : std::span<const OpIndex>(), piece.op);
+  for (auto& piece : pieces) {
+    if (piece.shared == LayerPiece::kNotShared) piece.shared = b.share(piece.op);
+    last = b.compute_shared(rank, stream, first ? deps : std::span<const OpIndex>(), piece.shared);
     first = false;
     if (piece.all_to_all_bytes > 0) {
       last = b.collective(rank, stream, {}, proto::ALL_TO_ALL, piece.all_to_all_group, piece.all_to_all_bytes);

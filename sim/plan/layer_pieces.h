@@ -35,9 +35,13 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& scenario, Pass pass, 
 // What runs on the compute stream, in order: a compute op, then, when
 // `all_to_all_bytes` > 0, an all-to-all over `all_to_all_group`.
 struct LayerPiece {
+  static constexpr std::uint32_t kNotShared = ~0u;
   proto::ComputeOp op;
   std::uint32_t all_to_all_group = 0;
   std::uint64_t all_to_all_bytes = 0;
+  // The op's index in the Schedule's shared_computes, once emit_pieces has
+  // listed it: the ranks of a group that emit the same pieces share it.
+  std::uint32_t shared = kNotShared;
 };
 
 // An SP group of `degree` ranks (`group` in the Schedule) running a chunk.
@@ -61,9 +65,10 @@ std::vector<LayerPiece> ulysses_stage_pieces(const ResolvedScenario& scenario, P
                                              bool lm_head, std::span<const Segment> segments, const UlyssesGroup& sp);
 
 // Appends `pieces` to `stream` of `rank`, the first after `deps`; returns the
-// last op (the last piece's all-to-all when it has one).
+// last op (the last piece's all-to-all when it has one). Lists each piece's
+// work in the builder's shared computes the first time (LayerPiece::shared).
 OpIndex emit_pieces(ScheduleBuilder& builder, std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
-                    std::span<const LayerPiece> pieces);
+                    std::span<LayerPiece> pieces);
 
 // The summed FLOPs of the pieces' compute ops (this rank's share).
 double pieces_flops(std::span<const LayerPiece> pieces);

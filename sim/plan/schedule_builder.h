@@ -12,6 +12,7 @@
 
 #include "models/transformer_spec.h"
 #include "traces/schedule.pb.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 
@@ -44,7 +45,14 @@ class ScheduleBuilder {
   std::uint32_t add_group(std::string name, std::vector<std::uint32_t> ranks);
   std::uint32_t group_size(std::uint32_t group) const;
 
+  // The op's work goes to the Schedule's shared_computes once, whichever ranks
+  // run it (traces/shared_compute.h).
   OpIndex compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, proto::ComputeOp op);
+  // The same in two steps, for a planner that runs one work on many ranks:
+  // share() lists it (once) and returns its index, compute_shared() adds an
+  // op running it.
+  std::uint32_t share(proto::ComputeOp op);
+  OpIndex compute_shared(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t shared);
   OpIndex send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,
                std::uint64_t size_bytes, std::uint32_t tag);
   OpIndex recv(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,
@@ -65,6 +73,7 @@ class ScheduleBuilder {
 
   proto::Schedule schedule_;
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
+  SharedComputes shared_computes_;
 };
 
 // The streams of a 1F1B pipeline rank: compute and memory ops, pre-posted

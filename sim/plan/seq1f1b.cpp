@@ -283,10 +283,10 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
       UlyssesGroup ulysses{sp_groups[s * data_parallel + d], sp, {}};
       ulysses.split.add(proto::SEQUENCE_PARALLEL, ulysses.group, sp);
       // A pass's pieces are the same on every rank of the SP group: built once per
-      // (chunk, pass) and copied into each rank's program.
+      // (chunk, pass) and listed once in the shared computes (emit_pieces).
       std::map<std::pair<std::uint32_t, Pass>, std::vector<LayerPiece>> piece_cache;
       auto stage_pieces = [&](Pass pass, std::uint32_t j, std::uint32_t first_layer, std::uint32_t layers, bool lm_head,
-                              std::span<const Segment> segments) -> const std::vector<LayerPiece>& {
+                              std::span<const Segment> segments) -> std::vector<LayerPiece>& {
         auto [it, inserted] = piece_cache.try_emplace(std::make_pair(j, pass));
         if (inserted) it->second = ulysses_stage_pieces(sc, pass, s, j, first_layer, layers, lm_head, segments, ulysses);
         return it->second;
@@ -309,7 +309,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
             if (s > 0) deps.push_back(b.recv(rank, recv_prev, {}, rank_of(s - 1, d, i), boundary_bytes, 2 * j));
             b.memory(rank, compute, {}, true, activations, proto::ACTIVATIONS);
             if (kv > 0) b.memory(rank, compute, {}, true, kv, proto::KV_EARLIER_SLICES);
-            const auto& pieces = stage_pieces(Pass::Forward, j, shape.first_layer, l, shape.last, chunk.segments);
+            auto& pieces = stage_pieces(Pass::Forward, j, shape.first_layer, l, shape.last, chunk.segments);
             model_flops += pieces_flops(pieces);
             last = emit_pieces(b, rank, compute, deps, pieces);
             const std::array<OpIndex, 1> after{last};
@@ -325,7 +325,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
                           stage_pieces(Pass::Recompute, j, shape.first_layer + l - checkpointed, checkpointed, false,
                                        chunk.segments));
             }
-            const auto& pieces = stage_pieces(Pass::Backward, j, shape.first_layer, l, shape.last, chunk.segments);
+            auto& pieces = stage_pieces(Pass::Backward, j, shape.first_layer, l, shape.last, chunk.segments);
             model_flops += pieces_flops(pieces);
             last = emit_pieces(b, rank, compute, deps, pieces);
             if (workspace > 0) b.memory(rank, compute, {}, false, workspace, proto::WORKSPACE);

@@ -235,7 +235,7 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
       // A layer's pieces are the same on every rank of the group: built once (and
       // their model FLOPs counted once, times the degree) and copied into each program.
       auto pieces = [&](Pass pass, std::uint32_t j, std::span<const Segment> segments,
-                        std::uint32_t layer) -> const std::vector<LayerPiece>& {
+                        std::uint32_t layer) -> std::vector<LayerPiece>& {
         auto [it, inserted] = piece_cache.try_emplace(std::array<std::uint32_t, 3>{j, static_cast<std::uint32_t>(pass), layer});
         if (inserted) {
           it->second = ulysses_layer_pieces(sc, pass, 0, j, layer, layer + 1 == layers, segments, sp);

@@ -70,7 +70,7 @@ Zero3LayerProgram::Zero3LayerProgram(ScheduleBuilder& builder, std::uint32_t ran
                                      Zero3LayerBytes bytes, std::uint32_t prefetch_depth)
     : builder_(builder), rank_(rank), setup_(setup), bytes_(bytes), depth_(prefetch_depth) {}
 
-void Zero3LayerProgram::visit(std::span<const LayerPiece> pieces, bool reduce_gradients) {
+void Zero3LayerProgram::visit(std::span<LayerPiece> pieces, bool reduce_gradients) {
   std::optional<OpIndex> gathered;
   if (setup_.world_size > 1) {
     std::vector<OpIndex> deps;

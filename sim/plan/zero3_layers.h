@@ -99,7 +99,7 @@ class Zero3LayerProgram {
   // One layer visit: the gather, then `pieces` on the compute stream (a layer's
   // Ulysses pieces, layer_pieces.h, or a recompute's and a backward's), then,
   // with `reduce_gradients`, the reduce-scatter of the layer's gradients.
-  void visit(std::span<const LayerPiece> pieces, bool reduce_gradients);
+  void visit(std::span<LayerPiece> pieces, bool reduce_gradients);
   // The ops the step's end waits for: the last compute and the last reduce.
   std::vector<OpIndex> tail() const;
 

@@ -405,8 +405,11 @@ CASES = [
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
                          "ops { stream: 0 duration_source: DURATION_FIXED fixed_duration_ns: -5 compute { layer_count: 1 } } }\n"}),
     Case("schedule-unknown-phase", "schedule", "a compute op of an unknown phase (a number no enum value has)",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: compute.phase: unknown value 99",
+         SIMT, "{d}/x.textproto: schedule: shared_computes[...].phase: unknown value 99",
          {"x.textproto": schedule_text(("phase: FORWARD", "phase: 99"))}),
+    Case("schedule-shared-compute-out-of-range", "schedule", "a compute op naming a shared compute the schedule does not list",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: shared_compute: index 7 out of range (0 shared computes)",
+         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { ops { stream: 0 shared_compute: 7 } }"}),
     Case("schedule-unknown-collective-kind", "schedule", "a collective of an unknown kind",
          SIMT, "{d}/x.textproto: schedule: rank 0 op ...: collective.kind: unknown value 99",
          {"x.textproto": schedule_text(("kind: ALL_REDUCE", "kind: 99"))}),

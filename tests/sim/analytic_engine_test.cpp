@@ -10,6 +10,7 @@
 #include "sim/plan/planner.h"
 #include "sim/plan/schedule_builder.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -28,9 +29,10 @@ testing::UniformNetworkCost slow_network(std::uint32_t ranks) {
 
 // Gives every forward `forward_ns`, every backward `backward_ns`, the optimizer nothing.
 void set_durations(proto::Schedule* schedule, std::int64_t forward_ns, std::int64_t backward_ns) {
+  inline_shared_computes(*schedule);  // each op's own copy, to change
   for (auto& program : *schedule->mutable_programs()) {
     for (auto& op : *program.mutable_ops()) {
-      if (!op.has_compute()) continue;
+      if (!is_compute(op)) continue;
       auto* c = op.mutable_compute();
       c->set_estimated_duration_ns(c->phase() == proto::FORWARD ? forward_ns : c->phase() == proto::BACKWARD ? backward_ns : 0);
     }

@@ -12,6 +12,7 @@
 #include "traces/compute_segments.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -48,8 +49,8 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
     for (const auto& op : program.ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {
-        out.recompute_s += static_cast<double>(op.compute().estimated_duration_ns()) * 1e-9;
+      if (is_compute(op) && compute_of(out.schedule, op).phase() == proto::RECOMPUTE) {
+        out.recompute_s += static_cast<double>(compute_of(out.schedule, op).estimated_duration_ns()) * 1e-9;
       }
     }
   }
@@ -80,11 +81,11 @@ TEST(Epp, EveryTokenOnceAndWithinMemory) {
   // layer by layer in Ulysses' pieces (layer 0's PRE_ATTENTION starts each).
   std::uint64_t forward_tokens = 0;
   for (const auto& op : r.schedule.programs(0).ops()) {
-    if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
-      EXPECT_EQ(op.compute().shards(), 4u);
-      EXPECT_NE(op.compute().layer_part(), proto::LAYER_WHOLE);
-      if (op.compute().first_layer() == 0 && op.compute().layer_part() == proto::PRE_ATTENTION) {
-        forward_tokens += new_tokens_of(op.compute());
+    if (is_compute(op) && compute_of(r.schedule, op).phase() == proto::FORWARD) {
+      EXPECT_EQ(compute_of(r.schedule, op).shards(), 4u);
+      EXPECT_NE(compute_of(r.schedule, op).layer_part(), proto::LAYER_WHOLE);
+      if (compute_of(r.schedule, op).first_layer() == 0 && compute_of(r.schedule, op).layer_part() == proto::PRE_ATTENTION) {
+        forward_tokens += new_tokens_of(compute_of(r.schedule, op));
       }
     }
   }

@@ -13,6 +13,7 @@
 #include "sim/plan/ulysses.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -95,7 +96,7 @@ TEST(FlexSp, ScheduleRunsWithoutDeadlock) {
   EXPECT_EQ(schedule.summary().sequences(), lengths.size());
   for (const auto& program : schedule.programs()) {
     bool has_shards = false;
-    for (const auto& op : program.ops()) has_shards |= op.has_compute() && op.compute().shards() >= 2;
+    for (const auto& op : program.ops()) has_shards |= is_compute(op) && compute_of(schedule, op).shards() >= 2;
     EXPECT_TRUE(has_shards);
   }
   const double step = simulate(sc, schedule);

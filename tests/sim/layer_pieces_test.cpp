@@ -9,6 +9,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -102,8 +103,8 @@ TEST(UlyssesSchedule, TwoAllToAllsPerLayerAndPass) {
   std::map<proto::Phase, int> passes;  // forward / backward passes of layer 0 on rank 0
   int all_to_alls = 0;
   for (const auto& op : schedule.programs(0).ops()) {
-    if (op.has_compute() && op.compute().first_layer() == 0 && op.compute().layer_part() == proto::ATTENTION) {
-      ++passes[op.compute().phase()];
+    if (is_compute(op) && compute_of(schedule, op).first_layer() == 0 && compute_of(schedule, op).layer_part() == proto::ATTENTION) {
+      ++passes[compute_of(schedule, op).phase()];
     }
     if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) {
       ++all_to_alls;

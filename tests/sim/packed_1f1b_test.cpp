@@ -10,6 +10,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -32,7 +33,9 @@ TEST(OneFOneBOrder, WarmupSteadyCooldown) {
 
 int count_ops(const proto::RankProgram& program, proto::Op::KindCase kind) {
   return static_cast<int>(std::count_if(program.ops().begin(), program.ops().end(),
-                                        [&](const proto::Op& op) { return op.kind_case() == kind; }));
+                                        [&](const proto::Op& op) {
+                                          return kind == proto::Op::kCompute ? is_compute(op) : op.kind_case() == kind;
+                                        }));
 }
 
 TEST(Packed1F1B, ShapeOfTheSchedule) {
@@ -126,8 +129,8 @@ TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
     EXPECT_NEAR(schedule.summary().model_flops(), plain.summary().model_flops(), 1e-6 * plain.summary().model_flops());
     int tp_ops = 0;
     for (const auto& op : schedule.programs(0).ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::FORWARD) {
-        EXPECT_EQ(op.compute().shards(), tp * cp);
+      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD) {
+        EXPECT_EQ(compute_of(schedule, op).shards(), tp * cp);
       }
       if (op.has_collective() && op.collective().kind() == proto::ALL_REDUCE &&
           schedule.groups(static_cast<int>(op.collective().group())).ranks_size() == static_cast<int>(tp)) {
@@ -172,8 +175,8 @@ void check_ring(const std::string& intra_bandwidth) {
         EXPECT_EQ(stream, "cp_ring_recv");
         EXPECT_EQ(op.recv().peer(), 1 - r);
       }
-      if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
-        const auto& c = op.compute();
+      if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+        const auto& c = compute_of(schedule, op);
         EXPECT_EQ(c.shards(), 2u);
         ASSERT_EQ(c.splits_size(), 1);
         EXPECT_EQ(c.splits(0).kind(), proto::CONTEXT_PARALLEL);
@@ -204,12 +207,12 @@ void check_ring(const std::string& intra_bandwidth) {
   int layers_checked = 0;
   double exposed_total = 0.0;
   for (int i = 0; i < ops.size(); ++i) {
-    if (!ops[i].has_compute() || ops[i].compute().layer_part() != proto::ATTENTION) continue;
+    if (!is_compute(ops[i]) || compute_of(schedule, ops[i]).layer_part() != proto::ATTENTION) continue;
     int after = i + 1;
-    while (!ops[after].has_compute()) ++after;
+    while (!is_compute(ops[after])) ++after;
     const auto& attn = *events.at(static_cast<std::uint32_t>(i));
     const auto& next = *events.at(static_cast<std::uint32_t>(after));
-    const Bytes step = ops[i].compute().phase() == proto::BACKWARD ? backward : forward;
+    const Bytes step = compute_of(schedule, ops[i]).phase() == proto::BACKWARD ? backward : forward;
     const double ring_s = sc.cost->p2p_time(0, 1, step).value;
     const double attention_s = static_cast<double>(attn.end_ns() - attn.start_ns()) * 1e-9;
     const double exposed_s = static_cast<double>(next.start_ns() - attn.end_ns()) * 1e-9;

@@ -14,6 +14,7 @@
 #include "tests/traces/chakra_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/proto_io.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -184,7 +185,7 @@ TEST(ReadScheduleFile, ConvertsAVersion2FilesSegmentMessages) {
                         "compute { phase: FORWARD layer_count: 1 segments { tokens: 300 context_tokens: 700 } "
                         "segments { tokens: 50 } } } }\n");
   const proto::Schedule schedule = read_schedule_file(file);
-  const auto& c = schedule.programs(0).ops(0).compute();
+  const auto& c = compute_of(schedule, schedule.programs(0).ops(0));
   EXPECT_EQ(c.segments_size(), 0);
   ASSERT_EQ(c.segment_tokens_size(), 2);
   EXPECT_EQ(c.segment_tokens(0), 300u);

@@ -5,6 +5,7 @@
 #include "sim/plan/schedule_builder.h"
 
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,16 +18,58 @@
 #include "traces/schedule_schema.h"
 #include "traces/scenario.h"
 #include "traces/trace_report.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
+
+// Two ranks running the same work share one entry; a different work gets its own.
+TEST(ScheduleBuilder, EqualComputeWorkIsListedOnce) {
+  ScheduleBuilder b(2, "s", "epp");
+  const auto s = b.stream("compute");
+  proto::ComputeOp work;
+  work.set_phase(proto::FORWARD);
+  work.set_layer_count(4);
+  work.set_flops(1e12);
+  b.compute(0, s, {}, work);
+  b.compute(1, s, {}, work);
+  work.set_phase(proto::BACKWARD);
+  b.compute(1, s, {}, work);
+  const proto::Schedule schedule = b.finish();
+  ASSERT_EQ(schedule.shared_computes_size(), 2);
+  const auto& r0 = schedule.programs(0).ops(0);
+  const auto& r1 = schedule.programs(1).ops();
+  EXPECT_EQ(r0.shared_compute(), 0u);
+  EXPECT_EQ(r1[0].shared_compute(), 0u);
+  EXPECT_EQ(r1[1].shared_compute(), 1u);
+  EXPECT_TRUE(is_compute(r1[1]));
+  EXPECT_EQ(compute_of(schedule, r1[1]).phase(), proto::BACKWARD);
+  EXPECT_EQ(compute_of(schedule, r0).layer_count(), 4u);
+}
+
+// share() lists a work once for compute_shared(); an index never listed is a
+// planner's bug.
+TEST(ScheduleBuilder, SharedWorkIsListedBeforeUse) {
+  ScheduleBuilder b(2, "s", "epp");
+  const auto s = b.stream("compute");
+  proto::ComputeOp work;
+  work.set_phase(proto::FORWARD);
+  const auto index = b.share(work);
+  EXPECT_EQ(b.share(work), index);
+  b.compute_shared(0, s, {}, index);
+  b.compute_shared(1, s, {}, index);
+  EXPECT_THROW(b.compute_shared(1, s, {}, index + 1), std::logic_error);
+  const proto::Schedule schedule = b.finish();
+  EXPECT_EQ(schedule.shared_computes_size(), 1);
+  EXPECT_EQ(schedule.programs(1).ops(0).shared_compute(), index);
+}
 
 TEST(ScheduleBuilder, HeaderCarriesVersionProducerAndModel) {
   const TransformerSpec& model = *find_model_preset("llama3-8b");
   ScheduleBuilder b(2, "s", "epp", model);
   const proto::Schedule schedule = b.finish();
   EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
-  EXPECT_EQ(kScheduleSchemaVersion, 3u);
+  EXPECT_EQ(kScheduleSchemaVersion, 4u);
   EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner epp", eppsim_version()));
   EXPECT_EQ(from_model_shape(schedule.header().model(), "s").total_params(), model.total_params());
 
@@ -77,8 +120,8 @@ TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
     const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     for (int i = 0; i < ops.size(); ++i) {
       const auto& op = ops[i];
-      if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
-        const auto& c = op.compute();
+      if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+        const auto& c = compute_of(schedule, op);
         std::uint32_t product = 1;
         std::set<proto::SplitKind> kinds;
         for (const auto& split : c.splits()) {
@@ -100,9 +143,9 @@ TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
         int before = i - 1;
         while (before >= 0 && ops[before].stream() != op.stream()) --before;
         ASSERT_GE(before, 0);
-        ASSERT_TRUE(ops[before].has_compute()) << "rank " << r << " op " << i;
-        EXPECT_EQ(ops[before].compute().layer_count(), 1u);
-        EXPECT_NE(ops[before].compute().layer_part(), proto::LAYER_WHOLE);
+        ASSERT_TRUE(is_compute(ops[before])) << "rank " << r << " op " << i;
+        EXPECT_EQ(compute_of(schedule, ops[before]).layer_count(), 1u);
+        EXPECT_NE(compute_of(schedule, ops[before]).layer_part(), proto::LAYER_WHOLE);
       }
       if (op.has_collective() && op.collective().kind() == proto::ALL_GATHER) {
         EXPECT_NE(schedule.stream_names(static_cast<int>(op.stream())), "compute") << "rank " << r << " op " << i;

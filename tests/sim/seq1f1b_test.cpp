@@ -17,6 +17,7 @@
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
 #include "traces/compute_segments.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -144,12 +145,12 @@ bool starts_pass(const proto::ComputeOp& c, std::uint32_t first, std::uint32_t l
 }
 
 // The layers [first, last] a rank's compute ops cover.
-std::pair<std::uint32_t, std::uint32_t> stage_layers(const proto::RankProgram& program) {
+std::pair<std::uint32_t, std::uint32_t> stage_layers(const proto::Schedule& schedule, const proto::RankProgram& program) {
   std::uint32_t first = ~0u, last = 0;
   for (const auto& op : program.ops()) {
-    if (!op.has_compute() || op.compute().phase() == proto::OPTIMIZER) continue;
-    first = std::min(first, op.compute().first_layer());
-    last = std::max(last, op.compute().first_layer() + op.compute().layer_count() - 1);
+    if (!is_compute(op) || compute_of(schedule, op).phase() == proto::OPTIMIZER) continue;
+    first = std::min(first, compute_of(schedule, op).first_layer());
+    last = std::max(last, compute_of(schedule, op).first_layer() + compute_of(schedule, op).layer_count() - 1);
   }
   return {first, last};
 }
@@ -157,10 +158,10 @@ std::pair<std::uint32_t, std::uint32_t> stage_layers(const proto::RankProgram& p
 Totals totals(const proto::Schedule& schedule) {
   Totals t;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    const auto [first, last] = stage_layers(schedule.programs(static_cast<int>(r)));
+    const auto [first, last] = stage_layers(schedule, schedule.programs(static_cast<int>(r)));
     for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::FORWARD && starts_pass(op.compute(), first, last)) {
-        t.forward_tokens[r] += new_tokens_of(op.compute());
+      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && starts_pass(compute_of(schedule, op), first, last)) {
+        t.forward_tokens[r] += new_tokens_of(compute_of(schedule, op));
       }
       if (op.has_memory()) {
         const auto size = static_cast<std::int64_t>(op.memory().size_bytes());
@@ -196,18 +197,18 @@ TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
   // context; backwards of a sequence's slices run in reverse.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> forward, backward;  // (chunk, context)
   int kv = 0, dkv = 0, all_to_all = 0;
-  const auto [first, last] = stage_layers(schedule.programs(0));
+  const auto [first, last] = stage_layers(schedule, schedule.programs(0));
   for (const auto& op : schedule.programs(0).ops()) {
-    if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER) {
-      EXPECT_EQ(op.compute().shards(), 4u);
-      ASSERT_EQ(op.compute().splits_size(), 1);
-      EXPECT_EQ(op.compute().splits(0).kind(), proto::SEQUENCE_PARALLEL);
-      EXPECT_EQ(schedule.groups(static_cast<int>(op.compute().splits(0).group())).ranks_size(), 4);
-      EXPECT_EQ(op.compute().layer_count(), 1u);  // Ulysses' pieces, layer by layer
+    if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+      EXPECT_EQ(compute_of(schedule, op).shards(), 4u);
+      ASSERT_EQ(compute_of(schedule, op).splits_size(), 1);
+      EXPECT_EQ(compute_of(schedule, op).splits(0).kind(), proto::SEQUENCE_PARALLEL);
+      EXPECT_EQ(schedule.groups(static_cast<int>(compute_of(schedule, op).splits(0).group())).ranks_size(), 4);
+      EXPECT_EQ(compute_of(schedule, op).layer_count(), 1u);  // Ulysses' pieces, layer by layer
     }
-    if (op.has_compute() && op.compute().phase() != proto::OPTIMIZER && starts_pass(op.compute(), first, last)) {
-      const auto entry = std::make_pair(op.compute().chunk(), op.compute().segment_context_tokens(0));
-      (op.compute().phase() == proto::FORWARD ? forward : backward).push_back(entry);
+    if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER && starts_pass(compute_of(schedule, op), first, last)) {
+      const auto entry = std::make_pair(compute_of(schedule, op).chunk(), compute_of(schedule, op).segment_context_tokens(0));
+      (compute_of(schedule, op).phase() == proto::FORWARD ? forward : backward).push_back(entry);
     }
     if (op.has_memory() && op.memory().allocate()) {
       kv += op.memory().tag() == proto::KV_EARLIER_SLICES;
@@ -238,13 +239,13 @@ TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
   const auto b = make_planner("seq1f1b", checkpointed)->plan(checkpointed, kBatch);
   EXPECT_EQ(b.summary().data_parallel(), 2u);
   int recompute = 0;
-  const auto [first, last] = stage_layers(b.programs(0));
+  const auto [first, last] = stage_layers(b, b.programs(0));
   std::set<std::uint32_t> recomputed_layers;
   for (const auto& op : b.programs(0).ops()) {
-    if (op.has_compute() && op.compute().phase() == proto::RECOMPUTE) {
+    if (is_compute(op) && compute_of(b, op).phase() == proto::RECOMPUTE) {
       ++recompute;
-      EXPECT_EQ(op.compute().layer_count(), 1u);
-      recomputed_layers.insert(op.compute().first_layer());
+      EXPECT_EQ(compute_of(b, op).layer_count(), 1u);
+      recomputed_layers.insert(compute_of(b, op).first_layer());
     }
   }
   EXPECT_GT(recompute, 0);

@@ -14,6 +14,7 @@
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
 #include "traces/compute_segments.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -78,8 +79,8 @@ void expect_slices_match(const std::string& strategy, const std::vector<std::uin
     for (const auto rank : s.ranks()) {
       std::map<std::uint32_t, Segment> first_segment;
       for (const auto& op : schedule.programs(static_cast<int>(rank)).ops()) {
-        if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().segment_tokens_size() > 0) {
-          first_segment.try_emplace(op.compute().chunk(), segments_of(op.compute()).front());
+        if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).segment_tokens_size() > 0) {
+          first_segment.try_emplace(compute_of(schedule, op).chunk(), segments_of(compute_of(schedule, op)).front());
         }
       }
       std::uint64_t context = 0;

@@ -15,6 +15,7 @@
 #include "sim/plan/planner.h"
 #include "traces/op_cost.h"
 #include "traces/scenario.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim::testing {
 
@@ -106,9 +107,9 @@ class UniformNetworkCost final : public CostModel {
 inline proto::Schedule with_planner_estimates(proto::Schedule schedule) {
   for (auto& program : *schedule.mutable_programs()) {
     for (auto& op : *program.mutable_ops()) {
-      if (!op.has_compute()) continue;
+      if (!is_compute(op)) continue;
       op.set_duration_source(proto::DURATION_FIXED);
-      op.set_fixed_duration_ns(op.compute().estimated_duration_ns());
+      op.set_fixed_duration_ns(compute_of(schedule, op).estimated_duration_ns());
     }
   }
   return schedule;

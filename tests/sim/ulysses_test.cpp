@@ -11,6 +11,7 @@
 #include "traces/compute_segments.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -58,12 +59,12 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
   for (std::uint32_t r = 0; r < 8; ++r) {
     std::uint64_t rank_tokens = 0;
     for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (op.has_compute() && op.compute().phase() == proto::FORWARD && op.compute().first_layer() == 0 &&
-          op.compute().layer_part() == proto::PRE_ATTENTION) {
-        EXPECT_EQ(op.compute().shards(), 4u);
-        ASSERT_EQ(op.compute().splits_size(), 1);
-        EXPECT_EQ(op.compute().splits(0).kind(), proto::SEQUENCE_PARALLEL);
-        rank_tokens += new_tokens_of(op.compute());
+      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).first_layer() == 0 &&
+          compute_of(schedule, op).layer_part() == proto::PRE_ATTENTION) {
+        EXPECT_EQ(compute_of(schedule, op).shards(), 4u);
+        ASSERT_EQ(compute_of(schedule, op).splits_size(), 1);
+        EXPECT_EQ(compute_of(schedule, op).splits(0).kind(), proto::SEQUENCE_PARALLEL);
+        rank_tokens += new_tokens_of(compute_of(schedule, op));
       }
     }
     if (r % 4 == 0) forward_tokens += rank_tokens;

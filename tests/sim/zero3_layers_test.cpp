@@ -5,6 +5,7 @@
 #include "models/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -36,12 +37,12 @@ proto::Schedule one_micro_batch(double ms, bool rank1_idle = false, std::uint32_
     EXPECT_EQ(program.layer_bytes().weights, 2'000'000u);
     const bool idle = rank1_idle && r == 1;
     for (std::uint32_t l = 0; l < kLayers; ++l) {
-      const LayerPiece piece{layer_op(proto::FORWARD, l, ms)};
-      program.visit(idle ? std::span<const LayerPiece>() : std::span<const LayerPiece>(&piece, 1), false);
+      LayerPiece piece{layer_op(proto::FORWARD, l, ms)};
+      program.visit(idle ? std::span<LayerPiece>() : std::span<LayerPiece>(&piece, 1), false);
     }
     for (std::uint32_t l = kLayers; l-- > 0;) {
-      const LayerPiece piece{layer_op(proto::BACKWARD, l, 2 * ms)};
-      program.visit(idle ? std::span<const LayerPiece>() : std::span<const LayerPiece>(&piece, 1), true);
+      LayerPiece piece{layer_op(proto::BACKWARD, l, 2 * ms)};
+      program.visit(idle ? std::span<LayerPiece>() : std::span<LayerPiece>(&piece, 1), true);
     }
     proto::ComputeOp end;
     end.set_phase(proto::OPTIMIZER);
@@ -100,7 +101,7 @@ void expect_prefetch_depth(std::uint32_t depth) {
   std::vector<int> gathers, computes;
   for (int i = 0; i < ops.size(); ++i) {
     if (ops[i].has_collective() && ops[i].collective().kind() == proto::ALL_GATHER) gathers.push_back(i);
-    if (ops[i].has_compute() && ops[i].compute().phase() != proto::OPTIMIZER) computes.push_back(i);
+    if (is_compute(ops[i]) && compute_of(schedule, ops[i]).phase() != proto::OPTIMIZER) computes.push_back(i);
   }
   ASSERT_EQ(gathers.size(), computes.size());
   for (std::size_t v = 0; v < gathers.size(); ++v) {

@@ -124,6 +124,31 @@ TEST(ValidateSchedule, ComputeSplitsNameGroupsOfTheRankAndMultiplyToShards) {
   EXPECT_THAT(error_of(kind.schedule()), HasSubstr("rank 0 op 0: compute.splits[0].kind: must be"));
 }
 
+// A shared work is checked once where it is listed; the ranks that run it must
+// each belong to its split groups, and the index must be in the table.
+TEST(ValidateSchedule, SharedComputesAreCheckedOnceAndPerRank) {
+  auto shared = split_schedule();
+  *shared.schedule().add_shared_computes() = shared.op(0, 0).compute();
+  shared.op(0, 0).set_shared_compute(0);
+  EXPECT_EQ(error_of(shared.schedule()), "");
+  auto range = shared;
+  range.op(0, 0).set_shared_compute(1);
+  EXPECT_THAT(error_of(range.schedule()),
+              HasSubstr("schedule: rank 0 op 0: shared_compute: index 1 out of range (1 shared computes)"));
+  auto foreign = shared;
+  foreign.compute(1, 0);
+  foreign.op(1, 0).set_shared_compute(0);
+  EXPECT_THAT(error_of(foreign.schedule()),
+              HasSubstr("schedule: rank 1 op 0: shared_computes[0].splits[1].group: rank 1 is not a member of group 1"));
+  auto phase = shared;
+  phase.schedule().mutable_shared_computes(0)->set_phase(static_cast<proto::Phase>(99));
+  EXPECT_THAT(error_of(phase.schedule()), HasSubstr("schedule: shared_computes[0].phase: unknown value 99"));
+  auto shards = shared;
+  shards.schedule().mutable_shared_computes(0)->set_shards(4);
+  EXPECT_THAT(error_of(shards.schedule()),
+              HasSubstr("shared_computes[0].shards: must be the product of the split groups' sizes (2), got 4"));
+}
+
 TEST(ValidateSchedule, DurationSourcesAreConsistent) {
   HandSchedule h(1);
   h.compute(0, 0);

@@ -11,6 +11,7 @@
 #include "traces/chakra/chakra_attributes.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -41,15 +42,16 @@ void add_integer(ChakraAttributes* attrs, std::string_view name, std::uint64_t v
 
 std::uint64_t micros_of(std::int64_t ns) { return ns <= 0 ? 0 : static_cast<std::uint64_t>((ns + 500) / 1000); }
 
-chakra::Node node_of(const proto::Op& op, std::uint32_t rank, std::uint32_t index) {
+chakra::Node node_of(const proto::Schedule& schedule, const proto::Op& op, std::uint32_t rank, std::uint32_t index) {
   chakra::Node node;
   node.set_id(index);
   auto* attrs = node.mutable_attr();
   add_bool_attribute(attrs, names::kIsCpuOp, false);
   const bool fixed = op.duration_source() == proto::DURATION_FIXED;
   switch (op.kind_case()) {
-    case proto::Op::kCompute: {
-      const auto& c = op.compute();
+    case proto::Op::kCompute:
+    case proto::Op::kSharedCompute: {
+      const auto& c = compute_of(schedule, op);
       node.set_type(chakra::COMP_NODE);
       node.set_name(fmt::format("compute_{}", index));
       node.set_duration_micros(micros_of(fixed ? op.fixed_duration_ns() : c.estimated_duration_ns()));
@@ -131,7 +133,7 @@ ChakraTrace export_chakra(const proto::Schedule& schedule) {
     std::vector<std::optional<std::uint32_t>> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
     for (int i = 0; i < ops.size(); ++i) {
       const auto index = static_cast<std::uint32_t>(i);
-      chakra::Node node = node_of(ops[i], r, index);
+      chakra::Node node = node_of(schedule, ops[i], r, index);
       auto& previous = last_on_stream[ops[i].stream()];
       if (previous && std::find(ops[i].deps().begin(), ops[i].deps().end(), *previous) == ops[i].deps().end()) {
         node.add_ctrl_deps(*previous);

@@ -12,6 +12,7 @@
 #include "traces/executor/executor_state.h"
 #include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 
@@ -177,12 +178,14 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     e->set_end_ns(to_ns(s.end_s[g], [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
     step = std::max(step, s.end_s[g]);
     switch (s.kind[g]) {
-      case Kind::Compute:
+      case Kind::Compute: {
         e->set_kind(proto::COMPUTE);
-        e->set_phase(o.compute().phase());
-        e->set_chunk(o.compute().chunk());
-        e->set_stage(o.compute().stage());
+        const auto& c = compute_of(s.schedule, o);
+        e->set_phase(c.phase());
+        e->set_chunk(c.chunk());
+        e->set_stage(c.stage());
         break;
+      }
       case Kind::Send:
         e->set_kind(proto::SEND);
         e->set_peer(o.send().peer());

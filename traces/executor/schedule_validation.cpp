@@ -72,25 +72,71 @@ struct fmt::formatter<eppsim::OpAt> : fmt::formatter<std::string_view> {
 namespace eppsim {
 namespace {
 
-void check_compute(const proto::ComputeOp& c, const GroupMembers& groups, OpAt where) {
+// Where a compute op's work is, for messages: an op's own ("rank 3 op 17:
+// compute") or a shared one ("shared_computes[5]").
+struct WorkAt {
+  OpAt op;
+  int shared = -1;
+};
+
+}  // namespace
+}  // namespace eppsim
+
+template <>
+struct fmt::formatter<eppsim::WorkAt> : fmt::formatter<std::string_view> {
+  auto format(const eppsim::WorkAt& at, fmt::format_context& ctx) const {
+    if (at.shared >= 0) return fmt::format_to(ctx.out(), "shared_computes[{}]", at.shared);
+    return fmt::format_to(ctx.out(), "rank {} op {}: compute", at.op.rank, at.op.op);
+  }
+};
+
+namespace eppsim {
+namespace {
+
+// What a compute op's work must satisfy wherever it is listed.
+void check_work(const proto::ComputeOp& c, const GroupMembers& groups, WorkAt where) {
+  if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}.phase: unknown value {}", where, static_cast<int>(c.phase())));
+  if (!proto::LayerPart_IsValid(c.layer_part()))
+    fail(fmt::format("{}.layer_part: unknown value {}", where, static_cast<int>(c.layer_part())));
+  if (c.layer_count() > limits::kMaxLayers) {
+    fail(fmt::format("{}.layer_count: must be <= {} (the bound of models/input_limits.h), got {}", where,
+                     limits::kMaxLayers, c.layer_count()));
+  }
   std::uint64_t product = 1;
   for (int s = 0; s < c.splits_size(); ++s) {
     const auto& split = c.splits(s);
     if (split.kind() == proto::SPLIT_KIND_UNSPECIFIED || !proto::SplitKind_IsValid(split.kind())) {
-      fail(fmt::format("{}: compute.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL",
-                       where, s));
+      fail(fmt::format("{}.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL", where, s));
     }
     const auto group = split.group();
-    if (group >= groups.groups()) fail(fmt::format("{}: compute.splits[{}].group: unknown group {}", where, s, group));
-    if (!groups.contains(group, where.rank)) {
-      fail(fmt::format("{}: compute.splits[{}].group: rank {} is not a member of group {}", where, s, where.rank, group));
-    }
+    if (group >= groups.groups()) fail(fmt::format("{}.splits[{}].group: unknown group {}", where, s, group));
     product *= groups.size(group);
   }
   const std::uint64_t shards = c.shards() > 1 ? c.shards() : 1;
   if (shards != product) {
-    fail(fmt::format("{}: compute.shards: must be the product of the split groups' sizes ({}), got {}", where, product,
+    fail(fmt::format("{}.shards: must be the product of the split groups' sizes ({}), got {}", where, product,
                      c.shards()));
+  }
+  if (c.segment_context_tokens_size() != c.segment_tokens_size()) {
+    fail(fmt::format("{}.segment_context_tokens: must have one entry per segment_tokens entry ({}), got {}", where,
+                     c.segment_tokens_size(), c.segment_context_tokens_size()));
+  }
+  if (c.segments_size() > 0) {
+    fail(fmt::format("{}.segments: schema version 2's segment messages; version {} lists segments in "
+                     "segment_tokens and segment_context_tokens (eppsim converts a version-2 file as it reads it)",
+                     where, kScheduleSchemaVersion));
+  }
+}
+
+// The op's rank must be in every group its work is split over.
+void check_split_members(const proto::ComputeOp& c, const GroupMembers& groups, WorkAt where) {
+  for (int s = 0; s < c.splits_size(); ++s) {
+    const auto group = c.splits(s).group();
+    if (!groups.contains(group, where.op.rank)) {
+      fail(fmt::format("{}{}.splits[{}].group: rank {} is not a member of group {}",
+                       where.shared >= 0 ? fmt::format("rank {} op {}: ", where.op.rank, where.op.op) : "", where, s,
+                       where.op.rank, group));
+    }
   }
 }
 
@@ -137,6 +183,9 @@ void validate_schedule(const proto::Schedule& schedule) {
   }
   const GroupMembers groups(schedule);
   const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+  for (int w = 0; w < schedule.shared_computes_size(); ++w) {
+    check_work(schedule.shared_computes(w), groups, WorkAt{{0, 0}, w});
+  }
   for (std::uint32_t r = 0; r < ranks; ++r) {
     const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     for (int i = 0; i < ops.size(); ++i) {
@@ -170,24 +219,19 @@ void validate_schedule(const proto::Schedule& schedule) {
           break;
         }
         case proto::Op::kCompute: {
-          const auto& c = op.compute();
-          if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}: compute.phase: unknown value {}", at, static_cast<int>(c.phase())));
-          if (!proto::LayerPart_IsValid(c.layer_part()))
-            fail(fmt::format("{}: compute.layer_part: unknown value {}", at, static_cast<int>(c.layer_part())));
-          if (c.layer_count() > limits::kMaxLayers) {
-            fail(fmt::format("{}: compute.layer_count: must be <= {} (the bound of models/input_limits.h), got {}", at,
-                             limits::kMaxLayers, c.layer_count()));
+          const WorkAt where{at};
+          check_work(op.compute(), groups, where);
+          check_split_members(op.compute(), groups, where);
+          break;
+        }
+        case proto::Op::kSharedCompute: {
+          const auto index = op.shared_compute();
+          if (index >= static_cast<std::uint32_t>(schedule.shared_computes_size())) {
+            fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index,
+                             schedule.shared_computes_size()));
           }
-          if (c.splits_size() > 0) check_compute(c, groups, at);
-          if (c.segment_context_tokens_size() != c.segment_tokens_size()) {
-            fail(fmt::format("{}: compute.segment_context_tokens: must have one entry per segment_tokens entry ({}), got {}",
-                             at, c.segment_tokens_size(), c.segment_context_tokens_size()));
-          }
-          if (c.segments_size() > 0) {
-            fail(fmt::format("{}: compute.segments: schema version 2's segment messages; version {} lists segments in "
-                             "segment_tokens and segment_context_tokens (eppsim converts a version-2 file as it reads it)",
-                             at, kScheduleSchemaVersion));
-          }
+          check_split_members(schedule.shared_computes(static_cast<int>(index)), groups,
+                              WorkAt{at, static_cast<int>(index)});
           break;
         }
         case proto::Op::kMemory:
