@@ -123,6 +123,18 @@ def machine():
             "system": f"{platform.system()} {platform.release()}"}
 
 
+def build_type(build):
+    """CMAKE_BUILD_TYPE of the build measured (RelWithDebInfo, Release, ...), from its CMake cache."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("CMAKE_BUILD_TYPE:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def engines(args):
     argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), "--engines"]
     return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
@@ -188,7 +200,7 @@ def main(argv):
     strategies = [s for s in args.strategies.split(",") if s]
 
     result = {"benchmark": "eppsim speed (issue 10, item 5)", "command": " ".join(["scripts/bench.py", *argv[1:]]),
-              "git": git_commit(args.source), "machine": machine(),
+              "git": git_commit(args.source), "machine": machine(), "build_type": build_type(args.build),
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "memory_limit_gib": args.memory_limit_gib, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
 
