@@ -22,6 +22,7 @@
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
 #include "traces/compute_segments.h"
+#include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
 
 namespace po = boost::program_options;
@@ -162,6 +163,13 @@ struct Run {
     if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
       throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
                                    schedule.num_ranks(), size, schedule.num_ranks()));
+    }
+    // Before anything reads it (groups, kernel plans): an index out of range
+    // must be a message naming the file, not a crash.
+    try {
+      validate_schedule(schedule);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", o.schedule, e.what()));
     }
     if (o.fault) check_fault(*o.fault, schedule, o.schedule);
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first

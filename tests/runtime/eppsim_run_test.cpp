@@ -217,6 +217,17 @@ TEST_F(EppsimRun, WrongRankCountIsBadInput) {
   EXPECT_NE(r.output.find("schedule.pb: num_ranks is 2 but mpirun started 1 processes"), std::string::npos) << r.output;
 }
 
+// Validated before the groups and kernel plans read it: a shared compute the
+// schedule does not list is a message, on every rank.
+TEST_F(EppsimRun, AnInvalidScheduleIsBadInput) {
+  proto::Schedule schedule = testing::pipeline_schedule();
+  schedule.mutable_programs(1)->mutable_ops(0)->set_shared_compute(99);
+  const Result r = run(schedule, "");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("schedule.pb: schedule: rank 1 op 0: shared_compute: index 99 out of range"), std::string::npos)
+      << r.output;
+}
+
 TEST_F(EppsimRun, BadOptionsAreBadInput) {
   const Result r = run(testing::pipeline_schedule(), "--steps 0");
   EXPECT_EQ(r.status, 2) << r.output;
