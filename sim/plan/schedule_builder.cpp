@@ -90,11 +90,15 @@ proto::Op* ScheduleBuilder::append(std::uint32_t rank, std::uint32_t stream, std
 OpIndex ScheduleBuilder::compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                                  proto::ComputeOp op) {
   OpIndex index = 0;
-  append(rank, stream, deps, &index)->set_shared_compute(share(std::move(op)));
+  append(rank, stream, deps, &index)->set_shared_compute(shared_computes_.index_of(schedule_, std::move(op)));
   return index;
 }
 
-std::uint32_t ScheduleBuilder::share(proto::ComputeOp op) { return shared_computes_.index_of(schedule_, std::move(op)); }
+std::uint32_t ScheduleBuilder::share(proto::ComputeOp op) {
+  const auto index = static_cast<std::uint32_t>(schedule_.shared_computes_size());
+  *schedule_.add_shared_computes() = std::move(op);
+  return index;
+}
 
 OpIndex ScheduleBuilder::compute_shared(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                                         std::uint32_t shared) {

@@ -48,9 +48,9 @@ class ScheduleBuilder {
   // The op's work goes to the Schedule's shared_computes once, whichever ranks
   // run it (traces/shared_compute.h).
   OpIndex compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, proto::ComputeOp op);
-  // The same in two steps, for a planner that runs one work on many ranks:
-  // share() lists it (once) and returns its index, compute_shared() adds an
-  // op running it.
+  // The same in two steps, for a planner that knows which ranks run one work:
+  // share() lists it (without looking for an equal one already listed) and
+  // returns its index, compute_shared() adds an op running it.
   std::uint32_t share(proto::ComputeOp op);
   OpIndex compute_shared(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t shared);
   OpIndex send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, std::uint32_t peer,

@@ -225,6 +225,7 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
     UlyssesGroup sp{sp_groups[g], d, {}};
     sp.split.add(proto::SEQUENCE_PARALLEL, sp_groups[g], d);
     std::map<std::array<std::uint32_t, 3>, std::vector<LayerPiece>> piece_cache;  // (slot, pass, layer)
+    std::map<std::array<std::uint32_t, 2>, std::vector<LayerPiece>> recompute_then_backward;  // (slot, layer)
     for (std::uint32_t k = 0; k < d; ++k) {
       const std::uint32_t rank = g * d + k;
       b.memory(rank, streams.compute, {}, true, memory.state_bytes, proto::MODEL_STATES);
@@ -259,9 +260,14 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
             program.visit(pieces(Pass::Backward, j, segments, l), true);
             continue;
           }
-          std::vector<LayerPiece> backward = pieces(Pass::Recompute, j, segments, l);
-          for (const auto& p : pieces(Pass::Backward, j, segments, l)) backward.push_back(p);
-          program.visit(backward, true);
+          // The layer's recompute then its backward, one visit, built once per
+          // (slot, layer) like the pieces, so that their shared works are listed once.
+          auto [it, inserted] = recompute_then_backward.try_emplace(std::array<std::uint32_t, 2>{j, l});
+          if (inserted) {
+            it->second = pieces(Pass::Recompute, j, segments, l);
+            for (const auto& p : pieces(Pass::Backward, j, segments, l)) it->second.push_back(p);
+          }
+          program.visit(it->second, true);
         }
         b.memory(rank, streams.compute, {}, false, activations, proto::ACTIVATIONS);
       }

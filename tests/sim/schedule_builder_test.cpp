@@ -4,6 +4,7 @@
 #include "tests/sim/test_scenarios.h"
 #include "sim/plan/schedule_builder.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -47,20 +48,20 @@ TEST(ScheduleBuilder, EqualComputeWorkIsListedOnce) {
   EXPECT_EQ(compute_of(schedule, r0).layer_count(), 4u);
 }
 
-// share() lists a work once for compute_shared(); an index never listed is a
-// planner's bug.
+// share() lists a work for compute_shared() (each call a new entry: the planner
+// knows what it shares); an index never listed is a planner's bug.
 TEST(ScheduleBuilder, SharedWorkIsListedBeforeUse) {
   ScheduleBuilder b(2, "s", "epp");
   const auto s = b.stream("compute");
   proto::ComputeOp work;
   work.set_phase(proto::FORWARD);
   const auto index = b.share(work);
-  EXPECT_EQ(b.share(work), index);
   b.compute_shared(0, s, {}, index);
   b.compute_shared(1, s, {}, index);
   EXPECT_THROW(b.compute_shared(1, s, {}, index + 1), std::logic_error);
+  EXPECT_EQ(b.share(work), index + 1);
   const proto::Schedule schedule = b.finish();
-  EXPECT_EQ(schedule.shared_computes_size(), 1);
+  EXPECT_EQ(schedule.shared_computes_size(), 2);
   EXPECT_EQ(schedule.programs(1).ops(0).shared_compute(), index);
 }
 
@@ -113,6 +114,17 @@ TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
   const TransformerSpec model = from_model_shape(schedule.header().model(), "schedule");
   EXPECT_EQ(model.name, sc.model.name);
   EXPECT_EQ(model.total_params(), sc.model.total_params());
+  // Each compute work is listed once, and the ranks of a group share it: fewer
+  // works than compute ops.
+  std::set<std::string> works;
+  for (const auto& work : schedule.shared_computes()) {
+    EXPECT_TRUE(works.insert(work.SerializeAsString()).second) << work.ShortDebugString();
+  }
+  int compute_ops = 0;
+  for (const auto& program : schedule.programs()) {
+    compute_ops += static_cast<int>(std::count_if(program.ops().begin(), program.ops().end(), is_compute));
+  }
+  EXPECT_LT(schedule.shared_computes_size(), compute_ops);
   // Splits: every split names a group holding the rank, shards is their product,
   // and every strategy here splits its chunks.
   int split_ops = 0;
