@@ -52,6 +52,20 @@ proto::Schedule single_rank() {
   return s.schedule();
 }
 
+// pipeline(false) with its compute work in Schedule.shared_computes (version 4):
+// both ranks' forwards name one entry.
+proto::Schedule shared_pipeline() {
+  proto::Schedule s = pipeline(false);
+  for (auto& program : *s.mutable_programs()) {
+    for (auto& op : *program.mutable_ops()) {
+      if (!op.has_compute()) continue;
+      if (s.shared_computes_size() == 0) *s.add_shared_computes() = op.compute();
+      op.set_shared_compute(0);
+    }
+  }
+  return s;
+}
+
 void write(const fs::path& path, const std::string& bytes) { write_file_atomically(path, bytes); }
 
 }  // namespace
@@ -76,7 +90,7 @@ int main(int argc, char** argv) {
     fs::copy_file(entry.path(), out / "scenario" / flat, fs::copy_options::overwrite_existing);
   }
 
-  const std::vector<proto::Schedule> schedules = {pipeline(false), pipeline(true), single_rank()};
+  const std::vector<proto::Schedule> schedules = {pipeline(false), pipeline(true), single_rank(), shared_pipeline()};
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     write(out / "schedule" / ("hand" + std::to_string(i) + ".pb"), to_binary(schedules[i]));
     const auto chakra = export_chakra(schedules[i]);
