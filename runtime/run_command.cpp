@@ -21,9 +21,8 @@
 #include "runtime/mpi/mpi_wait.h"
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
-#include "traces/compute_segments.h"
-#include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
+#include "traces/schedule_file.h"
 
 namespace po = boost::program_options;
 
@@ -158,18 +157,12 @@ struct Run {
     options = parse(argc, argv, rank);
     if (!options) return 0;
     const RunOptions& o = *options;
-    read_message(o.schedule, &schedule);
-    convert_segment_messages(schedule);
+    // Checked before anything reads it (groups, kernel plans): an index out of
+    // range is a message naming the file, not a crash.
+    schedule = read_schedule_file(o.schedule);
     if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
       throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
                                    schedule.num_ranks(), size, schedule.num_ranks()));
-    }
-    // Before anything reads it (groups, kernel plans): an index out of range
-    // must be a message naming the file, not a crash.
-    try {
-      validate_schedule(schedule);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: {}", o.schedule, e.what()));
     }
     if (o.fault) check_fault(*o.fault, schedule, o.schedule);
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first

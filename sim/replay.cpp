@@ -11,9 +11,8 @@
 #include "models/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
-#include "traces/compute_segments.h"
-#include "traces/executor/schedule_validation.h"
 #include "traces/proto_io.h"
+#include "traces/schedule_file.h"
 #include "traces/shared_compute.h"
 #include "traces/trace_file.h"
 
@@ -36,19 +35,6 @@ GpuSpec recorded_gpu(const std::filesystem::path& scenario) {
 }
 
 }  // namespace
-
-proto::Schedule read_schedule_file(const std::filesystem::path& path) {
-  proto::Schedule schedule;
-  read_message(path, &schedule);
-  check_num_ranks(schedule, schedule.num_ranks(), path);
-  convert_segment_messages(schedule);
-  try {
-    validate_schedule(schedule);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", path.string(), e.what()));
-  }
-  return schedule;
-}
 
 ScheduleOnCluster load_schedule_on_cluster(const std::filesystem::path& schedule_path, const ParsedScenario& cluster,
                                            const std::optional<std::filesystem::path>& comm_groups,

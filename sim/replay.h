@@ -29,11 +29,6 @@ struct ScheduleOnCluster {
   ResolvedScenario cluster;
 };
 
-// A Schedule file (.pb, .json or .textproto), checked before anything is sized
-// by it: num_ranks in 1..limits::kMaxRanks and validate_schedule's rules.
-// Errors are InputErrors naming the file.
-proto::Schedule read_schedule_file(const std::filesystem::path& path);
-
 // Reads `schedule_path` (a Schedule in .pb, .json or .textproto, or a Chakra
 // prefix whose groups come from `comm_groups`, or PREFIX.comm_groups.json when
 // it exists) and resolves `cluster` for it (cluster_for_schedule). A Chakra

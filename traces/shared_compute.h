@@ -35,7 +35,6 @@ class SharedComputes {
 
  private:
   std::unordered_map<std::string, std::uint32_t> index_;
-  std::string key_;
 };
 
 // Gives every shared compute op a copy of its work and empties the table.

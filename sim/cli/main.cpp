@@ -41,6 +41,7 @@
 #include "traces/proto_io.h"
 #include "traces/rank_timeline.h"
 #include "traces/scenario.h"
+#include "traces/schedule_file.h"
 #include "traces/trace_file.h"
 #include "traces/trace_report.h"
 

@@ -217,18 +217,15 @@ class AnalyticExecutor final : public ExecutorHooks {
         const proto::Op& op = program[i];
         Price& p = price_[rank_offset_[r] + static_cast<std::uint32_t>(i)];
         switch (op.kind_case()) {
-          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, schedule, op, segments).value; break;
-          case proto::Op::kSharedCompute: {
-            // Members of a group run the same work: priced once.
-            if (op.duration_source() == proto::DURATION_FIXED) {
-              p.duration_s = compute_duration(cost_, schedule, op, segments).value;
+          case proto::Op::kSharedCompute:
+            if (op.duration_source() != proto::DURATION_FIXED) {  // a group's members run one work: priced once
+              double& shared = shared_price[op.shared_compute()];
+              if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
+              p.duration_s = shared;
               break;
             }
-            double& shared = shared_price[op.shared_compute()];
-            if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
-            p.duration_s = shared;
-            break;
-          }
+            [[fallthrough]];
+          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, schedule, op, segments).value; break;
           case proto::Op::kSend: p.duration_s = transfer_duration(cost_, op, r, op.send().peer()).value; break;
           case proto::Op::kCollective: {
             p.group = op.collective().group();

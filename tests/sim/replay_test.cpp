@@ -14,7 +14,6 @@
 #include "tests/traces/chakra_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/proto_io.h"
-#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -173,25 +172,6 @@ TEST(ReplayChakra, AstraSimAllReduceTakesTheRingClosedForm) {
   r.input = data / "all_gather_16npus_1MB" / "all_gather";
   EXPECT_GT(replay(r, one_node_cluster(dir, "analytic", 2)).trace.step_time_ns(), 0);
   EXPECT_GT(replay(r, one_node_cluster(dir, "flow", 2)).trace.step_time_ns(), 0);
-  fs::remove_all(dir);
-}
-
-TEST(ReadScheduleFile, ConvertsAVersion2FilesSegmentMessages) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("eppsim_replay_v2-{}", ::getpid());
-  fs::create_directories(dir);
-  const fs::path file = dir / "v2.textproto";
-  write_file_atomically(file,
-                        "header { schema_version: 2 } num_ranks: 1 stream_names: \"compute\" programs { ops { stream: 0 "
-                        "compute { phase: FORWARD layer_count: 1 segments { tokens: 300 context_tokens: 700 } "
-                        "segments { tokens: 50 } } } }\n");
-  const proto::Schedule schedule = read_schedule_file(file);
-  const auto& c = compute_of(schedule, schedule.programs(0).ops(0));
-  EXPECT_EQ(c.segments_size(), 0);
-  ASSERT_EQ(c.segment_tokens_size(), 2);
-  EXPECT_EQ(c.segment_tokens(0), 300u);
-  EXPECT_EQ(c.segment_context_tokens(0), 700u);
-  EXPECT_EQ(c.segment_tokens(1), 50u);
-  EXPECT_EQ(c.segment_context_tokens(1), 0u);
   fs::remove_all(dir);
 }
 
