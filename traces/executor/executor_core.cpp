@@ -62,66 +62,73 @@ void ExecutorCore::State::build() {
     rank_offset[r + 1] = static_cast<std::uint32_t>(count);
   }
   const std::size_t n = rank_offset[ranks];
-  ops.resize(n);
-  rank_of.resize(n);
-  kind.resize(n);
-  status.assign(n, Status::Pending);
+  op.assign(n + 1, OpState{});
   bytes.assign(n, 0);
-  collective_kind.assign(n, 0);
-  pending.assign(n, 0);
-  link.assign(n, kNone);
-  aux.assign(n, kNone);
-  instance_of.assign(n, kNone);
   start_s.assign(n, 0.0);
   end_s.assign(n, 0.0);
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
 
-  // Edges (predecessor -> op) in op order, then transposed into successor rows,
-  // so each op's successors are in increasing op order.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-  edges.reserve(n * 2);
+  // Successor rows (stream successor and dependants, each row in increasing op
+  // order) in two passes over the ops, with no edge list: the first counts each
+  // op's successors into its succ_begin, the counts become row starts, and the
+  // second fills the rows, each start advancing to its row's end (the next
+  // row's start); the starts are then shifted back by one row.
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()), kNone);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    const auto& program = schedule.programs(static_cast<int>(r)).ops();
-    const auto base = rank_offset[r];
-    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
-      prefetch_ops(program, static_cast<int>(i));
-      const proto::Op& o = program[static_cast<int>(i)];
-      const auto g = base + i;
-      ops[g] = &o;
-      rank_of[g] = r;
-      kind[g] = kind_of(o);
-      switch (kind[g]) {
-        case Kind::Compute: break;
-        case Kind::Send: bytes[g] = o.send().size_bytes(); break;
-        case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
-        case Kind::Collective:
-          bytes[g] = o.collective().size_bytes();
-          collective_kind[g] = static_cast<std::uint8_t>(o.collective().kind());
-          break;
-        case Kind::Allocate:
-        case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
+  auto for_each_op = [&](auto&& visit) {
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      const auto& program = schedule.programs(static_cast<int>(r)).ops();
+      std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+      for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
+        prefetch_ops(program, static_cast<int>(i));
+        const proto::Op& o = program[static_cast<int>(i)];
+        auto& last = last_on_stream[o.stream()];
+        visit(r, rank_offset[r] + i, o, last);
+        last = rank_offset[r] + i;
       }
-      auto& last = last_on_stream[o.stream()];
-      if (last != kNone) edges.emplace_back(last, g);
-      last = g;
-      for (auto d : o.deps()) edges.emplace_back(base + d, g);
     }
-    if (local[r]) total += program.size();
+  };
+  for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
+    OpState& state = op[g];
+    state.rank = r;
+    state.kind = kind_of(o);
+    switch (state.kind) {
+      case Kind::Compute: break;
+      case Kind::Send: bytes[g] = o.send().size_bytes(); break;
+      case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
+      case Kind::Collective:
+        bytes[g] = o.collective().size_bytes();
+        state.collective_kind = static_cast<std::uint8_t>(o.collective().kind());
+        break;
+      case Kind::Allocate:
+      case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
+    }
+    if (stream_previous != kNone) {
+      ++op[stream_previous].succ_begin;
+      ++state.pending;
+    }
+    const auto base = rank_offset[r];
+    for (auto d : o.deps()) ++op[base + d].succ_begin;
+    state.pending += static_cast<std::uint32_t>(o.deps_size());
+  });
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    if (local[r]) total += rank_offset[r + 1] - rank_offset[r];
   }
-  succ_offset.assign(n + 1, 0);
-  for (const auto& [from, to] : edges) {
-    ++succ_offset[from + 1];
-    ++pending[to];
+  std::uint64_t edges = 0;
+  for (auto& state : op) {
+    const auto count = state.succ_begin;
+    state.succ_begin = static_cast<std::uint32_t>(edges);
+    edges += count;
+    if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
   }
-  for (std::size_t i = 0; i < n; ++i) succ_offset[i + 1] += succ_offset[i];
-  succ.resize(edges.size());
-  {
-    std::vector<std::uint32_t> fill(succ_offset.begin(), succ_offset.end() - 1);
-    for (const auto& [from, to] : edges) succ[fill[from]++] = to;
-  }
+  succ.resize(edges);
+  for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
+    if (stream_previous != kNone) succ[op[stream_previous].succ_begin++] = g;
+    const auto base = rank_offset[r];
+    for (auto d : o.deps()) succ[op[base + d].succ_begin++] = g;
+  });
+  for (std::size_t g = n; g > 0; --g) op[g].succ_begin = op[g - 1].succ_begin;
+  op[0].succ_begin = 0;
 
   group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
   for (int g = 0; g < schedule.groups_size(); ++g) {
@@ -140,28 +147,32 @@ void ExecutorCore::State::build() {
 // node-based map would allocate once per message.
 void ExecutorCore::State::build_channels() {
   std::size_t p2p = 0;
-  for (auto k : kind) p2p += k == Kind::Send || k == Kind::Recv;
+  for (std::size_t g = 0; g + 1 < op.size(); ++g) p2p += op[g].kind == Kind::Send || op[g].kind == Kind::Recv;
   std::size_t capacity = 16;
   while (capacity < 2 * p2p) capacity *= 2;
   std::vector<std::uint32_t> table(capacity, kNone);
   channels.reserve(p2p / 2 + 1);
-  for (std::uint32_t g = 0; g < kind.size(); ++g) {
-    if (kind[g] != Kind::Send && kind[g] != Kind::Recv) continue;
-    prefetch_ops(ops, g);
-    const auto& o = *ops[g];
-    const bool send = kind[g] == Kind::Send;
-    const std::uint32_t src = send ? rank_of[g] : o.recv().peer();
-    const std::uint32_t dst = send ? o.send().peer() : rank_of[g];
-    const std::uint32_t tag = send ? o.send().tag() : o.recv().tag();
-    for (std::size_t slot = channel_hash(src, dst, tag) & (capacity - 1);; slot = (slot + 1) & (capacity - 1)) {
-      if (table[slot] == kNone) {
-        table[slot] = static_cast<std::uint32_t>(channels.size());
-        channels.push_back(Channel{src, dst, tag});
-      }
-      const Channel& c = channels[table[slot]];
-      if (c.src == src && c.dst == dst && c.tag == tag) {
-        link[g] = table[slot];
-        break;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const auto& program = schedule.programs(static_cast<int>(r)).ops();
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
+      OpState& state = op[rank_offset[r] + i];
+      if (state.kind != Kind::Send && state.kind != Kind::Recv) continue;
+      prefetch_ops(program, static_cast<int>(i));
+      const proto::Op& o = program[static_cast<int>(i)];
+      const bool send = state.kind == Kind::Send;
+      const std::uint32_t src = send ? r : o.recv().peer();
+      const std::uint32_t dst = send ? o.send().peer() : r;
+      const std::uint32_t tag = send ? o.send().tag() : o.recv().tag();
+      for (std::size_t slot = channel_hash(src, dst, tag) & (capacity - 1);; slot = (slot + 1) & (capacity - 1)) {
+        if (table[slot] == kNone) {
+          table[slot] = static_cast<std::uint32_t>(channels.size());
+          channels.push_back(Channel{src, dst, tag});
+        }
+        const Channel& c = channels[table[slot]];
+        if (c.src == src && c.dst == dst && c.tag == tag) {
+          state.link = table[slot];
+          break;
+        }
       }
     }
   }
@@ -187,15 +198,15 @@ void ExecutorCore::State::build_collectives() {
   for (std::uint32_t r = 0; r < ranks; ++r) {
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
     for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
-      if (kind[g] != Kind::Collective) continue;
-      const auto group = ops[g]->collective().group();
+      if (op[g].kind != Kind::Collective) continue;
+      const auto group = message(g).collective().group();
       if (counter[group] == kNone) {
         counter[group] = static_cast<std::uint32_t>(issued.size());
         issued.push_back(0);
         counter_group.push_back(group);
       }
-      link[g] = counter[group];
-      aux[g] = position[group];
+      op[g].link = counter[group];
+      op[g].aux = position[group];
       instances[group] = std::max(instances[group], ++issued[counter[group]]);
     }
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
@@ -223,11 +234,11 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
 }
 
 void ExecutorCore::State::complete(std::uint32_t g, double now) {
-  status[g] = Status::Done;
+  op[g].status = Status::Done;
   end_s[g] = now;
   ++done;
-  for (auto k = succ_offset[g]; k < succ_offset[g + 1]; ++k) {
-    if (--pending[succ[k]] == 0) make_ready(succ[k], now);
+  for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
+    if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
   }
 }
 
@@ -247,7 +258,8 @@ void ExecutorCore::State::drain() {
 }
 
 void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
-  switch (kind[g]) {
+  OpState& state = op[g];
+  switch (state.kind) {
     case Kind::Allocate:
     case Kind::Free:
       start_s[g] = now;
@@ -255,7 +267,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
       complete(g, now);
       return;
     case Kind::Compute:
-      status[g] = Status::Running;
+      state.status = Status::Running;
       start_s[g] = now;
       hooks.compute_ready(new_activity(g), ref(g), now);
       return;
@@ -263,10 +275,10 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Recv:
     case Kind::Collective:
       if (options.matching == Matching::Local) {
-        status[g] = Status::Running;
+        state.status = Status::Running;
         start_s[g] = now;
         hooks.communication_ready(new_activity(g), ref(g), now);
-      } else if (kind[g] == Kind::Collective) {
+      } else if (state.kind == Kind::Collective) {
         arrive(g, now);
       } else {
         post_p2p(g, now);
@@ -276,8 +288,8 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
 }
 
 void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
-  const auto r = rank_of[g];
-  if (kind[g] == Kind::Allocate) {
+  const auto r = op[g].rank;
+  if (op[g].kind == Kind::Allocate) {
     in_use[r] += bytes[g];
     peak[r] = std::max(peak[r], in_use[r]);
   } else {
@@ -291,25 +303,25 @@ void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
 }
 
 void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
-  status[g] = Status::Posted;
-  Channel& c = channels[link[g]];
-  const bool is_send = kind[g] == Kind::Send;
+  op[g].status = Status::Posted;
+  Channel& c = channels[op[g].link];
+  const bool is_send = op[g].kind == Kind::Send;
   auto& their_head = is_send ? c.recv_head : c.send_head;
   auto& their_tail = is_send ? c.recv_tail : c.send_tail;
   if (their_head == kNone) {
     auto& head = is_send ? c.send_head : c.recv_head;
     auto& tail = is_send ? c.send_tail : c.recv_tail;
-    aux[g] = kNone;
+    op[g].aux = kNone;
     if (tail == kNone) {
       head = g;
     } else {
-      aux[tail] = g;
+      op[tail].aux = g;
     }
     tail = g;
     return;
   }
   const auto other = their_head;
-  their_head = aux[other];
+  their_head = op[other].aux;
   if (their_head == kNone) their_tail = kNone;
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
   const auto send_bytes = bytes[pair[0]];
@@ -320,7 +332,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
                                        s.rank, s.op, send_bytes, c.tag, r.rank, r.op, recv_bytes));
   }
   for (auto p : pair) {
-    status[p] = Status::Running;
+    op[p].status = Status::Running;
     start_s[p] = now;
   }
   const auto id = new_activity(pair);
@@ -328,30 +340,31 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
 }
 
 void ExecutorCore::State::arrive(std::uint32_t g, double now) {
-  status[g] = Status::Posted;
-  const auto group = counter_group[link[g]];
-  const auto k = issued[link[g]]++;
+  OpState& state = op[g];
+  state.status = Status::Posted;
+  const auto group = counter_group[state.link];
+  const auto k = issued[state.link]++;
   const auto instance = instance_offset[group] + k;
-  instance_of[g] = instance;
+  state.link = instance;  // the counter is not needed again
   if (first_arrival[instance] == kNone) {
     first_arrival[instance] = g;
   } else {
     const auto first = first_arrival[instance];
-    if (collective_kind[first] != collective_kind[g] || bytes[first] != bytes[g]) {
+    if (op[first].collective_kind != state.collective_kind || bytes[first] != bytes[g]) {
       const auto me = ref(g), them = ref(first);
       throw ScheduleMismatch(fmt::format(
           "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[g])), bytes[g], them.rank, them.op,
-          collective_kind_name(static_cast<proto::CollectiveKind>(collective_kind[first])), bytes[first]));
+          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.collective_kind)), bytes[g], them.rank,
+          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].collective_kind)), bytes[first]));
     }
   }
   const auto size = group_size(group);
   const auto base = arrival_offset[group] + static_cast<std::uint64_t>(k) * size;
-  arrival[base + aux[g]] = g;
+  arrival[base + state.aux] = g;
   if (++arrived[instance] < size) return;
   const std::span<const std::uint32_t> members(arrival.data() + base, size);
   for (auto m : members) {
-    status[m] = Status::Running;
+    op[m].status = Status::Running;
     start_s[m] = now;
   }
   const auto id = new_activity(members);
@@ -371,7 +384,7 @@ void ExecutorCore::start(double now) {
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
     if (!s.local[r]) continue;
     for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
-      if (s.pending[g] == 0) s.make_ready(g, now);
+      if (s.op[g].pending == 0) s.make_ready(g, now);
     }
   }
   s.drain();
@@ -383,7 +396,7 @@ void ExecutorCore::finish(ActivityId id, double now) {
   // Indices, not iterators: the hooks called below may add activities.
   for (auto k = s.activity_begin[id]; k < s.activity_begin[id + 1]; ++k) {
     const auto g = s.gid(s.activity_refs[k]);
-    if (s.status[g] != Status::Running) {
+    if (s.op[g].status != Status::Running) {
       throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id,
                                          s.activity_refs[k].rank, s.activity_refs[k].op));
     }
@@ -395,14 +408,13 @@ void ExecutorCore::finish(ActivityId id, double now) {
 proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   auto& s = *state_;
   const auto release = [](auto& table) { std::remove_reference_t<decltype(table)>().swap(table); };
+  if (!s.op.empty()) {
+    s.done_after_run.resize(s.op.size() - 1);
+    for (std::size_t g = 0; g + 1 < s.op.size(); ++g) s.done_after_run[g] = s.op[g].status == Status::Done;
+  }
+  release(s.op);
   release(s.bytes);
-  release(s.collective_kind);
-  release(s.pending);
-  release(s.succ_offset);
   release(s.succ);
-  release(s.link);
-  release(s.aux);
-  release(s.instance_of);
   release(s.channels);
   release(s.instance_offset);
   release(s.arrival_offset);

@@ -37,10 +37,10 @@ std::int64_t to_ns(double seconds, const std::function<std::string()>& what) {
 }  // namespace
 
 std::string ExecutorCore::State::describe(std::uint32_t g) const {
-  const auto& o = *ops[g];
+  const auto& o = message(g);
   const auto [r, i] = ref(g);
   const auto& stream = schedule.stream_names(static_cast<int>(o.stream()));
-  switch (kind[g]) {
+  switch (kind_of(o)) {
     case Kind::Send:
       return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.send().peer(),
                          o.send().tag(), o.send().size_bytes(), stream);
@@ -61,7 +61,7 @@ std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, 
   std::vector<std::string> other;
   for (const auto& c : channels) {
     if (c.src != src || c.dst != dst) continue;
-    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = aux[g]) other.push_back(describe(g));
+    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = op[g].aux) other.push_back(describe(g));
   }
   if (other.empty()) {
     return waiting_sender ? fmt::format("rank {} has posted no receive from rank {}", dst, src)
@@ -72,12 +72,12 @@ std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, 
 }
 
 std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
-  const auto& o = *ops[g];
-  const auto r = rank_of[g];
+  const auto& o = message(g);
+  const auto r = op[g].rank;
   if (options.matching == Matching::Local) {
     return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
   }
-  switch (kind[g]) {
+  switch (op[g].kind) {
     case Kind::Send:
       return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.send().peer(), true));
     case Kind::Recv:
@@ -85,7 +85,7 @@ std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
     default: {
       const auto group = o.collective().group();
       const auto size = group_size(group);
-      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(instance_of[g] - instance_offset[group]) * size;
+      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(op[g].link - instance_offset[group]) * size;  // posted: its instance
       std::vector<std::uint32_t> missing;
       for (std::uint32_t p = 0; p < size; ++p) {
         if (arrival[base + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
@@ -104,11 +104,12 @@ void ExecutorCore::throw_deadlock() const {
     if (!s.local[r]) continue;
     bool stuck = false;
     for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
-      if (s.status[g] == Status::Done) continue;
+      const auto& state = s.op[g];
+      if (state.status == Status::Done) continue;
       stuck = true;
-      const bool communication = s.kind[g] == Kind::Send || s.kind[g] == Kind::Recv || s.kind[g] == Kind::Collective;
-      const bool waits_on_peers = s.status[g] == Status::Posted ||
-                                  (s.options.matching == Matching::Local && s.status[g] == Status::Running && communication);
+      const bool communication = state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
+      const bool waits_on_peers = state.status == Status::Posted ||
+                                  (s.options.matching == Matching::Local && state.status == Status::Running && communication);
       if (waits_on_peers) {
         blocked.push_back(g);
       } else {
@@ -130,18 +131,19 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
   const auto& s = *state_;
   std::vector<std::string> lines;
   std::size_t more = 0;
-  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
-    if (!s.local[s.rank_of[g]] || (s.status[g] != Status::Running && s.status[g] != Status::Posted)) continue;
+  for (std::uint32_t g = 0; g + 1 < s.op.size(); ++g) {
+    const auto& state = s.op[g];
+    if (!s.local[state.rank] || (state.status != Status::Running && state.status != Status::Posted)) continue;
     if (lines.size() == s.options.max_blocked_ops_reported) {
       ++more;
       continue;
     }
-    const auto& o = *s.ops[g];
-    if (s.status[g] == Status::Running) {
+    const auto& o = s.message(g);
+    if (state.status == Status::Running) {
       lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g]));
-    } else if (s.kind[g] == Kind::Send) {
+    } else if (state.kind == Kind::Send) {
       lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.send().peer()));
-    } else if (s.kind[g] == Kind::Recv) {
+    } else if (state.kind == Kind::Recv) {
       lines.push_back(fmt::format("{}: waiting for rank {}'s send", s.describe(g), o.recv().peer()));
     } else {
       lines.push_back(s.blocked_line(g));  // the group members it waits for
@@ -152,7 +154,7 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
 }
 
 const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
-const proto::Op& ExecutorCore::op(OpRef ref) const { return *state_->ops[state_->gid(ref)]; }
+const proto::Op& ExecutorCore::op(OpRef ref) const { return state_->message(ref); }
 
 proto::Trace ExecutorCore::trace(const std::string& engine) const {
   const auto& s = *state_;
@@ -165,48 +167,51 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
   double step = 0.0;
   t.mutable_events()->Reserve(static_cast<int>(s.done));
-  for (std::uint32_t g = 0; g < s.ops.size(); ++g) {
-    prefetch_ops(s.ops, g);
-    if (s.status[g] != Status::Done) continue;
-    const auto& o = *s.ops[g];
-    const auto [r, i] = s.ref(g);
-    auto* e = t.add_events();
-    e->set_rank(r);
-    e->set_op(i);
-    e->set_stream(o.stream());
-    e->set_start_ns(to_ns(s.start_s[g], [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
-    e->set_end_ns(to_ns(s.end_s[g], [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
-    step = std::max(step, s.end_s[g]);
-    switch (s.kind[g]) {
-      case Kind::Compute: {
-        e->set_kind(proto::COMPUTE);
-        const auto& c = compute_of(s.schedule, o);
-        e->set_phase(c.phase());
-        e->set_chunk(c.chunk());
-        e->set_stage(c.stage());
-        break;
+  for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    const auto& program = s.schedule.programs(static_cast<int>(r)).ops();
+    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
+      prefetch_ops(program, static_cast<int>(i));
+      const auto g = s.rank_offset[r] + i;
+      if (!s.done_op(g)) continue;
+      const auto& o = program[static_cast<int>(i)];
+      auto* e = t.add_events();
+      e->set_rank(r);
+      e->set_op(i);
+      e->set_stream(o.stream());
+      e->set_start_ns(to_ns(s.start_s[g], [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
+      e->set_end_ns(to_ns(s.end_s[g], [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
+      step = std::max(step, s.end_s[g]);
+      switch (kind_of(o)) {
+        case Kind::Compute: {
+          e->set_kind(proto::COMPUTE);
+          const auto& c = compute_of(s.schedule, o);
+          e->set_phase(c.phase());
+          e->set_chunk(c.chunk());
+          e->set_stage(c.stage());
+          break;
+        }
+        case Kind::Send:
+          e->set_kind(proto::SEND);
+          e->set_peer(o.send().peer());
+          e->set_size_bytes(o.send().size_bytes());
+          break;
+        case Kind::Recv:
+          e->set_kind(proto::RECV);
+          e->set_peer(o.recv().peer());
+          e->set_size_bytes(o.recv().size_bytes());
+          break;
+        case Kind::Collective:
+          e->set_kind(proto::COLLECTIVE);
+          e->set_collective(o.collective().kind());
+          e->set_group(o.collective().group());
+          e->set_size_bytes(o.collective().size_bytes());
+          break;
+        case Kind::Allocate:
+        case Kind::Free:
+          e->set_kind(proto::MEMORY);
+          e->set_size_bytes(o.memory().size_bytes());
+          break;
       }
-      case Kind::Send:
-        e->set_kind(proto::SEND);
-        e->set_peer(o.send().peer());
-        e->set_size_bytes(o.send().size_bytes());
-        break;
-      case Kind::Recv:
-        e->set_kind(proto::RECV);
-        e->set_peer(o.recv().peer());
-        e->set_size_bytes(o.recv().size_bytes());
-        break;
-      case Kind::Collective:
-        e->set_kind(proto::COLLECTIVE);
-        e->set_collective(o.collective().kind());
-        e->set_group(o.collective().group());
-        e->set_size_bytes(o.collective().size_bytes());
-        break;
-      case Kind::Allocate:
-      case Kind::Free:
-        e->set_kind(proto::MEMORY);
-        e->set_size_bytes(o.memory().size_bytes());
-        break;
     }
   }
   t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));

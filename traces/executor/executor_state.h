@@ -3,6 +3,7 @@
 // by nothing else: the schedule compiled into flat arrays, the matching queues,
 // memory and the record of what ran. executor_core.cpp runs the state machine,
 // executor_report.cpp explains a deadlock and writes the trace.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -37,7 +38,10 @@ inline Kind kind_of(const proto::Op& op) {
 }  // namespace executor_detail
 
 // The schedule compiled into flat arrays indexed by a global op id (the rank's
-// offset + the op's index), so that running it allocates nothing per op.
+// offset + the op's index), so that running it allocates nothing per op. What
+// running an op reads and writes sits in one 24-byte OpState, so that the
+// event loop, which jumps across ranks in time order, touches one cache line
+// per op instead of one per table.
 struct ExecutorCore::State {
   State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
 
@@ -51,25 +55,29 @@ struct ExecutorCore::State {
   std::vector<char> local;                 // runs on this core
   std::vector<std::uint64_t> in_use, peak;
 
-  // Per op (global id).
-  std::vector<const proto::Op*> ops;
-  std::vector<std::uint32_t> rank_of;
-  std::vector<executor_detail::Kind> kind;
-  std::vector<executor_detail::Status> status;
-  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes; COLLECTIVE: its kind. Kept here so
-  // that matching and memory accounting do not read the op's message.
+  struct OpState {
+    std::uint32_t rank = 0;
+    std::uint32_t pending = 0;     // predecessors not yet done
+    std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
+    // SEND/RECV: its channel. COLLECTIVE: its (rank, group) counter until it
+    // is posted, then its instance.
+    std::uint32_t link = executor_detail::kNone;
+    // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
+    // position in the group.
+    std::uint32_t aux = executor_detail::kNone;
+    executor_detail::Kind kind = executor_detail::Kind::Compute;
+    executor_detail::Status status = executor_detail::Status::Pending;
+    std::uint8_t collective_kind = 0;  // COLLECTIVE: a proto::CollectiveKind
+  };
+  // Per op (global id), and one more whose succ_begin ends the last row.
+  std::vector<OpState> op;
+  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes, kept here so that matching and
+  // memory accounting do not read the op's message.
   std::vector<std::uint64_t> bytes;
-  std::vector<std::uint8_t> collective_kind;  // a proto::CollectiveKind
-  std::vector<std::uint32_t> pending;      // predecessors not yet done
-  std::vector<std::uint32_t> succ_offset;  // ops + 1, into succ
-  std::vector<std::uint32_t> succ;         // stream successor and dependants, global ids
-  // SEND/RECV: its channel; COLLECTIVE: its (rank, group) counter.
-  std::vector<std::uint32_t> link;
-  // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
-  // position in the group.
-  std::vector<std::uint32_t> aux;
-  std::vector<std::uint32_t> instance_of;  // COLLECTIVE, once posted: its instance
+  std::vector<std::uint32_t> succ;  // stream successor and dependants, global ids
   std::vector<double> start_s, end_s;
+  // Once take_trace() has freed `op`: which ops are done.
+  std::vector<bool> done_after_run;
 
   // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
   // receives in posting order, as intrusive queues through `aux`.
@@ -108,7 +116,17 @@ struct ExecutorCore::State {
   std::size_t total = 0, done = 0;
 
   std::uint32_t gid(OpRef ref) const { return rank_offset[ref.rank] + ref.op; }
-  OpRef ref(std::uint32_t g) const { return {rank_of[g], g - rank_offset[rank_of[g]]}; }
+  // (Once take_trace() has freed `op`, the rank is found in rank_offset.)
+  OpRef ref(std::uint32_t g) const {
+    const std::uint32_t r = op.empty() ? static_cast<std::uint32_t>(std::upper_bound(rank_offset.begin(), rank_offset.end(), g) -
+                                                                    rank_offset.begin() - 1)
+                                       : op[g].rank;
+    return {r, g - rank_offset[r]};
+  }
+  // The op's message in the Schedule.
+  const proto::Op& message(OpRef r) const { return schedule.programs(static_cast<int>(r.rank)).ops(static_cast<int>(r.op)); }
+  const proto::Op& message(std::uint32_t g) const { return message(ref(g)); }
+  bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
   void build();

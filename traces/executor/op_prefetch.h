@@ -6,7 +6,6 @@
 // (by then the Op is in cache), so that the passes over a large Schedule
 // (validation, the executor core's build, pricing, the trace) find them there.
 #include <cstddef>
-#include <span>
 
 #include "traces/schedule.pb.h"
 
@@ -33,13 +32,6 @@ inline void prefetch_ops(const google::protobuf::RepeatedPtrField<proto::Op>& pr
   const auto n = static_cast<std::size_t>(program.size()), at = static_cast<std::size_t>(i);
   if (at + kOpDistance < n) __builtin_prefetch(&program[static_cast<int>(at + kOpDistance)]);
   if (at + kKindDistance < n) prefetch_kind(program[static_cast<int>(at + kKindDistance)]);
-}
-
-// Before reading ops[i] of a flat array of the Schedule's ops.
-inline void prefetch_ops(std::span<const proto::Op* const> ops, std::size_t i) {
-  using namespace op_prefetch_detail;
-  if (i + kOpDistance < ops.size()) __builtin_prefetch(ops[i + kOpDistance]);
-  if (i + kKindDistance < ops.size()) prefetch_kind(*ops[i + kKindDistance]);
 }
 
 }  // namespace eppsim
