@@ -34,6 +34,35 @@ std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t t
   return h;
 }
 
+// Channel ids of (sender, receiver, tag) through an open-addressing table: most
+// channels carry a single message (tags number micro-batches), so a node-based
+// map would allocate once per message.
+class ChannelTable {
+ public:
+  explicit ChannelTable(std::size_t messages) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * messages) capacity *= 2;
+    slots_.assign(capacity, kNone);
+  }
+
+  std::uint32_t find_or_add(std::vector<Channel>& channels, std::uint32_t src, std::uint32_t dst,
+                            std::uint32_t tag) {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == kNone) {
+        slots_[slot] = static_cast<std::uint32_t>(channels.size());
+        channels.push_back(Channel{src, dst, tag});
+        return slots_[slot];
+      }
+      const auto& c = channels[slots_[slot]];
+      if (c.src == src && c.dst == dst && c.tag == tag) return slots_[slot];
+    }
+  }
+
+ private:
+  std::vector<std::uint32_t> slots_;
+};
+
 }  // namespace
 
 void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
@@ -88,6 +117,7 @@ void ExecutorCore::State::build() {
       }
     }
   };
+  std::size_t p2p = 0;
   for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
     OpState& state = op[g];
     state.rank = r;
@@ -99,10 +129,12 @@ void ExecutorCore::State::build() {
       case Kind::Collective:
         bytes[g] = o.collective().size_bytes();
         state.collective_kind = static_cast<std::uint8_t>(o.collective().kind());
+        state.link = o.collective().group();  // until build_collectives gives it a counter
         break;
       case Kind::Allocate:
       case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
     }
+    p2p += state.kind == Kind::Send || state.kind == Kind::Recv;
     if (stream_previous != kNone) {
       ++op[stream_previous].succ_begin;
       ++state.pending;
@@ -111,9 +143,16 @@ void ExecutorCore::State::build() {
     for (auto d : o.deps()) ++op[base + d].succ_begin;
     state.pending += static_cast<std::uint32_t>(o.deps_size());
   });
+  std::size_t memory_ops = 0;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     if (local[r]) total += rank_offset[r + 1] - rank_offset[r];
   }
+  for (std::size_t g = 0; g < n; ++g) memory_ops += op[g].kind == Kind::Allocate || op[g].kind == Kind::Free;
+  // Every other op joins one activity; reserved once, so that the run neither
+  // copies these tables as they grow nor touches pages it will not fill.
+  activity_refs.reserve(n - memory_ops);
+  activity_begin.reserve(n - memory_ops + 1);
+  if (options.record_memory_samples) samples.reserve(memory_ops);
   std::uint64_t edges = 0;
   for (auto& state : op) {
     const auto count = state.succ_begin;
@@ -122,10 +161,17 @@ void ExecutorCore::State::build() {
     if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
   }
   succ.resize(edges);
+  // Matching::Global: the second pass also gives every SEND and RECV its channel.
+  const bool global = options.matching == Matching::Global;
+  ChannelTable table(global ? p2p : 0);
+  if (global) channels.reserve(p2p / 2 + 1);
   for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
     if (stream_previous != kNone) succ[op[stream_previous].succ_begin++] = g;
     const auto base = rank_offset[r];
     for (auto d : o.deps()) succ[op[base + d].succ_begin++] = g;
+    if (!global) return;
+    if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.send().peer(), o.send().tag());
+    if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.recv().peer(), r, o.recv().tag());
   });
   for (std::size_t g = n; g > 0; --g) op[g].succ_begin = op[g - 1].succ_begin;
   op[0].succ_begin = 0;
@@ -136,46 +182,7 @@ void ExecutorCore::State::build() {
     group_members.insert(group_members.end(), members.begin(), members.end());
     group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
   }
-  if (options.matching == Matching::Global) {
-    build_channels();
-    build_collectives();
-  }
-}
-
-// Gives every SEND and RECV the id of its channel, through an open-addressing
-// table: most channels carry a single message (tags number micro-batches), so a
-// node-based map would allocate once per message.
-void ExecutorCore::State::build_channels() {
-  std::size_t p2p = 0;
-  for (std::size_t g = 0; g + 1 < op.size(); ++g) p2p += op[g].kind == Kind::Send || op[g].kind == Kind::Recv;
-  std::size_t capacity = 16;
-  while (capacity < 2 * p2p) capacity *= 2;
-  std::vector<std::uint32_t> table(capacity, kNone);
-  channels.reserve(p2p / 2 + 1);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    const auto& program = schedule.programs(static_cast<int>(r)).ops();
-    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
-      OpState& state = op[rank_offset[r] + i];
-      if (state.kind != Kind::Send && state.kind != Kind::Recv) continue;
-      prefetch_ops(program, static_cast<int>(i));
-      const proto::Op& o = program[static_cast<int>(i)];
-      const bool send = state.kind == Kind::Send;
-      const std::uint32_t src = send ? r : o.recv().peer();
-      const std::uint32_t dst = send ? o.send().peer() : r;
-      const std::uint32_t tag = send ? o.send().tag() : o.recv().tag();
-      for (std::size_t slot = channel_hash(src, dst, tag) & (capacity - 1);; slot = (slot + 1) & (capacity - 1)) {
-        if (table[slot] == kNone) {
-          table[slot] = static_cast<std::uint32_t>(channels.size());
-          channels.push_back(Channel{src, dst, tag});
-        }
-        const Channel& c = channels[table[slot]];
-        if (c.src == src && c.dst == dst && c.tag == tag) {
-          state.link = table[slot];
-          break;
-        }
-      }
-    }
-  }
+  if (global) build_collectives();
 }
 
 // Counts each rank's collectives per group (the number of instances of a group
@@ -199,7 +206,7 @@ void ExecutorCore::State::build_collectives() {
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
     for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
       if (op[g].kind != Kind::Collective) continue;
-      const auto group = message(g).collective().group();
+      const auto group = op[g].link;  // build() left the op's group there
       if (counter[group] == kNone) {
         counter[group] = static_cast<std::uint32_t>(issued.size());
         issued.push_back(0);

@@ -35,6 +35,13 @@ inline Kind kind_of(const proto::Op& op) {
   }
 }
 
+// A point-to-point channel (sender, receiver, tag): its unmatched posted sends
+// and receives in posting order, as intrusive queues through OpState::aux.
+struct Channel {
+  std::uint32_t src, dst, tag;
+  std::uint32_t send_head = kNone, send_tail = kNone, recv_head = kNone, recv_tail = kNone;
+};
+
 }  // namespace executor_detail
 
 // The schedule compiled into flat arrays indexed by a global op id (the rank's
@@ -79,13 +86,8 @@ struct ExecutorCore::State {
   // Once take_trace() has freed `op`: which ops are done.
   std::vector<bool> done_after_run;
 
-  // Point-to-point channels (sender, receiver, tag): unmatched posted sends and
-  // receives in posting order, as intrusive queues through `aux`.
-  struct Channel {
-    std::uint32_t src, dst, tag;
-    std::uint32_t send_head = executor_detail::kNone, send_tail = executor_detail::kNone, recv_head = executor_detail::kNone, recv_tail = executor_detail::kNone;
-  };
-  std::vector<Channel> channels;
+  // Point-to-point channels (executor_detail::Channel).
+  std::vector<executor_detail::Channel> channels;
 
   // Groups (schedule order) and collective instances: the k-th collective of
   // group g is instance instance_offset[g] + k; its members' ops sit at
@@ -130,7 +132,6 @@ struct ExecutorCore::State {
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
   void build();
-  void build_channels();
   void build_collectives();
 
   ActivityId new_activity(std::span<const std::uint32_t> gids);
