@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,7 +11,6 @@
 #include "traces/executor/executor_state.h"
 #include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
-#include "traces/shared_compute.h"
 
 namespace eppsim {
 
@@ -24,7 +22,8 @@ namespace {
 // cannot be represented (past about 292 years, infinite or NaN: some input's
 // duration, size or rate is out of all proportion) is an error naming `what`,
 // never a wrapped, negative time.
-std::int64_t to_ns(double seconds, const std::function<std::string()>& what) {
+template <typename What>
+std::int64_t to_ns(double seconds, const What& what) {
   if (!(seconds >= 0.0 && seconds <= limits::kMaxSimulatedSeconds)) {
     throw InputError(fmt::format("{}: simulated time {} s cannot be represented (it must lie in 0 to {} s, the "
                                  "bound of models/input_limits.h): an input's duration, size or rate is out of "
@@ -33,6 +32,13 @@ std::int64_t to_ns(double seconds, const std::function<std::string()>& what) {
   }
   return std::llround(seconds * 1e9);
 }
+
+// The fields of a compute op's work its trace event carries.
+struct WorkLabel {
+  proto::Phase phase;
+  std::uint32_t chunk, stage;
+  static WorkLabel of(const proto::ComputeOp& work) { return {work.phase(), work.chunk(), work.stage()}; }
+};
 
 }  // namespace
 
@@ -166,6 +172,11 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
   double step = 0.0;
+  // What an event names of its work, for each shared work read once here
+  // instead of through each op (the works are spread over the heap).
+  std::vector<WorkLabel> shared_labels;
+  shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
+  for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
   t.mutable_events()->Reserve(static_cast<int>(s.done));
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
     const auto& program = s.schedule.programs(static_cast<int>(r)).ops();
@@ -184,10 +195,10 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
       switch (kind_of(o)) {
         case Kind::Compute: {
           e->set_kind(proto::COMPUTE);
-          const auto& c = compute_of(s.schedule, o);
-          e->set_phase(c.phase());
-          e->set_chunk(c.chunk());
-          e->set_stage(c.stage());
+          const WorkLabel label = o.has_compute() ? WorkLabel::of(o.compute()) : shared_labels[o.shared_compute()];
+          e->set_phase(label.phase);
+          e->set_chunk(label.chunk);
+          e->set_stage(label.stage);
           break;
         }
         case Kind::Send:
