@@ -93,8 +93,7 @@ void ExecutorCore::State::build() {
   const std::size_t n = rank_offset[ranks];
   op.assign(n + 1, OpState{});
   bytes.assign(n, 0);
-  start_s.assign(n, 0.0);
-  end_s.assign(n, 0.0);
+  span.assign(n, Span{});
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
 
@@ -242,7 +241,7 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
 
 void ExecutorCore::State::complete(std::uint32_t g, double now) {
   op[g].status = Status::Done;
-  end_s[g] = now;
+  span[g].end_s = now;
   ++done;
   for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
     if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
@@ -269,13 +268,13 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
   switch (state.kind) {
     case Kind::Allocate:
     case Kind::Free:
-      start_s[g] = now;
+      span[g].start_s = now;
       apply_memory(g, now);
       complete(g, now);
       return;
     case Kind::Compute:
       state.status = Status::Running;
-      start_s[g] = now;
+      span[g].start_s = now;
       hooks.compute_ready(new_activity(g), ref(g), now);
       return;
     case Kind::Send:
@@ -283,7 +282,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Collective:
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
-        start_s[g] = now;
+        span[g].start_s = now;
         hooks.communication_ready(new_activity(g), ref(g), now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
@@ -340,7 +339,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   }
   for (auto p : pair) {
     op[p].status = Status::Running;
-    start_s[p] = now;
+    span[p].start_s = now;
   }
   const auto id = new_activity(pair);
   hooks.transfer_ready(id, ref(pair[0]), ref(pair[1]), now);
@@ -372,7 +371,7 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   const std::span<const std::uint32_t> members(arrival.data() + base, size);
   for (auto m : members) {
     op[m].status = Status::Running;
-    start_s[m] = now;
+    span[m].start_s = now;
   }
   const auto id = new_activity(members);
   hooks.collective_ready(id, std::span<const OpRef>(activity_refs.data() + activity_begin[id], size), now);
@@ -400,8 +399,19 @@ void ExecutorCore::start(double now) {
 void ExecutorCore::finish(ActivityId id, double now) {
   auto& s = *state_;
   if (id + 1 >= s.activity_begin.size()) throw std::logic_error(fmt::format("finish: unknown activity {}", id));
-  // Indices, not iterators: the hooks called below may add activities.
-  for (auto k = s.activity_begin[id]; k < s.activity_begin[id + 1]; ++k) {
+  // Indices, not iterators: the hooks called below may add activities. A
+  // collective's members are on other ranks, a cache miss each: their states
+  // are asked for a few members ahead, and their successor rows once those
+  // states are in.
+  const auto end = s.activity_begin[id + 1];
+  constexpr std::uint32_t kStateAhead = 8, kRowAhead = 4;
+  for (auto k = s.activity_begin[id]; k < end; ++k) {
+    if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.gid(s.activity_refs[k + kStateAhead])]);
+    if (k + kRowAhead < end) {
+      const auto ahead = s.gid(s.activity_refs[k + kRowAhead]);
+      __builtin_prefetch(&s.succ[s.op[ahead].succ_begin]);
+      __builtin_prefetch(&s.span[ahead], 1);
+    }
     const auto g = s.gid(s.activity_refs[k]);
     if (s.op[g].status != Status::Running) {
       throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id,

@@ -146,7 +146,7 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
     }
     const auto& o = s.message(g);
     if (state.status == Status::Running) {
-      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_s[g]));
+      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.span[g].start_s));
     } else if (state.kind == Kind::Send) {
       lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.send().peer()));
     } else if (state.kind == Kind::Recv) {
@@ -189,9 +189,9 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
       e->set_rank(r);
       e->set_op(i);
       e->set_stream(o.stream());
-      e->set_start_ns(to_ns(s.start_s[g], [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
-      e->set_end_ns(to_ns(s.end_s[g], [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
-      step = std::max(step, s.end_s[g]);
+      e->set_start_ns(to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
+      e->set_end_ns(to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
+      step = std::max(step, s.span[g].end_s);
       switch (kind_of(o)) {
         case Kind::Compute: {
           e->set_kind(proto::COMPUTE);

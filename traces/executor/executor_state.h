@@ -82,7 +82,12 @@ struct ExecutorCore::State {
   // memory accounting do not read the op's message.
   std::vector<std::uint64_t> bytes;
   std::vector<std::uint32_t> succ;  // stream successor and dependants, global ids
-  std::vector<double> start_s, end_s;
+  // When each op started and ended: side by side, so that an op's end is
+  // written to the cache line its start was.
+  struct Span {
+    double start_s = 0.0, end_s = 0.0;
+  };
+  std::vector<Span> span;
   // Once take_trace() has freed `op`: which ops are done.
   std::vector<bool> done_after_run;
 
