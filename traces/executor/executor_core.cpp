@@ -409,7 +409,7 @@ void ExecutorCore::finish(ActivityId id, double now) {
     if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.gid(s.activity_refs[k + kStateAhead])]);
     if (k + kRowAhead < end) {
       const auto ahead = s.gid(s.activity_refs[k + kRowAhead]);
-      __builtin_prefetch(&s.succ[s.op[ahead].succ_begin]);
+      __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
       __builtin_prefetch(&s.span[ahead], 1);
     }
     const auto g = s.gid(s.activity_refs[k]);
