@@ -110,5 +110,7 @@ int main(int argc, char** argv) {
 
   write(out / "trace" / "two_rank.pb", to_binary(two_rank_trace("analytic")));
   write(out / "trace" / "measured.pb", to_binary(two_rank_trace("measured", 1.5, 1000)));
+  // As traces were written before op_events: events as messages, converted on reading.
+  write(out / "trace" / "event_messages.pb", to_binary(in_event_messages(two_rank_trace("analytic"))));
   return 0;
 }

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "traces/trace_events.h"
+
 namespace eppsim::runtime {
 
 double estimate_clock_offset(std::span<const PingPong> exchanges) {
@@ -31,10 +33,10 @@ double merged_step_time_s(std::span<const RankSpan> spans, std::span<const doubl
 }
 
 RankSpan trace_span(const proto::Trace& trace) {
-  if (trace.events().empty()) return {};
+  if (events_of(trace).empty()) return {};
   std::int64_t start = std::numeric_limits<std::int64_t>::max();
   std::int64_t end = std::numeric_limits<std::int64_t>::min();
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     start = std::min(start, e.start_ns());
     end = std::max(end, e.end_ns());
   }
@@ -58,7 +60,7 @@ proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const 
   std::int64_t end = std::numeric_limits<std::int64_t>::min();
   for (std::size_t r = 0; r < traces.size(); ++r) {
     offset_ns[r] = std::llround(offsets_s[r] * 1e9);
-    for (const auto& e : traces[r].events()) {
+    for (const OpEventRef e : events_of(traces[r])) {
       if (e.rank() != r) {
         throw std::invalid_argument(fmt::format("merge_traces: trace {} holds an event of rank {}", r, e.rank()));
       }
@@ -67,13 +69,16 @@ proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const 
     }
   }
   if (start > end) start = end = 0;  // no events
+  int events = 0;
+  for (const auto& trace : traces) events += events_of(trace).size();
+  reserve_events(*merged.mutable_op_events(), events);
   for (std::size_t r = 0; r < traces.size(); ++r) {
     const std::int64_t shift = offset_ns[r] - start;
-    for (const auto& e : traces[r].events()) {
-      auto* m = merged.add_events();
-      *m = e;
-      m->set_start_ns(e.start_ns() + shift);
-      m->set_end_ns(e.end_ns() + shift);
+    for (const OpEventRef e : events_of(traces[r])) {
+      OpEventFields m = fields_of(e);
+      m.start_ns += shift;
+      m.end_ns += shift;
+      add_event(*merged.mutable_op_events(), m);
     }
     for (const auto& s : traces[r].memory()) {
       if (s.rank() != r) {

@@ -14,6 +14,7 @@
 #include "traces/proto_io.h"
 #include "traces/schedule_file.h"
 #include "traces/shared_compute.h"
+#include "traces/trace_events.h"
 #include "traces/trace_file.h"
 
 namespace eppsim {
@@ -72,7 +73,7 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
       throw InputError(fmt::format("replay: the trace has {} ranks but the schedule {}: not the trace of this schedule",
                                    recorded->num_ranks(), schedule.num_ranks()));
     }
-    for (const auto& e : recorded->events()) {
+    for (const OpEventRef e : events_of(*recorded)) {
       if (e.kind() == proto::COMPUTE) recorded_ns[{e.rank(), e.op()}] = e.end_ns() - e.start_ns();
     }
   }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "traces/trace_events.h"
 #include "traces/trace_file.h"
 #include "traces/trace_stats.h"
 
@@ -23,8 +24,8 @@ std::optional<double> relative(double base, double changed) {
 
 // Why two traces are not of the same Schedule; empty when they are.
 std::string schedule_difference(const proto::Trace& base, const proto::Trace& changed,
-                                const std::map<OpKey, const proto::OpEvent*>& base_events,
-                                const std::map<OpKey, const proto::OpEvent*>& changed_events) {
+                                const std::map<OpKey, OpEventRef>& base_events,
+                                const std::map<OpKey, OpEventRef>& changed_events) {
   if (base.num_ranks() != changed.num_ranks())
     return fmt::format("num_ranks {} vs {}", base.num_ranks(), changed.num_ranks());
   auto b = base_events.begin();
@@ -35,7 +36,7 @@ std::string schedule_difference(const proto::Trace& base, const proto::Trace& ch
       const OpKey key = base_first ? b->first : c->first;
       return fmt::format("rank {} op {} is in {} only", key.first, key.second, base_first ? "the base" : "the new trace");
     }
-    const std::string field = event_difference(*b->second, *c->second);
+    const std::string field = event_difference(b->second, c->second);
     if (!field.empty()) return fmt::format("rank {} op {}: {}", b->first.first, b->first.second, field);
   }
   if (b != base_events.end()) return fmt::format("rank {} op {} is in the base only", b->first.first, b->first.second);
@@ -79,7 +80,7 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
   // Per kind, and per (rank, kind).
   std::map<std::pair<int, int>, Totals> kinds;
   std::map<std::pair<std::uint32_t, std::pair<int, int>>, Totals> rank_kinds;
-  const auto add = [&](const proto::OpEvent& e, bool is_base) {
+  const auto add = [&](OpEventRef e, bool is_base) {
     if (e.kind() == proto::MEMORY) return;
     const std::int64_t duration = e.end_ns() - e.start_ns();
     for (Totals* t : {&kinds[op_kind_order(e)], &rank_kinds[{e.rank(), op_kind_order(e)}]}) {
@@ -88,8 +89,8 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
       (is_base ? t->base_ns : t->new_ns) += duration;
     }
   };
-  for (const auto& e : base.events()) add(e, true);
-  for (const auto& e : changed.events()) add(e, false);
+  for (const OpEventRef e : events_of(base)) add(e, true);
+  for (const OpEventRef e : events_of(changed)) add(e, false);
   for (const auto& [order, t] : kinds) {
     auto* k = d.add_kinds();
     k->set_kind(t.label);
@@ -136,19 +137,19 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
     const std::int64_t base_origin = earliest_start_ns(base), new_origin = earliest_start_ns(changed);
     std::vector<proto::OpChange> ops;
     for (const auto& [key, b] : base_events) {
-      const proto::OpEvent& n = *changed_events.at(key);
-      const std::int64_t change = (n.end_ns() - n.start_ns()) - (b->end_ns() - b->start_ns());
-      if (change <= 0 || b->kind() == proto::MEMORY) continue;
+      const OpEventRef n = changed_events.at(key);
+      const std::int64_t change = (n.end_ns() - n.start_ns()) - (b.end_ns() - b.start_ns());
+      if (change <= 0 || b.kind() == proto::MEMORY) continue;
       proto::OpChange c;
       c.set_rank(key.first);
       c.set_op(key.second);
-      c.set_kind(op_kind_label(*b));
-      c.set_stage(b->stage());
-      c.set_chunk(b->chunk());
-      c.set_base_duration_s(to_s(b->end_ns() - b->start_ns()));
+      c.set_kind(op_kind_label(b));
+      c.set_stage(b.stage());
+      c.set_chunk(b.chunk());
+      c.set_base_duration_s(to_s(b.end_ns() - b.start_ns()));
       c.set_new_duration_s(to_s(n.end_ns() - n.start_ns()));
       c.set_change_s(to_s(change));
-      c.set_end_change_s(to_s((n.end_ns() - new_origin) - (b->end_ns() - base_origin)));
+      c.set_end_change_s(to_s((n.end_ns() - new_origin) - (b.end_ns() - base_origin)));
       ops.push_back(std::move(c));
     }
     std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.change_s() > b.change_s(); });

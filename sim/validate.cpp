@@ -10,6 +10,7 @@
 #include "models/errors.h"
 #include "traces/csv_export.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 #include "traces/trace_file.h"
 #include "traces/trace_stats.h"
 
@@ -49,7 +50,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     const auto it = sim_events.find(key);
     if (it == sim_events.end())
       throw different(fmt::format("rank {} op {} is in {} only", key.first, key.second, measured_name));
-    const std::string diff = event_difference(*it->second, *e);
+    const std::string diff = event_difference(it->second, e);
     if (!diff.empty()) throw different(fmt::format("rank {} op {}: {}", key.first, key.second, diff));
   }
 
@@ -80,16 +81,16 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
                                                                           : std::to_string(stream);
   };
   for (const auto& [key, s] : sim_events) {
-    const proto::OpEvent& m = *meas_events.at(key);
-    const std::string label = op_kind_label(*s);
-    result.timeline.push_back({key.first, key.second, stream_name(simulated, s->stream()), label,
-                               s->start_ns() - sim_origin, s->end_ns() - sim_origin, m.start_ns() - meas_origin,
+    const OpEventRef m = meas_events.at(key);
+    const std::string label = op_kind_label(s);
+    result.timeline.push_back({key.first, key.second, stream_name(simulated, s.stream()), label,
+                               s.start_ns() - sim_origin, s.end_ns() - sim_origin, m.start_ns() - meas_origin,
                                m.end_ns() - meas_origin});
-    if (s->kind() == proto::MEMORY) continue;
-    KindTotals& totals = kinds[op_kind_order(*s)];
+    if (s.kind() == proto::MEMORY) continue;
+    KindTotals& totals = kinds[op_kind_order(s)];
     totals.label = label;
     ++totals.ops;
-    totals.simulated_ns += s->end_ns() - s->start_ns();
+    totals.simulated_ns += s.end_ns() - s.start_ns();
     totals.measured_ns += m.end_ns() - m.start_ns();
   }
   for (const auto& [order, totals] : kinds) {

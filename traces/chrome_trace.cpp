@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "traces/atomic_file.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -92,7 +93,7 @@ class StreamNames {
   const proto::Trace& trace_;
 };
 
-void append_op_event(Buffer& out, const proto::OpEvent& e, const StreamNames& streams) {
+void append_op_event(Buffer& out, OpEventRef e, const StreamNames& streams) {
   auto it = std::back_inserter(out);
   out.append(std::string_view("{\"name\":"));
   std::string_view category;
@@ -150,7 +151,7 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
   std::set<std::uint32_t> extra_ranks;
   std::set<std::uint32_t> extra_streams;
   const std::uint32_t declared_streams = static_cast<std::uint32_t>(trace.stream_names_size());
-  for (const proto::OpEvent& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() >= trace.num_ranks()) extra_ranks.insert(e.rank());
     if (e.stream() >= declared_streams) extra_streams.insert(e.stream());
   }
@@ -186,7 +187,7 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
   };
   for (std::uint32_t rank = 0; rank < trace.num_ranks(); ++rank) name_rank(rank);
   for (const std::uint32_t rank : extra_ranks) name_rank(rank);
-  for (const proto::OpEvent& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     next();
     append_op_event(out, e, stream_name);
     spill(out);
@@ -212,7 +213,7 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
 
 std::string chrome_trace_json(const proto::Trace& trace) {
   Buffer out;
-  out.reserve(static_cast<std::size_t>(trace.events_size()) * 200 + static_cast<std::size_t>(trace.memory_size()) * 80 +
+  out.reserve(static_cast<std::size_t>(events_of(trace).size()) * 200 + static_cast<std::size_t>(trace.memory_size()) * 80 +
               static_cast<std::size_t>(trace.num_ranks()) * 400 + 256);
   emit_chrome_trace(trace, out, [](Buffer&) {});
   return fmt::to_string(out);

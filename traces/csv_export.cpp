@@ -12,6 +12,7 @@
 
 #include "traces/atomic_file.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -70,7 +71,7 @@ void emit_ops_csv(const proto::Trace& trace, Buffer& out, Spill spill) {
   auto it = std::back_inserter(out);
   out.append(std::string_view(
       "rank,op,stream,kind,phase,collective,chunk,stage,peer,group,size_bytes,start_s,end_s,duration_s\n"));
-  for (const proto::OpEvent& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     fmt::format_to(it, FMT_COMPILE("{},{},"), e.rank(), e.op());
     if (e.stream() < static_cast<std::uint32_t>(trace.stream_names_size())) {
       append_field(out, trace.stream_names(static_cast<int>(e.stream())));
@@ -121,7 +122,7 @@ void write_streamed(const std::filesystem::path& path, Emit emit) {
 
 std::string ops_csv(const proto::Trace& trace) {
   Buffer out;
-  out.reserve(static_cast<std::size_t>(trace.events_size()) * 96 + 128);
+  out.reserve(static_cast<std::size_t>(events_of(trace).size()) * 96 + 128);
   emit_ops_csv(trace, out, [](Buffer&) {});
   return fmt::to_string(out);
 }

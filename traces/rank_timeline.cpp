@@ -8,12 +8,13 @@
 
 #include "traces/csv_export.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
 
 // What an event contributes to its rank's state while it runs; memory ops nothing.
-std::optional<RankState> activity(const proto::OpEvent& e) {
+std::optional<RankState> activity(OpEventRef e) {
   switch (e.kind()) {
     case proto::COMPUTE: return e.phase() == proto::RECOMPUTE ? RankState::Recompute : RankState::Compute;
     case proto::SEND:
@@ -44,7 +45,7 @@ std::string_view rank_state_name(RankState state) {
 std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
   std::int64_t step_end = trace.step_time_ns();
   std::vector<std::vector<Edge>> edges(trace.num_ranks());
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     const auto what = activity(e);
     if (!what || e.rank() >= trace.num_ranks() || e.end_ns() <= e.start_ns()) continue;
     edges[e.rank()].push_back({e.start_ns(), +1, *what});

@@ -7,6 +7,7 @@
 
 #include "models/errors.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -27,8 +28,8 @@ bool looks_like_chrome_trace(const std::filesystem::path& path) {
 void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& file) {
   const auto declared = static_cast<std::uint32_t>(trace.stream_names_size());
   std::set<std::uint32_t> undeclared;
-  for (const proto::OpEvent& e : trace.events()) {
-    if (e.stream() >= declared) undeclared.insert(e.stream());
+  for (const auto stream : trace.op_events().stream()) {
+    if (stream >= declared) undeclared.insert(stream);
   }
   const std::uint64_t streams = std::uint64_t{declared} + undeclared.size();
   if (std::uint64_t{trace.num_ranks()} * streams > kMaxTraceRankStreams) {
@@ -64,10 +65,20 @@ proto::Trace read_trace(const std::filesystem::path& path) {
   read_message(file, &trace);
   // Checked before anything is sized by num_ranks or indexed by an event's rank.
   check_num_ranks(trace, trace.num_ranks(), file);
+  // A trace of the form before op_events names its events' fields as its file does.
   for (int i = 0; i < trace.events_size(); ++i) {
     if (trace.events(i).rank() >= trace.num_ranks()) {
       throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
                                    trace.num_ranks(), trace.events(i).rank()));
+    }
+  }
+  convert_event_messages(trace, file.string());
+  check_event_columns(trace, file.string());
+  const auto& ranks = trace.op_events().rank();
+  for (int i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: op_events.rank[{}]: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), ranks[i]));
     }
   }
   for (int i = 0; i < trace.memory_size(); ++i) {

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "traces/trace_events.h"
+
 namespace eppsim {
 namespace {
 
@@ -50,7 +52,7 @@ std::string eppsim_version() {
 proto::Report build_report(const proto::Trace& trace, const proto::Schedule& schedule, const RunContext& context) {
   const auto ranks = trace.num_ranks();
   std::vector<RankIntervals> per_rank(ranks);
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() >= ranks) continue;
     auto& r = per_rank[e.rank()];
     const Interval span{e.start_ns(), e.end_ns()};

@@ -9,23 +9,24 @@
 
 #include "models/errors.h"
 #include "traces/op_names.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 
-std::map<OpKey, const proto::OpEvent*> events_by_op(const proto::Trace& trace, std::string_view name) {
-  std::map<OpKey, const proto::OpEvent*> events;
-  for (const proto::OpEvent& e : trace.events()) {
+std::map<OpKey, OpEventRef> events_by_op(const proto::Trace& trace, std::string_view name) {
+  std::map<OpKey, OpEventRef> events;
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() >= trace.num_ranks()) {
       throw InputError(fmt::format("{}: events: rank {} op {} is outside the trace's {} ranks", name, e.rank(), e.op(),
                                    trace.num_ranks()));
     }
-    if (!events.emplace(OpKey{e.rank(), e.op()}, &e).second)
+    if (!events.emplace(OpKey{e.rank(), e.op()}, e).second)
       throw InputError(fmt::format("{}: events: rank {} op {} appears twice", name, e.rank(), e.op()));
   }
   return events;
 }
 
-std::string event_difference(const proto::OpEvent& a, const proto::OpEvent& b) {
+std::string event_difference(OpEventRef a, OpEventRef b) {
   const std::tuple<std::string_view, std::uint64_t, std::uint64_t> fields[] = {
       {"kind", a.kind(), b.kind()},         {"phase", a.phase(), b.phase()},
       {"collective", a.collective(), b.collective()}, {"peer", a.peer(), b.peer()},
@@ -37,7 +38,7 @@ std::string event_difference(const proto::OpEvent& a, const proto::OpEvent& b) {
   return {};
 }
 
-std::string op_kind_label(const proto::OpEvent& e) {
+std::string op_kind_label(OpEventRef e) {
   switch (e.kind()) {
     case proto::COMPUTE: {
       if (e.phase() == proto::PHASE_UNSPECIFIED) return "compute";
@@ -54,15 +55,15 @@ std::string op_kind_label(const proto::OpEvent& e) {
   return fmt::format("kind {}", static_cast<int>(e.kind()));
 }
 
-std::pair<int, int> op_kind_order(const proto::OpEvent& e) {
+std::pair<int, int> op_kind_order(OpEventRef e) {
   return {static_cast<int>(e.kind()), e.kind() == proto::COMPUTE ? static_cast<int>(e.phase())
                                                                 : static_cast<int>(e.collective())};
 }
 
 std::int64_t earliest_start_ns(const proto::Trace& trace) {
   std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
-  for (const auto& e : trace.events()) earliest = std::min(earliest, e.start_ns());
-  return trace.events().empty() ? 0 : earliest;
+  for (const OpEventRef e : events_of(trace)) earliest = std::min(earliest, e.start_ns());
+  return events_of(trace).empty() ? 0 : earliest;
 }
 
 std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans) {
@@ -78,7 +79,7 @@ std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans) 
 
 std::vector<std::int64_t> busy_ns_per_rank(const proto::Trace& trace) {
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> spans(trace.num_ranks());
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.kind() != proto::MEMORY && e.rank() < trace.num_ranks()) spans[e.rank()].emplace_back(e.start_ns(), e.end_ns());
   }
   std::vector<std::int64_t> busy(trace.num_ranks());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "traces/trace.pb.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 
@@ -17,16 +18,16 @@ using OpKey = std::pair<std::uint32_t, std::uint32_t>;  // (rank, op index)
 
 // The events of a trace by (rank, op). Throws InputError "NAME: events: ..."
 // for a rank outside the trace or an op that appears twice.
-std::map<OpKey, const proto::OpEvent*> events_by_op(const proto::Trace& trace, std::string_view name);
+std::map<OpKey, OpEventRef> events_by_op(const proto::Trace& trace, std::string_view name);
 
 // The first field in which two events of the same op differ (kind, phase,
 // collective, peer, group, size_bytes), as "FIELD a vs b"; empty when none.
-std::string event_difference(const proto::OpEvent& a, const proto::OpEvent& b);
+std::string event_difference(OpEventRef a, OpEventRef b);
 
 // The kind label of an event: "compute/forward", "send", "collective/all-reduce", "memory", ...
-std::string op_kind_label(const proto::OpEvent& event);
+std::string op_kind_label(OpEventRef event);
 // Orders kind labels: compute by phase, send, recv, collectives by kind, memory.
-std::pair<int, int> op_kind_order(const proto::OpEvent& event);
+std::pair<int, int> op_kind_order(OpEventRef event);
 
 // The earliest start of any event (0 for an empty trace).
 std::int64_t earliest_start_ns(const proto::Trace& trace);

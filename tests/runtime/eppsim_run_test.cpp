@@ -19,6 +19,7 @@
 #include "tests/runtime/runtime_fixture.h"
 #include "traces/bench.pb.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {
@@ -85,7 +86,7 @@ TEST_F(EppsimRun, PipelineOnTwoRanks) {
   EXPECT_FALSE(t.memory().empty());
   // Stage 1's first forward waits for stage 0's: the pipeline's shape in time.
   std::int64_t stage0_forward_end = 0, stage1_forward_start = 0;
-  for (const auto& e : t.events()) {
+  for (const OpEventRef e : events_of(t)) {
     if (e.rank() == 0 && e.op() == 1) stage0_forward_end = e.end_ns();
     if (e.rank() == 1 && e.op() == 3) stage1_forward_start = e.start_ns();
   }
@@ -147,9 +148,9 @@ TEST_F(EppsimRun, RankZeroKeepsThePartialTraceOfAFailedRun) {
   EXPECT_NE(r.output.find("rank 0: error: rank 0 op 1 (RECV of 64 B from rank 1, tag 3)"), std::string::npos) << r.output;
   ASSERT_TRUE(fs::exists(dir_ / "trace.pb")) << r.output;
   const proto::Trace t = trace();
-  ASSERT_EQ(t.events_size(), 1);
-  EXPECT_EQ(t.events(0).rank(), 0u);
-  EXPECT_EQ(t.events(0).op(), 0u);
+  ASSERT_EQ(events_of(t).size(), 1);
+  EXPECT_EQ(events_of(t)[0].rank(), 0u);
+  EXPECT_EQ(events_of(t)[0].op(), 0u);
 }
 
 // Issue 11, item 8 and issue 14, item 6: a rank that dies ends the whole run
@@ -173,7 +174,7 @@ TEST_F(EppsimRun, ARankKilledMidStepEndsTheRunNamingRankAndOp) {
   expect_rank_zero_ended_waiting_on_rank_one(r.output);
   EXPECT_LT(r.wall_s, 20.0);  // far below the 60 s timeout: the kill, not the timeout, ended it
   ASSERT_TRUE(fs::exists(dir_ / "trace.pb")) << r.output;
-  EXPECT_GT(trace().events_size(), 0);  // rank 0's ops that completed before
+  EXPECT_GT(trace().op_events().rank_size(), 0);  // rank 0's ops that completed before
 }
 
 TEST_F(EppsimRun, ARankThatCrashesNamesTheOpItWasRunning) {

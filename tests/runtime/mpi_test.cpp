@@ -15,6 +15,7 @@
 #include "runtime/rank_executor.h"
 #include "tests/runtime/runtime_fixture.h"
 #include "tests/runtime/sleep_compute_queue.h"
+#include "traces/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {
@@ -65,7 +66,7 @@ void run_with_mpi(const proto::Schedule& schedule) {
     barrier(MPI_COMM_WORLD, 20.0, "test barrier");
     clock.restart();
     const auto trace = executor.run_step();
-    EXPECT_EQ(trace.events_size(), schedule.programs(world_rank()).ops_size());
+    EXPECT_EQ(events_of(trace).size(), schedule.programs(world_rank()).ops_size());
     EXPECT_EQ(comm.in_flight(), 0u);
   }
 }
@@ -115,15 +116,15 @@ TEST(ClockSync, MeasuresTheOffsetBetweenClocks) {
 TEST(ClockSync, GathersTracesAndSpansOnRankZero) {
   proto::Trace mine;
   mine.set_engine("cpu");
-  auto* e = mine.add_events();
-  e->set_rank(static_cast<std::uint32_t>(world_rank()));
-  e->set_end_ns(1000 * (world_rank() + 1));
+  add_event(*mine.mutable_op_events(),
+            {.rank = static_cast<std::uint32_t>(world_rank()), .end_ns = 1000 * (world_rank() + 1)});
   const auto traces = gather_traces(MPI_COMM_WORLD, mine, 20.0);
   const auto spans = gather_spans(MPI_COMM_WORLD, {0.5 * world_rank(), 1.0 + world_rank()}, 20.0);
   if (world_rank() == 0) {
     ASSERT_EQ(traces.size(), 2u);
-    EXPECT_EQ(traces[1].events(0).rank(), 1u);
-    EXPECT_EQ(traces[1].events(0).end_ns(), 2000);
+    ASSERT_EQ(events_of(traces[1]).size(), 1);
+    EXPECT_EQ(events_of(traces[1])[0].rank(), 1u);
+    EXPECT_EQ(events_of(traces[1])[0].end_ns(), 2000);
     ASSERT_EQ(spans.size(), 2u);
     EXPECT_EQ(spans[1].start_s, 0.5);
     EXPECT_EQ(spans[1].end_s, 2.0);

@@ -6,6 +6,7 @@
 
 #include "tests/runtime/runtime_fixture.h"
 #include "tests/runtime/sleep_compute_queue.h"
+#include "traces/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {
@@ -44,11 +45,11 @@ class DelayCommEngine final : public CommEngine {
   std::vector<Active> active_;
 };
 
-// The ops of `rank` in a trace, by op index.
-std::map<std::uint32_t, proto::OpEvent> events_of(const proto::Trace& t, std::uint32_t rank) {
-  std::map<std::uint32_t, proto::OpEvent> events;
-  for (const auto& e : t.events()) {
-    if (e.rank() == rank) events[e.op()] = e;
+// The ops of `rank` in a trace, by op index (views into `t`).
+std::map<std::uint32_t, OpEventRef> rank_events(const proto::Trace& t, std::uint32_t rank) {
+  std::map<std::uint32_t, OpEventRef> events;
+  for (const OpEventRef e : events_of(t)) {
+    if (e.rank() == rank) events.insert_or_assign(e.op(), e);
   }
   return events;
 }
@@ -60,9 +61,9 @@ TEST(RankExecutor, RunsOneRankOfAPipelineWithTheCoreSemantics) {
   DelayCommEngine comm(clock, 5e-3);
   RankExecutor executor(schedule, 0, compute, comm, clock);
   const proto::Trace t = executor.run_step();
-  const auto events = events_of(t, 0);
+  const auto events = rank_events(t, 0);
   ASSERT_EQ(events.size(), static_cast<std::size_t>(schedule.programs(0).ops_size()));
-  EXPECT_TRUE(events_of(t, 1).empty());  // Matching::Local: only this rank runs
+  EXPECT_TRUE(rank_events(t, 1).empty());  // Matching::Local: only this rank runs
   for (const auto& [i, e] : events) {
     const auto& op = schedule.programs(0).ops(static_cast<int>(i));
     for (const auto d : op.deps()) EXPECT_GE(e.start_ns(), events.at(d).end_ns()) << "op " << i;
@@ -85,7 +86,7 @@ TEST(RankExecutor, RunsStepAfterStep) {
   for (int step = 0; step < 3; ++step) {
     clock.restart();
     const auto t = executor.run_step();
-    EXPECT_EQ(events_of(t, 1).size(), static_cast<std::size_t>(schedule.programs(1).ops_size()));
+    EXPECT_EQ(rank_events(t, 1).size(), static_cast<std::size_t>(schedule.programs(1).ops_size()));
     EXPECT_LT(t.step_time_ns(), 1'000'000'000);  // on the restarted clock
   }
 }
@@ -109,7 +110,7 @@ TEST(RankExecutor, APeerThatNeverAnswersTimesOutNamingRankAndOp) {
   }
   EXPECT_GE(clock.now_s(), 0.2);
   EXPECT_LT(clock.now_s(), 1.0);
-  EXPECT_EQ(executor.partial_trace().events_size(), 0);  // nothing completed on rank 1
+  EXPECT_EQ(executor.partial_trace().op_events().rank_size(), 0);  // nothing completed on rank 1
 }
 
 TEST(RankExecutor, PartialTraceKeepsWhatCompleted) {
@@ -126,8 +127,8 @@ TEST(RankExecutor, PartialTraceKeepsWhatCompleted) {
   RankExecutor executor(h.schedule(), 1, compute, comm, clock, options);
   EXPECT_THROW(executor.run_step(), OpTimeout);
   const auto partial = executor.partial_trace();
-  ASSERT_EQ(partial.events_size(), 1);
-  EXPECT_EQ(partial.events(0).op(), 0u);
+  ASSERT_EQ(events_of(partial).size(), 1);
+  EXPECT_EQ(events_of(partial)[0].op(), 0u);
 }
 
 }  // namespace

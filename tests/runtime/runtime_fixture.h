@@ -14,6 +14,7 @@
 #include "tests/traces/schedule_fixture.h"
 #include "traces/schedule_schema.h"
 #include "traces/trace.pb.h"
+#include "traces/trace_events.h"
 
 namespace eppsim::runtime::testing {
 
@@ -134,10 +135,10 @@ inline proto::OpKind kind_of(const proto::Op& op) {
 // ends after every member started it.
 inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trace& trace, std::int64_t tolerance_ns = 2'000'000) {
   ASSERT_EQ(trace.num_ranks(), schedule.num_ranks());
-  std::map<std::pair<std::uint32_t, std::uint32_t>, const proto::OpEvent*> events;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, OpEventRef> events;
   std::int64_t first = INT64_MAX, last = INT64_MIN;
-  for (const auto& e : trace.events()) {
-    EXPECT_TRUE(events.emplace(std::pair(e.rank(), e.op()), &e).second) << "rank " << e.rank() << " op " << e.op() << " twice";
+  for (const OpEventRef e : events_of(trace)) {
+    EXPECT_TRUE(events.emplace(std::pair(e.rank(), e.op()), e).second) << "rank " << e.rank() << " op " << e.op() << " twice";
     EXPECT_LE(e.start_ns(), e.end_ns()) << "rank " << e.rank() << " op " << e.op();
     first = std::min(first, e.start_ns());
     last = std::max(last, e.end_ns());
@@ -145,32 +146,32 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
   EXPECT_EQ(first, 0);
   EXPECT_EQ(trace.step_time_ns(), last - first);
   EXPECT_GT(trace.step_time_ns(), 0);
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<const proto::OpEvent*>> sends, recvs;
-  std::map<std::uint32_t, std::vector<std::vector<const proto::OpEvent*>>> collectives;  // group -> per rank
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<OpEventRef>> sends, recvs;
+  std::map<std::uint32_t, std::vector<std::vector<OpEventRef>>> collectives;  // group -> per rank
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     const auto& ops = schedule.programs(static_cast<int>(r)).ops();
-    std::map<std::uint32_t, const proto::OpEvent*> stream_last;
+    std::map<std::uint32_t, OpEventRef> stream_last;
     std::map<std::uint32_t, std::uint32_t> issued;  // group -> collectives so far on this rank
     for (int i = 0; i < ops.size(); ++i) {
       const auto it = events.find({r, static_cast<std::uint32_t>(i)});
       ASSERT_NE(it, events.end()) << "rank " << r << " op " << i << " missing from the trace";
-      const proto::OpEvent& e = *it->second;
+      const OpEventRef e = it->second;
       const proto::Op& op = ops[i];
       EXPECT_EQ(e.kind(), kind_of(op)) << "rank " << r << " op " << i;
-      if (const auto* prev = stream_last[op.stream()]) {
-        EXPECT_GE(e.start_ns(), prev->end_ns()) << "rank " << r << " op " << i << " starts before op " << prev->op()
-                                                << " of its stream ended";
+      if (const auto prev = stream_last.find(op.stream()); prev != stream_last.end()) {
+        EXPECT_GE(e.start_ns(), prev->second.end_ns())
+            << "rank " << r << " op " << i << " starts before op " << prev->second.op() << " of its stream ended";
       }
-      stream_last[op.stream()] = &e;
+      stream_last.insert_or_assign(op.stream(), e);
       for (const auto d : op.deps()) {
-        EXPECT_GE(e.start_ns(), events.at({r, d})->end_ns()) << "rank " << r << " op " << i << " starts before its dep " << d;
+        EXPECT_GE(e.start_ns(), events.at({r, d}).end_ns()) << "rank " << r << " op " << i << " starts before its dep " << d;
       }
-      if (op.has_send()) sends[{r, op.send().peer(), op.send().tag()}].push_back(&e);
-      if (op.has_recv()) recvs[{op.recv().peer(), r, op.recv().tag()}].push_back(&e);
+      if (op.has_send()) sends[{r, op.send().peer(), op.send().tag()}].push_back(e);
+      if (op.has_recv()) recvs[{op.recv().peer(), r, op.recv().tag()}].push_back(e);
       if (op.has_collective()) {
         auto& per_rank = collectives[op.collective().group()];
         per_rank.resize(schedule.num_ranks());
-        per_rank[r].push_back(&e);
+        per_rank[r].push_back(e);
       }
     }
   }
@@ -178,8 +179,8 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
     const auto& ss = sends[key];
     ASSERT_EQ(ss.size(), rs.size());
     for (std::size_t k = 0; k < rs.size(); ++k) {
-      EXPECT_GE(rs[k]->end_ns() + tolerance_ns, ss[k]->start_ns()) << "a RECV ended before its SEND started";
-      EXPECT_GE(ss[k]->end_ns() + tolerance_ns, rs[k]->start_ns()) << "a SEND ended before its RECV started";
+      EXPECT_GE(rs[k].end_ns() + tolerance_ns, ss[k].start_ns()) << "a RECV ended before its SEND started";
+      EXPECT_GE(ss[k].end_ns() + tolerance_ns, rs[k].start_ns()) << "a SEND ended before its RECV started";
     }
   }
   for (const auto& [group, per_rank] : collectives) {
@@ -188,7 +189,7 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
     for (std::size_t k = 0; k < instances; ++k) {
       for (const auto a : members) {
         for (const auto b : members) {
-          EXPECT_GE(per_rank[a][k]->end_ns() + tolerance_ns, per_rank[b][k]->start_ns())
+          EXPECT_GE(per_rank[a][k].end_ns() + tolerance_ns, per_rank[b][k].start_ns())
               << "collective " << k << " of group " << group << " ended on rank " << a << " before rank " << b << " started it";
         }
       }

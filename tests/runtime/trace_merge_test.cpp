@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "traces/trace_events.h"
+
 namespace eppsim::runtime {
 namespace {
 
@@ -15,12 +17,8 @@ proto::Trace rank_trace(std::uint32_t rank, std::int64_t start_ns, std::int64_t 
   t.set_num_ranks(2);
   t.add_stream_names("compute");
   t.set_memory_limit_bytes(1000);
-  auto* e = t.add_events();
-  e->set_rank(rank);
-  e->set_op(0);
-  e->set_kind(proto::COMPUTE);
-  e->set_start_ns(start_ns);
-  e->set_end_ns(end_ns);
+  add_event(*t.mutable_op_events(),
+            {.rank = rank, .op = 0, .kind = proto::COMPUTE, .start_ns = start_ns, .end_ns = end_ns});
   auto* m = t.add_memory();
   m->set_rank(rank);
   m->set_time_ns(start_ns);
@@ -33,12 +31,12 @@ TEST(TraceMerge, ShiftsEachRankByItsOffsetAndStartsAtZero) {
   const std::vector<proto::Trace> traces{rank_trace(0, 1'000'000, 5'000'000), rank_trace(1, 500'000, 4'000'000)};
   const std::vector<double> offsets{0.0, 2e-3};
   const proto::Trace m = merge_traces(traces, offsets);
-  ASSERT_EQ(m.events_size(), 2);
-  EXPECT_EQ(m.events(0).rank(), 0u);
-  EXPECT_EQ(m.events(0).start_ns(), 0);  // earliest start: rank 0's at 1 ms
-  EXPECT_EQ(m.events(0).end_ns(), 4'000'000);
-  EXPECT_EQ(m.events(1).start_ns(), 1'500'000);  // 0.5 ms + 2 ms - 1 ms
-  EXPECT_EQ(m.events(1).end_ns(), 5'000'000);
+  ASSERT_EQ(events_of(m).size(), 2);
+  EXPECT_EQ(events_of(m)[0].rank(), 0u);
+  EXPECT_EQ(events_of(m)[0].start_ns(), 0);  // earliest start: rank 0's at 1 ms
+  EXPECT_EQ(events_of(m)[0].end_ns(), 4'000'000);
+  EXPECT_EQ(events_of(m)[1].start_ns(), 1'500'000);  // 0.5 ms + 2 ms - 1 ms
+  EXPECT_EQ(events_of(m)[1].end_ns(), 5'000'000);
   EXPECT_EQ(m.step_time_ns(), 5'000'000);
   ASSERT_EQ(m.memory_size(), 2);
   EXPECT_EQ(m.memory(1).time_ns(), 1'500'000);

@@ -11,6 +11,7 @@
 #include "sim/plan/schedule_builder.h"
 #include "test_scenarios.h"
 #include "traces/shared_compute.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -94,9 +95,9 @@ TEST(AnalyticEngine, DependenciesOrderOpsAcrossStreams) {
   b.recv(1, comm, {}, 0, 0, 0);
   const auto trace = run_analytic(testing::with_planner_estimates(b.finish()), free_network(2));
   // The receive on rank 1 ends when the data leaves rank 0, after its compute.
-  ASSERT_EQ(trace.events_size(), 3);
-  EXPECT_EQ(trace.events(2).rank(), 1u);
-  EXPECT_EQ(trace.events(2).end_ns(), 500'000'000);
+  ASSERT_EQ(events_of(trace).size(), 3);
+  EXPECT_EQ(events_of(trace)[2].rank(), 1u);
+  EXPECT_EQ(events_of(trace)[2].end_ns(), 500'000'000);
 }
 
 TEST(AnalyticEngine, TracksMemoryPerRank) {
@@ -192,7 +193,7 @@ AnalyticEngineOptions on_nodes(const std::vector<std::uint32_t>& node_of_rank, b
 }
 
 std::int64_t end_ns(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == rank && e.op() == op) return e.end_ns();
   }
   ADD_FAILURE() << "no event for rank " << rank << " op " << op;
@@ -242,7 +243,7 @@ TEST(SharedEndpoints, UnrelatedTransfersDoNotSlowEachOther) {
   b.recv(0, back, {}, 1, 1'000'000'000, 1);
   const auto trace = run_analytic(b.finish(), gigabyte_network(4), on_nodes({0, 1, 2, 3}));
   EXPECT_EQ(trace.step_time_ns(), 1'000'000'000);
-  for (const auto& e : trace.events()) EXPECT_EQ(e.end_ns(), 1'000'000'000) << "rank " << e.rank() << " op " << e.op();
+  for (const OpEventRef e : events_of(trace)) EXPECT_EQ(e.end_ns(), 1'000'000'000) << "rank " << e.rank() << " op " << e.op();
 }
 
 // ZeRO-3 prefetch: the next layer's parameters all-gathered on one stream while

@@ -15,6 +15,7 @@
 #include "sim/engine/engine_registry.h"
 #include "tests/traces/schedule_fixture.h"
 #include "traces/executor/executor_core.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -92,8 +93,8 @@ class Conformance : public ::testing::TestWithParam<std::string> {
   EnginePlacement placement_ = test_placement();
 };
 
-const proto::OpEvent& event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
-  for (const auto& e : trace.events()) {
+OpEventRef event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == rank && e.op() == op) return e;
   }
   throw std::runtime_error("no event");
@@ -108,7 +109,7 @@ TEST_P(Conformance, OpsOnAStreamRunInOrderAndStreamsOverlap) {
   const auto trace = run(h.schedule());
   EXPECT_EQ(trace.engine(), GetParam());
   EXPECT_EQ(trace.num_ranks(), 2u);
-  EXPECT_EQ(trace.events_size(), 4);
+  EXPECT_EQ(events_of(trace).size(), 4);
   EXPECT_EQ(event(trace, 0, 1).start_ns(), 1 * kMs);
   EXPECT_EQ(event(trace, 0, 2).end_ns(), 2 * kUs);
   EXPECT_EQ(trace.step_time_ns(), 2 * kMs);

@@ -14,6 +14,7 @@
 #include "sim/engine/flow_engine.h"
 #include "tests/sim/flow_fixture.h"
 #include "tests/traces/schedule_fixture.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -98,8 +99,8 @@ TEST(FaultPlan, AStragglerFromMidStepProratesTheOpItHits) {
   const auto schedule = compute_only(3).schedule();
   for (const auto& trace : run_both(schedule, cluster, {straggler(0, 2.0, 1.5e-3)})) {
     EXPECT_EQ(trace.step_time_ns(), 4'500'000) << trace.engine();
-    ASSERT_EQ(trace.events_size(), 3);
-    EXPECT_EQ(trace.events(1).end_ns(), 2'500'000) << trace.engine();
+    ASSERT_EQ(events_of(trace).size(), 3);
+    EXPECT_EQ(events_of(trace)[1].end_ns(), 2'500'000) << trace.engine();
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "tests/sim/flow_fixture.h"
 #include "tests/traces/schedule_fixture.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -48,10 +49,10 @@ TEST(FlowEngine, AnUncontendedTransferTakesLatencyPlusBytesOverBandwidth) {
   h.recv(3, 1, 2, 100'000'000, 2);
   const auto trace = run_flow(h.schedule(), cluster.context());
   EXPECT_EQ(trace.engine(), "flow");
-  ASSERT_EQ(trace.events_size(), 6);
+  ASSERT_EQ(events_of(trace).size(), 6);
   // Rank 0's sends run one after the other on its stream; rank 2's to its own chip ends when it starts.
   const std::int64_t first = 4'000 + 2'000'000, second = first + 1'000 + 333'333;
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == 1) {
       EXPECT_EQ(e.end_ns(), first);
     } else if (e.rank() >= 2) {

@@ -15,6 +15,7 @@
 #include "tests/sim/flow_fixture.h"
 #include "tests/sim/test_scenarios.h"
 #include "tests/traces/schedule_fixture.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -69,7 +70,7 @@ AnalyticEngineOptions with(const Interference& in, std::vector<std::uint32_t>* n
 }
 
 double end_s(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == rank && e.op() == op) return static_cast<double>(e.end_ns()) * 1e-9;
   }
   ADD_FAILURE() << "no event for rank " << rank << " op " << op;
@@ -190,9 +191,9 @@ TEST(Interference, DisabledOrUnitFactorsLeaveThePlannedStepAlone) {
   unit.enabled = true;
   for (auto& f : unit.factors) f = {1.0, 1.0};
   const auto same = run_analytic(schedule, *scenario.cost, with(unit, &nodes));
-  ASSERT_EQ(same.events_size(), plain.events_size());
-  for (int i = 0; i < plain.events_size(); ++i) {
-    EXPECT_NEAR(same.events(i).end_ns(), plain.events(i).end_ns(), 1) << i;
+  ASSERT_EQ(events_of(same).size(), events_of(plain).size());
+  for (int i = 0; i < events_of(plain).size(); ++i) {
+    EXPECT_NEAR(events_of(same)[i].end_ns(), events_of(plain)[i].end_ns(), 1) << i;
   }
   // Enabled with the defaults, the step only gets longer.
   Interference defaults;

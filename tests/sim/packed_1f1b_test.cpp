@@ -11,6 +11,7 @@
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
 #include "traces/shared_compute.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -199,9 +200,9 @@ void check_ring(const std::string& intra_bandwidth) {
   const auto trace = run_with_cost_model(sc, schedule);
   // Per layer on rank 0: the part after attention starts max(attention, ring) after
   // attention started.
-  std::map<std::uint32_t, const proto::OpEvent*> events;
-  for (const auto& e : trace.events()) {
-    if (e.rank() == 0) events[e.op()] = &e;
+  std::map<std::uint32_t, OpEventRef> events;
+  for (const OpEventRef e : events_of(trace)) {
+    if (e.rank() == 0) events.insert_or_assign(e.op(), e);
   }
   const auto& ops = schedule.programs(0).ops();
   int layers_checked = 0;
@@ -210,8 +211,8 @@ void check_ring(const std::string& intra_bandwidth) {
     if (!is_compute(ops[i]) || compute_of(schedule, ops[i]).layer_part() != proto::ATTENTION) continue;
     int after = i + 1;
     while (!is_compute(ops[after])) ++after;
-    const auto& attn = *events.at(static_cast<std::uint32_t>(i));
-    const auto& next = *events.at(static_cast<std::uint32_t>(after));
+    const OpEventRef attn = events.at(static_cast<std::uint32_t>(i));
+    const OpEventRef next = events.at(static_cast<std::uint32_t>(after));
     const Bytes step = compute_of(schedule, ops[i]).phase() == proto::BACKWARD ? backward : forward;
     const double ring_s = sc.cost->p2p_time(0, 1, step).value;
     const double attention_s = static_cast<double>(attn.end_ns() - attn.start_ns()) * 1e-9;

@@ -14,6 +14,7 @@
 #include "tests/traces/chakra_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -26,7 +27,7 @@ const fs::path kRing8 = fs::path(EPPSIM_SOURCE_DIR) / "scenarios" / "bench" / "r
 // Durations in ns per (rank, op) of the events of one kind class.
 std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> durations(const proto::Trace& trace, bool compute) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> out;
-  for (const auto& e : trace.events()) {
+  for (const OpEventRef e : events_of(trace)) {
     const bool is_compute = e.kind() == proto::COMPUTE;
     const bool is_comm = e.kind() == proto::SEND || e.kind() == proto::RECV || e.kind() == proto::COLLECTIVE;
     if (compute ? is_compute : is_comm) out[{e.rank(), e.op()}] = e.end_ns() - e.start_ns();

@@ -4,6 +4,7 @@
 
 #include "models/errors.h"
 #include "tests/traces/trace_fixture.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -37,10 +38,10 @@ TEST(TraceDiff, SameScheduleSlowerByHalf) {
 TEST(TraceDiff, DifferentSchedulesAreComparedByKindAndRank) {
   const auto base = two_rank_trace("analytic");
   auto other = two_rank_trace("analytic");
-  other.mutable_events(1)->set_size_bytes(8192);
-  auto* extra = other.add_events();
-  *extra = other.events(0);
-  extra->set_op(9);
+  other.mutable_op_events()->set_size_bytes(1, 8192);
+  OpEventFields extra = fields_of(events_of(other)[0]);
+  extra.op = 9;
+  add_event(*other.mutable_op_events(), extra);
   const auto d = diff_traces(base, other, "a", "b");
   EXPECT_FALSE(d.same_schedule());
   EXPECT_EQ(d.schedule_difference(), "rank 0 op 1: size_bytes 4096 vs 8192");
@@ -52,8 +53,8 @@ TEST(TraceDiff, DifferentSchedulesAreComparedByKindAndRank) {
 
   auto fewer_ranks = base;
   fewer_ranks.set_num_ranks(1);
-  fewer_ranks.clear_events();
-  fewer_ranks.mutable_events()->Add()->CopyFrom(base.events(0));
+  fewer_ranks.clear_op_events();
+  add_event(*fewer_ranks.mutable_op_events(), fields_of(events_of(base)[0]));
   const auto r = diff_traces(base, fewer_ranks, "a", "c");
   EXPECT_EQ(r.schedule_difference(), "num_ranks 2 vs 1");
   EXPECT_EQ(r.per_rank_size(), 2);

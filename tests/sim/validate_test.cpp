@@ -9,6 +9,7 @@
 #include "models/errors.h"
 #include "tests/traces/trace_fixture.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -82,7 +83,7 @@ TEST(Validate, AKindMeasuredAtZeroHasNoRelativeError) {
   proto::Trace sim = two_rank_trace("analytic");
   proto::Trace measured = two_rank_trace("cpu");
   // The send took no time on the measured side.
-  measured.mutable_events(1)->set_end_ns(measured.events(1).start_ns());
+  measured.mutable_op_events()->set_end_ns(1, events_of(measured)[1].start_ns());
   const proto::Validation v = validate_traces(sim, measured, "a", "b").validation;
   EXPECT_EQ(v.kinds(2).kind(), "send");
   EXPECT_FALSE(v.kinds(2).has_error());
@@ -97,16 +98,16 @@ TEST(Validate, TracesOfDifferentSchedulesAreRejected) {
   other.set_num_ranks(3);
   EXPECT_THAT(error_of(sim, other), HasSubstr("sim.pb and measured.pb: traces of different schedules: num_ranks 2 vs 3"));
   other = two_rank_trace("cpu");
-  other.mutable_events()->RemoveLast();
+  testing::remove_last_event(other);
   EXPECT_THAT(error_of(sim, other), HasSubstr("traces of different schedules: rank 1 op 3 is in sim.pb only"));
   other = two_rank_trace("cpu");
-  other.mutable_events(2)->set_phase(proto::RECOMPUTE);
+  other.mutable_op_events()->set_phase(2, proto::RECOMPUTE);
   EXPECT_THAT(error_of(sim, other), HasSubstr("rank 0 op 2: phase 2 vs 3"));
   other = two_rank_trace("cpu");
-  other.mutable_events(1)->set_size_bytes(8192);
+  other.mutable_op_events()->set_size_bytes(1, 8192);
   EXPECT_THAT(error_of(sim, other), HasSubstr("rank 0 op 1: size_bytes 4096 vs 8192"));
   other = two_rank_trace("cpu");
-  *other.add_events() = other.events(0);
+  add(other, fields_of(events_of(other)[0]));
   EXPECT_THAT(error_of(sim, other), HasSubstr("measured.pb: events: rank 0 op 0 appears twice"));
   other = two_rank_trace("cpu");
   other.set_step_time_ns(0);

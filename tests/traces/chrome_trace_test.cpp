@@ -10,6 +10,7 @@
 
 #include "traces/chrome_trace.pb.h"
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 #include "tests/traces/sample_messages.h"
 
 namespace eppsim {
@@ -125,13 +126,8 @@ TEST(ChromeTraceJson, EscapesStringsAndNamesUndeclaredRanksAndStreams) {
   trace.set_scenario("a \"quoted\"\\ name\n\x01 \xc3\xa9");
   trace.set_num_ranks(1);
   trace.add_stream_names("tab\there");
-  auto* e = trace.add_events();
-  e->set_rank(3);
-  e->set_stream(2);
-  e->set_kind(proto::COMPUTE);
-  e->set_phase(proto::RECOMPUTE);
-  e->set_start_ns(-1500);
-  e->set_end_ns(1);
+  add_event(*trace.mutable_op_events(), {.rank = 3, .stream = 2, .kind = proto::COMPUTE, .phase = proto::RECOMPUTE,
+                                         .start_ns = -1500, .end_ns = 1});
   const proto::chrome::Trace chrome = parse_schema(chrome_trace_json(trace));
   EXPECT_EQ(chrome.otherdata().at("scenario"), trace.scenario());
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> threads;
@@ -167,13 +163,13 @@ TEST(WriteChromeTrace, StreamsATraceLargerThanItsBuffer) {
   // many times; the file must still be the exact document.
   const auto dir = testing::fresh_dir("chrome_large");
   proto::Trace trace = testing::sample_trace();
-  const proto::OpEvent first = trace.events(0);
+  const OpEventFields first = fields_of(events_of(trace)[0]);
   for (int i = 0; i < 20000; ++i) {
-    proto::OpEvent* e = trace.add_events();
-    *e = first;
-    e->set_op(static_cast<std::uint32_t>(i));
-    e->set_start_ns(i * 1000);
-    e->set_end_ns(i * 1000 + 999);
+    OpEventFields e = first;
+    e.op = static_cast<std::uint32_t>(i);
+    e.start_ns = i * 1000;
+    e.end_ns = i * 1000 + 999;
+    add_event(*trace.mutable_op_events(), e);
   }
   write_chrome_trace(trace, dir / "trace.json");
   const std::string expected = chrome_trace_json(trace);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "traces/proto_io.h"
+#include "traces/trace_events.h"
 #include "tests/traces/sample_messages.h"
 
 namespace eppsim {
@@ -25,15 +26,9 @@ TEST(OpsCsv, OneRowPerEventInTraceOrder) {
 TEST(OpsCsv, QuotesAwkwardStreamNamesAndFallsBackToIndices) {
   proto::Trace trace;
   trace.add_stream_names("a,\"b\"");
-  auto* e = trace.add_events();
-  e->set_kind(proto::COLLECTIVE);
-  e->set_collective(proto::REDUCE_SCATTER);
-  e->set_start_ns(-5);
-  e->set_end_ns(1'234'567'890'123);
-  auto* f = trace.add_events();
-  f->set_stream(7);
-  f->set_kind(proto::COMPUTE);
-  f->set_phase(proto::OPTIMIZER);
+  add_event(*trace.mutable_op_events(), {.kind = proto::COLLECTIVE, .collective = proto::REDUCE_SCATTER,
+                                         .start_ns = -5, .end_ns = 1'234'567'890'123});
+  add_event(*trace.mutable_op_events(), {.stream = 7, .kind = proto::COMPUTE, .phase = proto::OPTIMIZER});
   const std::string csv = ops_csv(trace);
   EXPECT_NE(csv.find("0,0,\"a,\"\"b\"\"\",collective,,reduce_scatter,0,0,0,0,0,-0.000000005,1234.567890123,1234.567890128\n"),
             std::string::npos)
@@ -71,10 +66,10 @@ TEST(WriteCsv, FilesHoldTheSameText) {
 TEST(WriteCsv, StreamsFilesLargerThanTheBuffer) {
   const auto dir = testing::fresh_dir("csv_large");
   proto::Trace trace = testing::sample_trace();
-  const proto::OpEvent event = trace.events(0);
+  const OpEventFields event = fields_of(events_of(trace)[0]);
   const proto::MemorySample sample = trace.memory(0);
   for (int i = 0; i < 30000; ++i) {
-    *trace.add_events() = event;
+    add_event(*trace.mutable_op_events(), event);
     *trace.add_memory() = sample;
   }
   write_ops_csv(trace, dir / "ops.csv");

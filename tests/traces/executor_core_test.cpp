@@ -10,6 +10,7 @@
 
 #include "models/errors.h"
 #include "schedule_fixture.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
@@ -65,8 +66,8 @@ void PrintTo(const OpRef& ref, std::ostream* os) { *os << "{rank " << ref.rank <
 
 namespace {
 
-const proto::OpEvent& event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
-  for (const auto& e : trace.events()) {
+OpEventRef event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
+  for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == rank && e.op() == op) return e;
   }
   throw std::runtime_error("no event");
@@ -350,9 +351,9 @@ TEST(ExecutorCore, LocalMatchingRunsOnlyTheLocalRanksAndHandsCommunicationOver) 
   core.finish(exec.handed[1].id, 3.0);
   EXPECT_TRUE(core.all_done());
   const auto trace = core.trace("cpu");
-  EXPECT_EQ(trace.events_size(), 3);  // rank 1's ops only
+  EXPECT_EQ(events_of(trace).size(), 3);  // rank 1's ops only
   EXPECT_EQ(trace.num_ranks(), 2u);
-  for (const auto& e : trace.events()) EXPECT_EQ(e.rank(), 1u);
+  for (const OpEventRef e : events_of(trace)) EXPECT_EQ(e.rank(), 1u);
 }
 
 TEST(ExecutorCore, LocalMatchingNeedsAnExecutorThatSupportsIt) {

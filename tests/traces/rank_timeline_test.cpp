@@ -36,10 +36,12 @@ TEST(RankTimeline, ComputeHidesCommunicationAndGapsAreIdle) {
 TEST(RankTimeline, RecomputeIsItsOwnStateAndStatesMerge) {
   proto::Trace t;
   t.set_num_ranks(1);
-  add(t, 0, 0, 0, proto::COMPUTE, 0, 50)->set_phase(proto::FORWARD);
-  add(t, 0, 1, 0, proto::COMPUTE, 50, 80)->set_phase(proto::BACKWARD);  // merges with the forward
-  add(t, 0, 2, 0, proto::COMPUTE, 80, 120)->set_phase(proto::RECOMPUTE);
-  add(t, 0, 3, 1, proto::COLLECTIVE, 100, 130);  // hidden by the recompute until 120
+  add(t, {.op = 0, .kind = proto::COMPUTE, .phase = proto::FORWARD, .start_ns = 0, .end_ns = 50});
+  // merges with the forward
+  add(t, {.op = 1, .kind = proto::COMPUTE, .phase = proto::BACKWARD, .start_ns = 50, .end_ns = 80});
+  add(t, {.op = 2, .kind = proto::COMPUTE, .phase = proto::RECOMPUTE, .start_ns = 80, .end_ns = 120});
+  // hidden by the recompute until 120
+  add(t, {.op = 3, .stream = 1, .kind = proto::COLLECTIVE, .start_ns = 100, .end_ns = 130});
   t.set_step_time_ns(100);  // shorter than the events: the timeline runs to the last end
   EXPECT_EQ(states(rank_timeline(t), 0), "0-80 compute; 80-120 recompute; 120-130 communication; ");
 }

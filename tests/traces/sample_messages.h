@@ -11,6 +11,7 @@
 #include "traces/scenario.pb.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
+#include "traces/trace_events.h"
 
 namespace eppsim::testing {
 
@@ -133,37 +134,19 @@ inline proto::Trace sample_trace() {
   t.set_num_ranks(2);
   t.add_stream_names("compute");
   t.add_stream_names("comm");
-  auto add = [&](std::uint32_t rank, std::uint32_t op, std::uint32_t stream, proto::OpKind kind, std::int64_t start,
-                 std::int64_t end) {
-    auto* e = t.add_events();
-    e->set_rank(rank);
-    e->set_op(op);
-    e->set_stream(stream);
-    e->set_kind(kind);
-    e->set_start_ns(start);
-    e->set_end_ns(end);
-    return e;
-  };
-  auto* e = add(0, 0, 0, proto::COMPUTE, 0, 1500);  // 1.5 us
-  e->set_phase(proto::FORWARD);
-  e->set_chunk(3);
-  e->set_stage(1);
-  e = add(0, 1, 1, proto::SEND, 1500, 2750);
-  e->set_peer(1);
-  e->set_size_bytes(1 << 20);
-  e = add(1, 0, 1, proto::RECV, 1000, 2750);
-  e->set_peer(0);
-  e->set_size_bytes(1 << 20);
-  e = add(1, 1, 0, proto::COMPUTE, 2750, 1'000'002'750);
-  e->set_phase(proto::BACKWARD);
-  e->set_chunk(3);
-  e->set_stage(2);
-  e = add(0, 2, 1, proto::COLLECTIVE, 3000, 4000);
-  e->set_collective(proto::ALL_REDUCE);
-  e->set_group(2);
-  e->set_size_bytes(UINT64_C(1) << 33);
-  e = add(1, 2, 0, proto::MEMORY, 5000, 5000);
-  e->set_size_bytes(4096);
+  auto& events = *t.mutable_op_events();
+  add_event(events, {.rank = 0, .op = 0, .stream = 0, .kind = proto::COMPUTE, .phase = proto::FORWARD, .chunk = 3,
+                     .stage = 1, .start_ns = 0, .end_ns = 1500});  // 1.5 us
+  add_event(events, {.rank = 0, .op = 1, .stream = 1, .kind = proto::SEND, .peer = 1, .size_bytes = 1 << 20,
+                     .start_ns = 1500, .end_ns = 2750});
+  add_event(events, {.rank = 1, .op = 0, .stream = 1, .kind = proto::RECV, .peer = 0, .size_bytes = 1 << 20,
+                     .start_ns = 1000, .end_ns = 2750});
+  add_event(events, {.rank = 1, .op = 1, .stream = 0, .kind = proto::COMPUTE, .phase = proto::BACKWARD, .chunk = 3,
+                     .stage = 2, .start_ns = 2750, .end_ns = 1'000'002'750});
+  add_event(events, {.rank = 0, .op = 2, .stream = 1, .kind = proto::COLLECTIVE, .collective = proto::ALL_REDUCE,
+                     .group = 2, .size_bytes = UINT64_C(1) << 33, .start_ns = 3000, .end_ns = 4000});
+  add_event(events, {.rank = 1, .op = 2, .stream = 0, .kind = proto::MEMORY, .size_bytes = 4096, .start_ns = 5000,
+                     .end_ns = 5000});
   auto sample = [&](std::uint32_t rank, std::int64_t time, std::uint64_t bytes) {
     auto* m = t.add_memory();
     m->set_rank(rank);

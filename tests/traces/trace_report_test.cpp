@@ -2,18 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "traces/trace_events.h"
+
 namespace eppsim {
 namespace {
 
-proto::OpEvent* add_event(proto::Trace* trace, std::uint32_t rank, proto::OpKind kind, proto::Phase phase,
-                          std::int64_t start_ns, std::int64_t end_ns) {
-  auto* e = trace->add_events();
-  e->set_rank(rank);
-  e->set_kind(kind);
-  e->set_phase(phase);
-  e->set_start_ns(start_ns);
-  e->set_end_ns(end_ns);
-  return e;
+void add_op_event(proto::Trace* trace, std::uint32_t rank, proto::OpKind kind, proto::Phase phase,
+                  std::int64_t start_ns, std::int64_t end_ns) {
+  add_event(*trace->mutable_op_events(),
+            {.rank = rank, .kind = kind, .phase = phase, .start_ns = start_ns, .end_ns = end_ns});
 }
 
 TEST(BuildReport, BreakdownCountsOverlapOnceAndAddsUpToTheStep) {
@@ -23,12 +20,12 @@ TEST(BuildReport, BreakdownCountsOverlapOnceAndAddsUpToTheStep) {
   trace.set_engine("analytic");
   trace.set_step_time_ns(10'000);
   // Rank 0: compute 0-4, communication 3-6 (1 hidden under compute, 2 exposed), recompute 6-8, idle 8-10.
-  add_event(&trace, 0, proto::COMPUTE, proto::FORWARD, 0, 4'000);
-  add_event(&trace, 0, proto::SEND, proto::PHASE_UNSPECIFIED, 3'000, 6'000);
-  add_event(&trace, 0, proto::COMPUTE, proto::RECOMPUTE, 6'000, 8'000);
+  add_op_event(&trace, 0, proto::COMPUTE, proto::FORWARD, 0, 4'000);
+  add_op_event(&trace, 0, proto::SEND, proto::PHASE_UNSPECIFIED, 3'000, 6'000);
+  add_op_event(&trace, 0, proto::COMPUTE, proto::RECOMPUTE, 6'000, 8'000);
   // Rank 1: two overlapping collectives 0-5 and 2-7 (7 exposed), nothing else.
-  add_event(&trace, 1, proto::COLLECTIVE, proto::PHASE_UNSPECIFIED, 0, 5'000);
-  add_event(&trace, 1, proto::COLLECTIVE, proto::PHASE_UNSPECIFIED, 2'000, 7'000);
+  add_op_event(&trace, 1, proto::COLLECTIVE, proto::PHASE_UNSPECIFIED, 0, 5'000);
+  add_op_event(&trace, 1, proto::COLLECTIVE, proto::PHASE_UNSPECIFIED, 2'000, 7'000);
   auto* m = trace.add_memory();
   m->set_rank(1);
   m->set_bytes(123);

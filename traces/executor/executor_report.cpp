@@ -11,6 +11,7 @@
 #include "traces/executor/executor_state.h"
 #include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
+#include "traces/trace_events.h"
 
 namespace eppsim {
 
@@ -177,7 +178,8 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   std::vector<WorkLabel> shared_labels;
   shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
   for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
-  t.mutable_events()->Reserve(static_cast<int>(s.done));
+  auto& events = *t.mutable_op_events();
+  reserve_events(events, static_cast<int>(s.done));
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
     const auto& program = s.schedule.programs(static_cast<int>(r)).ops();
     for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
@@ -185,44 +187,45 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
       const auto g = s.rank_offset[r] + i;
       if (!s.done_op(g)) continue;
       const auto& o = program[static_cast<int>(i)];
-      auto* e = t.add_events();
-      e->set_rank(r);
-      e->set_op(i);
-      e->set_stream(o.stream());
-      e->set_start_ns(to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); }));
-      e->set_end_ns(to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); }));
+      OpEventFields e;
+      e.rank = r;
+      e.op = i;
+      e.stream = o.stream();
+      e.start_ns = to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); });
+      e.end_ns = to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); });
       step = std::max(step, s.span[g].end_s);
       switch (kind_of(o)) {
         case Kind::Compute: {
-          e->set_kind(proto::COMPUTE);
+          e.kind = proto::COMPUTE;
           const WorkLabel label = o.has_compute() ? WorkLabel::of(o.compute()) : shared_labels[o.shared_compute()];
-          e->set_phase(label.phase);
-          e->set_chunk(label.chunk);
-          e->set_stage(label.stage);
+          e.phase = label.phase;
+          e.chunk = label.chunk;
+          e.stage = label.stage;
           break;
         }
         case Kind::Send:
-          e->set_kind(proto::SEND);
-          e->set_peer(o.send().peer());
-          e->set_size_bytes(o.send().size_bytes());
+          e.kind = proto::SEND;
+          e.peer = o.send().peer();
+          e.size_bytes = o.send().size_bytes();
           break;
         case Kind::Recv:
-          e->set_kind(proto::RECV);
-          e->set_peer(o.recv().peer());
-          e->set_size_bytes(o.recv().size_bytes());
+          e.kind = proto::RECV;
+          e.peer = o.recv().peer();
+          e.size_bytes = o.recv().size_bytes();
           break;
         case Kind::Collective:
-          e->set_kind(proto::COLLECTIVE);
-          e->set_collective(o.collective().kind());
-          e->set_group(o.collective().group());
-          e->set_size_bytes(o.collective().size_bytes());
+          e.kind = proto::COLLECTIVE;
+          e.collective = o.collective().kind();
+          e.group = o.collective().group();
+          e.size_bytes = o.collective().size_bytes();
           break;
         case Kind::Allocate:
         case Kind::Free:
-          e->set_kind(proto::MEMORY);
-          e->set_size_bytes(o.memory().size_bytes());
+          e.kind = proto::MEMORY;
+          e.size_bytes = o.memory().size_bytes();
           break;
       }
+      add_event(events, e);
     }
   }
   t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
