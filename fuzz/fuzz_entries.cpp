@@ -13,6 +13,7 @@
 #include "traces/chakra/chakra_stream.h"
 #include "traces/chrome_trace.h"
 #include "traces/executor/schedule_validation.h"
+#include "traces/program_ops.h"
 #include "traces/proto_io.h"
 #include "traces/rank_timeline.h"
 #include "traces/scenario.h"
@@ -57,6 +58,7 @@ void schedule_input(std::string_view bytes) {
   try {
     proto::Schedule schedule;
     from_binary(bytes, &schedule, "fuzz.pb");
+    convert_op_messages(schedule, "fuzz.pb");  // as read_schedule_file does
     validate_schedule(schedule);
   } catch (const InputError&) {
   }

@@ -33,10 +33,7 @@ proto::Schedule pipeline(bool fixed) {
   s.collective(1, 1, group, 1 << 20);
   const auto a = s.memory(1, 0, true, 1 << 16);
   s.memory(1, 0, false, 1 << 16, {a});
-  if (fixed) {
-    s.op(0, f0).set_duration_source(proto::DURATION_FIXED);
-    s.op(0, f0).set_fixed_duration_ns(1500);
-  }
+  if (fixed) s.fix_duration(0, f0, 1500);
   return s.schedule();
 }
 
@@ -45,26 +42,15 @@ proto::Schedule single_rank() {
   HandSchedule s(1);
   const auto group = s.group({0});
   const auto c = s.compute(0, 0);
-  s.op(0, c).set_duration_source(proto::DURATION_FIXED);
-  s.op(0, c).set_fixed_duration_ns(2000);
+  s.fix_duration(0, c, 2000);
   s.collective(0, 1, group, 1 << 12, proto::ALL_GATHER, {c});
   s.memory(0, 0, true, 1 << 10, {c});
   return s.schedule();
 }
 
-// pipeline(false) with its compute work in Schedule.shared_computes (version 4):
-// both ranks' forwards name one entry.
-proto::Schedule shared_pipeline() {
-  proto::Schedule s = pipeline(false);
-  for (auto& program : *s.mutable_programs()) {
-    for (auto& op : *program.mutable_ops()) {
-      if (!op.has_compute()) continue;
-      if (s.shared_computes_size() == 0) *s.add_shared_computes() = op.compute();
-      op.set_shared_compute(0);
-    }
-  }
-  return s;
-}
+// pipeline(true) in the form before schema version 5 (ops as messages), so that
+// the schedule target starts from convert_op_messages' input too.
+proto::Schedule op_messages_pipeline() { return eppsim::testing::in_op_messages(pipeline(true)); }
 
 void write(const fs::path& path, const std::string& bytes) { write_file_atomically(path, bytes); }
 
@@ -90,7 +76,8 @@ int main(int argc, char** argv) {
     fs::copy_file(entry.path(), out / "scenario" / flat, fs::copy_options::overwrite_existing);
   }
 
-  const std::vector<proto::Schedule> schedules = {pipeline(false), pipeline(true), single_rank(), shared_pipeline()};
+  const std::vector<proto::Schedule> schedules = {pipeline(false), pipeline(true), single_rank()};
+  write(out / "schedule" / "op_messages.pb", to_binary(op_messages_pipeline()));
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     write(out / "schedule" / ("hand" + std::to_string(i) + ".pb"), to_binary(schedules[i]));
     const auto chakra = export_chakra(schedules[i]);

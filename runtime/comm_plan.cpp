@@ -30,31 +30,30 @@ std::string_view phase_name(proto::Phase phase) {
 
 }  // namespace
 
-CommShape comm_shape(const proto::Op& op, const std::vector<std::uint32_t>& group_sizes) {
+CommShape comm_shape(OpView op, const std::vector<std::uint32_t>& group_sizes) {
   CommShape s;
-  switch (op.kind_case()) {
-    case proto::Op::kSend:
+  switch (op.code()) {
+    case proto::OP_SEND:
       s.kind = CommKind::Send;
-      s.peer = op.send().peer();
-      s.tag = op.send().tag();
-      s.count = s.send_elements = comm_elements(op.send().size_bytes());
+      s.peer = op.peer();
+      s.tag = op.tag();
+      s.count = s.send_elements = comm_elements(op.size_bytes());
       return s;
-    case proto::Op::kRecv:
+    case proto::OP_RECV:
       s.kind = CommKind::Recv;
-      s.peer = op.recv().peer();
-      s.tag = op.recv().tag();
-      s.count = s.recv_elements = comm_elements(op.recv().size_bytes());
+      s.peer = op.peer();
+      s.tag = op.tag();
+      s.count = s.recv_elements = comm_elements(op.size_bytes());
       return s;
-    case proto::Op::kCollective: break;
+    case proto::OP_COLLECTIVE: break;
     default: throw std::invalid_argument("comm_shape: not a SEND, RECV or COLLECTIVE op");
   }
-  const auto& c = op.collective();
-  s.group = c.group();
+  s.group = op.group();
   if (s.group >= group_sizes.size()) throw std::invalid_argument(fmt::format("comm_shape: unknown group {}", s.group));
   s.group_size = std::max<std::uint32_t>(group_sizes[s.group], 1);
   const std::uint64_t n = s.group_size;
-  const std::uint64_t elements = comm_elements(c.size_bytes());
-  switch (c.kind()) {
+  const std::uint64_t elements = comm_elements(op.size_bytes());
+  switch (op.collective_kind()) {
     case proto::ALL_REDUCE:
       s.kind = CommKind::AllReduce;
       s.count = s.send_elements = s.recv_elements = elements;
@@ -109,36 +108,34 @@ std::uint32_t position_in_group(const proto::Group& group, std::uint32_t rank) {
 std::uint32_t max_tag(const proto::Schedule& schedule) {
   std::uint32_t tag = 0;
   for (const auto& program : schedule.programs()) {
-    for (const auto& op : program.ops()) {
-      if (op.has_send()) tag = std::max(tag, op.send().tag());
-      if (op.has_recv()) tag = std::max(tag, op.recv().tag());
+    for (const OpView op : ops_of(program)) {
+      if (op.is_send() || op.is_recv()) tag = std::max(tag, op.tag());
     }
   }
   return tag;
 }
 
 std::string describe_op(const proto::Schedule& schedule, OpRef ref) {
-  const auto& op = schedule.programs(static_cast<int>(ref.rank)).ops(static_cast<int>(ref.op));
+  const OpView op = ops_of(schedule, ref.rank)[ref.op];
   const std::string at = fmt::format("rank {} op {}", ref.rank, ref.op);
-  switch (op.kind_case()) {
-    case proto::Op::kSend:
-      return fmt::format("{} (SEND of {} to rank {}, tag {})", at, format_bytes(Bytes(op.send().size_bytes())),
-                         op.send().peer(), op.send().tag());
-    case proto::Op::kRecv:
-      return fmt::format("{} (RECV of {} from rank {}, tag {})", at, format_bytes(Bytes(op.recv().size_bytes())),
-                         op.recv().peer(), op.recv().tag());
-    case proto::Op::kCollective: {
-      const auto& c = op.collective();
-      const auto& members = schedule.groups(static_cast<int>(c.group())).ranks();
-      return fmt::format("{} ({} of {} on group {} [{}])", at, collective_kind_name(c.kind()),
-                         format_bytes(Bytes(c.size_bytes())), c.group(), fmt::join(members, ", "));
+  switch (op.code()) {
+    case proto::OP_SEND:
+      return fmt::format("{} (SEND of {} to rank {}, tag {})", at, format_bytes(Bytes(op.size_bytes())), op.peer(),
+                         op.tag());
+    case proto::OP_RECV:
+      return fmt::format("{} (RECV of {} from rank {}, tag {})", at, format_bytes(Bytes(op.size_bytes())), op.peer(),
+                         op.tag());
+    case proto::OP_COLLECTIVE: {
+      const auto& members = schedule.groups(static_cast<int>(op.group())).ranks();
+      return fmt::format("{} ({} of {} on group {} [{}])", at, collective_kind_name(op.collective_kind()),
+                         format_bytes(Bytes(op.size_bytes())), op.group(), fmt::join(members, ", "));
     }
-    case proto::Op::kCompute:
-    case proto::Op::kSharedCompute: {
+    case proto::OP_COMPUTE: {
       const auto& c = compute_of(schedule, op);
       return fmt::format("{} (COMPUTE {}, stage {} chunk {})", at, phase_name(c.phase()), c.stage(), c.chunk());
     }
-    case proto::Op::kMemory: return fmt::format("{} (MEMORY)", at);
+    case proto::OP_ALLOCATE:
+    case proto::OP_FREE: return fmt::format("{} (MEMORY)", at);
     default: return at;
   }
 }

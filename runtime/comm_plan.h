@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "traces/executor/executor_core.h"
+#include "traces/program_ops.h"
 #include "traces/schedule.pb.h"
 
 namespace eppsim::runtime {
@@ -46,7 +47,7 @@ std::uint64_t comm_elements(std::uint64_t bytes);
 
 // The shape of a SEND, RECV or COLLECTIVE op; `group_sizes[g]` is the size of
 // group g. std::invalid_argument for any other kind of op.
-CommShape comm_shape(const proto::Op& op, const std::vector<std::uint32_t>& group_sizes);
+CommShape comm_shape(OpView op, const std::vector<std::uint32_t>& group_sizes);
 
 // The sizes of the Schedule's groups, by id.
 std::vector<std::uint32_t> group_sizes(const proto::Schedule& schedule);

@@ -19,13 +19,12 @@ RankExecutor::RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, 
     throw std::invalid_argument(fmt::format("RankExecutor: rank {} of a {}-rank schedule", rank, schedule.num_ranks()));
   }
   const auto sizes = group_sizes(schedule);
-  const auto& ops = schedule.programs(static_cast<int>(rank)).ops();
-  plans_.resize(static_cast<std::size_t>(ops.size()));
-  descriptions_.resize(static_cast<std::size_t>(ops.size()));
-  for (int i = 0; i < ops.size(); ++i) {
-    const auto index = static_cast<std::size_t>(i);
-    if (is_compute(ops[i])) plans_[index] = plan_kernels(schedule.header().model(), compute_of(schedule, ops[i]), sizes);
-    descriptions_[index] = describe_op(schedule, {rank, static_cast<std::uint32_t>(i)});
+  const ProgramOps ops = ops_of(schedule, rank);
+  plans_.resize(ops.size());
+  descriptions_.resize(ops.size());
+  for (const OpView op : ops) {
+    if (op.is_compute()) plans_[op.index()] = plan_kernels(schedule.header().model(), compute_of(schedule, op), sizes);
+    descriptions_[op.index()] = describe_op(schedule, {rank, op.index()});
   }
 }
 
@@ -52,7 +51,7 @@ std::string RankExecutor::in_flight() const {
 
 void RankExecutor::compute_ready(ActivityId id, OpRef op, double now) {
   started(id, op, now);
-  compute_.submit(id, schedule_.programs(static_cast<int>(op.rank)).ops(static_cast<int>(op.op)).stream(), plans_[op.op]);
+  compute_.submit(id, ops_of(schedule_, op.rank)[op.op].stream(), plans_[op.op]);
 }
 
 void RankExecutor::communication_ready(ActivityId id, OpRef op, double now) {
@@ -71,8 +70,7 @@ void RankExecutor::collective_ready(ActivityId, std::span<const OpRef>, double) 
 void RankExecutor::check_timeouts(double now) const {
   for (const auto& o : outstanding_) {
     if (now - o.start_s <= options_.timeout_s) continue;
-    const auto& op = schedule_.programs(static_cast<int>(o.op.rank)).ops(static_cast<int>(o.op.op));
-    const bool compute = is_compute(op);
+    const bool compute = ops_of(schedule_, o.op.rank)[o.op.op].is_compute();
     throw OpTimeout(fmt::format("{}: {} within the timeout of {} s (started {:.3f} s into the step)",
                                 descriptions_[o.op.op],
                                 compute ? "its kernels did not finish" : "its peers did not answer", options_.timeout_s,

@@ -67,10 +67,10 @@ InjectedFault parse_fault(const std::string& text) {
 // MEMORY ops never start on the rank's streams, so a fault must name another kind.
 void check_fault(const InjectedFault& fault, const proto::Schedule& schedule, const std::string& file) {
   if (fault.rank >= schedule.num_ranks() ||
-      fault.op >= static_cast<std::uint32_t>(schedule.programs(static_cast<int>(fault.rank)).ops_size())) {
+      fault.op >= ops_of(schedule, fault.rank).size()) {
     throw InputError(fmt::format("eppsim-run: --inject-fault: {}: there is no rank {} op {}", file, fault.rank, fault.op));
   }
-  if (schedule.programs(static_cast<int>(fault.rank)).ops(static_cast<int>(fault.op)).has_memory()) {
+  if (ops_of(schedule, fault.rank)[fault.op].is_memory()) {
     throw InputError(fmt::format("eppsim-run: --inject-fault: {}: rank {} op {} is a MEMORY op; name a COMPUTE, SEND, "
                                  "RECV or COLLECTIVE op",
                                  file, fault.rank, fault.op));

@@ -11,6 +11,7 @@
 #include "models/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
+#include "traces/program_ops.h"
 #include "traces/proto_io.h"
 #include "traces/schedule_file.h"
 #include "traces/shared_compute.h"
@@ -78,24 +79,21 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
     }
   }
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    auto* program = schedule.mutable_programs(static_cast<int>(r));
-    for (int i = 0; i < program->ops_size(); ++i) {
-      auto* op = program->mutable_ops(i);
+    auto& program = *schedule.mutable_programs(static_cast<int>(r));
+    for (std::uint32_t i = 0; i < ops_of(program).size(); ++i) {
+      const OpView op = ops_of(program)[i];
       const auto where = [&] { return fmt::format("replay: rank {} op {}", r, i); };
-      if (op->has_send() || op->has_recv() || op->has_collective()) {
-        op->set_duration_source(proto::DURATION_FROM_WORK);
-        op->set_fixed_duration_ns(0);
+      if (op.is_send() || op.is_recv() || op.is_collective()) {
+        set_duration(program, i, proto::DURATION_FROM_WORK, 0);
         continue;
       }
-      if (!is_compute(*op)) continue;
-      const proto::ComputeOp& work = compute_of(schedule, *op);
+      if (!op.is_compute()) continue;
+      const proto::ComputeOp& work = compute_of(schedule, op);
       if (compute == ReplayCompute::CostModel) {
         if (has_cost_model_work(work)) {
-          op->set_duration_source(proto::DURATION_FROM_WORK);
-          op->set_fixed_duration_ns(0);
+          set_duration(program, i, proto::DURATION_FROM_WORK, 0);
         } else if (work.flops() > 0 || work.memory_traffic_bytes() > 0) {
-          op->set_duration_source(proto::DURATION_FIXED);
-          op->set_fixed_duration_ns(roofline_ns(work, target));
+          set_duration(program, i, proto::DURATION_FIXED, roofline_ns(work, target));
         } else {
           throw InputError(fmt::format("{}: the compute op has no work (layers, flops or memory traffic) for the cost "
                                        "model to price; replay it with --compute recorded",
@@ -105,16 +103,15 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
       }
       std::int64_t ns = 0;
       if (recorded != nullptr) {
-        const auto it = recorded_ns.find({r, static_cast<std::uint32_t>(i)});
+        const auto it = recorded_ns.find({r, i});
         if (it == recorded_ns.end()) {
           throw InputError(fmt::format("{}: the trace has no COMPUTE event for it: not the trace of this schedule", where()));
         }
         ns = it->second;
       } else {
-        ns = op->duration_source() == proto::DURATION_FIXED ? op->fixed_duration_ns() : work.estimated_duration_ns();
+        ns = op.duration_source() == proto::DURATION_FIXED ? op.fixed_duration_ns() : work.estimated_duration_ns();
       }
-      op->set_duration_source(proto::DURATION_FIXED);
-      op->set_fixed_duration_ns(static_cast<std::int64_t>(std::llround(static_cast<double>(ns) / gpu_speedup)));
+      set_duration(program, i, proto::DURATION_FIXED, static_cast<std::int64_t>(std::llround(static_cast<double>(ns) / gpu_speedup)));
     }
   }
   return schedule;

@@ -1,8 +1,6 @@
 #include "sim/output_directory.h"
 #include "sim/run.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -169,12 +167,6 @@ RunResult run_scenario(const ResolvedScenario& scenario) {
   auto result = simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
   result.lengths = std::move(planned.lengths);
   return result;
-}
-
-double peak_rss_bytes() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0.0;
-  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports kilobytes
 }
 
 RunOutputs parse_run_outputs(std::string_view list) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/peak_rss.h"
 #include "traces/report.pb.h"
 #include "traces/scenario.h"
 #include "traces/scenario.pb.h"
@@ -85,9 +86,6 @@ std::vector<std::string> run_output_files(const RunOutputs& outputs);
 // The directory is replaced as a whole (sim/output_directory.h): it never
 // mixes two runs, and a failed run leaves the previous one as it was.
 void write_run_directory(const RunResult& result, const std::filesystem::path& dir, const RunOutputs& outputs = {});
-
-// The process's peak resident set so far (getrusage), in bytes.
-double peak_rss_bytes();
 
 // A few lines for people: what the planner decided, step time, throughput,
 // MFU, breakdown, memory.

@@ -10,7 +10,7 @@
 namespace eppsim {
 namespace {
 
-Seconds fixed(const proto::Op& op) { return Seconds(static_cast<double>(op.fixed_duration_ns()) * 1e-9); }
+Seconds fixed(OpView op) { return Seconds(static_cast<double>(op.fixed_duration_ns()) * 1e-9); }
 
 }  // namespace
 
@@ -48,7 +48,7 @@ Pass pass_of(proto::Phase phase) {
   return phase == proto::FORWARD ? Pass::Forward : phase == proto::BACKWARD ? Pass::Backward : Pass::Recompute;
 }
 
-Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, const proto::Op& op,
+Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, OpView op,
                          std::vector<Segment>& segments) {
   if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
   return compute_duration(cost, compute_of(schedule, op), segments);
@@ -66,16 +66,15 @@ Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& c, std::
   return cost.compute_time(work);
 }
 
-Seconds transfer_duration(const CostModel& cost, const proto::Op& send, std::uint32_t src_rank,
+Seconds transfer_duration(const CostModel& cost, OpView send, std::uint32_t src_rank,
                           std::uint32_t dst_rank) {
   if (send.duration_source() == proto::DURATION_FIXED) return fixed(send);
-  return cost.p2p_time(src_rank, dst_rank, Bytes(send.send().size_bytes()));
+  return cost.p2p_time(src_rank, dst_rank, Bytes(send.size_bytes()));
 }
 
-Seconds collective_duration(const CostModel& cost, const proto::Op& op, std::span<const std::uint32_t> ranks) {
+Seconds collective_duration(const CostModel& cost, OpView op, std::span<const std::uint32_t> ranks) {
   if (op.duration_source() == proto::DURATION_FIXED) return fixed(op);
-  const auto& c = op.collective();
-  return cost.collective_time(to_model(c.kind()), to_model(c.algorithm()), ranks, Bytes(c.size_bytes()));
+  return cost.collective_time(to_model(op.collective_kind()), to_model(op.algorithm()), ranks, Bytes(op.size_bytes()));
 }
 
 }  // namespace eppsim

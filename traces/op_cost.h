@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "traces/program_ops.h"
 #include "traces/schedule.pb.h"
 
 namespace eppsim {
@@ -20,14 +21,14 @@ Pass pass_of(proto::Phase phase);  // FORWARD, BACKWARD or RECOMPUTE
 // traffic, the others by their work; `segments` is scratch space the returned
 // work's chunk points into.
 // `schedule` holds the op (for a shared compute op's work).
-Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, const proto::Op& op,
+Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule, OpView op,
                          std::vector<Segment>& segments);
 // The same for the op's compute fields alone (its duration_source not consulted).
 Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& compute, std::vector<Segment>& segments);
 // Duration of a matched SEND/RECV pair (the send's op decides a fixed duration).
-Seconds transfer_duration(const CostModel& cost, const proto::Op& send, std::uint32_t src_rank,
+Seconds transfer_duration(const CostModel& cost, OpView send, std::uint32_t src_rank,
                           std::uint32_t dst_rank);
 // Duration of a collective over `ranks` (the first member's op decides a fixed duration).
-Seconds collective_duration(const CostModel& cost, const proto::Op& op, std::span<const std::uint32_t> ranks);
+Seconds collective_duration(const CostModel& cost, OpView op, std::span<const std::uint32_t> ranks);
 
 }  // namespace eppsim

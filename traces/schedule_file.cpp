@@ -5,6 +5,7 @@
 #include "models/errors.h"
 #include "traces/compute_segments.h"
 #include "traces/executor/schedule_validation.h"
+#include "traces/program_ops.h"
 #include "traces/proto_io.h"
 
 namespace eppsim {
@@ -15,6 +16,7 @@ proto::Schedule read_schedule_file(const std::filesystem::path& path) {
   check_num_ranks(schedule, schedule.num_ranks(), path);
   convert_segment_messages(schedule);
   try {
+    convert_op_messages(schedule, "schedule");
     validate_schedule(schedule);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", path.string(), e.what()));

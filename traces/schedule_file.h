@@ -8,9 +8,10 @@
 namespace eppsim {
 
 // A Schedule file (.pb, .json or .textproto), checked before anything is sized
-// by it: num_ranks in 1..limits::kMaxRanks and validate_schedule's rules. A
-// version-2 file's segment messages are converted first
-// (traces/compute_segments.h). Errors are InputErrors naming the file.
+// by it: num_ranks in 1..limits::kMaxRanks and validate_schedule's rules. An
+// older file is converted first: a version-2 file's segment messages
+// (traces/compute_segments.h), ops as messages before version 5
+// (traces/program_ops.h). Errors are InputErrors naming the file.
 proto::Schedule read_schedule_file(const std::filesystem::path& path);
 
 }  // namespace eppsim

@@ -6,11 +6,13 @@
 // splits and layer parts; no stand-in ops. Version 3: a compute op's segments
 // as two packed arrays instead of a message each (traces/compute_segments.h
 // converts version 2). Version 4: compute ops shared through a table
-// (Schedule.shared_computes, traces/shared_compute.h).
+// (Schedule.shared_computes, traces/shared_compute.h). Version 5: each rank's
+// ops as columns, every compute op's work in that table (traces/program_ops.h
+// converts versions 1-4).
 #include <cstdint>
 
 namespace eppsim {
 
-inline constexpr std::uint32_t kScheduleSchemaVersion = 4;
+inline constexpr std::uint32_t kScheduleSchemaVersion = 5;
 
 }  // namespace eppsim

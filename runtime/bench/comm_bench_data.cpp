@@ -1,6 +1,7 @@
 #include "runtime/bench/comm_bench_data.h"
 
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -69,22 +70,25 @@ std::vector<std::uint64_t> parse_bench_sizes(const std::string& list) {
 }
 
 CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
-  proto::Op o;
+  proto::RankProgram program;  // the one op whose shape it is
+  const auto collective = [&](proto::CollectiveKind kind) {
+    add_op(program, OpFields::collective(0, kind, 0, bytes));
+    return comm_shape(ops_of(program)[0], {group_size});
+  };
   switch (op) {
     case BenchOp::SendRecv: {
-      o.mutable_send()->set_size_bytes(bytes);
-      CommShape s = comm_shape(o, {});
+      add_op(program, OpFields::send(0, 0, bytes, 0));
+      CommShape s = comm_shape(ops_of(program)[0], {});
       s.recv_elements = s.count;  // the receiver's side
       s.group_size = 2;
       return s;
     }
-    case BenchOp::AllReduce: o.mutable_collective()->set_kind(proto::ALL_REDUCE); break;
-    case BenchOp::AllGather: o.mutable_collective()->set_kind(proto::ALL_GATHER); break;
-    case BenchOp::ReduceScatter: o.mutable_collective()->set_kind(proto::REDUCE_SCATTER); break;
-    case BenchOp::AllToAll: o.mutable_collective()->set_kind(proto::ALL_TO_ALL); break;
+    case BenchOp::AllReduce: return collective(proto::ALL_REDUCE);
+    case BenchOp::AllGather: return collective(proto::ALL_GATHER);
+    case BenchOp::ReduceScatter: return collective(proto::REDUCE_SCATTER);
+    case BenchOp::AllToAll: return collective(proto::ALL_TO_ALL);
   }
-  o.mutable_collective()->set_size_bytes(bytes);
-  return comm_shape(o, {group_size});
+  throw std::invalid_argument("bench_shape: unknown BenchOp");
 }
 
 std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t position) {

@@ -95,7 +95,7 @@ std::size_t NcclCommEngine::in_flight() const { return state_->active.size(); }
 
 void NcclCommEngine::start(ActivityId id, OpRef ref) {
   auto& s = *state_;
-  const proto::Op& op = s.schedule.programs(static_cast<int>(ref.rank)).ops(static_cast<int>(ref.op));
+  const OpView op = ops_of(s.schedule, ref.rank)[ref.op];
   const CommShape shape = comm_shape(op, s.sizes);
   // The op's description for errors (NCCL ops are large: formatting it costs nothing in comparison).
   const std::string what = describe_op(s.schedule, ref);

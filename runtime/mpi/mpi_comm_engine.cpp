@@ -57,8 +57,7 @@ MpiCommEngine::Buffer MpiCommEngine::take(std::multimap<std::size_t, Buffer>& po
 }
 
 void MpiCommEngine::start(ActivityId id, OpRef ref) {
-  const proto::Op& op = schedule_.programs(static_cast<int>(ref.rank)).ops(static_cast<int>(ref.op));
-  const CommShape shape = comm_shape(op, group_sizes_);
+  const CommShape shape = comm_shape(ops_of(schedule_, ref.rank)[ref.op], group_sizes_);
   Active a{id, take(send_pool_, shape.send_elements, fill_), take(recv_pool_, shape.recv_elements, 0.0f)};
   const int count = mpi_count(shape.count, schedule_, ref);
   mpi_count(std::max(shape.send_elements, shape.recv_elements), schedule_, ref);

@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include "models/log.h"
+#include "models/peak_rss.h"
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
-#include "traces/executor/op_prefetch.h"
 #include "traces/executor/step_incomplete.h"
 #include "traces/op_cost.h"
 
@@ -57,6 +57,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     compiled_ = Clock::now();
     price(schedule);
     priced_ = Clock::now();
+    priced_rss_ = peak_rss_bytes();
   }
 
   proto::Trace run() {
@@ -136,11 +137,12 @@ class AnalyticExecutor final : public ExecutorHooks {
     }
     // The step is done: what timed it is not needed for its trace.
     const Clock::time_point simulated = Clock::now();
+    const double simulated_rss = peak_rss_bytes();
     std::vector<Price>().swap(price_);
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
     proto::Trace trace = core_.take_trace("analytic");
-    log_phases(simulated, Clock::now());
+    log_phases(simulated, simulated_rss, Clock::now());
     return trace;
   }
 
@@ -204,32 +206,29 @@ class AnalyticExecutor final : public ExecutorHooks {
   void price(const proto::Schedule& schedule) {
     rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      rank_offset_[r + 1] = rank_offset_[r] + static_cast<std::uint32_t>(schedule.programs(static_cast<int>(r)).ops_size());
+      rank_offset_[r + 1] = rank_offset_[r] + ops_of(schedule, r).size();
     }
     price_.resize(rank_offset_.back());
     std::vector<Segment> segments;
     std::vector<double> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()),
                                      std::numeric_limits<double>::quiet_NaN());
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      const auto& program = schedule.programs(static_cast<int>(r)).ops();
-      for (int i = 0; i < program.size(); ++i) {
-        prefetch_ops(program, i);
-        const proto::Op& op = program[i];
-        Price& p = price_[rank_offset_[r] + static_cast<std::uint32_t>(i)];
-        switch (op.kind_case()) {
-          case proto::Op::kSharedCompute:
-            if (op.duration_source() != proto::DURATION_FIXED) {  // a group's members run one work: priced once
+      for (const OpView op : ops_of(schedule, r)) {
+        Price& p = price_[rank_offset_[r] + op.index()];
+        switch (op.code()) {
+          case proto::OP_COMPUTE:
+            if (op.duration_source() != proto::DURATION_FIXED) {
               double& shared = shared_price[op.shared_compute()];
               if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
               p.duration_s = shared;
-              break;
+            } else {
+              p.duration_s = compute_duration(cost_, schedule, op, segments).value;
             }
-            [[fallthrough]];
-          case proto::Op::kCompute: p.duration_s = compute_duration(cost_, schedule, op, segments).value; break;
-          case proto::Op::kSend: p.duration_s = transfer_duration(cost_, op, r, op.send().peer()).value; break;
-          case proto::Op::kCollective: {
-            p.group = op.collective().group();
-            p.hierarchical = op.collective().algorithm() == proto::HIERARCHICAL;
+            break;
+          case proto::OP_SEND: p.duration_s = transfer_duration(cost_, op, r, op.peer()).value; break;
+          case proto::OP_COLLECTIVE: {
+            p.group = op.group();
+            p.hierarchical = op.algorithm() == proto::HIERARCHICAL;
             const auto ranks = core_.group_ranks(p.group);
             if (ranks.front() != r) continue;
             p.duration_s = collective_duration(cost_, op, ranks).value;
@@ -247,16 +246,19 @@ class AnalyticExecutor final : public ExecutorHooks {
 
   // Where a run's wall time went (eppsim --log engine.analytic:debug): the
   // executor core's validation and flat arrays, pricing every op, the event
-  // loop, and building the trace.
-  void log_phases(Clock::time_point simulated, Clock::time_point traced) const {
+  // loop, and building the trace; and the process's peak resident set at the
+  // end of each.
+  void log_phases(Clock::time_point simulated, double simulated_rss, Clock::time_point traced) const {
     const double ops = static_cast<double>(core_.ops_total());
     const double loop_s = seconds_between(priced_, simulated);
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     logging::debug("engine.analytic",
-                   "{:.0f} ops: validation and flat arrays {:.3f} s, pricing {:.3f} s, event loop {:.3f} s ({:.2f} M "
-                   "ops/s), trace {:.3f} s; {:.2f} M ops/s in all",
-                   ops, seconds_between(started_, compiled_), seconds_between(compiled_, priced_), loop_s,
-                   ops / std::max(loop_s, 1e-9) / 1e6, seconds_between(simulated, traced),
-                   ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
+                   "{:.0f} ops: validation and flat arrays {:.3f} s, pricing {:.3f} s (peak RSS {:.2f} GiB), event "
+                   "loop {:.3f} s ({:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s (peak RSS {:.2f} GiB); {:.2f} "
+                   "M ops/s in all",
+                   ops, seconds_between(started_, compiled_), seconds_between(compiled_, priced_), priced_rss_ / kGiB,
+                   loop_s, ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB, seconds_between(simulated, traced),
+                   peak_rss_bytes() / kGiB, ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
   }
 
   static ExecutorOptions core_options(const AnalyticEngineOptions& options) {
@@ -267,7 +269,7 @@ class AnalyticExecutor final : public ExecutorHooks {
 
   // Whether the op's time is shared with others: measured (fixed) times and
   // free communication are not.
-  bool shares(const proto::Op& op, double duration_s) const {
+  bool shares(OpView op, double duration_s) const {
     return options_.share_endpoints && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0;
   }
 
@@ -476,6 +478,7 @@ class AnalyticExecutor final : public ExecutorHooks {
 
   const Clock::time_point started_;
   Clock::time_point compiled_, priced_;
+  double priced_rss_ = 0.0;
   const CostModel& cost_;
   const AnalyticEngineOptions& options_;
   ExecutorCore core_;

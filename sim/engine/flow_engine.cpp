@@ -119,7 +119,7 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
-    const proto::Op& op = core_.op(ref);
+    const OpView op = core_.op(ref);
     const double duration_s = compute_duration(cost_, core_.schedule(), op, segments_).value;
     if (interference_.enabled && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0) {
       Task task{Task::Kind::Rated, id, duration_s};
@@ -132,7 +132,7 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double) override {
-    const proto::Op& s = core_.op(send);
+    const OpView s = core_.op(send);
     const std::uint32_t recv_stream = core_.op(recv).stream();
     if (s.duration_source() == proto::DURATION_FIXED) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
@@ -145,7 +145,7 @@ class FlowExecutor final : public ExecutorHooks {
     } else {
       if (interference_.enabled) interfering_.start_comm(id, TrafficClass::PointToPoint, {send.rank, recv.rank}, nullptr);
       Task put{Task::Kind::Send, id};
-      put.bytes = s.send().size_bytes();
+      put.bytes = s.size_bytes();
       put.peer = recv.rank;
       put.peer_stream = recv_stream;
       push(send.rank, s.stream(), put);
@@ -156,7 +156,7 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double) override {
-    const proto::Op& op = core_.op(members.front());
+    const OpView op = core_.op(members.front());
     if (op.duration_source() == proto::DURATION_FIXED || members.size() <= 1) {
       const double seconds = op.duration_source() == proto::DURATION_FIXED ? fixed_s(op) : 0.0;
       push(members.front().rank, op.stream(), Task{Task::Kind::Sleep, id, seconds});
@@ -194,13 +194,12 @@ class FlowExecutor final : public ExecutorHooks {
     return o;
   }
   // Whether a calibration's fit prices the collective `op` (its time is then slept).
-  bool calibrated_covers(const proto::Op& op) const {
-    return calibrated_ != nullptr && calibrated_->covers(to_model(op.collective().kind()), core_.group_ranks(op.collective().group()));
+  bool calibrated_covers(OpView op) const {
+    return calibrated_ != nullptr && calibrated_->covers(to_model(op.collective_kind()), core_.group_ranks(op.group()));
   }
-  static double fixed_s(const proto::Op& op) { return static_cast<double>(op.fixed_duration_ns()) * 1e-9; }
-  static PlanKey plan_key(const proto::Op& op) {
-    const auto& c = op.collective();
-    return {c.group(), static_cast<int>(c.kind()), static_cast<int>(c.algorithm()), c.size_bytes()};
+  static double fixed_s(OpView op) { return static_cast<double>(op.fixed_duration_ns()) * 1e-9; }
+  static PlanKey plan_key(OpView op) {
+    return {op.group(), static_cast<int>(op.collective_kind()), static_cast<int>(op.algorithm()), op.size_bytes()};
   }
   static std::uint64_t actor_key(std::uint32_t rank, std::uint32_t stream) {
     return static_cast<std::uint64_t>(rank) << 32 | stream;
@@ -212,11 +211,11 @@ class FlowExecutor final : public ExecutorHooks {
     const auto& schedule = core_.schedule();
     std::vector<PlatformFlow> flows;
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      for (const proto::Op& op : schedule.programs(static_cast<int>(r)).ops()) {
+      for (const OpView op : ops_of(schedule, r)) {
         if (op.duration_source() == proto::DURATION_FIXED) continue;
-        if (op.has_send() && !(calibrated_ != nullptr && calibrated_->covers_p2p(r, op.send().peer())))
-          flows.push_back({chip_of_rank_[r], chip_of_rank_[op.send().peer()], 0});
-        if (op.has_collective() && !calibrated_covers(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
+        if (op.is_send() && !(calibrated_ != nullptr && calibrated_->covers_p2p(r, op.peer())))
+          flows.push_back({chip_of_rank_[r], chip_of_rank_[op.peer()], 0});
+        if (op.is_collective() && !calibrated_covers(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
       }
     }
     std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + schedule.num_ranks());
@@ -225,16 +224,20 @@ class FlowExecutor final : public ExecutorHooks {
     platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
   }
 
-  void add_plan(const proto::Op& op, std::vector<PlatformFlow>& flows) {
-    const auto& c = op.collective();
+  void add_plan(OpView op, std::vector<PlatformFlow>& flows) {
+    proto::CollectiveOp c;
+    c.set_kind(op.collective_kind());
+    c.set_group(op.group());
+    c.set_size_bytes(op.size_bytes());
+    c.set_algorithm(op.algorithm());
     plans_.emplace(plan_key(op), std::make_unique<CollectivePlan>(plan_collective(
-                                     c, core_.group_ranks(c.group()), chip_of_rank_, topology_, network_, flows)));
+                                     c, core_.group_ranks(op.group()), chip_of_rank_, topology_, network_, flows)));
   }
 
   void create_actors() {
     const auto& schedule = core_.schedule();
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      for (const proto::Op& op : schedule.programs(static_cast<int>(r)).ops()) {
+      for (const OpView op : ops_of(schedule, r)) {
         auto [it, added] = actors_.try_emplace(actor_key(r, op.stream()));
         if (!added) continue;
         it->second = std::make_unique<StreamActor>();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "traces/model_shape.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 #include "traces/trace_report.h"
 
@@ -73,25 +74,19 @@ std::uint32_t ScheduleBuilder::group_size(std::uint32_t group) const {
   return static_cast<std::uint32_t>(schedule_.groups(static_cast<int>(group)).ranks_size());
 }
 
-proto::Op* ScheduleBuilder::append(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
-                                   OpIndex* index) {
+OpIndex ScheduleBuilder::append(std::uint32_t rank, const OpFields& op, std::span<const OpIndex> deps) {
   if (rank >= num_ranks()) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} out of range", rank));
-  auto* program = schedule_.mutable_programs(static_cast<int>(rank));
-  *index = static_cast<OpIndex>(program->ops_size());
-  auto* op = program->add_ops();
-  op->set_stream(stream);
+  auto& program = *schedule_.mutable_programs(static_cast<int>(rank));
+  const auto index = static_cast<OpIndex>(program.stream_size());
   for (auto d : deps) {
-    if (d >= *index) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} op {} depends on later op {}", rank, *index, d));
-    op->add_deps(d);
+    if (d >= index) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} op {} depends on later op {}", rank, index, d));
   }
-  return op;
+  return add_op(program, op, deps);
 }
 
 OpIndex ScheduleBuilder::compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                                  proto::ComputeOp op) {
-  OpIndex index = 0;
-  append(rank, stream, deps, &index)->set_shared_compute(shared_computes_.index_of(schedule_, std::move(op)));
-  return index;
+  return append(rank, OpFields::compute(stream, shared_computes_.index_of(schedule_, std::move(op))), deps);
 }
 
 std::uint32_t ScheduleBuilder::share(proto::ComputeOp op) {
@@ -105,51 +100,28 @@ OpIndex ScheduleBuilder::compute_shared(std::uint32_t rank, std::uint32_t stream
   if (shared >= static_cast<std::uint32_t>(schedule_.shared_computes_size())) {
     throw std::logic_error(fmt::format("ScheduleBuilder: rank {}: shared compute {} was not listed", rank, shared));
   }
-  OpIndex index = 0;
-  append(rank, stream, deps, &index)->set_shared_compute(shared);
-  return index;
+  return append(rank, OpFields::compute(stream, shared), deps);
 }
 
 OpIndex ScheduleBuilder::send(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                               std::uint32_t peer, std::uint64_t size_bytes, std::uint32_t tag) {
-  OpIndex index = 0;
-  auto* s = append(rank, stream, deps, &index)->mutable_send();
-  s->set_peer(peer);
-  s->set_size_bytes(size_bytes);
-  s->set_tag(tag);
-  return index;
+  return append(rank, OpFields::send(stream, peer, size_bytes, tag), deps);
 }
 
 OpIndex ScheduleBuilder::recv(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                               std::uint32_t peer, std::uint64_t size_bytes, std::uint32_t tag) {
-  OpIndex index = 0;
-  auto* r = append(rank, stream, deps, &index)->mutable_recv();
-  r->set_peer(peer);
-  r->set_size_bytes(size_bytes);
-  r->set_tag(tag);
-  return index;
+  return append(rank, OpFields::recv(stream, peer, size_bytes, tag), deps);
 }
 
 OpIndex ScheduleBuilder::collective(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                                     proto::CollectiveKind kind, std::uint32_t group, std::uint64_t size_bytes,
                                     proto::CollectiveAlgorithm algorithm) {
-  OpIndex index = 0;
-  auto* c = append(rank, stream, deps, &index)->mutable_collective();
-  c->set_kind(kind);
-  c->set_group(group);
-  c->set_size_bytes(size_bytes);
-  c->set_algorithm(algorithm);
-  return index;
+  return append(rank, OpFields::collective(stream, kind, group, size_bytes, algorithm), deps);
 }
 
 OpIndex ScheduleBuilder::memory(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,
                                 bool allocate, std::uint64_t size_bytes, proto::MemoryTag tag) {
-  OpIndex index = 0;
-  auto* m = append(rank, stream, deps, &index)->mutable_memory();
-  m->set_allocate(allocate);
-  m->set_size_bytes(size_bytes);
-  m->set_tag(tag);
-  return index;
+  return append(rank, OpFields::memory(stream, allocate, size_bytes, tag), deps);
 }
 
 PipelineStreams add_pipeline_streams(ScheduleBuilder& builder) {
@@ -169,14 +141,12 @@ std::vector<std::uint64_t> sequential_peak_memory(const proto::Schedule& schedul
   for (const auto& program : schedule.programs()) {
     std::uint64_t in_use = 0;
     std::uint64_t peak = 0;
-    for (const auto& op : program.ops()) {
-      if (!op.has_memory()) continue;
-      const auto& m = op.memory();
-      if (m.allocate()) {
-        in_use += m.size_bytes();
+    for (const OpView op : ops_of(program)) {
+      if (op.code() == proto::OP_ALLOCATE) {
+        in_use += op.size_bytes();
         peak = std::max(peak, in_use);
-      } else {
-        in_use -= std::min(in_use, m.size_bytes());
+      } else if (op.code() == proto::OP_FREE) {
+        in_use -= std::min(in_use, op.size_bytes());
       }
     }
     peaks.push_back(peak);

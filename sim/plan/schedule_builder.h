@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/transformer_spec.h"
+#include "traces/program_ops.h"
 #include "traces/schedule.pb.h"
 #include "traces/shared_compute.h"
 
@@ -69,7 +70,7 @@ class ScheduleBuilder {
   proto::Schedule finish() { return std::move(schedule_); }
 
  private:
-  proto::Op* append(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, OpIndex* index);
+  OpIndex append(std::uint32_t rank, const OpFields& op, std::span<const OpIndex> deps);
 
   proto::Schedule schedule_;
   std::unordered_map<std::string, std::uint32_t> stream_ids_;

@@ -8,6 +8,7 @@
 
 #include "sim/engine/analytic_engine.h"
 #include "sim/run.h"
+#include "traces/program_ops.h"
 
 namespace eppsim {
 namespace {
@@ -29,8 +30,7 @@ void BM_PlanPacked1F1B(benchmark::State& state) {
 void BM_SimulateAnalytic(benchmark::State& state) {
   const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
   const auto planned = plan_scenario(scenario);
-  std::size_t ops = 0;
-  for (const auto& program : planned.schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
+  const auto ops = static_cast<std::size_t>(op_count(planned.schedule));
   for (auto _ : state) benchmark::DoNotOptimize(simulate_schedule(planned.schedule, scenario, 0.0).report.step_time_s());
   state.counters["gpus"] = static_cast<double>(scenario.cluster.total_gpus());
   state.counters["ops"] = static_cast<double>(ops);
@@ -45,8 +45,7 @@ void BM_SimulateAnalytic(benchmark::State& state) {
 void execute_analytic(benchmark::State& state, bool share_endpoints, bool interference = false) {
   const auto scenario = scaled_quickstart(static_cast<std::uint32_t>(state.range(0)));
   const auto planned = plan_scenario(scenario);
-  std::size_t ops = 0;
-  for (const auto& program : planned.schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
+  const auto ops = static_cast<std::size_t>(op_count(planned.schedule));
   std::vector<std::uint32_t> node_of_rank;
   for (std::uint32_t r = 0; r < planned.schedule.num_ranks(); ++r) node_of_rank.push_back(scenario.node_of_rank(r));
   AnalyticEngineOptions options;

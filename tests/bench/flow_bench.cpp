@@ -25,8 +25,7 @@ void BM_FlowRingAllReduce(benchmark::State& state) {
   g->set_id(0);
   for (std::uint32_t r = 0; r < n; ++r) g->add_ranks(r);
   for (std::uint32_t r = 0; r < n; ++r) {
-    h.collective(r, 1, 0, static_cast<std::uint64_t>(size));
-    h.op(r, 0).mutable_collective()->set_algorithm(proto::RING);
+    h.collective(r, 1, 0, static_cast<std::uint64_t>(size), proto::ALL_REDUCE, {}, proto::RING);
   }
   double simulated = 0.0;
   for (auto _ : state) simulated = static_cast<double>(run_flow(h.schedule(), cluster.context()).step_time_ns()) * 1e-9;

@@ -11,6 +11,7 @@
 #include "models/errors.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
+#include "traces/program_ops.h"
 #include "traces/scenario.h"
 
 namespace {
@@ -24,8 +25,7 @@ void plan_once(benchmark::State& state, const std::string& scenario_path, const 
   for (auto _ : state) {
     try {
       const auto schedule = planner->plan(sc, lengths);
-      ops = 0;
-      for (const auto& program : schedule.programs()) ops += static_cast<std::size_t>(program.ops_size());
+      ops = static_cast<std::size_t>(eppsim::op_count(schedule));
       benchmark::DoNotOptimize(ops);
     } catch (const eppsim::InputError& e) {
       state.SkipWithError(e.what());

@@ -19,6 +19,7 @@
 #include "models/errors.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/run.h"
+#include "traces/program_ops.h"
 #include "traces/proto_io.h"
 
 namespace {
@@ -31,8 +32,7 @@ int probe(const std::string& scenario_file, const std::vector<std::string>& over
   using namespace eppsim;
   const auto scenario = load_scenario(scenario_file, overrides);
   const auto planned = plan_scenario(scenario);
-  std::uint64_t ops = 0;
-  for (const auto& program : planned.schedule.programs()) ops += static_cast<std::uint64_t>(program.ops_size());
+  const std::uint64_t ops = op_count(planned.schedule);
   const auto start = std::chrono::steady_clock::now();
   const double step_s = simulated_step_seconds(planned.schedule, scenario);
   const double engine_s = seconds_since(start);

@@ -8,26 +8,19 @@
 // benchmark; run one benchmark per process (--benchmark_filter) to read it for
 // that benchmark alone. With --benchmark_format=json --benchmark_out=FILE the
 // results are JSON.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <filesystem>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "models/peak_rss.h"
 #include "models/topology/topology_metrics.h"
 #include "sim/topo.h"
 #include "traces/scenario.h"
 
 namespace eppsim {
 namespace {
-
-double peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux: kilobytes
-}
 
 ResolvedScenario shipped(const std::string& name) {
   return load_scenario(std::filesystem::path(EPPSIM_SOURCE_DIR) / "scenarios" / name);

@@ -95,6 +95,42 @@ def schedule_text(*replacements, append=""):
     return make
 
 
+def schedule_op(code, column, value, rank=0):
+    """The base schedule (schedule.textproto as eppsim plan writes it: each
+    rank's ops as columns, one line per entry) with entry `column` of the first
+    `code` op of `rank` set to `value`. An optional column the program lacks
+    (algorithm, duration_source, fixed_duration_ns) is added, 0 for every other op."""
+
+    def make(base):
+        lines = (base / "schedule.textproto").read_text().split("\n")
+        begin = [i for i, line in enumerate(lines) if line == "programs {"][rank]
+        end = lines.index("}", begin)
+        block = lines[begin + 1:end]
+        codes = [line.split(": ")[1] for line in block if line.startswith("  code: ")]
+        assert code in codes, f"rank {rank} of the base schedule has no {code} op"
+        op = codes.index(code)
+        entries = [i for i, line in enumerate(block) if line.startswith(f"  {column}: ")]
+        if entries:
+            assert len(entries) == len(codes), f"{column} is not a per-op column"
+            block[entries[op]] = f"  {column}: {value}"
+        else:
+            block += [f"  {column}: {value if i == op else 0}" for i in range(len(codes))]
+        return "\n".join(lines[:begin + 1] + block + lines[end:]).encode()
+
+    return make
+
+
+def one_rank(program, shared_computes="", streams=("compute",)):
+    """A one-rank schedule in text: `program` inside programs { }, its ops as columns."""
+    names = "".join(f'stream_names: "{s}" ' for s in streams)
+    return f"num_ranks: 1 {names}placement {{ }} programs {{ {program} }} {shared_computes}\n"
+
+
+ONE_LAYER = "shared_computes { phase: FORWARD layer_count: 1 }"
+# The form before schema version 5 (a message per op), which eppsim converts as it reads.
+OLD_FORM = "(ops as messages, the form before schema version 5)"
+
+
 RUN = ["run", "{d}/s.textproto", "-o", "{d}/out"]
 SIM = ["sim", "{d}/x.pb", "--cluster", "{b}/s.textproto", "-o", "{d}/out"]
 SIMT = ["sim", "{d}/x.textproto", "--cluster", "{b}/s.textproto", "-o", "{d}/out"]
@@ -393,46 +429,95 @@ CASES = [
          SIMT, "{d}/x.textproto: schedule: num_ranks is 17 but there are 16 programs", {"x.textproto": schedule_text(("num_ranks: 16", "num_ranks: 17"))}),
     Case("schedule-bad-dep", "schedule", "an op depending on a later op",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: depends on op 1, which is not earlier",
+         {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
+                                  "detail: [0, 0] dep_op: 0 dep_on: 1", ONE_LAYER)}),
+    Case("schedule-bad-dep-old-form", "schedule", "an op depending on a later op " + OLD_FORM,
+         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: depends on op 1, which is not earlier",
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
                          "ops { stream: 0 deps: 1 compute { layer_count: 1 } } ops { stream: 0 compute { layer_count: 1 } } }\n"}),
     Case("schedule-duration-overflow", "schedule", "fixed durations whose sum overflows 64-bit nanoseconds",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 1 (stream compute) ends: simulated time 18000000000 s cannot be represented",
-         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
-                         "ops { stream: 0 duration_source: DURATION_FIXED fixed_duration_ns: 9000000000000000000 compute { layer_count: 1 } } "
-                         "ops { stream: 0 duration_source: DURATION_FIXED fixed_duration_ns: 9000000000000000000 compute { layer_count: 1 } } }\n"}),
+         {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
+                                  "detail: [0, 0] duration_source: [DURATION_FIXED, DURATION_FIXED] "
+                                  "fixed_duration_ns: [9000000000000000000, 9000000000000000000]", ONE_LAYER)}),
     Case("schedule-negative-duration", "schedule", "a negative fixed duration",
          SIMT, "{d}/x.textproto: ...fixed_duration_ns",
-         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
-                         "ops { stream: 0 duration_source: DURATION_FIXED fixed_duration_ns: -5 compute { layer_count: 1 } } }\n"}),
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 0 size_bytes: 0 detail: 0 "
+                                  "duration_source: DURATION_FIXED fixed_duration_ns: -5", ONE_LAYER)}),
     Case("schedule-unknown-phase", "schedule", "a compute op of an unknown phase (a number no enum value has)",
          SIMT, "{d}/x.textproto: schedule: shared_computes[...].phase: unknown value 99",
          {"x.textproto": schedule_text(("phase: FORWARD", "phase: 99"))}),
     Case("schedule-shared-compute-out-of-range", "schedule", "a compute op naming a shared compute the schedule does not list",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: shared_compute: index 7 out of range (0 shared computes)",
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 7 size_bytes: 0 detail: 0")}),
+    Case("schedule-shared-compute-out-of-range-old-form", "schedule",
+         "a compute op naming a shared compute the schedule does not list " + OLD_FORM,
+         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: shared_compute: index 7 out of range (0 shared computes)",
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { ops { stream: 0 shared_compute: 7 } }"}),
-    Case("schedule-unknown-collective-kind", "schedule", "a collective of an unknown kind",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: collective.kind: unknown value 99",
-         {"x.textproto": schedule_text(("kind: ALL_REDUCE", "kind: 99"))}),
+    Case("schedule-unknown-collective-kind", "schedule", "a collective of an unknown kind (its detail)",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: collective kind (detail): unknown value 99",
+         {"x.textproto": schedule_op("OP_COLLECTIVE", "detail", 99)}),
     Case("schedule-unknown-algorithm", "schedule", "a collective of an unknown algorithm",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: collective.algorithm: unknown value 99",
-         {"x.textproto": schedule_text(("kind: ALL_REDUCE", "kind: ALL_REDUCE algorithm: 99"))}),
-    Case("schedule-unknown-memory-tag", "schedule", "a memory op of an unknown tag",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: memory.tag: unknown value 99",
-         {"x.textproto": schedule_text(("tag: ACTIVATIONS", "tag: 99"))}),
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: algorithm: unknown value 99",
+         {"x.textproto": schedule_op("OP_COLLECTIVE", "algorithm", 99)}),
+    Case("schedule-unknown-memory-tag", "schedule", "a memory op of an unknown tag (its detail)",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: memory tag (detail): unknown value 99",
+         {"x.textproto": schedule_op("OP_ALLOCATE", "detail", 99)}),
+    Case("schedule-unknown-code", "schedule", "an op of an unknown code",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: code: unknown value 9",
+         {"x.textproto": schedule_op("OP_SEND", "code", 9)}),
+    Case("schedule-algorithm-not-collective", "schedule", "an algorithm on an op that is not a collective",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: algorithm: only a COLLECTIVE has one, got RING",
+         {"x.textproto": schedule_op("OP_SEND", "algorithm", "RING")}),
+    Case("schedule-compute-with-bytes", "schedule", "a compute op with size_bytes",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: a COMPUTE op has no size_bytes or detail, got 4096 and 0",
+         {"x.textproto": schedule_op("OP_COMPUTE", "size_bytes", 4096)}),
+    Case("schedule-memory-with-target", "schedule", "a memory op with a target",
+         SIMT, "{d}/x.textproto: schedule: rank 0 op ...: a MEMORY op has no target, got 3",
+         {"x.textproto": schedule_op("OP_FREE", "target", 3)}),
+    Case("schedule-column-short", "schedule", "a per-op column shorter than stream",
+         SIMT, "{d}/x.textproto: schedule: programs[0].detail: must have one entry per op (2, as stream), got 1",
+         {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
+                                  "detail: 0", ONE_LAYER)}),
+    Case("schedule-optional-column-short", "schedule", "an algorithm column of one entry for two ops",
+         SIMT, "{d}/x.textproto: schedule: programs[0].algorithm: must have no entry or one entry per op (2, as stream), got 1",
+         {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
+                                  "detail: [0, 0] algorithm: ALGORITHM_AUTO", ONE_LAYER)}),
+    Case("schedule-dep-on-short", "schedule", "a dependency without the op it waits for (dep_op longer than dep_on)",
+         SIMT, "{d}/x.textproto: schedule: programs[0].dep_on: must have one entry per dep_op entry (2), got 1",
+         {"x.textproto": one_rank("stream: [0, 0, 0] code: [OP_COMPUTE, OP_COMPUTE, OP_COMPUTE] target: [0, 0, 0] "
+                                  "size_bytes: [0, 0, 0] detail: [0, 0, 0] dep_op: [1, 2] dep_on: 0", ONE_LAYER)}),
+    Case("schedule-dep-op-descending", "schedule", "dependencies not in op order (dep_op descending)",
+         SIMT, "{d}/x.textproto: schedule: programs[0].dep_op[1]: must be ascending, got 1 after 2",
+         {"x.textproto": one_rank("stream: [0, 0, 0] code: [OP_COMPUTE, OP_COMPUTE, OP_COMPUTE] target: [0, 0, 0] "
+                                  "size_bytes: [0, 0, 0] detail: [0, 0, 0] dep_op: [2, 1] dep_on: [0, 0]", ONE_LAYER)}),
+    Case("schedule-dep-op-out-of-range", "schedule", "a dependency of an op the program does not have",
+         SIMT, "{d}/x.textproto: schedule: programs[0].dep_op[0]: op 5 out of range (1 ops)",
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 0 size_bytes: 0 detail: 0 dep_op: 5 dep_on: 0",
+                                  ONE_LAYER)}),
+    Case("schedule-ops-in-both-forms", "schedule", "a program with ops in columns and as messages " + OLD_FORM,
+         SIMT, "{d}/x.textproto: schedule: programs[0].ops: a program lists its ops in columns (schema version 5) or, "
+               "as schedules written before version 5 did, as messages in ops, not both",
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 0 size_bytes: 0 detail: 0 "
+                                  "ops { stream: 0 compute { layer_count: 1 } }", ONE_LAYER)}),
     Case("schedule-layer-count-huge", "schedule", "a compute op of 4*10^9 layers",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: compute.layer_count: must be <= 65536",
+         SIMT, "{d}/x.textproto: schedule: shared_computes[0].layer_count: must be <= 65536",
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 0 size_bytes: 0 detail: 0",
+                                  "shared_computes { phase: FORWARD layer_count: 4000000000 }")}),
+    Case("schedule-layer-count-huge-old-form", "schedule", "a compute op of 4*10^9 layers " + OLD_FORM,
+         SIMT, "{d}/x.textproto: schedule: shared_computes[0].layer_count: must be <= 65536",
          {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
                          "ops { stream: 0 compute { phase: FORWARD layer_count: 4000000000 } } }\n"}),
     Case("schedule-segment-arrays-differ", "schedule", "a compute op with more segment_tokens than segment_context_tokens",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: compute.segment_context_tokens: must have one entry per "
+         SIMT, "{d}/x.textproto: schedule: shared_computes[0].segment_context_tokens: must have one entry per "
                "segment_tokens entry (2), got 1",
-         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
-                         "ops { stream: 0 compute { phase: FORWARD layer_count: 1 segment_tokens: [512, 256] "
-                         "segment_context_tokens: 0 } } }\n"}),
+         {"x.textproto": one_rank("stream: 0 code: OP_COMPUTE target: 0 size_bytes: 0 detail: 0",
+                                  "shared_computes { phase: FORWARD layer_count: 1 segment_tokens: [512, 256] "
+                                  "segment_context_tokens: 0 }")}),
     Case("schedule-memory-bytes-huge", "schedule", "an allocation of 2^60 bytes (the per-rank sum would wrap)",
-         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: memory.size_bytes: must be <= 1125899906842624",
-         {"x.textproto": "num_ranks: 1 stream_names: \"compute\" placement { } programs { "
-                         "ops { stream: 0 memory { allocate: true size_bytes: 1152921504606846976 } } }\n"}),
+         SIMT, "{d}/x.textproto: schedule: rank 0 op 0: size_bytes: must be <= 1125899906842624",
+         {"x.textproto": one_rank("stream: 0 code: OP_ALLOCATE target: 0 size_bytes: 1152921504606846976 "
+                                  "detail: 2")}),
     Case("schedule-unknown-extension", "schedule", "a schedule with an unknown extension",
          ["sim", "{d}/x.bogus", "--cluster", "{b}/s.textproto", "-o", "{d}/out"],
          "{d}/x.bogus: unknown file extension '.bogus'", {"x.bogus": b"abc"}),
@@ -442,7 +527,7 @@ CASES = [
          ["sim", "{b}/schedule.pb", "--cluster", "{b}/schedule.pb", "-o", "{d}/out"], "schedule.pb:...not valid UTF-8"),
     Case("schedule-bad-peer", "schedule", "a send to a rank that does not exist",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: send peer 7 out of range",
-         {"x.textproto": "num_ranks: 1 stream_names: \"comm\" placement { } programs { ops { stream: 0 send { peer: 7 size_bytes: 1 } } }\n"}),
+         {"x.textproto": one_rank("stream: 0 code: OP_SEND target: 7 size_bytes: 1 detail: 0", streams=("comm",))}),
     Case("schedule-too-many-ranks-for-cluster", "schedule", "a 64-rank schedule on the 16-GPU cluster",
          ["sim", "{d}/x.textproto", "--cluster", "{b}/s.textproto", "-o", "{d}/out"], "{d}/x.textproto: ...64...16",
          {"x.textproto": lambda b: ("num_ranks: 64 stream_names: \"compute\" " + "programs { } " * 64 + "\n").encode()}),

@@ -3,16 +3,23 @@
 #include <gtest/gtest.h>
 
 #include "tests/runtime/runtime_fixture.h"
+#include "traces/program_ops.h"
 
 namespace eppsim::runtime {
 namespace {
 
-proto::Op collective(proto::CollectiveKind kind, std::uint64_t bytes, std::uint32_t group = 0) {
-  proto::Op op;
-  op.mutable_collective()->set_kind(kind);
-  op.mutable_collective()->set_group(group);
-  op.mutable_collective()->set_size_bytes(bytes);
-  return op;
+// One op, alone in a program, for comm_shape to read.
+class OneOp {
+ public:
+  explicit OneOp(const OpFields& fields) { add_op(program_, fields); }
+  OpView view() const { return ops_of(program_)[0]; }
+
+ private:
+  proto::RankProgram program_;
+};
+
+OneOp collective(proto::CollectiveKind kind, std::uint64_t bytes, std::uint32_t group = 0) {
+  return OneOp(OpFields::collective(0, kind, group, bytes));
 }
 
 TEST(CommPlan, ElementsRoundUp) {
@@ -23,22 +30,16 @@ TEST(CommPlan, ElementsRoundUp) {
 }
 
 TEST(CommPlan, PointToPointKeepsPeerTagAndSize) {
-  proto::Op send;
-  send.mutable_send()->set_peer(3);
-  send.mutable_send()->set_tag(17);
-  send.mutable_send()->set_size_bytes(4096);
-  const auto s = comm_shape(send, {});
+  const OneOp send(OpFields::send(0, 3, 4096, 17));
+  const auto s = comm_shape(send.view(), {});
   EXPECT_EQ(s.kind, CommKind::Send);
   EXPECT_EQ(s.peer, 3u);
   EXPECT_EQ(s.tag, 17u);
   EXPECT_EQ(s.count, 1024u);
   EXPECT_EQ(s.send_elements, 1024u);
   EXPECT_EQ(s.recv_elements, 0u);
-  proto::Op recv;
-  recv.mutable_recv()->set_peer(1);
-  recv.mutable_recv()->set_tag(2);
-  recv.mutable_recv()->set_size_bytes(10);
-  const auto r = comm_shape(recv, {});
+  const OneOp recv(OpFields::recv(0, 1, 10, 2));
+  const auto r = comm_shape(recv.view(), {});
   EXPECT_EQ(r.kind, CommKind::Recv);
   EXPECT_EQ(r.count, 3u);
   EXPECT_EQ(r.recv_elements, 3u);
@@ -48,41 +49,40 @@ TEST(CommPlan, PointToPointKeepsPeerTagAndSize) {
 // size_bytes per kind as schedule.proto defines it (the per-rank buffer).
 TEST(CommPlan, CollectiveCountsFollowTheScheduleSizes) {
   const std::vector<std::uint32_t> sizes{4};
-  const auto ar = comm_shape(collective(proto::ALL_REDUCE, 4096), sizes);
+  const auto ar = comm_shape(collective(proto::ALL_REDUCE, 4096).view(), sizes);
   EXPECT_EQ(ar.kind, CommKind::AllReduce);
   EXPECT_EQ(ar.group_size, 4u);
   EXPECT_EQ(ar.count, 1024u);
   EXPECT_EQ(ar.send_elements, 1024u);
   EXPECT_EQ(ar.recv_elements, 1024u);
-  const auto ag = comm_shape(collective(proto::ALL_GATHER, 4096), sizes);  // each rank's input
+  const auto ag = comm_shape(collective(proto::ALL_GATHER, 4096).view(), sizes);  // each rank's input
   EXPECT_EQ(ag.count, 1024u);
   EXPECT_EQ(ag.send_elements, 1024u);
   EXPECT_EQ(ag.recv_elements, 4096u);
-  const auto rs = comm_shape(collective(proto::REDUCE_SCATTER, 4096), sizes);  // the whole vector
+  const auto rs = comm_shape(collective(proto::REDUCE_SCATTER, 4096).view(), sizes);  // the whole vector
   EXPECT_EQ(rs.count, 256u);
   EXPECT_EQ(rs.send_elements, 1024u);
   EXPECT_EQ(rs.recv_elements, 256u);
-  const auto a2a = comm_shape(collective(proto::ALL_TO_ALL, 4096), sizes);  // the send buffer
+  const auto a2a = comm_shape(collective(proto::ALL_TO_ALL, 4096).view(), sizes);  // the send buffer
   EXPECT_EQ(a2a.count, 256u);
   EXPECT_EQ(a2a.send_elements, 1024u);
   EXPECT_EQ(a2a.recv_elements, 1024u);
-  const auto bc = comm_shape(collective(proto::BROADCAST, 4096), sizes);
+  const auto bc = comm_shape(collective(proto::BROADCAST, 4096).view(), sizes);
   EXPECT_EQ(bc.kind, CommKind::Broadcast);
   EXPECT_EQ(bc.count, 1024u);
 }
 
 TEST(CommPlan, BlocksThatDoNotDivideRoundUp) {
-  const auto rs = comm_shape(collective(proto::REDUCE_SCATTER, 40), {3});  // 10 elements over 3
+  const auto rs = comm_shape(collective(proto::REDUCE_SCATTER, 40).view(), {3});  // 10 elements over 3
   EXPECT_EQ(rs.count, 4u);
   EXPECT_EQ(rs.send_elements, 12u);
 }
 
 TEST(CommPlan, RejectsOtherOpsAndUnknownGroups) {
-  proto::Op compute;
-  compute.mutable_compute();
-  EXPECT_THROW(comm_shape(compute, {}), std::invalid_argument);
-  EXPECT_THROW(comm_shape(collective(proto::ALL_REDUCE, 8, 2), {2}), std::invalid_argument);
-  EXPECT_THROW(comm_shape(collective(proto::COLLECTIVE_KIND_UNSPECIFIED, 8), {2}), std::invalid_argument);
+  EXPECT_THROW(comm_shape(OneOp(OpFields::compute(0, 0)).view(), {}), std::invalid_argument);
+  EXPECT_THROW(comm_shape(OneOp(OpFields::memory(0, true, 8, proto::COMM_BUFFER)).view(), {}), std::invalid_argument);
+  EXPECT_THROW(comm_shape(collective(proto::ALL_REDUCE, 8, 2).view(), {2}), std::invalid_argument);
+  EXPECT_THROW(comm_shape(collective(proto::COLLECTIVE_KIND_UNSPECIFIED, 8).view(), {2}), std::invalid_argument);
 }
 
 TEST(CommPlan, GroupsOfARankInScheduleOrder) {

@@ -222,10 +222,11 @@ TEST_F(EppsimRun, WrongRankCountIsBadInput) {
 // schedule does not list is a message, on every rank.
 TEST_F(EppsimRun, AnInvalidScheduleIsBadInput) {
   proto::Schedule schedule = testing::pipeline_schedule();
-  schedule.mutable_programs(1)->mutable_ops(0)->set_shared_compute(99);
+  ASSERT_TRUE(ops_of(schedule, 1)[3].is_compute());  // stage 1's first forward
+  schedule.mutable_programs(1)->set_target(3, 99);
   const Result r = run(schedule, "");
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_NE(r.output.find("schedule.pb: schedule: rank 1 op 0: shared_compute: index 99 out of range"), std::string::npos)
+  EXPECT_NE(r.output.find("schedule.pb: schedule: rank 1 op 3: shared_compute: index 99 out of range"), std::string::npos)
       << r.output;
 }
 

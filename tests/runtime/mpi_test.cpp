@@ -66,7 +66,7 @@ void run_with_mpi(const proto::Schedule& schedule) {
     barrier(MPI_COMM_WORLD, 20.0, "test barrier");
     clock.restart();
     const auto trace = executor.run_step();
-    EXPECT_EQ(events_of(trace).size(), schedule.programs(world_rank()).ops_size());
+    EXPECT_EQ(events_of(trace).size(), ops_of(schedule, static_cast<std::uint32_t>(world_rank())).size());
     EXPECT_EQ(comm.in_flight(), 0u);
   }
 }

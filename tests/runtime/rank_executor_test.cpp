@@ -62,11 +62,10 @@ TEST(RankExecutor, RunsOneRankOfAPipelineWithTheCoreSemantics) {
   RankExecutor executor(schedule, 0, compute, comm, clock);
   const proto::Trace t = executor.run_step();
   const auto events = rank_events(t, 0);
-  ASSERT_EQ(events.size(), static_cast<std::size_t>(schedule.programs(0).ops_size()));
+  ASSERT_EQ(events.size(), ops_of(schedule, 0).size());
   EXPECT_TRUE(rank_events(t, 1).empty());  // Matching::Local: only this rank runs
   for (const auto& [i, e] : events) {
-    const auto& op = schedule.programs(0).ops(static_cast<int>(i));
-    for (const auto d : op.deps()) EXPECT_GE(e.start_ns(), events.at(d).end_ns()) << "op " << i;
+    for (const auto d : ops_of(schedule, 0)[i].deps()) EXPECT_GE(e.start_ns(), events.at(d).end_ns()) << "op " << i;
     EXPECT_LE(e.start_ns(), e.end_ns());
   }
   // Streams overlap: forward 1 (op 3) runs while the send of forward 0 (op 2) is in flight.
@@ -86,7 +85,7 @@ TEST(RankExecutor, RunsStepAfterStep) {
   for (int step = 0; step < 3; ++step) {
     clock.restart();
     const auto t = executor.run_step();
-    EXPECT_EQ(rank_events(t, 1).size(), static_cast<std::size_t>(schedule.programs(1).ops_size()));
+    EXPECT_EQ(rank_events(t, 1).size(), ops_of(schedule, 1).size());
     EXPECT_LT(t.step_time_ns(), 1'000'000'000);  // on the restarted clock
   }
 }

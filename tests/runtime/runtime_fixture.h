@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/traces/schedule_fixture.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 #include "traces/trace.pb.h"
 #include "traces/trace_events.h"
@@ -37,19 +38,23 @@ inline void set_tiny_model(proto::Schedule& s) {
   m->set_bytes_per_element(4);
 }
 
-// A COMPUTE op of one layer of `stage` over 32 tokens.
+// The work of one layer of `stage` over 32 tokens.
+inline proto::ComputeOp layer_work(proto::Phase phase, std::uint32_t stage, std::uint32_t chunk) {
+  proto::ComputeOp c;
+  c.set_phase(phase);
+  c.set_stage(stage);
+  c.set_chunk(chunk);
+  c.set_first_layer(stage);
+  c.set_layer_count(1);
+  c.add_segment_tokens(32);
+  c.add_segment_context_tokens(0);
+  return c;
+}
+
+// A COMPUTE op running it.
 inline std::uint32_t layer(HandSchedule& h, std::uint32_t rank, std::uint32_t stream, proto::Phase phase,
                            std::uint32_t stage, std::uint32_t chunk, std::initializer_list<std::uint32_t> deps = {}) {
-  const auto i = h.compute(rank, stream, deps);
-  auto* c = h.op(rank, i).mutable_compute();
-  c->set_phase(phase);
-  c->set_stage(stage);
-  c->set_chunk(chunk);
-  c->set_first_layer(stage);
-  c->set_layer_count(1);
-  c->add_segment_tokens(32);
-  c->add_segment_context_tokens(0);
-  return i;
+  return h.compute(rank, stream, deps, layer_work(phase, stage, chunk));
 }
 
 enum Stream : std::uint32_t { kCompute = 0, kSend = 1, kRecv = 2 };
@@ -100,8 +105,9 @@ inline proto::Schedule allreduce_schedule() {
     const auto ar = h.collective(r, 1, dp, 1 << 20, proto::ALL_REDUCE, {b0});
     layer(h, r, 0, proto::BACKWARD, 0, 1);
     const auto ag = h.collective(r, 1, reversed, 64 * 1024, proto::ALL_GATHER, {ar});
-    const auto opt = layer(h, r, 0, proto::OPTIMIZER, 0, 0, {ar, ag});
-    h.op(r, opt).mutable_compute()->set_memory_traffic_bytes(1 << 20);
+    auto optimizer = layer_work(proto::OPTIMIZER, 0, 0);
+    optimizer.set_memory_traffic_bytes(1 << 20);
+    h.compute(r, 0, {ar, ag}, optimizer);
   }
   return h.schedule();
 }
@@ -116,13 +122,14 @@ inline proto::Schedule lonely_recv_schedule() {
   return h.schedule();
 }
 
-inline proto::OpKind kind_of(const proto::Op& op) {
-  switch (op.kind_case()) {
-    case proto::Op::kCompute: return proto::COMPUTE;
-    case proto::Op::kSend: return proto::SEND;
-    case proto::Op::kRecv: return proto::RECV;
-    case proto::Op::kCollective: return proto::COLLECTIVE;
-    case proto::Op::kMemory: return proto::MEMORY;
+inline proto::OpKind kind_of(OpView op) {
+  switch (op.code()) {
+    case proto::OP_COMPUTE: return proto::COMPUTE;
+    case proto::OP_SEND: return proto::SEND;
+    case proto::OP_RECV: return proto::RECV;
+    case proto::OP_COLLECTIVE: return proto::COLLECTIVE;
+    case proto::OP_ALLOCATE:
+    case proto::OP_FREE: return proto::MEMORY;
     default: return proto::OP_KIND_UNSPECIFIED;
   }
 }
@@ -149,14 +156,13 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<OpEventRef>> sends, recvs;
   std::map<std::uint32_t, std::vector<std::vector<OpEventRef>>> collectives;  // group -> per rank
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     std::map<std::uint32_t, OpEventRef> stream_last;
     std::map<std::uint32_t, std::uint32_t> issued;  // group -> collectives so far on this rank
-    for (int i = 0; i < ops.size(); ++i) {
-      const auto it = events.find({r, static_cast<std::uint32_t>(i)});
+    for (const OpView op : ops_of(schedule, r)) {
+      const std::uint32_t i = op.index();
+      const auto it = events.find({r, i});
       ASSERT_NE(it, events.end()) << "rank " << r << " op " << i << " missing from the trace";
       const OpEventRef e = it->second;
-      const proto::Op& op = ops[i];
       EXPECT_EQ(e.kind(), kind_of(op)) << "rank " << r << " op " << i;
       if (const auto prev = stream_last.find(op.stream()); prev != stream_last.end()) {
         EXPECT_GE(e.start_ns(), prev->second.end_ns())
@@ -166,10 +172,10 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
       for (const auto d : op.deps()) {
         EXPECT_GE(e.start_ns(), events.at({r, d}).end_ns()) << "rank " << r << " op " << i << " starts before its dep " << d;
       }
-      if (op.has_send()) sends[{r, op.send().peer(), op.send().tag()}].push_back(e);
-      if (op.has_recv()) recvs[{op.recv().peer(), r, op.recv().tag()}].push_back(e);
-      if (op.has_collective()) {
-        auto& per_rank = collectives[op.collective().group()];
+      if (op.is_send()) sends[{r, op.peer(), op.tag()}].push_back(e);
+      if (op.is_recv()) recvs[{op.peer(), r, op.tag()}].push_back(e);
+      if (op.is_collective()) {
+        auto& per_rank = collectives[op.group()];
         per_rank.resize(schedule.num_ranks());
         per_rank[r].push_back(e);
       }

@@ -10,7 +10,7 @@
 #include "sim/plan/planner.h"
 #include "sim/plan/schedule_builder.h"
 #include "test_scenarios.h"
-#include "traces/shared_compute.h"
+#include "traces/program_ops.h"
 #include "traces/trace_events.h"
 
 namespace eppsim {
@@ -30,13 +30,9 @@ testing::UniformNetworkCost slow_network(std::uint32_t ranks) {
 
 // Gives every forward `forward_ns`, every backward `backward_ns`, the optimizer nothing.
 void set_durations(proto::Schedule* schedule, std::int64_t forward_ns, std::int64_t backward_ns) {
-  inline_shared_computes(*schedule);  // each op's own copy, to change
-  for (auto& program : *schedule->mutable_programs()) {
-    for (auto& op : *program.mutable_ops()) {
-      if (!is_compute(op)) continue;
-      auto* c = op.mutable_compute();
-      c->set_estimated_duration_ns(c->phase() == proto::FORWARD ? forward_ns : c->phase() == proto::BACKWARD ? backward_ns : 0);
-    }
+  // Every compute op's work is in the table, and the duration depends on the work alone.
+  for (auto& c : *schedule->mutable_shared_computes()) {
+    c.set_estimated_duration_ns(c.phase() == proto::FORWARD ? forward_ns : c.phase() == proto::BACKWARD ? backward_ns : 0);
   }
 }
 
@@ -371,10 +367,8 @@ TEST(SharedEndpoints, FixedDurationsAreNotShared) {
   b.recv(2, t, {}, 0, 1'000'000'000, 0);
   auto schedule = b.finish();
   for (const std::uint32_t r : {0u, 1u, 2u}) {
-    for (auto& op : *schedule.mutable_programs(static_cast<int>(r))->mutable_ops()) {
-      op.set_duration_source(proto::DURATION_FIXED);
-      op.set_fixed_duration_ns(700'000'000);
-    }
+    auto& program = *schedule.mutable_programs(static_cast<int>(r));
+    for (std::uint32_t i = 0; i < ops_of(program).size(); ++i) set_duration(program, i, proto::DURATION_FIXED, 700'000'000);
   }
   const auto trace = run_analytic(schedule, gigabyte_network(3), on_nodes({0, 1, 2}));
   EXPECT_EQ(trace.step_time_ns(), 700'000'000);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run.h"
+#include "traces/program_ops.h"
 
 namespace eppsim {
 namespace {
@@ -59,12 +60,13 @@ TEST(CollectiveBenchmark, ScheduleHasOneOpPerRankPerChunkOnACommStream) {
   EXPECT_EQ(schedule.stream_names(0), "comm");
   for (std::uint32_t r = 0; r < 8; ++r) {
     EXPECT_EQ(schedule.placement(static_cast<int>(r)).node(), r);
-    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
-    ASSERT_EQ(ops.size(), 8);  // 2 iterations x 4 chunks
+    const auto ops = ops_of(schedule, r);
+    ASSERT_EQ(ops.size(), 8u);  // 2 iterations x 4 chunks
     std::uint64_t per_iteration = 0;
-    for (int i = 0; i < 4; ++i) {
-      const auto& c = ops[i].collective();
-      EXPECT_EQ(c.kind(), proto::ALL_REDUCE);
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      const OpView c = ops[i];
+      EXPECT_TRUE(c.is_collective());
+      EXPECT_EQ(c.collective_kind(), proto::ALL_REDUCE);
       EXPECT_EQ(c.algorithm(), proto::RING);
       EXPECT_EQ(c.group(), 0u);
       EXPECT_EQ(c.size_bytes(), i == 0 ? 251u : 250u);  // 1001 = 251 + 3 x 250

@@ -10,6 +10,7 @@
 #include "models/errors.h"
 #include "sim/run.h"
 #include "traces/compute_segments.h"
+#include "traces/program_ops.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 #include "traces/shared_compute.h"
@@ -48,8 +49,8 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   out.schedule = make_planner(strategy, sc, simulated_step_seconds)->plan(sc, lengths);
   out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
-    for (const auto& op : program.ops()) {
-      if (is_compute(op) && compute_of(out.schedule, op).phase() == proto::RECOMPUTE) {
+    for (const OpView op : ops_of(program)) {
+      if (op.is_compute() && compute_of(out.schedule, op).phase() == proto::RECOMPUTE) {
         out.recompute_s += static_cast<double>(compute_of(out.schedule, op).estimated_duration_ns()) * 1e-9;
       }
     }
@@ -80,8 +81,8 @@ TEST(Epp, EveryTokenOnceAndWithinMemory) {
   // Rank 0 (stage 0, first SP rank) runs every chunk's forward once with shards = 4,
   // layer by layer in Ulysses' pieces (layer 0's PRE_ATTENTION starts each).
   std::uint64_t forward_tokens = 0;
-  for (const auto& op : r.schedule.programs(0).ops()) {
-    if (is_compute(op) && compute_of(r.schedule, op).phase() == proto::FORWARD) {
+  for (const OpView op : ops_of(r.schedule, 0)) {
+    if (op.is_compute() && compute_of(r.schedule, op).phase() == proto::FORWARD) {
       EXPECT_EQ(compute_of(r.schedule, op).shards(), 4u);
       EXPECT_NE(compute_of(r.schedule, op).layer_part(), proto::LAYER_WHOLE);
       if (compute_of(r.schedule, op).first_layer() == 0 && compute_of(r.schedule, op).layer_part() == proto::PRE_ATTENTION) {

@@ -157,8 +157,8 @@ TEST_P(Conformance, MessagesWithOneTagMatchInPostingOrder) {
   h.recv(1, 1, 0, 3000, 1);
   const auto trace = run(h.schedule());
   EXPECT_EQ(event(trace, 1, 1).end_ns(), 2 * kUs + 4 * kUs);
-  h.op(1, 0).mutable_recv()->set_size_bytes(3000);
-  h.op(1, 1).mutable_recv()->set_size_bytes(1000);
+  h.program(1).set_size_bytes(0, 3000);
+  h.program(1).set_size_bytes(1, 1000);
   EXPECT_THAT(failure(h.schedule()), HasSubstr("rank 0 op 0 sends 1000 bytes (tag 1) to rank 1, whose op 0 receives 3000 bytes"));
 }
 
@@ -213,8 +213,8 @@ TEST_P(Conformance, CollectivesOfAnotherKindOrSizeMismatch) {
   h.collective(0, 1, g, 8, proto::ALL_REDUCE);
   h.collective(1, 1, g, 8, proto::ALL_GATHER);
   EXPECT_THROW(run(h.schedule()), ScheduleMismatch);
-  h.op(1, 0).mutable_collective()->set_kind(proto::ALL_REDUCE);
-  h.op(1, 0).mutable_collective()->set_size_bytes(16);
+  h.program(1).set_detail(0, proto::ALL_REDUCE);  // a COLLECTIVE's detail is its kind
+  h.program(1).set_size_bytes(0, 16);
   EXPECT_THAT(failure(h.schedule()),
               HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-reduce of 16 bytes, but rank 0 op 0 is a all-reduce "
                         "of 8 bytes"));
@@ -255,11 +255,12 @@ TEST_P(Conformance, MemoryIsSampledPerRankAndOverFreeingMismatches) {
 
 TEST_P(Conformance, ComputeTakesTheCostModelsTimeByPhase) {
   HandSchedule h(1);
-  h.compute(0, 0);
-  h.compute(0, 0);
-  h.op(0, 1).mutable_compute()->set_phase(proto::BACKWARD);
-  h.compute(0, 0);
-  h.op(0, 2).mutable_compute()->set_phase(proto::OPTIMIZER);
+  auto work = HandSchedule::forward_layer();
+  h.compute(0, 0, {}, work);
+  work.set_phase(proto::BACKWARD);
+  h.compute(0, 0, {}, work);
+  work.set_phase(proto::OPTIMIZER);
+  h.compute(0, 0, {}, work);
   const auto trace = run(h.schedule());
   EXPECT_EQ(trace.step_time_ns(), 1 * kMs + 2 * kMs + kMs / 2);
   EXPECT_EQ(event(trace, 0, 1).phase(), proto::BACKWARD);
@@ -278,8 +279,7 @@ TEST_P(Conformance, FixedDurationsOverrideTheCostModel) {
     std::int64_t ns;
   };
   for (const auto& f : {Fixed{0, 0, 5 * kMs}, Fixed{0, 1, 3 * kMs}, Fixed{0, 2, 7 * kMs}, Fixed{1, 1, 7 * kMs}}) {
-    h.op(f.rank, f.op).set_duration_source(proto::DURATION_FIXED);
-    h.op(f.rank, f.op).set_fixed_duration_ns(f.ns);
+    h.fix_duration(f.rank, f.op, f.ns);
   }
   const auto trace = run(h.schedule());
   EXPECT_EQ(event(trace, 0, 0).end_ns(), 5 * kMs);

@@ -11,6 +11,7 @@
 #include "models/errors.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
+#include "traces/program_ops.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 #include "traces/shared_compute.h"
@@ -96,7 +97,7 @@ TEST(FlexSp, ScheduleRunsWithoutDeadlock) {
   EXPECT_EQ(schedule.summary().sequences(), lengths.size());
   for (const auto& program : schedule.programs()) {
     bool has_shards = false;
-    for (const auto& op : program.ops()) has_shards |= is_compute(op) && compute_of(schedule, op).shards() >= 2;
+    for (const OpView op : ops_of(program)) has_shards |= op.is_compute() && compute_of(schedule, op).shards() >= 2;
     EXPECT_TRUE(has_shards);
   }
   const double step = simulate(sc, schedule);
@@ -181,8 +182,8 @@ TEST(FlexSp, PlanningMemoryCapSetsTheGroupCapacities) {
 // Gathers (ALL_GATHER) of rank 0 that wait for nothing: the first d + 1 visits.
 int gathers_without_deps(const proto::Schedule& schedule) {
   int free = 0;
-  for (const auto& op : schedule.programs(0).ops()) {
-    free += op.has_collective() && op.collective().kind() == proto::ALL_GATHER && op.deps_size() == 0;
+  for (const OpView op : ops_of(schedule, 0)) {
+    free += op.is_collective() && op.collective_kind() == proto::ALL_GATHER && op.deps().empty();
   }
   return free;
 }

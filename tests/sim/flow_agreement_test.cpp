@@ -53,8 +53,7 @@ proto::Schedule one_collective(std::uint32_t n, std::uint64_t bytes, proto::Coll
   g->set_id(0);
   for (std::uint32_t r = 0; r < n; ++r) g->add_ranks(r);
   for (std::uint32_t r = 0; r < n; ++r) {
-    h.collective(r, 1, 0, bytes, kind);
-    h.op(r, 0).mutable_collective()->set_algorithm(algorithm);
+    h.collective(r, 1, 0, bytes, kind, {}, algorithm);
   }
   return h.schedule();
 }

@@ -45,10 +45,10 @@ class TimedCost final : public CostModel {
 
 // A compute op of `seconds` on `rank`'s stream 0.
 std::uint32_t work(HandSchedule& h, std::uint32_t rank, double seconds, std::initializer_list<std::uint32_t> deps = {}) {
-  const std::uint32_t i = h.compute(rank, 0, deps);
-  h.op(rank, i).mutable_compute()->set_phase(proto::OPTIMIZER);
-  h.op(rank, i).mutable_compute()->set_memory_traffic_bytes(static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
-  return i;
+  auto optimizer = HandSchedule::forward_layer();
+  optimizer.set_phase(proto::OPTIMIZER);
+  optimizer.set_memory_traffic_bytes(static_cast<std::uint64_t>(std::llround(seconds * 1e9)));
+  return h.compute(rank, 0, deps, optimizer);
 }
 
 // Distinct factors per class, so that a test sees which one applied.
@@ -84,8 +84,7 @@ proto::Schedule compute_beside_transfer(bool fixed_compute = false) {
   HandSchedule h(2);
   work(h, 0, 1.0);
   if (fixed_compute) {
-    h.op(0, 0).set_duration_source(proto::DURATION_FIXED);
-    h.op(0, 0).set_fixed_duration_ns(1'000'000'000);
+    h.fix_duration(0, 0, 1'000'000'000);
   }
   h.send(0, 1, 1, 500'000'000, 0);
   h.recv(1, 1, 0, 500'000'000, 0);
@@ -267,8 +266,7 @@ TEST(Interference, TheFlowEngineSlowsAMessageOnlyAsItStarts) {
   const testing::FlowCluster cluster(config);
   HandSchedule h(2);
   h.compute(0, 0);  // 1 ms, measured: takes no part
-  h.op(0, 0).set_duration_source(proto::DURATION_FIXED);
-  h.op(0, 0).set_fixed_duration_ns(500'000);
+  h.fix_duration(0, 0, 500'000);
   h.compute(0, 0, {0});  // 1 ms from 0.5 ms
   h.send(0, 1, 1, 150'000'000, 0);
   h.recv(1, 1, 0, 150'000'000, 0);

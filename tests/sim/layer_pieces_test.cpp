@@ -9,6 +9,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
 #include "test_scenarios.h"
+#include "traces/program_ops.h"
 #include "traces/shared_compute.h"
 
 namespace eppsim {
@@ -102,13 +103,13 @@ TEST(UlyssesSchedule, TwoAllToAllsPerLayerAndPass) {
   const std::uint32_t layers = sc.model.layers;
   std::map<proto::Phase, int> passes;  // forward / backward passes of layer 0 on rank 0
   int all_to_alls = 0;
-  for (const auto& op : schedule.programs(0).ops()) {
-    if (is_compute(op) && compute_of(schedule, op).first_layer() == 0 && compute_of(schedule, op).layer_part() == proto::ATTENTION) {
+  for (const OpView op : ops_of(schedule, 0)) {
+    if (op.is_compute() && compute_of(schedule, op).first_layer() == 0 && compute_of(schedule, op).layer_part() == proto::ATTENTION) {
       ++passes[compute_of(schedule, op).phase()];
     }
-    if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) {
+    if (op.is_collective() && op.collective_kind() == proto::ALL_TO_ALL) {
       ++all_to_alls;
-      EXPECT_EQ(schedule.groups(static_cast<int>(op.collective().group())).ranks_size(), 4);
+      EXPECT_EQ(schedule.groups(static_cast<int>(op.group())).ranks_size(), 4);
     }
   }
   ASSERT_GT(passes[proto::FORWARD], 0);

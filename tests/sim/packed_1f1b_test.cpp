@@ -10,6 +10,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
+#include "traces/program_ops.h"
 #include "traces/shared_compute.h"
 #include "traces/trace_events.h"
 
@@ -32,11 +33,9 @@ TEST(OneFOneBOrder, WarmupSteadyCooldown) {
   EXPECT_EQ(one_f_one_b_order(0, 4, 2), (std::vector<bool>{1, 1, 0, 0}));
 }
 
-int count_ops(const proto::RankProgram& program, proto::Op::KindCase kind) {
-  return static_cast<int>(std::count_if(program.ops().begin(), program.ops().end(),
-                                        [&](const proto::Op& op) {
-                                          return kind == proto::Op::kCompute ? is_compute(op) : op.kind_case() == kind;
-                                        }));
+int count_ops(const proto::RankProgram& program, proto::OpCode code) {
+  const auto ops = ops_of(program);
+  return static_cast<int>(std::count_if(ops.begin(), ops.end(), [&](const OpView op) { return op.code() == code; }));
 }
 
 TEST(Packed1F1B, ShapeOfTheSchedule) {
@@ -52,16 +51,16 @@ TEST(Packed1F1B, ShapeOfTheSchedule) {
   EXPECT_THAT(schedule.groups(0).ranks(), ::testing::ElementsAre(0, 1, 2, 3));
   // Stage 0 (rank 0): 4 forwards + 4 backwards + optimizer; sends activations, receives gradients.
   const auto& first = schedule.programs(0);
-  EXPECT_EQ(count_ops(first, proto::Op::kCompute), 9);
-  EXPECT_EQ(count_ops(first, proto::Op::kSend), 4);
-  EXPECT_EQ(count_ops(first, proto::Op::kRecv), 4);
-  EXPECT_EQ(count_ops(first, proto::Op::kCollective), 2);  // gradient all-reduce + weight all-gather (ZeRO-1)
+  EXPECT_EQ(count_ops(first, proto::OP_COMPUTE), 9);
+  EXPECT_EQ(count_ops(first, proto::OP_SEND), 4);
+  EXPECT_EQ(count_ops(first, proto::OP_RECV), 4);
+  EXPECT_EQ(count_ops(first, proto::OP_COLLECTIVE), 2);  // gradient all-reduce + weight all-gather (ZeRO-1)
   // Every send has a matching receive with the same size and tag.
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> sends, recvs;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (op.has_send()) sends[{r, op.send().peer(), op.send().tag()}] = op.send().size_bytes();
-      if (op.has_recv()) recvs[{op.recv().peer(), r, op.recv().tag()}] = op.recv().size_bytes();
+    for (const OpView op : ops_of(schedule, r)) {
+      if (op.is_send()) sends[{r, op.peer(), op.tag()}] = op.size_bytes();
+      if (op.is_recv()) recvs[{op.peer(), r, op.tag()}] = op.size_bytes();
     }
   }
   EXPECT_EQ(sends, recvs);
@@ -129,16 +128,16 @@ TEST(Packed1F1B, TensorAndContextParallelShardTheWork) {
     EXPECT_LT(peak_of(schedule), peak_of(plain)) << tp << "x" << cp;
     EXPECT_NEAR(schedule.summary().model_flops(), plain.summary().model_flops(), 1e-6 * plain.summary().model_flops());
     int tp_ops = 0;
-    for (const auto& op : schedule.programs(0).ops()) {
-      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD) {
+    for (const OpView op : ops_of(schedule, 0)) {
+      if (op.is_compute() && compute_of(schedule, op).phase() == proto::FORWARD) {
         EXPECT_EQ(compute_of(schedule, op).shards(), tp * cp);
       }
-      if (op.has_collective() && op.collective().kind() == proto::ALL_REDUCE &&
-          schedule.groups(static_cast<int>(op.collective().group())).ranks_size() == static_cast<int>(tp)) {
+      if (op.is_collective() && op.collective_kind() == proto::ALL_REDUCE &&
+          schedule.groups(static_cast<int>(op.group())).ranks_size() == static_cast<int>(tp)) {
         ++tp_ops;
       }
-      if (op.has_send() && schedule.stream_names(static_cast<int>(op.stream())) == "send_next") {
-        EXPECT_EQ(op.send().size_bytes(), 8192ull * 4096 * 2 / (tp * cp));
+      if (op.is_send() && schedule.stream_names(static_cast<int>(op.stream())) == "send_next") {
+        EXPECT_EQ(op.size_bytes(), 8192ull * 4096 * 2 / (tp * cp));
       }
     }
     if (tp > 1) {
@@ -166,17 +165,17 @@ void check_ring(const std::string& intra_bandwidth) {
   const std::vector<Segment> segments{{8192, 0}};
   for (std::uint32_t r = 0; r < 2; ++r) {
     std::map<proto::Phase, int> sends, recvs, attention;
-    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
+    for (const OpView op : ops_of(schedule, r)) {
       const auto& stream = schedule.stream_names(static_cast<int>(op.stream()));
-      if (op.has_send()) {
+      if (op.is_send()) {
         EXPECT_EQ(stream, "cp_ring_send");
-        EXPECT_EQ(op.send().peer(), 1 - r);
+        EXPECT_EQ(op.peer(), 1 - r);
       }
-      if (op.has_recv()) {
+      if (op.is_recv()) {
         EXPECT_EQ(stream, "cp_ring_recv");
-        EXPECT_EQ(op.recv().peer(), 1 - r);
+        EXPECT_EQ(op.peer(), 1 - r);
       }
-      if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+      if (op.is_compute() && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
         const auto& c = compute_of(schedule, op);
         EXPECT_EQ(c.shards(), 2u);
         ASSERT_EQ(c.splits_size(), 1);
@@ -188,8 +187,8 @@ void check_ring(const std::string& intra_bandwidth) {
     }
     EXPECT_EQ(attention[proto::FORWARD], static_cast<int>(layers));
     EXPECT_EQ(attention[proto::BACKWARD], static_cast<int>(layers));
-    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::Op::kSend), static_cast<int>(2 * layers));
-    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::Op::kRecv), static_cast<int>(2 * layers));
+    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::OP_SEND), static_cast<int>(2 * layers));
+    EXPECT_EQ(count_ops(schedule.programs(static_cast<int>(r)), proto::OP_RECV), static_cast<int>(2 * layers));
   }
   // Sizes: K+V of the local half forward, with dK/dV backward.
   const Bytes forward = ring_attention_step_bytes(sc.model, segments, 2, Pass::Forward);
@@ -204,15 +203,15 @@ void check_ring(const std::string& intra_bandwidth) {
   for (const OpEventRef e : events_of(trace)) {
     if (e.rank() == 0) events.insert_or_assign(e.op(), e);
   }
-  const auto& ops = schedule.programs(0).ops();
+  const auto ops = ops_of(schedule, 0);
   int layers_checked = 0;
   double exposed_total = 0.0;
-  for (int i = 0; i < ops.size(); ++i) {
-    if (!is_compute(ops[i]) || compute_of(schedule, ops[i]).layer_part() != proto::ATTENTION) continue;
-    int after = i + 1;
-    while (!is_compute(ops[after])) ++after;
-    const OpEventRef attn = events.at(static_cast<std::uint32_t>(i));
-    const OpEventRef next = events.at(static_cast<std::uint32_t>(after));
+  for (std::uint32_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].is_compute() || compute_of(schedule, ops[i]).layer_part() != proto::ATTENTION) continue;
+    std::uint32_t after = i + 1;
+    while (!ops[after].is_compute()) ++after;
+    const OpEventRef attn = events.at(i);
+    const OpEventRef next = events.at(after);
     const Bytes step = compute_of(schedule, ops[i]).phase() == proto::BACKWARD ? backward : forward;
     const double ring_s = sc.cost->p2p_time(0, 1, step).value;
     const double attention_s = static_cast<double>(attn.end_ns() - attn.start_ns()) * 1e-9;

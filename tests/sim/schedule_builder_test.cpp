@@ -16,6 +16,7 @@
 #include "sim/plan/planner.h"
 #include "sim/run.h"
 #include "traces/model_shape.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 #include "traces/scenario.h"
 #include "traces/trace_report.h"
@@ -38,12 +39,12 @@ TEST(ScheduleBuilder, EqualComputeWorkIsListedOnce) {
   b.compute(1, s, {}, work);
   const proto::Schedule schedule = b.finish();
   ASSERT_EQ(schedule.shared_computes_size(), 2);
-  const auto& r0 = schedule.programs(0).ops(0);
-  const auto& r1 = schedule.programs(1).ops();
+  const OpView r0 = ops_of(schedule, 0)[0];
+  const auto r1 = ops_of(schedule, 1);
   EXPECT_EQ(r0.shared_compute(), 0u);
   EXPECT_EQ(r1[0].shared_compute(), 0u);
   EXPECT_EQ(r1[1].shared_compute(), 1u);
-  EXPECT_TRUE(is_compute(r1[1]));
+  EXPECT_TRUE(r1[1].is_compute());
   EXPECT_EQ(compute_of(schedule, r1[1]).phase(), proto::BACKWARD);
   EXPECT_EQ(compute_of(schedule, r0).layer_count(), 4u);
 }
@@ -62,7 +63,7 @@ TEST(ScheduleBuilder, SharedWorkIsListedBeforeUse) {
   EXPECT_EQ(b.share(work), index + 1);
   const proto::Schedule schedule = b.finish();
   EXPECT_EQ(schedule.shared_computes_size(), 2);
-  EXPECT_EQ(schedule.programs(1).ops(0).shared_compute(), index);
+  EXPECT_EQ(ops_of(schedule, 1)[0].shared_compute(), index);
 }
 
 TEST(ScheduleBuilder, HeaderCarriesVersionProducerAndModel) {
@@ -70,7 +71,7 @@ TEST(ScheduleBuilder, HeaderCarriesVersionProducerAndModel) {
   ScheduleBuilder b(2, "s", "epp", model);
   const proto::Schedule schedule = b.finish();
   EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
-  EXPECT_EQ(kScheduleSchemaVersion, 4u);
+  EXPECT_EQ(kScheduleSchemaVersion, 5u);
   EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner epp", eppsim_version()));
   EXPECT_EQ(from_model_shape(schedule.header().model(), "s").total_params(), model.total_params());
 
@@ -122,17 +123,18 @@ TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
   }
   int compute_ops = 0;
   for (const auto& program : schedule.programs()) {
-    compute_ops += static_cast<int>(std::count_if(program.ops().begin(), program.ops().end(), is_compute));
+    const auto ops = ops_of(program);
+    compute_ops += static_cast<int>(std::count_if(ops.begin(), ops.end(), [](const OpView op) { return op.is_compute(); }));
   }
   EXPECT_LT(schedule.shared_computes_size(), compute_ops);
   // Splits: every split names a group holding the rank, shards is their product,
   // and every strategy here splits its chunks.
   int split_ops = 0;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
-    for (int i = 0; i < ops.size(); ++i) {
-      const auto& op = ops[i];
-      if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+    const auto ops = ops_of(schedule, r);
+    for (const OpView op : ops) {
+      const std::uint32_t i = op.index();
+      if (op.is_compute() && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
         const auto& c = compute_of(schedule, op);
         std::uint32_t product = 1;
         std::set<proto::SplitKind> kinds;
@@ -151,15 +153,16 @@ TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
       }
       // No stand-ins: an all-to-all follows the piece of one layer it belongs to,
       // and no all-gather runs on the compute stream (context parallelism is a ring).
-      if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) {
-        int before = i - 1;
-        while (before >= 0 && ops[before].stream() != op.stream()) --before;
+      if (op.is_collective() && op.collective_kind() == proto::ALL_TO_ALL) {
+        int before = static_cast<int>(i) - 1;
+        while (before >= 0 && ops[static_cast<std::uint32_t>(before)].stream() != op.stream()) --before;
         ASSERT_GE(before, 0);
-        ASSERT_TRUE(is_compute(ops[before])) << "rank " << r << " op " << i;
-        EXPECT_EQ(compute_of(schedule, ops[before]).layer_count(), 1u);
-        EXPECT_NE(compute_of(schedule, ops[before]).layer_part(), proto::LAYER_WHOLE);
+        const OpView piece = ops[static_cast<std::uint32_t>(before)];
+        ASSERT_TRUE(piece.is_compute()) << "rank " << r << " op " << i;
+        EXPECT_EQ(compute_of(schedule, piece).layer_count(), 1u);
+        EXPECT_NE(compute_of(schedule, piece).layer_part(), proto::LAYER_WHOLE);
       }
-      if (op.has_collective() && op.collective().kind() == proto::ALL_GATHER) {
+      if (op.is_collective() && op.collective_kind() == proto::ALL_GATHER) {
         EXPECT_NE(schedule.stream_names(static_cast<int>(op.stream())), "compute") << "rank " << r << " op " << i;
       }
     }

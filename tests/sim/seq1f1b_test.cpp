@@ -17,6 +17,7 @@
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
 #include "traces/compute_segments.h"
+#include "traces/program_ops.h"
 #include "traces/shared_compute.h"
 
 namespace eppsim {
@@ -147,8 +148,8 @@ bool starts_pass(const proto::ComputeOp& c, std::uint32_t first, std::uint32_t l
 // The layers [first, last] a rank's compute ops cover.
 std::pair<std::uint32_t, std::uint32_t> stage_layers(const proto::Schedule& schedule, const proto::RankProgram& program) {
   std::uint32_t first = ~0u, last = 0;
-  for (const auto& op : program.ops()) {
-    if (!is_compute(op) || compute_of(schedule, op).phase() == proto::OPTIMIZER) continue;
+  for (const OpView op : ops_of(program)) {
+    if (!op.is_compute() || compute_of(schedule, op).phase() == proto::OPTIMIZER) continue;
     first = std::min(first, compute_of(schedule, op).first_layer());
     last = std::max(last, compute_of(schedule, op).first_layer() + compute_of(schedule, op).layer_count() - 1);
   }
@@ -159,14 +160,14 @@ Totals totals(const proto::Schedule& schedule) {
   Totals t;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     const auto [first, last] = stage_layers(schedule, schedule.programs(static_cast<int>(r)));
-    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && starts_pass(compute_of(schedule, op), first, last)) {
+    for (const OpView op : ops_of(schedule, r)) {
+      if (op.is_compute() && compute_of(schedule, op).phase() == proto::FORWARD && starts_pass(compute_of(schedule, op), first, last)) {
         t.forward_tokens[r] += new_tokens_of(compute_of(schedule, op));
       }
-      if (op.has_memory()) {
-        const auto size = static_cast<std::int64_t>(op.memory().size_bytes());
-        t.memory[r] += op.memory().allocate() ? size : -size;
-        if (op.memory().tag() == proto::MODEL_STATES) t.model_states[r] += op.memory().size_bytes();
+      if (op.is_memory()) {
+        const auto size = static_cast<std::int64_t>(op.size_bytes());
+        t.memory[r] += op.allocate() ? size : -size;
+        if (op.memory_tag() == proto::MODEL_STATES) t.model_states[r] += op.size_bytes();
       }
     }
   }
@@ -198,23 +199,23 @@ TEST(Seq1F1B, EveryTokenOnceSlicesInOrderMemoryBalances) {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> forward, backward;  // (chunk, context)
   int kv = 0, dkv = 0, all_to_all = 0;
   const auto [first, last] = stage_layers(schedule, schedule.programs(0));
-  for (const auto& op : schedule.programs(0).ops()) {
-    if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
+  for (const OpView op : ops_of(schedule, 0)) {
+    if (op.is_compute() && compute_of(schedule, op).phase() != proto::OPTIMIZER) {
       EXPECT_EQ(compute_of(schedule, op).shards(), 4u);
       ASSERT_EQ(compute_of(schedule, op).splits_size(), 1);
       EXPECT_EQ(compute_of(schedule, op).splits(0).kind(), proto::SEQUENCE_PARALLEL);
       EXPECT_EQ(schedule.groups(static_cast<int>(compute_of(schedule, op).splits(0).group())).ranks_size(), 4);
       EXPECT_EQ(compute_of(schedule, op).layer_count(), 1u);  // Ulysses' pieces, layer by layer
     }
-    if (is_compute(op) && compute_of(schedule, op).phase() != proto::OPTIMIZER && starts_pass(compute_of(schedule, op), first, last)) {
+    if (op.is_compute() && compute_of(schedule, op).phase() != proto::OPTIMIZER && starts_pass(compute_of(schedule, op), first, last)) {
       const auto entry = std::make_pair(compute_of(schedule, op).chunk(), compute_of(schedule, op).segment_context_tokens(0));
       (compute_of(schedule, op).phase() == proto::FORWARD ? forward : backward).push_back(entry);
     }
-    if (op.has_memory() && op.memory().allocate()) {
-      kv += op.memory().tag() == proto::KV_EARLIER_SLICES;
-      dkv += op.memory().tag() == proto::DKV_BUFFER;
+    if (op.is_memory() && op.allocate()) {
+      kv += op.memory_tag() == proto::KV_EARLIER_SLICES;
+      dkv += op.memory_tag() == proto::DKV_BUFFER;
     }
-    if (op.has_collective() && op.collective().kind() == proto::ALL_TO_ALL) ++all_to_all;
+    if (op.is_collective() && op.collective_kind() == proto::ALL_TO_ALL) ++all_to_all;
   }
   EXPECT_EQ(kv, 6);   // 3 non-final slices per split sequence
   EXPECT_EQ(dkv, 2);  // one per split sequence
@@ -241,8 +242,8 @@ TEST(Seq1F1B, CheckpointingAndDataParallelRun) {
   int recompute = 0;
   const auto [first, last] = stage_layers(b, b.programs(0));
   std::set<std::uint32_t> recomputed_layers;
-  for (const auto& op : b.programs(0).ops()) {
-    if (is_compute(op) && compute_of(b, op).phase() == proto::RECOMPUTE) {
+  for (const OpView op : ops_of(b, 0)) {
+    if (op.is_compute() && compute_of(b, op).phase() == proto::RECOMPUTE) {
       ++recompute;
       EXPECT_EQ(compute_of(b, op).layer_count(), 1u);
       recomputed_layers.insert(compute_of(b, op).first_layer());

@@ -14,6 +14,7 @@
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
 #include "traces/compute_segments.h"
+#include "traces/program_ops.h"
 #include "traces/shared_compute.h"
 
 namespace eppsim {
@@ -78,8 +79,8 @@ void expect_slices_match(const std::string& strategy, const std::vector<std::uin
     // The first forward compute op of each chunk on each of its ranks.
     for (const auto rank : s.ranks()) {
       std::map<std::uint32_t, Segment> first_segment;
-      for (const auto& op : schedule.programs(static_cast<int>(rank)).ops()) {
-        if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).segment_tokens_size() > 0) {
+      for (const OpView op : ops_of(schedule, rank)) {
+        if (op.is_compute() && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).segment_tokens_size() > 0) {
           first_segment.try_emplace(compute_of(schedule, op).chunk(), segments_of(compute_of(schedule, op)).front());
         }
       }

@@ -14,6 +14,7 @@
 #include "sim/engine/analytic_engine.h"
 #include "sim/plan/planner.h"
 #include "traces/op_cost.h"
+#include "traces/program_ops.h"
 #include "traces/scenario.h"
 #include "traces/shared_compute.h"
 
@@ -106,10 +107,9 @@ class UniformNetworkCost final : public CostModel {
 // (estimated_duration_ns), as an imported trace fixes its durations.
 inline proto::Schedule with_planner_estimates(proto::Schedule schedule) {
   for (auto& program : *schedule.mutable_programs()) {
-    for (auto& op : *program.mutable_ops()) {
-      if (!is_compute(op)) continue;
-      op.set_duration_source(proto::DURATION_FIXED);
-      op.set_fixed_duration_ns(compute_of(schedule, op).estimated_duration_ns());
+    for (const OpView op : ops_of(program)) {
+      if (!op.is_compute()) continue;
+      set_duration(program, op.index(), proto::DURATION_FIXED, compute_of(schedule, op).estimated_duration_ns());
     }
   }
   return schedule;

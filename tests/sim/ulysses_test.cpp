@@ -9,6 +9,7 @@
 
 #include "models/errors.h"
 #include "traces/compute_segments.h"
+#include "traces/program_ops.h"
 #include "traces/scenario.h"
 #include "test_scenarios.h"
 #include "traces/shared_compute.h"
@@ -58,8 +59,8 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
   std::uint64_t forward_tokens = 0;
   for (std::uint32_t r = 0; r < 8; ++r) {
     std::uint64_t rank_tokens = 0;
-    for (const auto& op : schedule.programs(static_cast<int>(r)).ops()) {
-      if (is_compute(op) && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).first_layer() == 0 &&
+    for (const OpView op : ops_of(schedule, r)) {
+      if (op.is_compute() && compute_of(schedule, op).phase() == proto::FORWARD && compute_of(schedule, op).first_layer() == 0 &&
           compute_of(schedule, op).layer_part() == proto::PRE_ATTENTION) {
         EXPECT_EQ(compute_of(schedule, op).shards(), 4u);
         ASSERT_EQ(compute_of(schedule, op).splits_size(), 1);

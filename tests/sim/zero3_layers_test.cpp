@@ -5,6 +5,7 @@
 #include "models/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
+#include "traces/program_ops.h"
 #include "traces/shared_compute.h"
 
 namespace eppsim {
@@ -68,12 +69,12 @@ TEST(Zero3Layers, EveryVisitGathersAndEveryBackwardVisitReduces) {
   const auto schedule = one_micro_batch(10.0);
   for (const auto& program : schedule.programs()) {
     int gathers = 0, reduces = 0;
-    for (const auto& op : program.ops()) {
-      if (!op.has_collective()) continue;
-      gathers += op.collective().kind() == proto::ALL_GATHER;
-      reduces += op.collective().kind() == proto::REDUCE_SCATTER;
-      const bool gather = op.collective().kind() == proto::ALL_GATHER;
-      EXPECT_EQ(op.collective().size_bytes(), gather ? 1'000'000u : 2'000'000u);
+    for (const OpView op : ops_of(program)) {
+      if (!op.is_collective()) continue;
+      gathers += op.collective_kind() == proto::ALL_GATHER;
+      reduces += op.collective_kind() == proto::REDUCE_SCATTER;
+      const bool gather = op.collective_kind() == proto::ALL_GATHER;
+      EXPECT_EQ(op.size_bytes(), gather ? 1'000'000u : 2'000'000u);
     }
     EXPECT_EQ(gathers, 2 * static_cast<int>(kLayers));
     EXPECT_EQ(reduces, static_cast<int>(kLayers));
@@ -97,20 +98,21 @@ TEST(Zero3Layers, TwoBuffersBoundThePrefetch) {
 void expect_prefetch_depth(std::uint32_t depth) {
   SCOPED_TRACE(depth);
   const auto schedule = one_micro_batch(10.0, false, depth);
-  const auto& ops = schedule.programs(0).ops();
-  std::vector<int> gathers, computes;
-  for (int i = 0; i < ops.size(); ++i) {
-    if (ops[i].has_collective() && ops[i].collective().kind() == proto::ALL_GATHER) gathers.push_back(i);
-    if (is_compute(ops[i]) && compute_of(schedule, ops[i]).phase() != proto::OPTIMIZER) computes.push_back(i);
+  const auto ops = ops_of(schedule, 0);
+  std::vector<std::uint32_t> gathers, computes;
+  for (const OpView op : ops) {
+    if (op.is_collective() && op.collective_kind() == proto::ALL_GATHER) gathers.push_back(op.index());
+    if (op.is_compute() && compute_of(schedule, op).phase() != proto::OPTIMIZER) computes.push_back(op.index());
   }
   ASSERT_EQ(gathers.size(), computes.size());
   for (std::size_t v = 0; v < gathers.size(); ++v) {
+    const auto deps = ops[gathers[v]].deps();
     if (v <= depth) {
-      EXPECT_EQ(ops[gathers[v]].deps_size(), 0);
+      EXPECT_EQ(deps.size(), 0u);
       continue;
     }
-    ASSERT_EQ(ops[gathers[v]].deps_size(), 1);
-    EXPECT_EQ(static_cast<int>(ops[gathers[v]].deps(0)), computes[v - 1 - depth]);
+    ASSERT_EQ(deps.size(), 1u);
+    EXPECT_EQ(deps[0], computes[v - 1 - depth]);
   }
 }
 

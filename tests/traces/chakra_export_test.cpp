@@ -8,6 +8,7 @@
 #include "tests/traces/schedule_fixture.h"
 #include "traces/chakra/chakra_attributes.h"
 #include "traces/chakra/chakra_import.h"
+#include "traces/program_ops.h"
 #include "traces/proto_io.h"
 #include "traces/schedule_schema.h"
 
@@ -24,30 +25,32 @@ proto::Schedule sample_schedule() {
   const auto stage0 = h.group({0, 1});
   const auto stage1 = h.group({2, 3});
   const auto all = h.group({0, 1, 2, 3});
+  // Rank 0's compute is measured and rank 2's estimated: works of their own;
+  // ranks 1 and 3 share one.
+  auto measured = HandSchedule::forward_layer();
+  measured.set_flops(3e12);
+  measured.set_memory_traffic_bytes(1 << 30);
+  auto estimated = HandSchedule::forward_layer();
+  estimated.set_estimated_duration_ns(2'500'000);
   for (std::uint32_t r = 0; r < 4; ++r) {
     const bool first = r < 2;
+    const auto work = r == 0 ? measured : r == 2 ? estimated : HandSchedule::forward_layer();
     const auto alloc = h.memory(r, 0, true, 1 << 20);
     std::uint32_t last = 0;
     if (first) {
-      last = h.compute(r, 0, {alloc});
+      last = h.compute(r, 0, {alloc}, work);
       last = h.send(r, 1, r + 2, 65536, 7, {last});
     } else {
       last = h.recv(r, 1, r - 2, 65536, 7);
-      last = h.compute(r, 0, {last, alloc});
+      last = h.compute(r, 0, {last, alloc}, work);
     }
     last = h.collective(r, 2, first ? stage0 : stage1, 4096, proto::ALL_GATHER, {last});
-    last = h.collective(r, 2, all, 8192, proto::ALL_REDUCE, {last});
+    last = h.collective(r, 2, all, 8192, proto::ALL_REDUCE, {last}, r == 1 ? proto::RING : proto::ALGORITHM_AUTO);
     h.memory(r, 0, false, 1 << 20, {last});
   }
+  h.fix_duration(0, 1, 123'456);
   proto::Schedule s = h.schedule();
   s.mutable_groups(0)->set_name("stage 0");
-  auto* fixed = s.mutable_programs(0)->mutable_ops(1);
-  fixed->set_duration_source(proto::DURATION_FIXED);
-  fixed->set_fixed_duration_ns(123'456);
-  fixed->mutable_compute()->set_flops(3e12);
-  fixed->mutable_compute()->set_memory_traffic_bytes(1 << 30);
-  s.mutable_programs(2)->mutable_ops(2)->mutable_compute()->set_estimated_duration_ns(2'500'000);
-  s.mutable_programs(1)->mutable_ops(3)->mutable_collective()->set_algorithm(proto::RING);
   s.mutable_header()->set_schema_version(kScheduleSchemaVersion);
   s.mutable_header()->set_producer("test");
   s.mutable_header()->mutable_model()->set_name("tiny");
@@ -126,9 +129,11 @@ TEST(ChakraExport, ForeignToolsSeeOnlyChakraWithoutTheEppsimAttributes) {
   ChakraImportOptions options;
   options.comm_groups = trace.comm_groups;
   const auto s = import_chakra(trace.ranks, "t", options);
-  ASSERT_EQ(s.programs(0).ops_size(), 4);  // memory ops are metadata nodes: gone
-  EXPECT_EQ(s.programs(0).ops(0).fixed_duration_ns(), 123'000);
-  EXPECT_EQ(s.programs(0).ops(2).collective().group(), 0u);
+  const auto ops = ops_of(s, 0);
+  ASSERT_EQ(ops.size(), 4u);  // memory ops are metadata nodes: gone
+  EXPECT_EQ(ops[0].fixed_duration_ns(), 123'000);
+  ASSERT_TRUE(ops[2].is_collective());
+  EXPECT_EQ(ops[2].group(), 0u);
 }
 
 }  // namespace

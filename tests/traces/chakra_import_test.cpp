@@ -7,6 +7,8 @@
 
 #include "models/errors.h"
 #include "tests/traces/chakra_fixture.h"
+#include "traces/program_ops.h"
+#include "traces/shared_compute.h"
 
 namespace eppsim {
 namespace {
@@ -15,7 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace eppsim::testing;
 
-std::vector<std::uint32_t> deps_of(const proto::Op& op) { return {op.deps().begin(), op.deps().end()}; }
+std::vector<std::uint32_t> deps_of(OpView op) { return {op.deps().begin(), op.deps().end()}; }
 
 std::string import_error(const std::vector<ChakraRankTrace>& ranks, const ChakraImportOptions& options = {}) {
   try {
@@ -34,20 +36,23 @@ TEST(ChakraImport, ComputeSendRecvBecomeOpsOnTheirStreams) {
   EXPECT_THAT(std::vector<std::string>(s.stream_names().begin(), s.stream_names().end()),
               ElementsAre("compute", "send", "recv", "collective", "memory"));
   EXPECT_EQ(s.strategy(), "chakra");
-  const auto& r0 = s.programs(0).ops();
-  ASSERT_EQ(r0.size(), 2);
-  EXPECT_EQ(r0[0].compute().phase(), proto::FORWARD);
+  const auto r0 = ops_of(s, 0);
+  ASSERT_EQ(r0.size(), 2u);
+  ASSERT_TRUE(r0[0].is_compute());
+  EXPECT_EQ(compute_of(s, r0[0]).phase(), proto::FORWARD);
   EXPECT_EQ(r0[0].duration_source(), proto::DURATION_FIXED);
   EXPECT_EQ(r0[0].fixed_duration_ns(), 5000);
   EXPECT_EQ(r0[0].stream(), 0u);
-  EXPECT_EQ(r0[1].send().peer(), 1u);
-  EXPECT_EQ(r0[1].send().size_bytes(), 4096u);
-  EXPECT_EQ(r0[1].send().tag(), 3u);
+  ASSERT_TRUE(r0[1].is_send());
+  EXPECT_EQ(r0[1].peer(), 1u);
+  EXPECT_EQ(r0[1].size_bytes(), 4096u);
+  EXPECT_EQ(r0[1].tag(), 3u);
   EXPECT_EQ(r0[1].stream(), 1u);
   EXPECT_EQ(r0[1].duration_source(), proto::DURATION_FROM_WORK);
   EXPECT_THAT(deps_of(r0[1]), ElementsAre(0u));
-  const auto& r1 = s.programs(1).ops();
-  EXPECT_EQ(r1[0].recv().peer(), 0u);
+  const auto r1 = ops_of(s, 1);
+  ASSERT_TRUE(r1[0].is_recv());
+  EXPECT_EQ(r1[0].peer(), 0u);
   EXPECT_EQ(r1[0].stream(), 2u);
   EXPECT_THAT(deps_of(r1[1]), ElementsAre(0u));
 }
@@ -57,8 +62,8 @@ TEST(ChakraImport, NodesAreOrderedTopologicallyTiesInFileOrder) {
   const auto s = import_chakra({chakra_rank({comp_node(0, 1), comp_node(1, 1, {3}), comp_node(2, 1), comp_node(3, 1, {}),
                                              })},
                                "t");
-  const auto& ops = s.programs(0).ops();
-  ASSERT_EQ(ops.size(), 4);
+  const auto ops = ops_of(s, 0);
+  ASSERT_EQ(ops.size(), 4u);
   // Order: 0, 2, 3, 1 (node 1 waits for node 3).
   EXPECT_TRUE(ops[0].deps().empty());
   EXPECT_THAT(deps_of(ops[3]), ElementsAre(2u));
@@ -66,14 +71,14 @@ TEST(ChakraImport, NodesAreOrderedTopologicallyTiesInFileOrder) {
 
 TEST(ChakraImport, ControlAndDataDependenciesBothCount) {
   const auto s = import_chakra({chakra_rank({comp_node(0, 1), comp_node(1, 1), chakra_node(2, chakra::COMP_NODE, {0}, {1})})}, "t");
-  EXPECT_THAT(deps_of(s.programs(0).ops(2)), ElementsAre(1u, 0u));
+  EXPECT_THAT(deps_of(ops_of(s, 0)[2]), ElementsAre(1u, 0u));
 }
 
 TEST(ChakraImport, MetadataNodesStandForTheirDependencies) {
   const auto s = import_chakra(
       {chakra_rank({comp_node(0, 1), chakra_node(1, chakra::METADATA_NODE, {0}), comp_node(2, 1, {1})})}, "t");
-  ASSERT_EQ(s.programs(0).ops_size(), 2);
-  EXPECT_THAT(deps_of(s.programs(0).ops(1)), ElementsAre(0u));
+  ASSERT_EQ(ops_of(s, 0).size(), 2u);
+  EXPECT_THAT(deps_of(ops_of(s, 0)[1]), ElementsAre(0u));
 }
 
 TEST(ChakraImport, MemoryNodesTakeTheirRecordedTimeOnTheMemoryStream) {
@@ -81,10 +86,11 @@ TEST(ChakraImport, MemoryNodesTakeTheirRecordedTimeOnTheMemoryStream) {
   load.set_duration_micros(7);
   add_int64_attribute(load.mutable_attr(), chakra_names::kTensorSize, 1 << 20);
   const auto s = import_chakra({chakra_rank({load})}, "t");
-  const auto& op = s.programs(0).ops(0);
+  const OpView op = ops_of(s, 0)[0];
   EXPECT_EQ(op.stream(), 4u);
   EXPECT_EQ(op.fixed_duration_ns(), 7000);
-  EXPECT_EQ(op.compute().memory_traffic_bytes(), 1u << 20);
+  ASSERT_TRUE(op.is_compute());
+  EXPECT_EQ(compute_of(s, op).memory_traffic_bytes(), 1u << 20);
 }
 
 TEST(ChakraImport, ComputeWithoutDurationIsPricedByTheRoofline) {
@@ -95,8 +101,10 @@ TEST(ChakraImport, ComputeWithoutDurationIsPricedByTheRoofline) {
   options.peak_flops_per_s = 1e12;      // 2 ms of compute
   options.memory_bytes_per_s = 1e9;     // 1 ms of memory
   const auto s = import_chakra({chakra_rank({comp})}, "t", options);
-  EXPECT_EQ(s.programs(0).ops(0).fixed_duration_ns(), 2'000'000);
-  EXPECT_DOUBLE_EQ(s.programs(0).ops(0).compute().flops(), 2e9);
+  const OpView op = ops_of(s, 0)[0];
+  EXPECT_EQ(op.fixed_duration_ns(), 2'000'000);
+  ASSERT_TRUE(op.is_compute());
+  EXPECT_DOUBLE_EQ(compute_of(s, op).flops(), 2e9);
 }
 
 TEST(ChakraImport, CollectivesUseTheCommunicatorGroups) {
@@ -111,10 +119,13 @@ TEST(ChakraImport, CollectivesUseTheCommunicatorGroups) {
   ASSERT_EQ(s.groups_size(), 3);  // the file's two, then every rank
   EXPECT_THAT(std::vector<std::uint32_t>(s.groups(1).ranks().begin(), s.groups(1).ranks().end()), ElementsAre(2u, 3u));
   EXPECT_EQ(s.groups(2).ranks_size(), 4);
-  EXPECT_EQ(s.programs(3).ops(0).collective().group(), 1u);
-  EXPECT_EQ(s.programs(3).ops(0).collective().kind(), proto::ALL_GATHER);
-  EXPECT_EQ(s.programs(3).ops(1).collective().group(), 2u);
-  EXPECT_EQ(s.programs(3).ops(1).collective().size_bytes(), 2048u);
+  const auto r3 = ops_of(s, 3);
+  ASSERT_TRUE(r3[0].is_collective());
+  EXPECT_EQ(r3[0].group(), 1u);
+  EXPECT_EQ(r3[0].collective_kind(), proto::ALL_GATHER);
+  ASSERT_TRUE(r3[1].is_collective());
+  EXPECT_EQ(r3[1].group(), 2u);
+  EXPECT_EQ(r3[1].size_bytes(), 2048u);
 }
 
 TEST(ChakraImport, ErrorsNameTheFileTheNodeAndTheRule) {
@@ -143,25 +154,33 @@ TEST(ChakraImport, AstraSimExampleTracesBecomeValidSchedules) {
   ASSERT_EQ(all_reduce.groups_size(), 1);
   EXPECT_EQ(all_reduce.groups(0).ranks_size(), 8);
   for (const auto& program : all_reduce.programs()) {
-    ASSERT_EQ(program.ops_size(), 1);
-    EXPECT_EQ(program.ops(0).collective().kind(), proto::ALL_REDUCE);
-    EXPECT_EQ(program.ops(0).collective().size_bytes(), 1u << 20);
+    const auto ops = ops_of(program);
+    ASSERT_EQ(ops.size(), 1u);
+    ASSERT_TRUE(ops[0].is_collective());
+    EXPECT_EQ(ops[0].collective_kind(), proto::ALL_REDUCE);
+    EXPECT_EQ(ops[0].size_bytes(), 1u << 20);
   }
   const auto all_gather = import_chakra_prefix(dir / "all_gather_16npus_1MB" / "all_gather");
   EXPECT_EQ(all_gather.num_ranks(), 16u);
-  EXPECT_EQ(all_gather.programs(15).ops(0).collective().kind(), proto::ALL_GATHER);
+  ASSERT_TRUE(ops_of(all_gather, 15)[0].is_collective());
+  EXPECT_EQ(ops_of(all_gather, 15)[0].collective_kind(), proto::ALL_GATHER);
   const auto ring = import_chakra_prefix(dir / "custom_ring_allreduce_8npus_1MB" / "custom_allreduce");
   ASSERT_EQ(ring.num_ranks(), 8u);
+  const auto ring_ops = ops_of(ring, 0);
   int sends = 0, recvs = 0;
-  for (const auto& op : ring.programs(0).ops()) {
-    sends += op.has_send();
-    recvs += op.has_recv();
+  for (const OpView op : ring_ops) {
+    sends += op.is_send();
+    recvs += op.is_recv();
   }
   EXPECT_GT(sends, 0);
-  EXPECT_EQ(sends + recvs, ring.programs(0).ops_size() - static_cast<int>(std::count_if(ring.programs(0).ops().begin(), ring.programs(0).ops().end(), [](const proto::Op& o) { return o.has_compute(); })));
-  EXPECT_EQ(ring.programs(0).ops(0).send().peer(), 1u);
-  EXPECT_EQ(ring.programs(0).ops(1).recv().peer(), 7u);
-  EXPECT_EQ(ring.programs(0).ops(1).recv().size_bytes(), 131072u);
+  EXPECT_EQ(sends + recvs, static_cast<int>(ring_ops.size()) -
+                               static_cast<int>(std::count_if(ring_ops.begin(), ring_ops.end(),
+                                                              [](const OpView o) { return o.is_compute(); })));
+  ASSERT_TRUE(ring_ops[0].is_send());
+  EXPECT_EQ(ring_ops[0].peer(), 1u);
+  ASSERT_TRUE(ring_ops[1].is_recv());
+  EXPECT_EQ(ring_ops[1].peer(), 7u);
+  EXPECT_EQ(ring_ops[1].size_bytes(), 131072u);
 }
 
 }  // namespace

@@ -381,7 +381,8 @@ TEST(ExecutorCore, LocalRanksNeedLocalMatching) {
 TEST(ExecutorCore, ValidatesTheSchedule) {
   HandSchedule h(1);
   h.compute(0, 0);
-  h.op(0, 0).add_deps(0);
+  h.program(0).add_dep_op(0);  // op 0 depends on itself
+  h.program(0).add_dep_on(0);
   FakeExecutor exec;
   EXPECT_THROW(ExecutorCore(h.schedule(), exec), InputError);
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "traces/calibration.pb.h"
+#include "traces/program_ops.h"
 #include "traces/report.pb.h"
 #include "traces/scenario.pb.h"
 #include "traces/schedule.pb.h"
@@ -87,10 +88,9 @@ inline proto::Schedule sample_schedule() {
   g->add_ranks(1);
   s.add_stream_names("compute");
   s.add_stream_names("comm");
-  auto* program = s.add_programs();
-  auto* op = program->add_ops();
-  op->set_stream(0);
-  auto* c = op->mutable_compute();
+  // Rank 0's ops in columns (schema version 5), rank 1's as a message each (the
+  // form older files hold), so that both forms go through every format.
+  auto* c = s.add_shared_computes();
   c->set_phase(proto::FORWARD);
   c->set_stage(0);
   c->set_chunk(3);
@@ -100,22 +100,15 @@ inline proto::Schedule sample_schedule() {
   c->set_flops(1.5e12);
   c->set_memory_traffic_bytes(123456789);
   c->set_estimated_duration_ns(-7);
-  op = program->add_ops();
-  op->set_stream(1);
-  op->add_deps(0);
-  op->mutable_send()->set_peer(1);
-  op->mutable_send()->set_size_bytes(1 << 20);
-  op->mutable_send()->set_tag(9);
-  op = program->add_ops();
-  op->set_stream(1);
-  op->mutable_collective()->set_kind(proto::ALL_REDUCE);
-  op->mutable_collective()->set_size_bytes(std::uint64_t{1} << 40);
-  op->mutable_collective()->set_algorithm(proto::RING);
-  op = program->add_ops();
-  op->mutable_memory()->set_allocate(true);
-  op->mutable_memory()->set_size_bytes(4096);
-  op->mutable_memory()->set_tag(proto::ACTIVATIONS);
-  s.add_programs()->add_ops()->mutable_recv()->set_peer(0);
+  auto& program = *s.add_programs();
+  add_op(program, OpFields::compute(0, 0));
+  const std::uint32_t send_deps[] = {0};
+  add_op(program, OpFields::send(1, 1, 1 << 20, 9).fixed(-3), send_deps);
+  add_op(program, OpFields::collective(1, proto::ALL_REDUCE, 0, std::uint64_t{1} << 40, proto::RING));
+  add_op(program, OpFields::memory(0, true, 4096, proto::ACTIVATIONS));
+  auto* op = s.add_programs()->add_ops();
+  op->add_deps(2);
+  op->mutable_recv()->set_peer(0);
   s.mutable_summary()->set_sequences(12);
   s.mutable_summary()->set_tokens(UINT64_C(18446744073709551615));
   s.mutable_summary()->set_model_flops(6.02e23);

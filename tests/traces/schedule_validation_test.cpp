@@ -1,12 +1,15 @@
 #include "traces/executor/schedule_validation.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
 #include "schedule_fixture.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 
 namespace eppsim {
@@ -25,21 +28,25 @@ std::string error_of(const proto::Schedule& schedule) {
 }
 
 // Two ranks in a sequence-parallel group of 2 and a tensor-parallel group of 1.
+// Rank 0 runs a compute op split over both: shared_computes[0].
 HandSchedule split_schedule() {
   HandSchedule h(2);
   const auto sp = h.group({0, 1});
   const auto tp = h.group({0});
-  h.compute(0, 0);
-  auto* c = h.op(0, 0).mutable_compute();
-  c->set_shards(2);
-  auto* s = c->add_splits();
+  auto c = HandSchedule::forward_layer();
+  c.set_shards(2);
+  auto* s = c.add_splits();
   s->set_kind(proto::SEQUENCE_PARALLEL);
   s->set_group(sp);
-  s = c->add_splits();
+  s = c.add_splits();
   s->set_kind(proto::TENSOR_PARALLEL);
   s->set_group(tp);
+  h.compute(0, 0, {}, c);
   return h;
 }
+
+// The work of split_schedule()'s compute op.
+proto::ComputeOp& split_work(HandSchedule& h) { return *h.schedule().mutable_shared_computes(0); }
 
 TEST(ValidateSchedule, AcceptsWellFormedSchedulesOfEveryVersion) {
   auto h = split_schedule();
@@ -58,38 +65,40 @@ TEST(ValidateSchedule, RejectsANewerSchemaVersion) {
 
 TEST(ValidateSchedule, RejectsSegmentArraysOfDifferentLengthsAndVersion2Segments) {
   auto h = split_schedule();
-  auto* c = h.op(0, 0).mutable_compute();
-  c->add_segment_tokens(512);
-  c->add_segment_tokens(256);
-  c->add_segment_context_tokens(0);
+  auto& c = split_work(h);
+  c.add_segment_tokens(512);
+  c.add_segment_tokens(256);
+  c.add_segment_context_tokens(0);
   EXPECT_THAT(error_of(h.schedule()),
-              HasSubstr("schedule: rank 0 op 0: compute.segment_context_tokens: must have one entry per segment_tokens "
+              HasSubstr("schedule: shared_computes[0].segment_context_tokens: must have one entry per segment_tokens "
                         "entry (2), got 1"));
-  c->add_segment_context_tokens(512);
+  c.add_segment_context_tokens(512);
   EXPECT_EQ(error_of(h.schedule()), "");
-  c->add_segments()->set_tokens(64);
-  EXPECT_THAT(error_of(h.schedule()), HasSubstr("rank 0 op 0: compute.segments: schema version 2's segment messages"));
+  c.add_segments()->set_tokens(64);
+  EXPECT_THAT(error_of(h.schedule()), HasSubstr("schedule: shared_computes[0].segments: schema version 2's segment messages"));
 }
 
 TEST(ValidateSchedule, RejectsStructuralErrors) {
   HandSchedule h(2);
   h.send(0, 1, 1, 64, 1);
   auto bad_peer = h.schedule();
-  bad_peer.mutable_programs(0)->mutable_ops(0)->mutable_send()->set_peer(5);
+  bad_peer.mutable_programs(0)->set_target(0, 5);  // a SEND's target is its peer
   EXPECT_THAT(error_of(bad_peer), HasSubstr("schedule: rank 0 op 0: send peer 5 out of range"));
+  auto bad_recv_peer = h.schedule();
+  add_op(*bad_recv_peer.mutable_programs(1), OpFields::recv(1, 7, 64, 1));
+  EXPECT_THAT(error_of(bad_recv_peer), HasSubstr("schedule: rank 1 op 0: recv peer 7 out of range"));
   auto bad_dep = h.schedule();
-  bad_dep.mutable_programs(0)->mutable_ops(0)->add_deps(0);
+  bad_dep.mutable_programs(0)->add_dep_op(0);
+  bad_dep.mutable_programs(0)->add_dep_on(0);
   EXPECT_THAT(error_of(bad_dep), HasSubstr("rank 0 op 0: depends on op 0, which is not earlier"));
   auto bad_group = h.schedule();
-  auto* unknown = bad_group.mutable_programs(1)->add_ops()->mutable_collective();
-  unknown->set_kind(proto::ALL_REDUCE);
-  unknown->set_group(3);
+  add_op(*bad_group.mutable_programs(1), OpFields::collective(0, proto::ALL_REDUCE, 3, 0));
   EXPECT_THAT(error_of(bad_group), HasSubstr("rank 1 op 0: unknown group 3"));
   auto bad_stream = h.schedule();
-  bad_stream.mutable_programs(0)->mutable_ops(0)->set_stream(2);
+  bad_stream.mutable_programs(0)->set_stream(0, 2);
   EXPECT_THAT(error_of(bad_stream), HasSubstr("rank 0 op 0: stream 2 out of range (2 streams)"));
   auto no_kind = h.schedule();
-  no_kind.mutable_programs(1)->add_ops();
+  add_op(*no_kind.mutable_programs(1), OpFields{});
   EXPECT_THAT(error_of(no_kind), HasSubstr("rank 1 op 0: op kind not set"));
   auto programs = h.schedule();
   programs.set_num_ranks(3);
@@ -101,43 +110,41 @@ TEST(ValidateSchedule, RejectsStructuralErrors) {
   EXPECT_THAT(error_of(twice), HasSubstr("groups[0]: rank 1 listed twice"));
   auto outside = h.schedule();
   outside.add_groups()->add_ranks(0);
-  auto* c = outside.mutable_programs(1)->add_ops()->mutable_collective();
-  c->set_kind(proto::ALL_REDUCE);
+  add_op(*outside.mutable_programs(1), OpFields::collective(0, proto::ALL_REDUCE, 0, 0));
   EXPECT_THAT(error_of(outside), HasSubstr("rank 1 op 0: rank 1 is not a member of group 0"));
 }
 
 TEST(ValidateSchedule, ComputeSplitsNameGroupsOfTheRankAndMultiplyToShards) {
   auto unknown = split_schedule();
-  unknown.op(0, 0).mutable_compute()->mutable_splits(1)->set_group(9);
-  EXPECT_THAT(error_of(unknown.schedule()), HasSubstr("schedule: rank 0 op 0: compute.splits[1].group: unknown group 9"));
+  split_work(unknown).mutable_splits(1)->set_group(9);
+  EXPECT_THAT(error_of(unknown.schedule()), HasSubstr("schedule: shared_computes[0].splits[1].group: unknown group 9"));
   auto foreign = split_schedule();
-  foreign.compute(1, 0);
-  *foreign.op(1, 0).mutable_compute() = foreign.op(0, 0).compute();
+  foreign.compute(1, 0, {}, split_work(foreign));  // the same work: the same entry
+  ASSERT_EQ(ops_of(foreign.schedule(), 1)[0].shared_compute(), 0u);
   EXPECT_THAT(error_of(foreign.schedule()),
-              HasSubstr("rank 1 op 0: compute.splits[1].group: rank 1 is not a member of group 1"));
+              HasSubstr("rank 1 op 0: shared_computes[0].splits[1].group: rank 1 is not a member of group 1"));
   auto shards = split_schedule();
-  shards.op(0, 0).mutable_compute()->set_shards(4);
+  split_work(shards).set_shards(4);
   EXPECT_THAT(error_of(shards.schedule()),
-              HasSubstr("rank 0 op 0: compute.shards: must be the product of the split groups' sizes (2), got 4"));
+              HasSubstr("shared_computes[0].shards: must be the product of the split groups' sizes (2), got 4"));
   auto kind = split_schedule();
-  kind.op(0, 0).mutable_compute()->mutable_splits(0)->set_kind(proto::SPLIT_KIND_UNSPECIFIED);
-  EXPECT_THAT(error_of(kind.schedule()), HasSubstr("rank 0 op 0: compute.splits[0].kind: must be"));
+  split_work(kind).mutable_splits(0)->set_kind(proto::SPLIT_KIND_UNSPECIFIED);
+  EXPECT_THAT(error_of(kind.schedule()), HasSubstr("shared_computes[0].splits[0].kind: must be"));
 }
 
 // A shared work is checked once where it is listed; the ranks that run it must
 // each belong to its split groups, and the index must be in the table.
 TEST(ValidateSchedule, SharedComputesAreCheckedOnceAndPerRank) {
   auto shared = split_schedule();
-  *shared.schedule().add_shared_computes() = shared.op(0, 0).compute();
-  shared.op(0, 0).set_shared_compute(0);
+  ASSERT_EQ(shared.schedule().shared_computes_size(), 1);
   EXPECT_EQ(error_of(shared.schedule()), "");
   auto range = shared;
-  range.op(0, 0).set_shared_compute(1);
+  range.program(0).set_target(0, 1);  // a COMPUTE's target is its work
   EXPECT_THAT(error_of(range.schedule()),
               HasSubstr("schedule: rank 0 op 0: shared_compute: index 1 out of range (1 shared computes)"));
   auto foreign = shared;
-  foreign.compute(1, 0);
-  foreign.op(1, 0).set_shared_compute(0);
+  foreign.compute(1, 0);  // another work, then the split one
+  foreign.program(1).set_target(0, 0);
   EXPECT_THAT(error_of(foreign.schedule()),
               HasSubstr("schedule: rank 1 op 0: shared_computes[0].splits[1].group: rank 1 is not a member of group 1"));
   auto phase = shared;
@@ -154,23 +161,165 @@ TEST(ValidateSchedule, DurationSourcesAreConsistent) {
   h.compute(0, 0);
   h.memory(0, 0, true, 8);
   auto fixed = h;
-  fixed.op(0, 0).set_duration_source(proto::DURATION_FIXED);
-  fixed.op(0, 0).set_fixed_duration_ns(0);
-  fixed.op(0, 1).set_duration_source(proto::DURATION_FIXED);
+  fixed.fix_duration(0, 0, 0);
+  fixed.fix_duration(0, 1, 0);
   EXPECT_EQ(error_of(fixed.schedule()), "");
   auto negative = fixed;
-  negative.op(0, 0).set_fixed_duration_ns(-1);
+  negative.fix_duration(0, 0, -1);
   EXPECT_THAT(error_of(negative.schedule()), HasSubstr("rank 0 op 0: fixed_duration_ns: must be >= 0, got -1"));
   auto memory = fixed;
-  memory.op(0, 1).set_fixed_duration_ns(5);
+  memory.fix_duration(0, 1, 5);
   EXPECT_THAT(error_of(memory.schedule()), HasSubstr("rank 0 op 1: fixed_duration_ns: a MEMORY op takes no time, got 5"));
   auto from_work = h;
-  from_work.op(0, 0).set_fixed_duration_ns(5);
+  set_duration(from_work.program(0), 0, proto::DURATION_FROM_WORK, 5);
   EXPECT_THAT(error_of(from_work.schedule()),
               HasSubstr("rank 0 op 0: fixed_duration_ns: set to 5 but duration_source is DURATION_FROM_WORK"));
   auto unknown = h;
-  unknown.op(0, 0).set_duration_source(static_cast<proto::DurationSource>(7));
+  set_duration(unknown.program(0), 0, static_cast<proto::DurationSource>(7), 0);
   EXPECT_THAT(error_of(unknown.schedule()), HasSubstr("rank 0 op 0: duration_source: unknown value 7"));
+}
+
+// Rank 0: a compute op, a send, an all-reduce and an allocation; rank 1 the
+// receive and the all-reduce. Every per-op column has 4 entries on rank 0.
+HandSchedule columns_schedule() {
+  HandSchedule h(2);
+  const auto dp = h.group({0, 1});
+  const auto c = h.compute(0, 0);
+  h.send(0, 1, 1, 64, 3, {c});
+  h.collective(0, 1, dp, 128, proto::ALL_REDUCE, {c});
+  h.memory(0, 0, true, 256);
+  h.recv(1, 1, 0, 64, 3);
+  h.collective(1, 1, dp, 128);
+  return h;
+}
+
+TEST(ValidateSchedule, AcceptsTheColumnsSchedule) { EXPECT_EQ(error_of(columns_schedule().schedule()), ""); }
+
+// Each per-op column has one entry per op (stream has one per op by definition).
+TEST(ValidateSchedule, RejectsAPerOpColumnOfTheWrongLength) {
+  using Column = google::protobuf::RepeatedField<std::uint32_t>* (proto::RankProgram::*)();
+  for (const auto& [field, column] : std::vector<std::pair<std::string, Column>>{
+           {"target", &proto::RankProgram::mutable_target}, {"detail", &proto::RankProgram::mutable_detail}}) {
+    SCOPED_TRACE(field);
+    auto shorter = columns_schedule();
+    (shorter.program(0).*column)()->RemoveLast();
+    EXPECT_THAT(error_of(shorter.schedule()),
+                HasSubstr("schedule: programs[0]." + field + ": must have one entry per op (4, as stream), got 3"));
+    auto longer = columns_schedule();
+    (longer.program(1).*column)()->Add(0);
+    EXPECT_THAT(error_of(longer.schedule()),
+                HasSubstr("schedule: programs[1]." + field + ": must have one entry per op (2, as stream), got 3"));
+  }
+  auto code = columns_schedule();
+  code.program(0).mutable_code()->RemoveLast();
+  EXPECT_THAT(error_of(code.schedule()), HasSubstr("schedule: programs[0].code: must have one entry per op (4, as stream), got 3"));
+  auto size = columns_schedule();
+  size.program(0).add_size_bytes(0);
+  EXPECT_THAT(error_of(size.schedule()),
+              HasSubstr("schedule: programs[0].size_bytes: must have one entry per op (4, as stream), got 5"));
+  auto stream = columns_schedule();
+  stream.program(0).add_stream(0);  // one op more than the other columns hold
+  EXPECT_THAT(error_of(stream.schedule()), HasSubstr("schedule: programs[0].code: must have one entry per op (5, as stream), got 4"));
+}
+
+// An optional column (algorithm, duration_source, fixed_duration_ns) is empty
+// or has one entry per op.
+TEST(ValidateSchedule, RejectsAnOptionalColumnOfAnotherLength) {
+  auto h = columns_schedule();
+  h.program(0).add_algorithm(proto::ALGORITHM_AUTO);
+  EXPECT_THAT(error_of(h.schedule()),
+              HasSubstr("schedule: programs[0].algorithm: must have no entry or one entry per op (4, as stream), got 1"));
+  for (int i = 1; i < 4; ++i) h.program(0).add_algorithm(proto::ALGORITHM_AUTO);
+  EXPECT_EQ(error_of(h.schedule()), "");
+  h.program(0).add_algorithm(proto::ALGORITHM_AUTO);
+  EXPECT_THAT(error_of(h.schedule()), HasSubstr("programs[0].algorithm: must have no entry or one entry per op (4, as stream), got 5"));
+
+  auto source = columns_schedule();
+  source.fix_duration(1, 0, 1000);
+  EXPECT_EQ(error_of(source.schedule()), "");
+  source.program(1).mutable_duration_source()->RemoveLast();
+  EXPECT_THAT(error_of(source.schedule()),
+              HasSubstr("schedule: programs[1].duration_source: must have no entry or one entry per op (2, as stream), got 1"));
+  auto fixed = columns_schedule();
+  fixed.program(0).add_fixed_duration_ns(0);
+  EXPECT_THAT(error_of(fixed.schedule()),
+              HasSubstr("schedule: programs[0].fixed_duration_ns: must have no entry or one entry per op (4, as stream), got 1"));
+}
+
+TEST(ValidateSchedule, RejectsDependencyColumnsOutOfShape) {
+  auto shorter = columns_schedule();
+  shorter.program(0).mutable_dep_on()->RemoveLast();
+  EXPECT_THAT(error_of(shorter.schedule()), HasSubstr("schedule: programs[0].dep_on: must have one entry per dep_op entry (2), got 1"));
+  auto longer = columns_schedule();
+  longer.program(1).add_dep_on(0);
+  EXPECT_THAT(error_of(longer.schedule()), HasSubstr("schedule: programs[1].dep_on: must have one entry per dep_op entry (0), got 1"));
+  // dep_op = [1, 2]: op 2's dependency listed before op 1's.
+  auto order = columns_schedule();
+  order.program(0).set_dep_op(0, 2);
+  order.program(0).set_dep_op(1, 1);
+  EXPECT_THAT(error_of(order.schedule()), HasSubstr("schedule: programs[0].dep_op[1]: must be ascending, got 1 after 2"));
+  auto range = columns_schedule();
+  range.program(1).add_dep_op(5);
+  range.program(1).add_dep_on(0);
+  EXPECT_THAT(error_of(range.schedule()), HasSubstr("schedule: programs[1].dep_op[0]: op 5 out of range (2 ops)"));
+}
+
+TEST(ValidateSchedule, RejectsCodesAndFieldsTheirKindDoesNotHave) {
+  auto code = columns_schedule();
+  code.program(0).set_code(2, static_cast<proto::OpCode>(42));
+  EXPECT_THAT(error_of(code.schedule()), HasSubstr("schedule: rank 0 op 2: code: unknown value 42"));
+  auto unset = columns_schedule();
+  unset.program(1).set_code(0, proto::OP_CODE_UNSPECIFIED);
+  EXPECT_THAT(error_of(unset.schedule()), HasSubstr("schedule: rank 1 op 0: op kind not set"));
+  auto compute_bytes = columns_schedule();
+  compute_bytes.program(0).set_size_bytes(0, 8);
+  EXPECT_THAT(error_of(compute_bytes.schedule()),
+              HasSubstr("schedule: rank 0 op 0: a COMPUTE op has no size_bytes or detail, got 8 and 0"));
+  auto compute_detail = columns_schedule();
+  compute_detail.program(0).set_detail(0, 2);
+  EXPECT_THAT(error_of(compute_detail.schedule()),
+              HasSubstr("schedule: rank 0 op 0: a COMPUTE op has no size_bytes or detail, got 0 and 2"));
+  auto memory_target = columns_schedule();
+  memory_target.program(0).set_target(3, 1);
+  EXPECT_THAT(error_of(memory_target.schedule()), HasSubstr("schedule: rank 0 op 3: a MEMORY op has no target, got 1"));
+  auto memory_tag = columns_schedule();
+  memory_tag.program(0).set_detail(3, 99);
+  EXPECT_THAT(error_of(memory_tag.schedule()), HasSubstr("schedule: rank 0 op 3: memory tag (detail): unknown value 99"));
+  auto kind = columns_schedule();
+  kind.program(1).set_detail(1, 99);
+  EXPECT_THAT(error_of(kind.schedule()), HasSubstr("schedule: rank 1 op 1: collective kind (detail): unknown value 99"));
+  auto no_kind = columns_schedule();
+  no_kind.program(1).set_detail(1, proto::COLLECTIVE_KIND_UNSPECIFIED);
+  EXPECT_THAT(error_of(no_kind.schedule()), HasSubstr("schedule: rank 1 op 1: collective kind not set"));
+}
+
+TEST(ValidateSchedule, OnlyACollectiveHasAnAlgorithm) {
+  HandSchedule h(2);
+  const auto dp = h.group({0, 1});
+  h.send(0, 1, 1, 64, 3);
+  h.collective(0, 1, dp, 128, proto::ALL_REDUCE, {}, proto::RING);
+  h.recv(1, 1, 0, 64, 3);
+  h.collective(1, 1, dp, 128, proto::ALL_REDUCE, {}, proto::RING);
+  ASSERT_EQ(h.program(0).algorithm_size(), 2);  // filled for the send once the collective needed it
+  EXPECT_EQ(error_of(h.schedule()), "");
+  auto send = h;
+  send.program(0).set_algorithm(0, proto::TREE);
+  EXPECT_THAT(error_of(send.schedule()), HasSubstr("schedule: rank 0 op 0: algorithm: only a COLLECTIVE has one, got TREE"));
+  auto unknown = h;
+  unknown.program(1).set_algorithm(1, static_cast<proto::CollectiveAlgorithm>(9));
+  EXPECT_THAT(error_of(unknown.schedule()), HasSubstr("schedule: rank 1 op 1: algorithm: unknown value 9"));
+}
+
+// Ops as messages are read from older files (convert_op_messages); a schedule
+// that still holds them was not converted.
+TEST(ValidateSchedule, RejectsOpsStillAsMessages) {
+  auto h = columns_schedule();
+  const auto old = testing::in_op_messages(h.schedule());
+  EXPECT_THAT(error_of(old), HasSubstr("schedule: programs[0].ops: ops as messages are schema version 4's form; version " +
+                                       std::to_string(kScheduleSchemaVersion) + " lists them in columns"));
+  auto both = h.schedule();
+  both.mutable_programs(1)->add_ops()->mutable_send()->set_peer(0);
+  EXPECT_THAT(error_of(both), HasSubstr("schedule: programs[1].ops: ops as messages are schema version 4's form"));
 }
 
 }  // namespace

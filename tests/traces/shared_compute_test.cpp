@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "traces/program_ops.h"
+
 namespace eppsim {
 namespace {
 
@@ -28,47 +30,38 @@ TEST(SharedComputes, EqualWorksShareAnIndexInFirstUseOrder) {
   EXPECT_EQ(schedule.shared_computes(2).first_layer(), 4u);
 }
 
-TEST(SharedComputes, ComputeOfReadsInlineAndSharedWork) {
+// Every COMPUTE op names its work in the table (schema version 5).
+TEST(SharedComputes, ComputeOfReadsTheWorkTheOpNames) {
   proto::Schedule schedule;
-  *schedule.add_shared_computes() = work(proto::RECOMPUTE, 7);
-  auto* program = schedule.add_programs();
-  auto* shared = program->add_ops();
-  shared->set_shared_compute(0);
-  auto* inline_op = program->add_ops();
-  *inline_op->mutable_compute() = work(proto::FORWARD, 2);
-  auto* send = program->add_ops();
-  send->mutable_send()->set_peer(0);
-  EXPECT_TRUE(is_compute(*shared));
-  EXPECT_TRUE(is_compute(*inline_op));
-  EXPECT_FALSE(is_compute(*send));
-  EXPECT_EQ(compute_of(schedule, *shared).first_layer(), 7u);
-  EXPECT_EQ(compute_of(schedule, *inline_op).first_layer(), 2u);
+  SharedComputes table;
+  auto& program = *schedule.add_programs();
+  const auto recompute = table.index_of(schedule, work(proto::RECOMPUTE, 7));
+  const auto forward = table.index_of(schedule, work(proto::FORWARD, 2));
+  add_op(program, OpFields::compute(0, forward));
+  add_op(program, OpFields::send(0, 0, 64, 1));
+  add_op(program, OpFields::compute(0, recompute));
+  const auto ops = ops_of(program);
+  EXPECT_TRUE(ops[0].is_compute());
+  EXPECT_FALSE(ops[1].is_compute());
+  EXPECT_TRUE(ops[2].is_compute());
+  EXPECT_EQ(compute_of(schedule, ops[0]).first_layer(), 2u);
+  EXPECT_EQ(compute_of(schedule, ops[0]).phase(), proto::FORWARD);
+  EXPECT_EQ(compute_of(schedule, ops[2]).first_layer(), 7u);
+  EXPECT_EQ(compute_of(schedule, ops[2]).phase(), proto::RECOMPUTE);
 }
 
-TEST(SharedComputes, InliningGivesEveryOpItsOwnCopyAndEmptiesTheTable) {
+// The table goes on after entries a schedule already lists (a version-4 file's
+// shared computes, when convert_op_messages lists its inline works).
+TEST(SharedComputes, NewEntriesFollowTheSchedulesOwn) {
   proto::Schedule schedule;
   *schedule.add_shared_computes() = work(proto::FORWARD, 1);
-  for (int r = 0; r < 2; ++r) schedule.add_programs()->add_ops()->set_shared_compute(0);
-  EXPECT_EQ(inline_shared_computes(schedule), 2u);
-  EXPECT_EQ(schedule.shared_computes_size(), 0);
-  for (const auto& program : schedule.programs()) {
-    ASSERT_TRUE(program.ops(0).has_compute());
-    EXPECT_EQ(program.ops(0).compute().first_layer(), 1u);
-  }
-  EXPECT_EQ(inline_shared_computes(schedule), 0u);
-}
-
-// An index past the table is left for validate_schedule to name, and the table
-// stays, so that the message counts it.
-TEST(SharedComputes, InliningLeavesAnIndexOutOfRange) {
-  proto::Schedule schedule;
-  *schedule.add_shared_computes() = work(proto::FORWARD, 1);
-  auto* program = schedule.add_programs();
-  program->add_ops()->set_shared_compute(0);
-  program->add_ops()->set_shared_compute(5);
-  EXPECT_EQ(inline_shared_computes(schedule), 1u);
-  EXPECT_EQ(program->ops(1).shared_compute(), 5u);
-  EXPECT_EQ(schedule.shared_computes_size(), 1);
+  SharedComputes table;
+  EXPECT_EQ(table.index_of(schedule, work(proto::BACKWARD, 1)), 1u);
+  EXPECT_EQ(table.index_of(schedule, work(proto::BACKWARD, 1)), 1u);
+  EXPECT_EQ(table.size(), 1u);
+  ASSERT_EQ(schedule.shared_computes_size(), 2);
+  EXPECT_EQ(schedule.shared_computes(0).phase(), proto::FORWARD);
+  EXPECT_EQ(schedule.shared_computes(1).phase(), proto::BACKWARD);
 }
 
 }  // namespace

@@ -42,15 +42,15 @@ void add_integer(ChakraAttributes* attrs, std::string_view name, std::uint64_t v
 
 std::uint64_t micros_of(std::int64_t ns) { return ns <= 0 ? 0 : static_cast<std::uint64_t>((ns + 500) / 1000); }
 
-chakra::Node node_of(const proto::Schedule& schedule, const proto::Op& op, std::uint32_t rank, std::uint32_t index) {
+chakra::Node node_of(const proto::Schedule& schedule, OpView op, std::uint32_t rank) {
+  const auto index = op.index();
   chakra::Node node;
   node.set_id(index);
   auto* attrs = node.mutable_attr();
   add_bool_attribute(attrs, names::kIsCpuOp, false);
   const bool fixed = op.duration_source() == proto::DURATION_FIXED;
-  switch (op.kind_case()) {
-    case proto::Op::kCompute:
-    case proto::Op::kSharedCompute: {
+  switch (op.code()) {
+    case proto::OP_COMPUTE: {
       const auto& c = compute_of(schedule, op);
       node.set_type(chakra::COMP_NODE);
       node.set_name(fmt::format("compute_{}", index));
@@ -60,38 +60,42 @@ chakra::Node node_of(const proto::Schedule& schedule, const proto::Op& op, std::
       add_bytes_attribute(attrs, names::kCompute, to_binary(c));
       break;
     }
-    case proto::Op::kSend:
+    case proto::OP_SEND:
       node.set_type(chakra::COMM_SEND_NODE);
       node.set_name(fmt::format("send_{}", index));
       add_integer(attrs, names::kCommSrc, rank);
-      add_integer(attrs, names::kCommDst, op.send().peer());
-      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.send().size_bytes()));
-      add_integer(attrs, names::kCommTag, op.send().tag());
+      add_integer(attrs, names::kCommDst, op.peer());
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.size_bytes()));
+      add_integer(attrs, names::kCommTag, op.tag());
       break;
-    case proto::Op::kRecv:
+    case proto::OP_RECV:
       node.set_type(chakra::COMM_RECV_NODE);
       node.set_name(fmt::format("recv_{}", index));
-      add_integer(attrs, names::kCommSrc, op.recv().peer());
+      add_integer(attrs, names::kCommSrc, op.peer());
       add_integer(attrs, names::kCommDst, rank);
-      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.recv().size_bytes()));
-      add_integer(attrs, names::kCommTag, op.recv().tag());
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.size_bytes()));
+      add_integer(attrs, names::kCommTag, op.tag());
       break;
-    case proto::Op::kCollective: {
-      const auto& c = op.collective();
+    case proto::OP_COLLECTIVE:
       node.set_type(chakra::COMM_COLL_NODE);
       node.set_name(fmt::format("collective_{}", index));
-      add_int64_attribute(attrs, names::kCommType, comm_type(c.kind()));
-      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(c.size_bytes()));
-      add_string_attribute(attrs, names::kPgName, std::to_string(static_cast<std::uint64_t>(c.group()) + 1));
-      if (c.algorithm() != proto::ALGORITHM_AUTO) add_integer(attrs, names::kAlgorithm, static_cast<std::uint64_t>(c.algorithm()));
+      add_int64_attribute(attrs, names::kCommType, comm_type(op.collective_kind()));
+      add_int64_attribute(attrs, names::kCommSize, static_cast<std::int64_t>(op.size_bytes()));
+      add_string_attribute(attrs, names::kPgName, std::to_string(static_cast<std::uint64_t>(op.group()) + 1));
+      if (op.algorithm() != proto::ALGORITHM_AUTO) add_integer(attrs, names::kAlgorithm, static_cast<std::uint64_t>(op.algorithm()));
       break;
-    }
-    case proto::Op::kMemory:
+    case proto::OP_ALLOCATE:
+    case proto::OP_FREE: {
       node.set_type(chakra::METADATA_NODE);
       node.set_name(fmt::format("memory_{}", index));
-      add_bytes_attribute(attrs, names::kMemory, to_binary(op.memory()));
+      proto::MemoryOp memory;  // the attribute keeps version 4's message
+      memory.set_allocate(op.allocate());
+      memory.set_size_bytes(op.size_bytes());
+      memory.set_tag(op.memory_tag());
+      add_bytes_attribute(attrs, names::kMemory, to_binary(memory));
       break;
-    case proto::Op::KIND_NOT_SET: break;  // validate_schedule admits none
+    }
+    default: break;  // validate_schedule admits none
   }
   add_integer(attrs, names::kStream, op.stream());
   if (fixed) add_int64_attribute(attrs, names::kFixedDurationNs, op.fixed_duration_ns());
@@ -129,16 +133,13 @@ ChakraTrace export_chakra(const proto::Schedule& schedule) {
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     ChakraRankTrace rank;
     rank.metadata = metadata;
-    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
     std::vector<std::optional<std::uint32_t>> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
-    for (int i = 0; i < ops.size(); ++i) {
-      const auto index = static_cast<std::uint32_t>(i);
-      chakra::Node node = node_of(schedule, ops[i], r, index);
-      auto& previous = last_on_stream[ops[i].stream()];
-      if (previous && std::find(ops[i].deps().begin(), ops[i].deps().end(), *previous) == ops[i].deps().end()) {
-        node.add_ctrl_deps(*previous);
-      }
-      previous = index;
+    for (const OpView op : ops_of(schedule, r)) {
+      chakra::Node node = node_of(schedule, op, r);
+      auto& previous = last_on_stream[op.stream()];
+      const auto deps = op.deps();
+      if (previous && std::find(deps.begin(), deps.end(), *previous) == deps.end()) node.add_ctrl_deps(*previous);
+      previous = op.index();
       rank.nodes.push_back(std::move(node));
     }
     trace.ranks.push_back(std::move(rank));

@@ -13,6 +13,7 @@
 #include "models/errors.h"
 #include "traces/chakra/chakra_attributes.h"
 #include "traces/executor/schedule_validation.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 
 namespace eppsim {
@@ -376,6 +377,8 @@ proto::Schedule import_chakra(const std::vector<ChakraRankTrace>& ranks, std::st
     context.rank = r;
     import_rank(ranks[r], context, *schedule.add_programs());
   }
+  // The nodes became ops as messages (Op); the Schedule holds them as columns.
+  convert_op_messages(schedule, source);
   try {
     validate_schedule(schedule);
   } catch (const InputError& e) {

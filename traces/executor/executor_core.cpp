@@ -13,9 +13,9 @@
 #include "models/errors.h"
 #include "models/units.h"
 #include "traces/executor/executor_state.h"
-#include "traces/executor/op_prefetch.h"
 #include "traces/executor/schedule_validation.h"
 #include "traces/op_names.h"
+#include "traces/program_ops.h"
 
 namespace eppsim {
 
@@ -86,7 +86,7 @@ void ExecutorCore::State::build() {
   std::uint64_t count = 0;
   rank_offset.assign(ranks + 1, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    count += static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).ops_size());
+    count += ops_of(schedule, r).size();
     if (count >= kNone) throw InputError(fmt::format("schedule: more than {} ops", kNone - 1));
     rank_offset[r + 1] = static_cast<std::uint32_t>(count);
   }
@@ -105,33 +105,24 @@ void ExecutorCore::State::build() {
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()), kNone);
   auto for_each_op = [&](auto&& visit) {
     for (std::uint32_t r = 0; r < ranks; ++r) {
-      const auto& program = schedule.programs(static_cast<int>(r)).ops();
       std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-      for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
-        prefetch_ops(program, static_cast<int>(i));
-        const proto::Op& o = program[static_cast<int>(i)];
+      for (const OpView o : ops_of(schedule, r)) {
+        const auto g = rank_offset[r] + o.index();
         auto& last = last_on_stream[o.stream()];
-        visit(r, rank_offset[r] + i, o, last);
-        last = rank_offset[r] + i;
+        visit(r, g, o, last);
+        last = g;
       }
     }
   };
   std::size_t p2p = 0;
-  for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
+  for_each_op([&](std::uint32_t r, std::uint32_t g, OpView o, std::uint32_t stream_previous) {
     OpState& state = op[g];
     state.rank = r;
     state.kind = kind_of(o);
-    switch (state.kind) {
-      case Kind::Compute: break;
-      case Kind::Send: bytes[g] = o.send().size_bytes(); break;
-      case Kind::Recv: bytes[g] = o.recv().size_bytes(); break;
-      case Kind::Collective:
-        bytes[g] = o.collective().size_bytes();
-        state.collective_kind = static_cast<std::uint8_t>(o.collective().kind());
-        state.link = o.collective().group();  // until build_collectives gives it a counter
-        break;
-      case Kind::Allocate:
-      case Kind::Free: bytes[g] = o.memory().size_bytes(); break;
+    bytes[g] = o.size_bytes();
+    if (state.kind == Kind::Collective) {
+      state.collective_kind = static_cast<std::uint8_t>(o.collective_kind());
+      state.link = o.group();  // until build_collectives gives it a counter
     }
     p2p += state.kind == Kind::Send || state.kind == Kind::Recv;
     if (stream_previous != kNone) {
@@ -140,7 +131,7 @@ void ExecutorCore::State::build() {
     }
     const auto base = rank_offset[r];
     for (auto d : o.deps()) ++op[base + d].succ_begin;
-    state.pending += static_cast<std::uint32_t>(o.deps_size());
+    state.pending += static_cast<std::uint32_t>(o.deps().size());
   });
   std::size_t memory_ops = 0;
   for (std::uint32_t r = 0; r < ranks; ++r) {
@@ -164,13 +155,13 @@ void ExecutorCore::State::build() {
   const bool global = options.matching == Matching::Global;
   ChannelTable table(global ? p2p : 0);
   if (global) channels.reserve(p2p / 2 + 1);
-  for_each_op([&](std::uint32_t r, std::uint32_t g, const proto::Op& o, std::uint32_t stream_previous) {
+  for_each_op([&](std::uint32_t r, std::uint32_t g, OpView o, std::uint32_t stream_previous) {
     if (stream_previous != kNone) succ[op[stream_previous].succ_begin++] = g;
     const auto base = rank_offset[r];
     for (auto d : o.deps()) succ[op[base + d].succ_begin++] = g;
     if (!global) return;
-    if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.send().peer(), o.send().tag());
-    if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.recv().peer(), r, o.recv().tag());
+    if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.peer(), o.tag());
+    if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.peer(), r, o.tag());
   });
   for (std::size_t g = n; g > 0; --g) op[g].succ_begin = op[g - 1].succ_begin;
   op[0].succ_begin = 0;

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/program_ops.h"
 #include "traces/schedule.pb.h"
 #include "traces/trace.pb.h"
 
@@ -115,7 +116,7 @@ class ExecutorCore {
   std::vector<std::string> unfinished_ops() const;
 
   const proto::Schedule& schedule() const;
-  const proto::Op& op(OpRef ref) const;
+  OpView op(OpRef ref) const;
   // Ranks of a group, in the order the Schedule lists them.
   std::span<const std::uint32_t> group_ranks(std::uint32_t group) const;
   // The ops an activity covers (one for compute and Local matching, two for a

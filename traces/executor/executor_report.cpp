@@ -9,7 +9,6 @@
 #include "models/errors.h"
 #include "models/input_limits.h"
 #include "traces/executor/executor_state.h"
-#include "traces/executor/op_prefetch.h"
 #include "traces/op_names.h"
 #include "traces/trace_events.h"
 
@@ -44,20 +43,19 @@ struct WorkLabel {
 }  // namespace
 
 std::string ExecutorCore::State::describe(std::uint32_t g) const {
-  const auto& o = message(g);
+  const OpView o = view(g);
   const auto [r, i] = ref(g);
   const auto& stream = schedule.stream_names(static_cast<int>(o.stream()));
   switch (kind_of(o)) {
     case Kind::Send:
-      return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.send().peer(),
-                         o.send().tag(), o.send().size_bytes(), stream);
+      return fmt::format("rank {} op {} (send to rank {}, tag {}, {} bytes, stream {})", r, i, o.peer(), o.tag(),
+                         o.size_bytes(), stream);
     case Kind::Recv:
-      return fmt::format("rank {} op {} (recv from rank {}, tag {}, {} bytes, stream {})", r, i, o.recv().peer(),
-                         o.recv().tag(), o.recv().size_bytes(), stream);
+      return fmt::format("rank {} op {} (recv from rank {}, tag {}, {} bytes, stream {})", r, i, o.peer(), o.tag(),
+                         o.size_bytes(), stream);
     case Kind::Collective:
       return fmt::format("rank {} op {} ({} on group {}, {} bytes, stream {})", r, i,
-                         collective_kind_name(o.collective().kind()), o.collective().group(), o.collective().size_bytes(),
-                         stream);
+                         collective_kind_name(o.collective_kind()), o.group(), o.size_bytes(), stream);
     default:
       return fmt::format("rank {} op {} (stream {})", r, i, stream);
   }
@@ -79,18 +77,18 @@ std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, 
 }
 
 std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
-  const auto& o = message(g);
+  const OpView o = view(g);
   const auto r = op[g].rank;
   if (options.matching == Matching::Local) {
     return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
   }
   switch (op[g].kind) {
     case Kind::Send:
-      return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.send().peer(), true));
+      return fmt::format("{}: no matching receive; {}", describe(g), p2p_hint(r, o.peer(), true));
     case Kind::Recv:
-      return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.recv().peer(), r, false));
+      return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.peer(), r, false));
     default: {
-      const auto group = o.collective().group();
+      const auto group = o.group();
       const auto size = group_size(group);
       const auto base = arrival_offset[group] + static_cast<std::uint64_t>(op[g].link - instance_offset[group]) * size;  // posted: its instance
       std::vector<std::uint32_t> missing;
@@ -145,13 +143,13 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
       ++more;
       continue;
     }
-    const auto& o = s.message(g);
+    const OpView o = s.view(g);
     if (state.status == Status::Running) {
       lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.span[g].start_s));
     } else if (state.kind == Kind::Send) {
-      lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.send().peer()));
+      lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.peer()));
     } else if (state.kind == Kind::Recv) {
-      lines.push_back(fmt::format("{}: waiting for rank {}'s send", s.describe(g), o.recv().peer()));
+      lines.push_back(fmt::format("{}: waiting for rank {}'s send", s.describe(g), o.peer()));
     } else {
       lines.push_back(s.blocked_line(g));  // the group members it waits for
     }
@@ -161,7 +159,7 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
 }
 
 const proto::Schedule& ExecutorCore::schedule() const { return state_->schedule; }
-const proto::Op& ExecutorCore::op(OpRef ref) const { return state_->message(ref); }
+OpView ExecutorCore::op(OpRef ref) const { return state_->view(ref); }
 
 proto::Trace ExecutorCore::trace(const std::string& engine) const {
   const auto& s = *state_;
@@ -181,12 +179,10 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   auto& events = *t.mutable_op_events();
   reserve_events(events, static_cast<int>(s.done));
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
-    const auto& program = s.schedule.programs(static_cast<int>(r)).ops();
-    for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(program.size()); ++i) {
-      prefetch_ops(program, static_cast<int>(i));
+    for (const OpView o : ops_of(s.schedule, r)) {
+      const auto i = o.index();
       const auto g = s.rank_offset[r] + i;
       if (!s.done_op(g)) continue;
-      const auto& o = program[static_cast<int>(i)];
       OpEventFields e;
       e.rank = r;
       e.op = i;
@@ -197,32 +193,28 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
       switch (kind_of(o)) {
         case Kind::Compute: {
           e.kind = proto::COMPUTE;
-          const WorkLabel label = o.has_compute() ? WorkLabel::of(o.compute()) : shared_labels[o.shared_compute()];
+          const WorkLabel label = shared_labels[o.shared_compute()];
           e.phase = label.phase;
           e.chunk = label.chunk;
           e.stage = label.stage;
           break;
         }
         case Kind::Send:
-          e.kind = proto::SEND;
-          e.peer = o.send().peer();
-          e.size_bytes = o.send().size_bytes();
-          break;
         case Kind::Recv:
-          e.kind = proto::RECV;
-          e.peer = o.recv().peer();
-          e.size_bytes = o.recv().size_bytes();
+          e.kind = o.is_send() ? proto::SEND : proto::RECV;
+          e.peer = o.peer();
+          e.size_bytes = o.size_bytes();
           break;
         case Kind::Collective:
           e.kind = proto::COLLECTIVE;
-          e.collective = o.collective().kind();
-          e.group = o.collective().group();
-          e.size_bytes = o.collective().size_bytes();
+          e.collective = o.collective_kind();
+          e.group = o.group();
+          e.size_bytes = o.size_bytes();
           break;
         case Kind::Allocate:
         case Kind::Free:
           e.kind = proto::MEMORY;
-          e.size_bytes = o.memory().size_bytes();
+          e.size_bytes = o.size_bytes();
           break;
       }
       add_event(events, e);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "traces/executor/executor_core.h"
+#include "traces/program_ops.h"
 
 namespace eppsim {
 namespace executor_detail {
@@ -25,13 +26,14 @@ enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-inline Kind kind_of(const proto::Op& op) {
-  switch (op.kind_case()) {
-    case proto::Op::kSend: return Kind::Send;
-    case proto::Op::kRecv: return Kind::Recv;
-    case proto::Op::kCollective: return Kind::Collective;
-    case proto::Op::kMemory: return op.memory().allocate() ? Kind::Allocate : Kind::Free;
-    default: return Kind::Compute;  // validation rejects KIND_NOT_SET
+inline Kind kind_of(OpView op) {
+  switch (op.code()) {
+    case proto::OP_SEND: return Kind::Send;
+    case proto::OP_RECV: return Kind::Recv;
+    case proto::OP_COLLECTIVE: return Kind::Collective;
+    case proto::OP_ALLOCATE: return Kind::Allocate;
+    case proto::OP_FREE: return Kind::Free;
+    default: return Kind::Compute;  // validation rejects any other code
   }
 }
 
@@ -79,7 +81,7 @@ struct ExecutorCore::State {
   // Per op (global id), and one more whose succ_begin ends the last row.
   std::vector<OpState> op;
   // SEND/RECV/COLLECTIVE/MEMORY: size_bytes, kept here so that matching and
-  // memory accounting do not read the op's message.
+  // memory accounting read it by global id.
   std::vector<std::uint64_t> bytes;
   std::vector<std::uint32_t> succ;  // stream successor and dependants, global ids
   // When each op started and ended: side by side, so that an op's end is
@@ -130,9 +132,9 @@ struct ExecutorCore::State {
                                        : op[g].rank;
     return {r, g - rank_offset[r]};
   }
-  // The op's message in the Schedule.
-  const proto::Op& message(OpRef r) const { return schedule.programs(static_cast<int>(r.rank)).ops(static_cast<int>(r.op)); }
-  const proto::Op& message(std::uint32_t g) const { return message(ref(g)); }
+  // The op in the Schedule.
+  OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
+  OpView view(std::uint32_t g) const { return view(ref(g)); }
   bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 

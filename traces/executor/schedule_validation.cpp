@@ -10,7 +10,7 @@
 
 #include "models/errors.h"
 #include "models/input_limits.h"
-#include "traces/executor/op_prefetch.h"
+#include "traces/program_ops.h"
 #include "traces/schedule_schema.h"
 
 namespace eppsim {
@@ -72,29 +72,9 @@ struct fmt::formatter<eppsim::OpAt> : fmt::formatter<std::string_view> {
 namespace eppsim {
 namespace {
 
-// Where a compute op's work is, for messages: an op's own ("rank 3 op 17:
-// compute") or a shared one ("shared_computes[5]").
-struct WorkAt {
-  OpAt op;
-  int shared = -1;
-};
-
-}  // namespace
-}  // namespace eppsim
-
-template <>
-struct fmt::formatter<eppsim::WorkAt> : fmt::formatter<std::string_view> {
-  auto format(const eppsim::WorkAt& at, fmt::format_context& ctx) const {
-    if (at.shared >= 0) return fmt::format_to(ctx.out(), "shared_computes[{}]", at.shared);
-    return fmt::format_to(ctx.out(), "rank {} op {}: compute", at.op.rank, at.op.op);
-  }
-};
-
-namespace eppsim {
-namespace {
-
-// What a compute op's work must satisfy wherever it is listed.
-void check_work(const proto::ComputeOp& c, const GroupMembers& groups, WorkAt where) {
+// What a compute op's work, shared_computes[index], must satisfy.
+void check_work(const proto::ComputeOp& c, const GroupMembers& groups, int index) {
+  const std::string where = fmt::format("shared_computes[{}]", index);
   if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}.phase: unknown value {}", where, static_cast<int>(c.phase())));
   if (!proto::LayerPart_IsValid(c.layer_part()))
     fail(fmt::format("{}.layer_part: unknown value {}", where, static_cast<int>(c.layer_part())));
@@ -128,14 +108,13 @@ void check_work(const proto::ComputeOp& c, const GroupMembers& groups, WorkAt wh
   }
 }
 
-// The op's rank must be in every group its work is split over.
-void check_split_members(const proto::ComputeOp& c, const GroupMembers& groups, WorkAt where) {
+// The op's rank must be in every group its work, shared_computes[index], is split over.
+void check_split_members(const proto::ComputeOp& c, const GroupMembers& groups, OpAt at, int index) {
   for (int s = 0; s < c.splits_size(); ++s) {
     const auto group = c.splits(s).group();
-    if (!groups.contains(group, where.op.rank)) {
-      fail(fmt::format("{}{}.splits[{}].group: rank {} is not a member of group {}",
-                       where.shared >= 0 ? fmt::format("rank {} op {}: ", where.op.rank, where.op.op) : "", where, s,
-                       where.op.rank, group));
+    if (!groups.contains(group, at.rank)) {
+      fail(fmt::format("{}: shared_computes[{}].splits[{}].group: rank {} is not a member of group {}", at, index, s,
+                       at.rank, group));
     }
   }
 }
@@ -147,7 +126,7 @@ void check_bytes(std::uint64_t bytes, std::string_view field, OpAt where) {
   }
 }
 
-void check_duration(const proto::Op& op, OpAt where) {
+void check_duration(OpView op, OpAt where) {
   switch (op.duration_source()) {
     case proto::DURATION_FROM_WORK:
       if (op.fixed_duration_ns() != 0) {
@@ -157,12 +136,47 @@ void check_duration(const proto::Op& op, OpAt where) {
       break;
     case proto::DURATION_FIXED:
       if (op.fixed_duration_ns() < 0) fail(fmt::format("{}: fixed_duration_ns: must be >= 0, got {}", where, op.fixed_duration_ns()));
-      if (op.has_memory() && op.fixed_duration_ns() != 0) {
+      if (op.is_memory() && op.fixed_duration_ns() != 0) {
         fail(fmt::format("{}: fixed_duration_ns: a MEMORY op takes no time, got {}", where, op.fixed_duration_ns()));
       }
       break;
     default:
       fail(fmt::format("{}: duration_source: unknown value {}", where, static_cast<int>(op.duration_source())));
+  }
+}
+
+// The program's columns: every per-op column one entry per op, each optional
+// one none or one per op, one dep_on per dep_op, dep_op ascending (OpView and
+// ProgramOps rely on all of it).
+void check_columns(const proto::RankProgram& p, std::uint32_t rank) {
+  if (!p.ops().empty()) {
+    fail(fmt::format("programs[{}].ops: ops as messages are schema version 4's form; version {} lists them in "
+                     "columns (eppsim converts an older file as it reads it)",
+                     rank, kScheduleSchemaVersion));
+  }
+  const int n = p.stream_size();
+  const auto column = [&](std::string_view field, int size, bool optional) {
+    if (size == n || (optional && size == 0)) return;
+    fail(fmt::format("programs[{}].{}: must have {}one entry per op ({}, as stream), got {}", rank, field,
+                     optional ? "no entry or " : "", n, size));
+  };
+  column("code", p.code_size(), false);
+  column("target", p.target_size(), false);
+  column("size_bytes", p.size_bytes_size(), false);
+  column("detail", p.detail_size(), false);
+  column("algorithm", p.algorithm_size(), true);
+  column("duration_source", p.duration_source_size(), true);
+  column("fixed_duration_ns", p.fixed_duration_ns_size(), true);
+  if (p.dep_on_size() != p.dep_op_size()) {
+    fail(fmt::format("programs[{}].dep_on: must have one entry per dep_op entry ({}), got {}", rank, p.dep_op_size(),
+                     p.dep_on_size()));
+  }
+  for (int k = 0; k < p.dep_op_size(); ++k) {
+    const auto op = p.dep_op(k);
+    if (op >= static_cast<std::uint32_t>(n)) fail(fmt::format("programs[{}].dep_op[{}]: op {} out of range ({} ops)", rank, k, op, n));
+    if (k > 0 && op < p.dep_op(k - 1)) {
+      fail(fmt::format("programs[{}].dep_op[{}]: must be ascending, got {} after {}", rank, k, op, p.dep_op(k - 1)));
+    }
   }
 }
 
@@ -184,63 +198,59 @@ void validate_schedule(const proto::Schedule& schedule) {
   const GroupMembers groups(schedule);
   const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
   for (int w = 0; w < schedule.shared_computes_size(); ++w) {
-    check_work(schedule.shared_computes(w), groups, WorkAt{{0, 0}, w});
+    check_work(schedule.shared_computes(w), groups, w);
   }
+  const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    const auto& ops = schedule.programs(static_cast<int>(r)).ops();
-    for (int i = 0; i < ops.size(); ++i) {
-      prefetch_ops(ops, i);
-      const auto& op = ops[i];
-      const OpAt at{r, i};
+    const auto& program = schedule.programs(static_cast<int>(r));
+    check_columns(program, r);
+    for (const OpView op : ops_of(program)) {
+      const OpAt at{r, static_cast<int>(op.index())};
       if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
       for (auto d : op.deps()) {
-        if (d >= static_cast<std::uint32_t>(i)) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
+        if (d >= op.index()) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
       }
       if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, at);
-      switch (op.kind_case()) {
-        case proto::Op::kSend:
-          if (op.send().peer() >= ranks) fail(fmt::format("{}: send peer {} out of range", at, op.send().peer()));
-          check_bytes(op.send().size_bytes(), "send.size_bytes", at);
+      if (!proto::CollectiveAlgorithm_IsValid(op.algorithm()))
+        fail(fmt::format("{}: algorithm: unknown value {}", at, static_cast<int>(op.algorithm())));
+      if (op.algorithm() != proto::ALGORITHM_AUTO && !op.is_collective())
+        fail(fmt::format("{}: algorithm: only a COLLECTIVE has one, got {}", at, proto::CollectiveAlgorithm_Name(op.algorithm())));
+      switch (op.code()) {
+        case proto::OP_SEND:
+        case proto::OP_RECV:
+          if (op.peer() >= ranks) fail(fmt::format("{}: {} peer {} out of range", at, op.is_send() ? "send" : "recv", op.peer()));
+          check_bytes(op.size_bytes(), "size_bytes", at);
           break;
-        case proto::Op::kRecv:
-          if (op.recv().peer() >= ranks) fail(fmt::format("{}: recv peer {} out of range", at, op.recv().peer()));
-          check_bytes(op.recv().size_bytes(), "recv.size_bytes", at);
-          break;
-        case proto::Op::kCollective: {
-          const auto& c = op.collective();
-          if (c.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, c.group()));
-          if (!groups.contains(c.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, c.group()));
-          if (c.kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) fail(fmt::format("{}: collective kind not set", at));
-          if (!proto::CollectiveKind_IsValid(c.kind()))
-            fail(fmt::format("{}: collective.kind: unknown value {}", at, static_cast<int>(c.kind())));
-          if (!proto::CollectiveAlgorithm_IsValid(c.algorithm()))
-            fail(fmt::format("{}: collective.algorithm: unknown value {}", at, static_cast<int>(c.algorithm())));
-          check_bytes(c.size_bytes(), "collective.size_bytes", at);
+        case proto::OP_COLLECTIVE: {
+          if (op.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, op.group()));
+          if (!groups.contains(op.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, op.group()));
+          if (op.collective_kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) fail(fmt::format("{}: collective kind not set", at));
+          if (!proto::CollectiveKind_IsValid(op.collective_kind()))
+            fail(fmt::format("{}: collective kind (detail): unknown value {}", at, op.detail()));
+          check_bytes(op.size_bytes(), "size_bytes", at);
           break;
         }
-        case proto::Op::kCompute: {
-          const WorkAt where{at};
-          check_work(op.compute(), groups, where);
-          check_split_members(op.compute(), groups, where);
-          break;
-        }
-        case proto::Op::kSharedCompute: {
+        case proto::OP_COMPUTE: {
           const auto index = op.shared_compute();
-          if (index >= static_cast<std::uint32_t>(schedule.shared_computes_size())) {
-            fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index,
-                             schedule.shared_computes_size()));
+          if (index >= works) {
+            fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index, works));
           }
-          check_split_members(schedule.shared_computes(static_cast<int>(index)), groups,
-                              WorkAt{at, static_cast<int>(index)});
+          check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
+          if (op.size_bytes() != 0 || op.detail() != 0)
+            fail(fmt::format("{}: a COMPUTE op has no size_bytes or detail, got {} and {}", at, op.size_bytes(), op.detail()));
           break;
         }
-        case proto::Op::kMemory:
-          if (!proto::MemoryTag_IsValid(op.memory().tag()))
-            fail(fmt::format("{}: memory.tag: unknown value {}", at, static_cast<int>(op.memory().tag())));
-          check_bytes(op.memory().size_bytes(), "memory.size_bytes", at);
+        case proto::OP_ALLOCATE:
+        case proto::OP_FREE:
+          if (!proto::MemoryTag_IsValid(op.memory_tag()))
+            fail(fmt::format("{}: memory tag (detail): unknown value {}", at, op.detail()));
+          if (op.target() != 0) fail(fmt::format("{}: a MEMORY op has no target, got {}", at, op.target()));
+          check_bytes(op.size_bytes(), "size_bytes", at);
           break;
-        case proto::Op::KIND_NOT_SET:
+        case proto::OP_CODE_UNSPECIFIED:
           fail(fmt::format("{}: op kind not set", at));
+        default:
+          fail(fmt::format("{}: code: unknown value {}", at, static_cast<int>(op.code())));
       }
     }
   }
