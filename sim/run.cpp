@@ -80,7 +80,8 @@ EnginePlacement engine_placement(std::span<const RankPlacement> placement, const
 // Runs `schedule` on the scenario's engine. With `faults`, the scenario's
 // simulated faults are injected and `*faults` receives them as the engine saw
 // them; without, the run is healthy.
-proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults = nullptr) {
+proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults = nullptr,
+                        TraceDetail detail = TraceDetail::OpEvents) {
   if (schedule.num_ranks() > scenario.usable_gpus()) {
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
@@ -90,7 +91,8 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   const auto cost = cost_for(placement, scenario);
   const EnginePlacement where = engine_placement(placement, scenario);
   if (faults != nullptr) *faults = make_fault_plan(scenario.faults, schedule.num_ranks(), where, scenario.where());
-  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.interference, scenario.shared_endpoints});
+  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.interference, scenario.shared_endpoints,
+                                            detail == TraceDetail::OpEvents});
 }
 
 // lengths.csv: one row per sampled sequence, in sampling order.
@@ -103,7 +105,7 @@ void write_lengths_csv(std::span<const std::uint64_t> lengths, const std::filesy
 }  // namespace
 
 double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
-  return static_cast<double>(run_engine(schedule, scenario).step_time_ns()) * 1e-9;
+  return static_cast<double>(run_engine(schedule, scenario, nullptr, TraceDetail::Summary).step_time_ns()) * 1e-9;
 }
 
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
@@ -122,14 +124,15 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
 }
 
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
-                            std::string_view schedule_source) {
+                            std::string_view schedule_source, TraceDetail detail) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   logging::info("sim", "simulating {} ({} ranks) with the {} engine", schedule.strategy(), schedule.num_ranks(),
                 engine_of(cluster).name);
   FaultPlan faults;
   try {
-    result.trace = run_engine(schedule, cluster, cluster.faults.empty() ? nullptr : &faults);
+    result.trace = cluster.faults.empty() ? run_engine(schedule, cluster, nullptr, detail)
+                                          : run_engine(schedule, cluster, &faults, TraceDetail::OpEvents);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
                                  e.what()));
@@ -162,9 +165,9 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
   return resolve_simulation_part(parsed);
 }
 
-RunResult run_scenario(const ResolvedScenario& scenario) {
+RunResult run_scenario(const ResolvedScenario& scenario, TraceDetail detail) {
   auto planned = plan_scenario(scenario);
-  auto result = simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s);
+  auto result = simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s, {}, detail);
   result.lengths = std::move(planned.lengths);
   return result;
 }

@@ -16,6 +16,12 @@
 
 namespace eppsim {
 
+// What a run's trace holds: every op's event (Trace.op_events), or only how
+// long each rank's ops kept it busy (Trace.busy), which is all the report
+// needs: for runs that write no op-level output, whose traces at 16,384 GPUs
+// would take gigabytes they never use.
+enum class TraceDetail { OpEvents, Summary };
+
 struct PlannedBatch {
   proto::Schedule schedule;
   std::vector<std::uint64_t> lengths;  // the sampled batch's sequence lengths (tokens); empty for a collective benchmark
@@ -38,7 +44,7 @@ struct RunResult {
 
 // The step time in seconds of `schedule` run by the scenario's engine and cost
 // model: the ScheduleEvaluator (sim/plan/planner.h) that planners score
-// candidate plans with.
+// candidate plans with. The run keeps no op events (TraceDetail::Summary).
 double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario);
 
 // Samples the scenario's global batch and plans it with the scenario's strategy.
@@ -48,9 +54,11 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 // model; `plan_time_s` is passed through to the result. A bad input found while
 // simulating (e.g. a simulated time that cannot be represented) is an
 // InputError naming `schedule_source`, the file the schedule came from
-// (default: the scenario's file, which it was planned from).
+// (default: the scenario's file, which it was planned from). A run with
+// simulated faults keeps its op events whatever `detail` says (its fault
+// report compares them with the healthy run's).
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
-                            std::string_view schedule_source = {});
+                            std::string_view schedule_source = {}, TraceDetail detail = TraceDetail::OpEvents);
 
 // The scenario `eppsim sim` simulates `schedule` on: the cluster and cost model of
 // `parsed`, with the model the schedule's header names (a schedule without a
@@ -60,7 +68,7 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
                                       std::string_view schedule_source);
 
 // plan_scenario + simulate_schedule.
-RunResult run_scenario(const ResolvedScenario& scenario);
+RunResult run_scenario(const ResolvedScenario& scenario, TraceDetail detail = TraceDetail::OpEvents);
 
 // The heavy files of a run directory, each of which a run may skip (a 16K-GPU
 // trace is gigabytes). report.json, scenario.textproto, ranks.csv, lengths.csv
@@ -70,6 +78,9 @@ struct RunOutputs {
   bool chrome = true;    // trace.json
   bool csv = true;       // ops.csv, memory.csv
   bool schedule = true;  // schedule.pb
+  // The trace a run needs for these files: its op events for trace.pb,
+  // trace.json and ops.csv, else the summary.
+  TraceDetail trace_detail() const { return trace || chrome || csv ? TraceDetail::OpEvents : TraceDetail::Summary; }
 };
 
 // `--outputs` text: "all", "none" or a comma-separated list of trace, chrome,

@@ -4,40 +4,47 @@
 #include <utility>
 #include <vector>
 
+#include "traces/rank_busy.h"
 #include "traces/trace_events.h"
 
 namespace eppsim {
 namespace {
 
-using Interval = std::pair<std::int64_t, std::int64_t>;
-
-// Total length covered by the union of the intervals.
-std::int64_t covered(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  std::int64_t total = 0;
-  std::int64_t open_start = 0;
-  std::int64_t open_end = -1;
-  bool open = false;
-  for (const auto& [start, end] : intervals) {
-    if (end <= start) continue;
-    if (open && start <= open_end) {
-      open_end = std::max(open_end, end);
-      continue;
-    }
-    if (open) total += open_end - open_start;
-    open_start = start;
-    open_end = end;
-    open = true;
+// Per rank, how long its ops kept it busy: the trace's own figures when it
+// lists no events, else counted from its events, a rank at a time.
+std::vector<proto::RankBusy> busy_per_rank(const proto::Trace& trace) {
+  const auto ranks = trace.num_ranks();
+  std::vector<proto::RankBusy> busy(ranks);
+  for (std::uint32_t r = 0; r < ranks; ++r) busy[r].set_rank(r);
+  for (const auto& b : trace.busy()) {
+    if (b.rank() < ranks) busy[b.rank()] = b;
   }
-  if (open) total += open_end - open_start;
-  return total;
+  const TraceEvents events = events_of(trace);
+  if (events.empty()) return busy;
+  // Event indices by rank (a counting sort): the events of a rank need not
+  // be contiguous in a trace read from a file.
+  std::vector<std::uint32_t> offset(std::size_t{ranks} + 1, 0);
+  for (const OpEventRef e : events) {
+    if (e.rank() < ranks) ++offset[e.rank() + 1];
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) offset[r + 1] += offset[r];
+  std::vector<std::uint32_t> order(offset.back());
+  {
+    std::vector<std::uint32_t> next(offset.begin(), offset.end() - 1);
+    for (const OpEventRef e : events) {
+      if (e.rank() < ranks) order[next[e.rank()]++] = static_cast<std::uint32_t>(e.index());
+    }
+  }
+  RankBusyCounter counter;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (auto k = offset[r]; k < offset[r + 1]; ++k) {
+      const OpEventRef e = events[static_cast<int>(order[k])];
+      counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
+    }
+    busy[r] = counter.take(r);
+  }
+  return busy;
 }
-
-struct RankIntervals {
-  std::vector<Interval> compute;
-  std::vector<Interval> recompute;
-  std::vector<Interval> communication;
-};
 
 }  // namespace
 
@@ -51,24 +58,7 @@ std::string eppsim_version() {
 
 proto::Report build_report(const proto::Trace& trace, const proto::Schedule& schedule, const RunContext& context) {
   const auto ranks = trace.num_ranks();
-  std::vector<RankIntervals> per_rank(ranks);
-  for (const OpEventRef e : events_of(trace)) {
-    if (e.rank() >= ranks) continue;
-    auto& r = per_rank[e.rank()];
-    const Interval span{e.start_ns(), e.end_ns()};
-    switch (e.kind()) {
-      case proto::COMPUTE:
-        (e.phase() == proto::RECOMPUTE ? r.recompute : r.compute).push_back(span);
-        break;
-      case proto::SEND:
-      case proto::RECV:
-      case proto::COLLECTIVE:
-        r.communication.push_back(span);
-        break;
-      default:
-        break;
-    }
-  }
+  const std::vector<proto::RankBusy> busy = busy_per_rank(trace);
   std::vector<std::uint64_t> peak(ranks, 0);
   for (const auto& m : trace.memory()) {
     if (m.rank() < ranks) peak[m.rank()] = std::max(peak[m.rank()], m.bytes());
@@ -98,14 +88,9 @@ proto::Report build_report(const proto::Trace& trace, const proto::Schedule& sch
 
   proto::Breakdown mean;
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    auto& in = per_rank[r];
-    const std::int64_t compute = covered(in.compute);
-    std::vector<Interval> busy_compute = in.compute;
-    busy_compute.insert(busy_compute.end(), in.recompute.begin(), in.recompute.end());
-    const std::int64_t any_compute = covered(busy_compute);
-    std::vector<Interval> busy = std::move(busy_compute);
-    busy.insert(busy.end(), in.communication.begin(), in.communication.end());
-    const std::int64_t any = covered(std::move(busy));
+    const std::int64_t compute = busy[r].compute_ns();
+    const std::int64_t any_compute = busy[r].compute_or_recompute_ns();
+    const std::int64_t any = busy[r].busy_ns();
     auto* rank_report = report.add_per_rank();
     rank_report->set_rank(r);
     if (r < static_cast<std::uint32_t>(schedule.placement_size())) rank_report->set_node(schedule.placement(static_cast<int>(r)).node());

@@ -73,7 +73,7 @@ int command_run(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
   const RunOutputs outputs = outputs_from(vars);
   const auto scenario = load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars));
-  return finish_run(run_scenario(scenario), outputs, vars);
+  return finish_run(run_scenario(scenario, outputs.trace_detail()), outputs, vars);
 }
 
 int command_topo(const po::variables_map& vars) {
@@ -147,7 +147,9 @@ int command_sim(const po::variables_map& vars) {
                                          parse_scenario_file(vars["cluster"].as<std::string>(), overrides_from(vars)),
                                          comm_groups_from(vars));
   return finish_run(
-      simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0, vars["schedule"].as<std::string>()), outputs,
+      simulate_schedule(std::move(loaded.schedule), loaded.cluster, 0.0, vars["schedule"].as<std::string>(),
+                        outputs.trace_detail()),
+      outputs,
       vars);
 }
 

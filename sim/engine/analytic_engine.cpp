@@ -15,6 +15,7 @@
 #include "models/peak_rss.h"
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
+#include "traces/executor/huge_page_allocator.h"
 #include "traces/executor/step_incomplete.h"
 #include "traces/op_cost.h"
 
@@ -138,7 +139,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     // The step is done: what timed it is not needed for its trace.
     const Clock::time_point simulated = Clock::now();
     const double simulated_rss = peak_rss_bytes();
-    std::vector<Price>().swap(price_);
+    OpTable<double>().swap(duration_s_);
+    std::vector<bool>().swap(fixed_);
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
     proto::Trace trace = core_.take_trace("analytic");
@@ -147,7 +149,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void compute_ready(ActivityId id, OpRef ref, double now) override {
-    const Price& p = price_[index(ref)];
+    const Price p = price(ref);
     const double duration_s = p.duration_s;
     if (interferes(p)) return start_compute(id, ref.rank, duration_s, now);
     schedule_completion(id, now + (options_.faults != nullptr ? options_.faults->compute_time_s(ref.rank, now, duration_s)
@@ -155,7 +157,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
-    const Price& p = price_[index(send)];
+    const Price p = price(send);
     FlowId flow = kNoFlow;
     if (p.shares && send.rank != recv.rank) {
       const bool nic = node_of(send.rank) != node_of(recv.rank);
@@ -172,7 +174,10 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
-    const Price& p = price_[index(members.front())];
+    Price p = price(members.front());
+    const OpView op = core_.op(members.front());
+    p.group = op.group();
+    p.hierarchical = op.algorithm() == proto::HIERARCHICAL;
     FlowId flow = kNoFlow;
     if (p.shares && members.size() >= 2) flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
     if (interferes(p)) return start_comm(id, traffic_of_group(p.group), core_.group_ranks(p.group), flow, p.duration_s, now);
@@ -190,59 +195,68 @@ class AnalyticExecutor final : public ExecutorHooks {
     bool operator>(const Completion& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
   };
 
-  // What the hooks need of an op, read from the Schedule in one pass in program
-  // order before the run: the hooks are called in time order, which jumps
-  // across ranks, and reading the ops' messages then costs a cache miss each.
+  // What the hooks need of an op.
   struct Price {
     double duration_s = 0.0;  // the cost model's uncontended time
-    bool shares = false;      // see shares()
+    bool shares = false;      // shares endpoints: neither fixed (measured) nor free
     bool hierarchical = false;
     bool fixed = false;       // DURATION_FIXED
     std::uint32_t group = 0;  // COLLECTIVE
   };
 
-  // Prices every COMPUTE and SEND op, and every COLLECTIVE op of the first
-  // rank of its group (collective_ready's members.front()), as the hooks would.
+  // Every COMPUTE and SEND op's duration, and every COLLECTIVE op's of the
+  // first rank of its group (collective_ready's members.front()), read from
+  // the Schedule in one pass in program order before the run: the hooks are
+  // called in time order, which jumps across ranks, and reading each op's
+  // columns and its work then would cost a few cache misses an op. A group's
+  // members run one work: it is priced once.
   void price(const proto::Schedule& schedule) {
     rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       rank_offset_[r + 1] = rank_offset_[r] + ops_of(schedule, r).size();
     }
-    price_.resize(rank_offset_.back());
+    duration_s_.assign(rank_offset_.back(), 0.0);
+    fixed_.assign(rank_offset_.back(), false);
     std::vector<Segment> segments;
     std::vector<double> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()),
                                      std::numeric_limits<double>::quiet_NaN());
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       for (const OpView op : ops_of(schedule, r)) {
-        Price& p = price_[rank_offset_[r] + op.index()];
+        const auto i = rank_offset_[r] + op.index();
+        double& duration_s = duration_s_[i];
         switch (op.code()) {
           case proto::OP_COMPUTE:
             if (op.duration_source() != proto::DURATION_FIXED) {
               double& shared = shared_price[op.shared_compute()];
               if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
-              p.duration_s = shared;
+              duration_s = shared;
             } else {
-              p.duration_s = compute_duration(cost_, schedule, op, segments).value;
+              duration_s = compute_duration(cost_, schedule, op, segments).value;
             }
             break;
-          case proto::OP_SEND: p.duration_s = transfer_duration(cost_, op, r, op.peer()).value; break;
+          case proto::OP_SEND: duration_s = transfer_duration(cost_, op, r, op.peer()).value; break;
           case proto::OP_COLLECTIVE: {
-            p.group = op.group();
-            p.hierarchical = op.algorithm() == proto::HIERARCHICAL;
-            const auto ranks = core_.group_ranks(p.group);
+            const auto ranks = core_.group_ranks(op.group());
             if (ranks.front() != r) continue;
-            p.duration_s = collective_duration(cost_, op, ranks).value;
+            duration_s = collective_duration(cost_, op, ranks).value;
             break;
           }
           default: continue;
         }
-        p.shares = shares(op, p.duration_s);
-        p.fixed = op.duration_source() == proto::DURATION_FIXED;
+        fixed_[i] = op.duration_source() == proto::DURATION_FIXED;
       }
     }
   }
 
-  std::uint32_t index(OpRef ref) const { return rank_offset_[ref.rank] + ref.op; }
+  // An op's price (a collective's group and algorithm are its caller's to fill).
+  Price price(OpRef ref) const {
+    const auto i = rank_offset_[ref.rank] + ref.op;
+    Price p;
+    p.duration_s = duration_s_[i];
+    p.fixed = fixed_[i];
+    p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
+    return p;
+  }
 
   // Where a run's wall time went (eppsim --log engine.analytic:debug): the
   // executor core's validation and flat arrays, pricing every op, the event
@@ -264,14 +278,10 @@ class AnalyticExecutor final : public ExecutorHooks {
   static ExecutorOptions core_options(const AnalyticEngineOptions& options) {
     ExecutorOptions o;
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
+    o.record_op_events = options.record_op_events;
     return o;
   }
 
-  // Whether the op's time is shared with others: measured (fixed) times and
-  // free communication are not.
-  bool shares(OpView op, double duration_s) const {
-    return options_.share_endpoints && op.duration_source() != proto::DURATION_FIXED && duration_s > 0.0;
-  }
 
   std::uint32_t node_of(std::uint32_t rank) const {
     return options_.node_of_rank.empty() ? rank : options_.node_of_rank[rank];
@@ -527,8 +537,11 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
-  std::vector<std::uint32_t> rank_offset_;  // ranks + 1: a rank's first op in price_
-  std::vector<Price> price_;               // per op of the Schedule
+  // Per op of the Schedule (a rank's first op at rank_offset_[rank]): its
+  // uncontended duration, and whether it is fixed (price()).
+  std::vector<std::uint32_t> rank_offset_;
+  OpTable<double> duration_s_;
+  std::vector<bool> fixed_;
   std::uint64_t seq_ = 0;
   double last_end_s_ = 0.0;  // when the last activity ended
   std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;

@@ -82,6 +82,9 @@ struct AnalyticEngineOptions {
   // Compute and communication slowing each other while they overlap on a rank
   // (above); disabled: neither is slowed.
   Interference interference = {};
+  // false: the trace lists Trace.busy per rank instead of every op's event
+  // (ExecutorOptions::record_op_events).
+  bool record_op_events = true;
 };
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,

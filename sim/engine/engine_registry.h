@@ -37,12 +37,16 @@ struct EnginePlacement {
 // while they overlap on a rank (models/interference.h); off by default.
 // `shared_endpoints` false: the analytic engine gives every transfer and
 // collective its uncontended time (the flow engine always shares its links).
+// `op_events` false: the trace lists, per rank, how long its ops kept it busy
+// (Trace.busy) instead of every op's event, for runs that write no op-level
+// output (ExecutorOptions::record_op_events).
 struct EngineContext {
   const CostModel& cost;
   const EnginePlacement* placement = nullptr;
   const FaultPlan* faults = nullptr;
   Interference interference = {};
   bool shared_endpoints = true;
+  bool op_events = true;
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;

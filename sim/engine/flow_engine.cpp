@@ -87,7 +87,7 @@ class FlowExecutor final : public ExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
                std::shared_ptr<const Topology> topology, const FaultPlan* faults, const Interference& interference,
-               const FlowEngineOptions& options)
+               bool op_events, const FlowEngineOptions& options)
       : cost_(cost),
         interference_(interference),
         faults_(faults != nullptr ? *faults : no_faults_),
@@ -95,7 +95,7 @@ class FlowExecutor final : public ExecutorHooks {
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
-        core_(schedule, *this, core_options(options)),
+        core_(schedule, *this, core_options(options, op_events)),
         interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
@@ -188,9 +188,10 @@ class FlowExecutor final : public ExecutorHooks {
   }
 
  private:
-  static ExecutorOptions core_options(const FlowEngineOptions& options) {
+  static ExecutorOptions core_options(const FlowEngineOptions& options, bool op_events) {
     ExecutorOptions o;
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
+    o.record_op_events = op_events;
     return o;
   }
   // Whether a calibration's fit prices the collective `op` (its time is then slept).
@@ -552,7 +553,8 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   const EnginePlacement& placement = *context.placement;
   std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
   const std::string bytes = run_forked("flow engine", [&] {
-    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, context.interference, options);
+    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, context.interference,
+                          context.op_events, options);
     return executor.run().SerializeAsString();
   });
   proto::Trace trace;

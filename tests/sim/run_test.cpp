@@ -259,5 +259,28 @@ TEST(Run, SharedEndpointsCanBeSwitchedOff) {
               ::testing::ThrowsMessage<InputError>(HasSubstr("simulation.shared_endpoints: false is the analytic engine's")));
 }
 
+// A run that writes no op-level output keeps no op events, only each rank's
+// busy times, and reports the same, to the byte, on either engine; the
+// outputs say which a run needs.
+TEST(Run, ASummaryTraceGivesTheSameReport) {
+  for (const char* engine : {"analytic", "flow"}) {
+    SCOPED_TRACE(engine);
+    const auto scenario =
+        testing::load_quickstart({"workload.global_batch=64", fmt::format("simulation.engine={}", engine)});
+    const RunResult full = run_scenario(scenario);
+    const RunResult summary = run_scenario(scenario, TraceDetail::Summary);
+    EXPECT_GT(full.trace.op_events().rank_size(), 0);
+    EXPECT_EQ(full.trace.busy_size(), 0);
+    EXPECT_EQ(summary.trace.op_events().rank_size(), 0);
+    EXPECT_EQ(summary.trace.busy_size(), static_cast<int>(full.trace.num_ranks()));
+    EXPECT_EQ(to_json(summary.report), to_json(full.report));
+  }
+  EXPECT_EQ(parse_run_outputs("none").trace_detail(), TraceDetail::Summary);
+  EXPECT_EQ(parse_run_outputs("schedule").trace_detail(), TraceDetail::Summary);
+  for (const char* op_level : {"trace", "chrome", "csv", "all"}) {
+    EXPECT_EQ(parse_run_outputs(op_level).trace_detail(), TraceDetail::OpEvents) << op_level;
+  }
+}
+
 }  // namespace
 }  // namespace eppsim

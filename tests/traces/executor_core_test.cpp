@@ -10,6 +10,7 @@
 
 #include "models/errors.h"
 #include "schedule_fixture.h"
+#include "traces/rank_busy.h"
 #include "traces/trace_events.h"
 
 namespace eppsim {
@@ -266,6 +267,44 @@ TEST(ExecutorCore, MemorySamplesCanBeLeftOut) {
   core.start();
   EXPECT_EQ(core.trace("fake").memory_size(), 0);
   EXPECT_THAT(core.memory_peak(), ElementsAre(10u));
+}
+
+// Without op events the trace lists each rank's busy times, as the events
+// would give them (traces/rank_busy.h), and the same step and memory samples.
+TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
+  HandSchedule h(2);
+  const auto g = h.group({0, 1});
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    const auto a = h.memory(r, 0, true, 10);
+    const auto c = h.compute(r, 0, {a});
+    h.collective(r, 1, g, 8, proto::ALL_REDUCE, {c});
+  }
+  const auto run = [&](bool events) {
+    FakeExecutor exec;
+    ExecutorOptions options;
+    options.record_op_events = events;
+    ExecutorCore core(h.schedule(), exec, options);
+    double clock = 0.0;
+    exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
+    core.start(0.0);
+    EXPECT_TRUE(core.all_done());
+    return core.trace("fake");
+  };
+  const proto::Trace full = run(true), summary = run(false);
+  EXPECT_EQ(events_of(summary).size(), 0);
+  EXPECT_EQ(full.busy_size(), 0);
+  ASSERT_EQ(summary.busy_size(), 2);
+  EXPECT_EQ(summary.step_time_ns(), full.step_time_ns());
+  EXPECT_EQ(summary.memory_size(), full.memory_size());
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    RankBusyCounter counter;
+    for (const OpEventRef e : events_of(full)) {
+      if (e.rank() == r) counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
+    }
+    const proto::RankBusy expected = counter.take(r);
+    EXPECT_EQ(summary.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
+    EXPECT_GT(expected.busy_ns(), expected.compute_ns()) << r;  // the all-reduce adds to the compute
+  }
 }
 
 TEST(ExecutorCore, FreeingMoreThanAllocatedMismatches) {

@@ -73,6 +73,10 @@ struct ExecutorOptions {
   std::vector<std::uint32_t> local_ranks;
   std::size_t max_blocked_ops_reported = 20;
   bool record_memory_samples = true;
+  // Whether the trace lists every op's event (Trace.op_events) or, per rank,
+  // only how long its ops kept it busy (Trace.busy): what a report needs, for
+  // runs that write no op-level output.
+  bool record_op_events = true;
 };
 
 class ExecutorHooks {

@@ -10,6 +10,7 @@
 #include "models/input_limits.h"
 #include "traces/executor/executor_state.h"
 #include "traces/op_names.h"
+#include "traces/rank_busy.h"
 #include "traces/trace_events.h"
 
 namespace eppsim {
@@ -176,8 +177,11 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   std::vector<WorkLabel> shared_labels;
   shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
   for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
+  // Each op's event, or (record_op_events off) what the report needs of it.
+  const bool record_events = s.options.record_op_events;
   auto& events = *t.mutable_op_events();
-  reserve_events(events, static_cast<int>(s.done));
+  if (record_events) reserve_events(events, static_cast<int>(s.done));
+  RankBusyCounter busy;
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
     for (const OpView o : ops_of(s.schedule, r)) {
       const auto i = o.index();
@@ -217,8 +221,13 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
           e.size_bytes = o.size_bytes();
           break;
       }
-      add_event(events, e);
+      if (record_events) {
+        add_event(events, e);
+      } else {
+        busy.add(e.kind, e.phase, e.start_ns, e.end_ns);
+      }
     }
+    if (!record_events) *t.add_busy() = busy.take(r);
   }
   t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
   // Memory samples grouped by rank (a stable counting sort), in time order within a rank.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "traces/executor/executor_core.h"
+#include "traces/executor/huge_page_allocator.h"
 #include "traces/program_ops.h"
 
 namespace eppsim {
@@ -79,17 +80,17 @@ struct ExecutorCore::State {
     std::uint8_t collective_kind = 0;  // COLLECTIVE: a proto::CollectiveKind
   };
   // Per op (global id), and one more whose succ_begin ends the last row.
-  std::vector<OpState> op;
+  OpTable<OpState> op;
   // SEND/RECV/COLLECTIVE/MEMORY: size_bytes, kept here so that matching and
   // memory accounting read it by global id.
-  std::vector<std::uint64_t> bytes;
-  std::vector<std::uint32_t> succ;  // stream successor and dependants, global ids
+  OpTable<std::uint64_t> bytes;
+  OpTable<std::uint32_t> succ;  // stream successor and dependants, global ids
   // When each op started and ended: side by side, so that an op's end is
   // written to the cache line its start was.
   struct Span {
     double start_s = 0.0, end_s = 0.0;
   };
-  std::vector<Span> span;
+  OpTable<Span> span;
   // Once take_trace() has freed `op`: which ops are done.
   std::vector<bool> done_after_run;
 
@@ -104,13 +105,13 @@ struct ExecutorCore::State {
   std::vector<std::uint64_t> arrival_offset;
   std::vector<std::uint32_t> arrived;        // per instance
   std::vector<std::uint32_t> first_arrival;  // per instance
-  std::vector<std::uint32_t> arrival;
+  OpTable<std::uint32_t> arrival;
   std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
   std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
 
   // Activities handed to the executor: their ops in activity_refs.
-  std::vector<std::uint32_t> activity_begin{0};
-  std::vector<OpRef> activity_refs;
+  OpTable<std::uint32_t> activity_begin{0};
+  OpTable<OpRef> activity_refs;
 
   // Ops that became ready, with the time they did, dispatched in order.
   std::vector<std::pair<std::uint32_t, double>> ready;
