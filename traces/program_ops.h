@@ -22,6 +22,8 @@ class OpView {
   // The op's deps are program.dep_on(dep_begin .. dep_end - 1).
   OpView(const proto::RankProgram& program, std::uint32_t index, int dep_begin, int dep_end)
       : program_(&program), index_(index), dep_begin_(dep_begin), dep_end_(dep_end) {}
+  // Its deps are found when asked for (a binary search of dep_op).
+  OpView(const proto::RankProgram& program, std::uint32_t index) : program_(&program), index_(index) {}
 
   std::uint32_t index() const { return index_; }
   std::uint32_t stream() const { return program_->stream(static_cast<int>(index_)); }
@@ -32,9 +34,7 @@ class OpView {
   bool is_collective() const { return code() == proto::OP_COLLECTIVE; }
   bool is_memory() const { return code() == proto::OP_ALLOCATE || code() == proto::OP_FREE; }
   // Earlier ops of the same rank it waits for, besides its stream's previous op.
-  std::span<const std::uint32_t> deps() const {
-    return {program_->dep_on().data() + dep_begin_, static_cast<std::size_t>(dep_end_ - dep_begin_)};
-  }
+  std::span<const std::uint32_t> deps() const;
 
   // COMPUTE: its work, an index into Schedule.shared_computes.
   std::uint32_t shared_compute() const { return target(); }
@@ -68,12 +68,12 @@ class OpView {
  private:
   const proto::RankProgram* program_;
   std::uint32_t index_;
-  int dep_begin_, dep_end_;
+  int dep_begin_ = -1, dep_end_ = -1;  // -1: not looked up
 };
 
 // The ops of a program, in order: `for (const OpView op : ops_of(program))`
 // walks the dependency columns once; `ops_of(program)[i]` finds op i's by
-// binary search.
+// binary search, when its deps() are asked for.
 class ProgramOps {
  public:
   explicit ProgramOps(const proto::RankProgram& program) : program_(&program) {}
@@ -113,7 +113,7 @@ class ProgramOps {
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(program_->stream_size()); }
   bool empty() const { return size() == 0; }
-  OpView operator[](std::uint32_t index) const;
+  OpView operator[](std::uint32_t index) const { return {*program_, index}; }
   iterator begin() const { return {program_, 0, 0}; }
   iterator end() const { return {program_, size(), program_->dep_op_size()}; }
 

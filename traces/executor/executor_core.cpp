@@ -92,7 +92,6 @@ void ExecutorCore::State::build() {
   }
   const std::size_t n = rank_offset[ranks];
   op.assign(n + 1, OpState{});
-  bytes.assign(n, 0);
   span.assign(n, Span{});
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
@@ -119,7 +118,6 @@ void ExecutorCore::State::build() {
     OpState& state = op[g];
     state.rank = r;
     state.kind = kind_of(o);
-    bytes[g] = o.size_bytes();
     if (state.kind == Kind::Collective) {
       state.collective_kind = static_cast<std::uint8_t>(o.collective_kind());
       state.link = o.group();  // until build_collectives gives it a counter
@@ -140,7 +138,7 @@ void ExecutorCore::State::build() {
   for (std::size_t g = 0; g < n; ++g) memory_ops += op[g].kind == Kind::Allocate || op[g].kind == Kind::Free;
   // Every other op joins one activity; reserved once, so that the run neither
   // copies these tables as they grow nor touches pages it will not fill.
-  activity_refs.reserve(n - memory_ops);
+  activity_ops.reserve(n - memory_ops);
   activity_begin.reserve(n - memory_ops + 1);
   if (options.record_memory_samples) samples.reserve(memory_ops);
   std::uint64_t edges = 0;
@@ -225,8 +223,8 @@ void ExecutorCore::State::build_collectives() {
 
 ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids) {
   const auto id = static_cast<ActivityId>(activity_begin.size() - 1);
-  for (auto g : gids) activity_refs.push_back(ref(g));
-  activity_begin.push_back(static_cast<std::uint32_t>(activity_refs.size()));
+  activity_ops.insert(activity_ops.end(), gids.begin(), gids.end());
+  activity_begin.push_back(static_cast<std::uint32_t>(activity_ops.size()));
   return id;
 }
 
@@ -287,14 +285,15 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
 void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
   const auto r = op[g].rank;
   if (op[g].kind == Kind::Allocate) {
-    in_use[r] += bytes[g];
+    in_use[r] += size_bytes(g);
     peak[r] = std::max(peak[r], in_use[r]);
   } else {
-    if (bytes[g] > in_use[r]) {
+    const auto bytes = size_bytes(g);
+    if (bytes > in_use[r]) {
       throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],
-                                         format_bytes(Bytes(bytes[g])), format_bytes(Bytes(in_use[r]))));
+                                         format_bytes(Bytes(bytes)), format_bytes(Bytes(in_use[r]))));
     }
-    in_use[r] -= bytes[g];
+    in_use[r] -= bytes;
   }
   if (options.record_memory_samples) samples.push_back({r, now, in_use[r]});
 }
@@ -321,8 +320,8 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   their_head = op[other].aux;
   if (their_head == kNone) their_tail = kNone;
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  const auto send_bytes = bytes[pair[0]];
-  const auto recv_bytes = bytes[pair[1]];
+  const auto send_bytes = size_bytes(pair[0]);
+  const auto recv_bytes = size_bytes(pair[1]);
   if (send_bytes != recv_bytes) {
     const auto s = ref(pair[0]), r = ref(pair[1]);
     throw ScheduleMismatch(fmt::format("rank {} op {} sends {} bytes (tag {}) to rank {}, whose op {} receives {} bytes",
@@ -347,12 +346,12 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
     first_arrival[instance] = g;
   } else {
     const auto first = first_arrival[instance];
-    if (op[first].collective_kind != state.collective_kind || bytes[first] != bytes[g]) {
+    if (op[first].collective_kind != state.collective_kind || size_bytes(first) != size_bytes(g)) {
       const auto me = ref(g), them = ref(first);
       throw ScheduleMismatch(fmt::format(
           "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.collective_kind)), bytes[g], them.rank,
-          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].collective_kind)), bytes[first]));
+          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.collective_kind)), size_bytes(g), them.rank,
+          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].collective_kind)), size_bytes(first)));
     }
   }
   const auto size = group_size(group);
@@ -365,7 +364,9 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
     span[m].start_s = now;
   }
   const auto id = new_activity(members);
-  hooks.collective_ready(id, std::span<const OpRef>(activity_refs.data() + activity_begin[id], size), now);
+  member_refs.clear();
+  for (auto m : members) member_refs.push_back(ref(m));
+  hooks.collective_ready(id, member_refs, now);
 }
 
 ExecutorCore::ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options)
@@ -397,16 +398,16 @@ void ExecutorCore::finish(ActivityId id, double now) {
   const auto end = s.activity_begin[id + 1];
   constexpr std::uint32_t kStateAhead = 8, kRowAhead = 4;
   for (auto k = s.activity_begin[id]; k < end; ++k) {
-    if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.gid(s.activity_refs[k + kStateAhead])]);
+    if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.activity_ops[k + kStateAhead]]);
     if (k + kRowAhead < end) {
-      const auto ahead = s.gid(s.activity_refs[k + kRowAhead]);
+      const auto ahead = s.activity_ops[k + kRowAhead];
       __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
       __builtin_prefetch(&s.span[ahead], 1);
     }
-    const auto g = s.gid(s.activity_refs[k]);
+    const auto g = s.activity_ops[k];
     if (s.op[g].status != Status::Running) {
-      throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id,
-                                         s.activity_refs[k].rank, s.activity_refs[k].op));
+      const OpRef at = s.ref(g);
+      throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id, at.rank, at.op));
     }
     s.complete(g, now);
   }
@@ -421,7 +422,6 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
     for (std::size_t g = 0; g + 1 < s.op.size(); ++g) s.done_after_run[g] = s.op[g].status == Status::Done;
   }
   release(s.op);
-  release(s.bytes);
   release(s.succ);
   release(s.channels);
   release(s.instance_offset);
@@ -432,7 +432,7 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.issued);
   release(s.counter_group);
   release(s.activity_begin);
-  release(s.activity_refs);
+  release(s.activity_ops);
   release(s.ready);
   return trace(engine);
 }
@@ -446,9 +446,11 @@ std::span<const std::uint32_t> ExecutorCore::group_ranks(std::uint32_t group) co
   return {s.group_members.data() + s.group_offset[group], s.group_size(group)};
 }
 
-std::span<const OpRef> ExecutorCore::activity_ops(ActivityId id) const {
+std::vector<OpRef> ExecutorCore::activity_ops(ActivityId id) const {
   const auto& s = *state_;
-  return {s.activity_refs.data() + s.activity_begin[id], s.activity_begin[id + 1] - s.activity_begin[id]};
+  std::vector<OpRef> ops;
+  for (auto k = s.activity_begin[id]; k < s.activity_begin[id + 1]; ++k) ops.push_back(s.ref(s.activity_ops[k]));
+  return ops;
 }
 
 std::span<const std::uint64_t> ExecutorCore::memory_in_use() const { return state_->in_use; }

@@ -125,7 +125,7 @@ class ExecutorCore {
   std::span<const std::uint32_t> group_ranks(std::uint32_t group) const;
   // The ops an activity covers (one for compute and Local matching, two for a
   // transfer, the members for a collective).
-  std::span<const OpRef> activity_ops(ActivityId id) const;
+  std::vector<OpRef> activity_ops(ActivityId id) const;
 
   // The trace of everything done so far (complete once all_done()); `engine`
   // names the executor ("analytic", "flow", "cpu", "cuda").

@@ -81,9 +81,6 @@ struct ExecutorCore::State {
   };
   // Per op (global id), and one more whose succ_begin ends the last row.
   OpTable<OpState> op;
-  // SEND/RECV/COLLECTIVE/MEMORY: size_bytes, kept here so that matching and
-  // memory accounting read it by global id.
-  OpTable<std::uint64_t> bytes;
   OpTable<std::uint32_t> succ;  // stream successor and dependants, global ids
   // When each op started and ended: side by side, so that an op's end is
   // written to the cache line its start was.
@@ -109,9 +106,13 @@ struct ExecutorCore::State {
   std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
   std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
 
-  // Activities handed to the executor: their ops in activity_refs.
+  // Activities handed to the executor: their ops' global ids in activity_ops.
   OpTable<std::uint32_t> activity_begin{0};
-  OpTable<OpRef> activity_refs;
+  OpTable<std::uint32_t> activity_ops;
+  // A collective's members as OpRefs, for collective_ready (its hook may
+  // finish activities re-entrantly, but then nothing is dispatched until it
+  // returns: drain()).
+  std::vector<OpRef> member_refs;
 
   // Ops that became ready, with the time they did, dispatched in order.
   std::vector<std::pair<std::uint32_t, double>> ready;
@@ -125,13 +126,17 @@ struct ExecutorCore::State {
   std::vector<Sample> samples;
   std::size_t total = 0, done = 0;
 
-  std::uint32_t gid(OpRef ref) const { return rank_offset[ref.rank] + ref.op; }
   // (Once take_trace() has freed `op`, the rank is found in rank_offset.)
   OpRef ref(std::uint32_t g) const {
     const std::uint32_t r = op.empty() ? static_cast<std::uint32_t>(std::upper_bound(rank_offset.begin(), rank_offset.end(), g) -
                                                                     rank_offset.begin() - 1)
                                        : op[g].rank;
     return {r, g - rank_offset[r]};
+  }
+  // SEND/RECV/COLLECTIVE/MEMORY: the op's bytes, from its rank's column.
+  std::uint64_t size_bytes(std::uint32_t g) const {
+    const auto r = op[g].rank;
+    return schedule.programs(static_cast<int>(r)).size_bytes(static_cast<int>(g - rank_offset[r]));
   }
   // The op in the Schedule.
   OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
