@@ -125,6 +125,9 @@ inline ProgramOps ops_of(const proto::RankProgram& program) { return ProgramOps(
 inline ProgramOps ops_of(const proto::Schedule& schedule, std::uint32_t rank) {
   return ProgramOps(schedule.programs(static_cast<int>(rank)));
 }
+// The view would outlive a temporary program or schedule.
+ProgramOps ops_of(proto::RankProgram&& program) = delete;
+ProgramOps ops_of(proto::Schedule&& schedule, std::uint32_t rank) = delete;
 
 // The ops of every rank.
 std::uint64_t op_count(const proto::Schedule& schedule);
