@@ -1,10 +1,10 @@
 #pragma once
 // The CUDA ComputeQueue: the same KernelPlans as the CPU backend, in bf16 with
 // fp32 accumulation. GEMMs are cuBLAS (cublasGemmEx); causal attention is
-// cuBLAS strided-batched GEMMs over the query heads of each K/V head, in query
-// blocks that multiply only with the keys they can see, with softmax and
-// softmax-backward kernels between them (the same algorithm as
-// runtime/cpu/cpu_attention.h); element-wise work is cublasSaxpy streamed
+// cuBLAS strided-batched GEMMs over every query head, in query blocks that
+// multiply only with the keys they can see, with softmax and softmax-backward
+// kernels between them (the same algorithm as runtime/cpu/cpu_attention.h;
+// runtime/cuda/cuda_attention.h); element-wise work is cublasSaxpy streamed
 // through a buffer. Each schedule stream gets its own CUDA stream, cuBLAS
 // handle and buffers (grown to the largest shape, filled with a fixed
 // pattern), so ops of different streams overlap as the Schedule allows. Each

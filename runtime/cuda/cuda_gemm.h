@@ -4,9 +4,15 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 
+#include <cstdint>
+
 #include "runtime/cuda/cuda_check.h"
 
 namespace eppsim::runtime {
+
+// A leading dimension of `elements` rounded up to 8: rows 16 bytes apart in
+// bf16 (and in fp32), as cuBLAS's tensor-core kernels need.
+inline std::uint64_t aligned_ld(std::uint64_t elements) { return (elements + 7) / 8 * 8; }
 
 // Row-major C[m x n] = alpha * op(A) op(B) + beta * C as cuBLAS's column-major
 // C^T = op(B)^T op(A)^T; A, B, C are bf16 (or C fp32) with leading dimensions

@@ -58,9 +58,9 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& want
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 3e-2 * scale) << what << " element " << i;
 }
 
-TEST_F(CudaCompute, AttentionMatchesTheReference) {
-  // Several 64-row query blocks, grouped K/V heads.
-  const AttentionShape a{.tokens = 150, .context_tokens = 20, .heads = 4, .kv_heads = 2, .head_dim = 32};
+// Forward then backward of `a` in query blocks of `block`, against the
+// double-precision reference on the bf16-rounded inputs.
+void expect_attention_matches_reference(const AttentionShape& a, const AttentionBlock& block) {
   const Inputs in = inputs_for(a);
   Inputs rounded;
   CudaAttentionTensors t;
@@ -70,20 +70,24 @@ TEST_F(CudaCompute, AttentionMatchesTheReference) {
   t.d_o = upload<const __nv_bfloat16>(in.d_o, &rounded.d_o);
   t.o = upload<__nv_bfloat16>(std::vector<double>(in.q.size()));
   t.dq = upload<__nv_bfloat16>(std::vector<double>(in.q.size()));
-  t.dk = upload<__nv_bfloat16>(std::vector<double>(in.k.size(), 9.0));  // dirty: must be zeroed
+  t.dk = upload<__nv_bfloat16>(std::vector<double>(in.k.size(), 9.0));  // dirty: must be overwritten
   t.dv = upload<__nv_bfloat16>(std::vector<double>(in.v.size(), 9.0));
-  const std::uint64_t rows = 64;
-  const std::uint64_t scratch = cuda_attention_score_elements(a, rows);
+  const std::uint64_t scratch = cuda_attention_score_elements(a, block);
   check(cudaMalloc(&t.scores, scratch * sizeof(float)), "cudaMalloc");
   check(cudaMalloc(&t.prob_grads, scratch * sizeof(float)), "cudaMalloc");
   t.probabilities = upload<__nv_bfloat16>(std::vector<double>(scratch));
+  const std::uint64_t head_copies = cuda_attention_head_elements(a);
+  if (head_copies > 0) {
+    for (__nv_bfloat16** copy : {&t.k_heads, &t.v_heads, &t.dk_heads, &t.dv_heads})
+      *copy = upload<__nv_bfloat16>(std::vector<double>(head_copies, 9.0));
+  }
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   check(cudaStreamCreate(&stream), "cudaStreamCreate");
   check(cublasCreate(&blas), "cublasCreate");
   check(cublasSetStream(blas, stream), "cublasSetStream");
-  cuda_attention(blas, stream, a, Pass::Forward, rows, t);
-  cuda_attention(blas, stream, a, Pass::Backward, rows, t);
+  cuda_attention(blas, stream, a, Pass::Forward, block, t);
+  cuda_attention(blas, stream, a, Pass::Backward, block, t);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   expect_close(download(t.o, in.q.size()), naive_forward(a, rounded.q, rounded.k, rounded.v), "O");
   const Grads g = naive_backward(a, rounded);
@@ -96,8 +100,30 @@ TEST_F(CudaCompute, AttentionMatchesTheReference) {
                         static_cast<const void*>(t.d_o), static_cast<const void*>(t.o), static_cast<const void*>(t.dq),
                         static_cast<const void*>(t.dk), static_cast<const void*>(t.dv),
                         static_cast<const void*>(t.scores), static_cast<const void*>(t.prob_grads),
-                        static_cast<const void*>(t.probabilities)})
+                        static_cast<const void*>(t.probabilities), static_cast<const void*>(t.k_heads),
+                        static_cast<const void*>(t.v_heads), static_cast<const void*>(t.dk_heads),
+                        static_cast<const void*>(t.dv_heads)})
     cudaFree(const_cast<void*>(p));
+}
+
+TEST_F(CudaCompute, AttentionMatchesTheReference) {
+  // Several 64-row query blocks of every head, grouped K/V heads (each query
+  // head gets its own copy of its K/V head, and the gradients are summed back).
+  expect_attention_matches_reference({.tokens = 150, .context_tokens = 20, .heads = 4, .kv_heads = 2, .head_dim = 32},
+                                     {.rows = 64, .heads = 4});
+}
+
+TEST_F(CudaCompute, AttentionMatchesTheReferenceInBlocksOfSomeHeads) {
+  // 3 of 6 heads, then the other 3, each across a K/V head's group.
+  expect_attention_matches_reference({.tokens = 100, .context_tokens = 30, .heads = 6, .kv_heads = 2, .head_dim = 16},
+                                     {.rows = 64, .heads = 3});
+  expect_attention_matches_reference({.tokens = 70, .context_tokens = 0, .heads = 4, .kv_heads = 4, .head_dim = 16},
+                                     {.rows = 64, .heads = 3});
+}
+
+TEST_F(CudaCompute, AttentionMatchesTheReferenceWithAKvHeadPerQueryHead) {
+  expect_attention_matches_reference({.tokens = 130, .context_tokens = 0, .heads = 3, .kv_heads = 3, .head_dim = 16},
+                                     {.rows = 64, .heads = 3});
 }
 
 TEST_F(CudaCompute, QueueCompletesEveryOp) {
