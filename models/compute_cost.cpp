@@ -34,9 +34,11 @@ double lm_head_forward_flops(const TransformerSpec& model, std::uint64_t tokens)
 double pass_gemm_factor(Pass pass) { return pass == Pass::Backward ? kBackwardGemmFactor : 1.0; }
 
 void check_fit(std::string_view which, const CalibratedFit& fit) {
-  if (!std::isfinite(fit.alpha1_s_per_token2) || !std::isfinite(fit.alpha2_s_per_token) || !std::isfinite(fit.beta_s)) {
-    throw InputError(fmt::format("compute cost: {} fit must be finite, got alpha1 {} alpha2 {} beta {}", which,
-                                 fit.alpha1_s_per_token2, fit.alpha2_s_per_token, fit.beta_s));
+  if (!std::isfinite(fit.alpha1_s_per_token2) || !std::isfinite(fit.alpha2_s_per_token) || !std::isfinite(fit.beta_s) ||
+      !std::isfinite(fit.gamma_s_per_extra_segment)) {
+    throw InputError(fmt::format("compute cost: {} fit must be finite, got alpha1 {} alpha2 {} beta {} gamma {}", which,
+                                 fit.alpha1_s_per_token2, fit.alpha2_s_per_token, fit.beta_s,
+                                 fit.gamma_s_per_extra_segment));
   }
 }
 
@@ -191,8 +193,8 @@ CalibratedComputeCost::CalibratedComputeCost(TransformerSpec model, GpuSpec gpu,
 }
 
 // Per layer: the sum over segments of alpha1*((c+s)^2 - c^2) + alpha2*s divided by
-// the shards, plus beta once per layer (per GPU, not divided) for a chunk with any
-// tokens; times the layer count. The LM head is added at the GPU's peak times the
+// the shards, plus beta once per layer and gamma for each segment with tokens past
+// the first (per GPU, not divided) for a chunk with any tokens; times the layer count. The LM head is added at the GPU's peak times the
 // head's gemm efficiency, divided by the shards. A part takes the layers' time in
 // proportion to its FLOPs without the head, and POST_ATTENTION the head.
 ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
@@ -203,12 +205,15 @@ ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
   const CalibratedFit& fit = work.pass == Pass::Backward ? backward_ : forward_;
   const std::uint64_t tokens = chunk_tokens(chunk);
   double alpha_s = 0.0;
+  double segments = 0.0;
   for (const Segment& seg : chunk.segments) {
     const double s = static_cast<double>(seg.tokens);
     const double ctx = static_cast<double>(seg.context_tokens);
     alpha_s += fit.alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + fit.alpha2_s_per_token * s;
+    if (seg.tokens > 0) segments += 1.0;
   }
-  const double layers_s = tokens > 0 ? chunk.layer_count * (alpha_s / shards + fit.beta_s) : 0.0;
+  const double fixed_s = fit.beta_s + fit.gamma_s_per_extra_segment * std::max(0.0, segments - 1.0);
+  const double layers_s = tokens > 0 ? chunk.layer_count * (alpha_s / shards + fixed_s) : 0.0;
   double head_s = 0.0;
   if (chunk.includes_lm_head) {
     const double head_flops = pass_gemm_factor(work.pass) * lm_head_forward_flops(model_, tokens);

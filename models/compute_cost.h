@@ -115,13 +115,15 @@ struct CalibratedFit {
   double alpha1_s_per_token2 = 0.0;
   double alpha2_s_per_token = 0.0;
   double beta_s = 0.0;
+  double gamma_s_per_extra_segment = 0.0;  // per layer, each sequence of a chunk past the first
 };
 
 class CalibratedComputeCost final : public ComputeCostModel {
  public:
   // Recompute uses the forward fit. A packed chunk sums the alpha terms over its
-  // segments and pays beta once per layer (nothing for a chunk without tokens);
-  // a sharded chunk divides the alpha terms, not beta. The LM head is charged
+  // segments and pays beta once per layer and gamma per layer for each segment
+  // with tokens past the first (nothing for a chunk without tokens); a sharded
+  // chunk divides the alpha terms, not beta or gamma. The LM head is charged
   // analytically at the GPU's peak times gemm efficiency (the fits cover
   // transformer layers only), divided by the shards. Throws InputError for a
   // non-finite fit or an efficiency outside (0, 1].

@@ -60,6 +60,8 @@ void check_compute_row(const proto::BenchResult& r, std::string_view file, const
   if (!r.has_tokens()) fail(file, row + ".tokens", "is missing");
   if (r.tokens() == 0) fail(file, row + ".tokens", "must be > 0, got 0");
   if (!r.has_context_tokens()) fail(file, row + ".context_tokens", "is missing");
+  if (r.has_segments() && r.segments() == 0) fail(file, row + ".segments", "must be >= 1, got 0");
+  if (r.has_segments() && r.kernel() != "layer") fail(file, row + ".segments", "only layer rows pack sequences");
 }
 
 // The op, bytes, group size and correctness of a comm or interference row.
@@ -176,11 +178,21 @@ struct PointSet {
   std::string where(std::string_view what) const { return fmt::format("{}: {}", fmt::join(files, ", "), what); }
 };
 
+// Layer rows: [(c+s)^2 - c^2 and s summed over the segments, 1, segments - 1].
+// Without packed rows the last column is all 0 and leaves the fit: gamma is 0.
+void drop_segment_column_unless_packed(FitProblem& problem) {
+  for (const auto& row : problem.rows) {
+    if (row[3] > 0.0) return;
+  }
+  for (auto& row : problem.rows) row.pop_back();
+}
+
 proto::ComputeFit compute_fit(const std::vector<double>& c) {
   proto::ComputeFit fit;
   fit.set_alpha1_s_per_token2(c[0]);
   fit.set_alpha2_s_per_token(c[1]);
   fit.set_beta_s(c[2]);
+  if (c.size() > 3) fit.set_gamma_s_per_extra_segment(c[3]);
   return fit;
 }
 
@@ -307,7 +319,8 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
         if (r.kernel() != "layer") continue;
         const double s = static_cast<double>(r.tokens());
         const double c = static_cast<double>(r.context_tokens());
-        std::vector<double> row = {(c + s) * (c + s) - c * c, s, 1.0};
+        const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
+        std::vector<double> row = {n * ((c + s) * (c + s) - c * c), n * s, 1.0, n - 1.0};
         (r.pass() == "forward" ? forward : backward).add(std::move(row), r.time_s(), name);
       }
     } else if (bench.kind() == "interference") {
@@ -330,6 +343,7 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
                                     ? fmt::format("{}: results", compute_name)
                                     : points->where(fmt::format("results (kernel \"layer\", pass \"{}\")", pass));
       if (points->files.empty()) throw InputError(fmt::format("{}: no \"layer\" rows of pass \"{}\" to fit", where, pass));
+      drop_segment_column_unless_packed(points->problem);
       const auto c = fit_non_negative(points->problem, where);
       const bool is_forward = std::string_view(pass) == "forward";
       *(is_forward ? calibration.mutable_forward() : calibration.mutable_backward()) = compute_fit(c);
@@ -394,8 +408,9 @@ std::string calibration_summary(const proto::Calibration& calibration) {
   if (calibration.has_forward()) {
     for (auto [pass, fit, q] : {std::tuple{"forward", &calibration.forward(), &calibration.forward_quality()},
                                 std::tuple{"backward", &calibration.backward(), &calibration.backward_quality()}}) {
-      out += fmt::format("  {:<9} alpha1 {:.4g} s/token^2, alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", pass,
-                         fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(), quality(*q));
+      out += fmt::format("  {:<9} alpha1 {:.4g} s/token^2, alpha2 {:.4g} s/token, beta {:.4g} s, gamma {:.4g} s/segment  ({})\n",
+                         pass, fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(),
+                         fit->gamma_s_per_extra_segment(), quality(*q));
     }
   }
   for (const auto& c : calibration.collectives()) {

@@ -38,6 +38,7 @@ CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, c
       {"alpha1_s_per_token2", fit.alpha1_s_per_token2()},
       {"alpha2_s_per_token", fit.alpha2_s_per_token()},
       {"beta_s", fit.beta_s()},
+      {"gamma_s_per_extra_segment", fit.gamma_s_per_extra_segment()},
   };
   bool any_positive = false;
   for (const auto& [name, value] : coefficients) {
@@ -47,7 +48,8 @@ CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, c
   }
   if (!any_positive)
     where.fail(path, "needs at least one positive coefficient (alpha1_s_per_token2, alpha2_s_per_token, beta_s)");
-  return CalibratedFit{fit.alpha1_s_per_token2(), fit.alpha2_s_per_token(), fit.beta_s()};
+  return CalibratedFit{fit.alpha1_s_per_token2(), fit.alpha2_s_per_token(), fit.beta_s(),
+                       fit.gamma_s_per_extra_segment()};
 }
 
 std::vector<CommFit> resolve_comm_fits(const proto::Calibration& calibration, const CalibrationLocator& where) {

@@ -27,7 +27,7 @@ namespace pb = google::protobuf;
 
 constexpr std::string_view kUsage =
     "usage: eppsim-bench compute --scenario FILE --backend cpu|cuda --out BENCH.json [--tokens LIST] "
-    "[--context LIST] [--repeats N] [--warmup N]";
+    "[--context LIST] [--packed LIST] [--repeats N] [--warmup N]";
 
 std::uint64_t parse_count(std::string_view option, std::string_view text) {
   std::uint64_t value = 0;
@@ -95,6 +95,8 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
       options.tokens = parse_list(arg, value());
     } else if (arg == "--context") {
       options.contexts = parse_list(arg, value());
+    } else if (arg == "--packed") {
+      options.packed = parse_list(arg, value());
     } else if (arg == "--repeats") {
       options.repeats = static_cast<std::uint32_t>(parse_count(arg, value()));
     } else if (arg == "--warmup") {
@@ -113,6 +115,9 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
   for (std::uint64_t s : options.tokens) {
     if (s == 0) throw InputError("eppsim-bench compute: --tokens: every entry must be > 0");
   }
+  for (std::uint64_t s : options.packed) {
+    if (s == 0) throw InputError("eppsim-bench compute: --packed: every entry must be > 0");
+  }
   return options;
 }
 
@@ -127,6 +132,16 @@ std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, st
     const std::vector<std::uint64_t> contexts = options.contexts.empty() ? std::vector<std::uint64_t>{0, s, 2 * s}
                                                                          : options.contexts;
     for (std::uint64_t c : contexts) grid.push_back(GridPoint{s, c});
+  }
+  std::vector<std::uint64_t> packed = options.packed;
+  if (packed.empty() && options.tokens.empty() && options.backend == "cuda") {
+    for (std::uint64_t s : {64, 256}) {
+      if (2 * s <= max_length) packed.push_back(s);
+    }
+  }
+  constexpr std::uint32_t kMostSequences = 32;
+  for (std::uint64_t s : packed) {
+    for (std::uint32_t n = 2; n <= kMostSequences && n * s <= max_length; n *= 2) grid.push_back(GridPoint{s, 0, n});
   }
   return grid;
 }
@@ -175,7 +190,7 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
       op.set_first_layer(layer);
       op.set_layer_count(1);
       op.set_shards(1);
-      add_segment(op, Segment{point.tokens, point.context_tokens});
+      for (std::uint32_t i = 0; i < point.segments; ++i) add_segment(op, Segment{point.tokens, point.context_tokens});
       const KernelPlan plan = plan_kernels(model, op, {});
       const char* pass = pass_name(plan.pass);
 
@@ -185,9 +200,12 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
       lf["pass"] = text(pass);
       lf["tokens"] = number(static_cast<double>(point.tokens));
       lf["context_tokens"] = number(static_cast<double>(point.context_tokens));
+      lf["segments"] = number(point.segments);
       lf["flops"] = number(plan_flops(plan));
       add_times(layer_row, time_plan(queue, plan, warmup, repeats));
       *results.add_values()->mutable_struct_value() = layer_row;
+      // A packed layer's kernels are those of its sequences, timed on their own rows.
+      if (point.segments > 1) continue;
 
       // The layer's GEMMs and the LM head's (the last stage's vocabulary GEMM,
       // which the layer fits do not cover), each once per pass and shape.

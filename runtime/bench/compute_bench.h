@@ -2,15 +2,21 @@
 // `eppsim-bench compute`: times one transformer layer of the scenario's model
 // (LAYER_WHOLE, one rank, through plan_kernels, so what is timed is what
 // eppsim-run executes) on a backend's ComputeQueue, for each pass (forward,
-// backward) and each (tokens s, context c) of a grid, and each of the layer's
-// GEMMs, the LM head's GEMMs and the layer's attention alone. Writes BENCH.json (the format of
+// backward) and each (tokens s, context c) of a grid, packed layers of n
+// sequences of s tokens each, and each of the layer's GEMMs, the LM head's
+// GEMMs and the layer's attention alone. Writes BENCH.json (the format of
 // runtime-contracts: "kernel" rows "layer", "gemm" and "attention"), which
 // `eppsim calibrate` fits.
 //
 //   eppsim-bench compute --scenario FILE --backend cpu|cuda --out BENCH.json
-//                        [--tokens LIST] [--context LIST] [--repeats N] [--warmup N]
+//                        [--tokens LIST] [--context LIST] [--packed LIST] [--repeats N] [--warmup N]
 //   --tokens   default: powers of two from 64 up to workload.max_length
 //   --context  context tokens, the same for every s; default: {0, s, 2s} per s
+//   --packed   sequence lengths s of the packed rows: n = 2, 4, ... 32 sequences
+//              of s tokens while n*s <= workload.max_length, no context; default
+//              on cuda without --tokens: 64 and 256 where 2s <= max_length (a
+//              sequence's attention is launches of its own, which calibrate's
+//              gamma prices); none on cpu, where launches cost nothing
 //   --repeats  timed runs per row (default 5); a row's time_s is their median
 //   --warmup   untimed runs before them (default 1, at least 1)
 // The runs of a row are queued back to back and each is timed from the end of
@@ -35,6 +41,7 @@ struct ComputeBenchOptions {
   std::filesystem::path out;
   std::vector<std::uint64_t> tokens;
   std::vector<std::uint64_t> contexts;
+  std::vector<std::uint64_t> packed;
   std::uint32_t repeats = 5;
   std::uint32_t warmup = 1;
 };
@@ -45,9 +52,11 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv);
 
 // The grid of (s, c) pairs: options.tokens (default: 64, 128, ... up to
 // max_length, and max_length itself when it is no power of two) times
-// options.contexts (default {0, s, 2s}).
+// options.contexts (default {0, s, 2s}); then the packed points (--packed,
+// whose default depends on options.backend).
 struct GridPoint {
   std::uint64_t tokens = 0, context_tokens = 0;
+  std::uint32_t segments = 1;  // sequences of `tokens` (and `context_tokens`) each
 };
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
 

@@ -164,6 +164,24 @@ TEST(CalibratedComputeCost, PackedSegmentsSumWithBetaOncePerLayer) {
   EXPECT_NEAR(model.cost({Pass::Forward, w}).time.value, 4 * per_layer, 1e-15);
 }
 
+TEST(CalibratedComputeCost, EachSegmentPastTheFirstAddsGammaPerLayer) {
+  CalibratedFit with_gamma = kForward;
+  with_gamma.gamma_s_per_extra_segment = 2e-5;
+  const CalibratedComputeCost plain(llama7b(), a100(), kForward, kBackward);
+  const CalibratedComputeCost model(llama7b(), a100(), with_gamma, kBackward);
+  // Three sequences with tokens (and an empty one, which costs nothing) over 4 layers: 2 x gamma per layer.
+  const std::vector<Segment> segs = {{1000, 0}, {2000, 500}, {0, 0}, {300, 0}};
+  const ChunkWork w = work_of(segs, 4);
+  EXPECT_NEAR(model.cost({Pass::Forward, w}).time.value - plain.cost({Pass::Forward, w}).time.value, 4 * 2 * 2e-5,
+              1e-15);
+  // One sequence: no gamma; nor is gamma divided by shards.
+  const std::vector<Segment> one = {{1000, 0}};
+  EXPECT_DOUBLE_EQ(model.cost({Pass::Forward, work_of(one, 4)}).time.value,
+                   plain.cost({Pass::Forward, work_of(one, 4)}).time.value);
+  const ComputeWork sharded{Pass::Forward, w, LayerPart::Whole, 4};
+  EXPECT_NEAR(model.cost(sharded).time.value - plain.cost(sharded).time.value, 4 * 2 * 2e-5, 1e-15);
+}
+
 TEST(CalibratedComputeCost, FlopsAndTrafficStayAnalytic) {
   const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
   const std::vector<Segment> segs = {{4096, 0}};

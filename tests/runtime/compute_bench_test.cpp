@@ -57,20 +57,33 @@ ComputeBenchOptions parse(std::vector<std::string> args) {
   return parse_compute_bench_args(static_cast<int>(argv.size()), argv.data());
 }
 
-TEST(ComputeBench, DefaultGridIsPowersOfTwoWithThreeContexts) {
+TEST(ComputeBench, DefaultGridIsPowersOfTwoWithThreeContextsAndPackedRowsOnCuda) {
   ComputeBenchOptions options;
+  options.backend = "cpu";
+  EXPECT_EQ(compute_bench_grid(options, 300).size(), 12u);  // 64, 128, 256, 300 x {0, s, 2s}
+  options.backend = "cuda";
   const std::vector<GridPoint> grid = compute_bench_grid(options, 300);
-  ASSERT_EQ(grid.size(), 12u);  // 64, 128, 256, 300 x {0, s, 2s}
+  ASSERT_EQ(grid.size(), 14u);  // 64, 128, 256, 300 x {0, s, 2s}; 2 and 4 sequences of 64
   EXPECT_EQ(grid[0].tokens, 64u);
+  EXPECT_EQ(grid[0].segments, 1u);
   EXPECT_EQ(grid[2].context_tokens, 128u);
   EXPECT_EQ(grid[9].tokens, 300u);
   EXPECT_EQ(grid[11].context_tokens, 600u);
+  EXPECT_EQ(grid[12].tokens, 64u);
+  EXPECT_EQ(grid[12].segments, 2u);
+  EXPECT_EQ(grid[13].segments, 4u);  // 8 x 64 would pass 300 tokens
+  EXPECT_EQ(grid[13].context_tokens, 0u);
   options.tokens = {100};
   options.contexts = {0, 7};
-  const std::vector<GridPoint> given = compute_bench_grid(options, 300);
+  const std::vector<GridPoint> given = compute_bench_grid(options, 300);  // no packed rows unless asked
   ASSERT_EQ(given.size(), 2u);
   EXPECT_EQ(given[1].tokens, 100u);
   EXPECT_EQ(given[1].context_tokens, 7u);
+  options.packed = {5};
+  const std::vector<GridPoint> packed = compute_bench_grid(options, 300);
+  ASSERT_EQ(packed.size(), 7u);  // and 2, 4, ... 32 sequences of 5 (at most 32)
+  EXPECT_EQ(packed[6].tokens, 5u);
+  EXPECT_EQ(packed[6].segments, 32u);
 }
 
 TEST(ComputeBench, ArgumentsAreChecked) {
@@ -78,6 +91,9 @@ TEST(ComputeBench, ArgumentsAreChecked) {
       parse({"--scenario", "s.textproto", "--backend", "cpu", "--out", "b.json", "--tokens", "64,256", "--repeats", "3"});
   EXPECT_EQ(o.tokens, (std::vector<std::uint64_t>{64, 256}));
   EXPECT_EQ(o.repeats, 3u);
+  EXPECT_EQ(parse({"--scenario", "s", "--backend", "cpu", "--out", "b", "--packed", "16,32"}).packed,
+            (std::vector<std::uint64_t>{16, 32}));
+  EXPECT_THROW(parse({"--scenario", "s", "--backend", "cpu", "--out", "b", "--packed", "0"}), InputError);
   EXPECT_THROW(parse({"--scenario", "s", "--backend", "tpu", "--out", "b.json"}), InputError);
   EXPECT_THROW(parse({"--scenario", "s", "--backend", "cpu"}), InputError);
   EXPECT_THROW(parse({"--scenario", "s", "--backend", "cpu", "--out", "b", "--tokens", "64,x"}), InputError);
@@ -102,7 +118,7 @@ TEST(ComputeBench, WritesBenchJson) {
   std::ofstream(scenario) << kScenario;
   const fs::path out = dir.path() / "BENCH.json";
   ASSERT_EQ(run({"--scenario", scenario.string(), "--backend", "cpu", "--out", out.string(), "--tokens", "32,64",
-                 "--repeats", "2"}),
+                 "--packed", "32", "--repeats", "2"}),
             0);
   google::protobuf::Struct doc;
   from_json(read_file(out), &doc, out.string());
@@ -113,7 +129,7 @@ TEST(ComputeBench, WritesBenchJson) {
   EXPECT_NE(top.at("device").string_value().find("(1 thread)"), std::string::npos);
   EXPECT_EQ(top.at("ranks").number_value(), 1.0);
   EXPECT_EQ(top.at("model").struct_value().fields().at("hidden_size").number_value(), 64.0);
-  int layers = 0, gemms = 0, attention = 0;
+  int layers = 0, packed = 0, gemms = 0, attention = 0;
   std::set<double> lm_head_m;
   for (const auto& value : top.at("results").list_value().values()) {
     const auto& row = value.struct_value().fields();
@@ -129,6 +145,11 @@ TEST(ComputeBench, WritesBenchJson) {
       ++layers;
       EXPECT_TRUE(row.contains("tokens"));
       EXPECT_TRUE(row.contains("context_tokens"));
+      if (row.at("segments").number_value() > 1) {
+        ++packed;
+        EXPECT_EQ(row.at("tokens").number_value(), 32.0);
+        EXPECT_EQ(row.at("context_tokens").number_value(), 0.0);
+      }
     } else if (kernel == "gemm") {
       ++gemms;
       EXPECT_FALSE(row.at("name").string_value().empty());
@@ -146,8 +167,9 @@ TEST(ComputeBench, WritesBenchJson) {
       EXPECT_EQ(row.at("head_dim").number_value(), 16.0);
     }
   }
-  EXPECT_EQ(layers, 2 * 6);     // 2 passes x 2 token counts x 3 contexts
-  EXPECT_EQ(attention, 2 * 6);  // one sequence per layer
+  EXPECT_EQ(layers, 2 * 8);     // 2 passes x (2 token counts x 3 contexts + 2 and 4 sequences of 32)
+  EXPECT_EQ(packed, 2 * 2);
+  EXPECT_EQ(attention, 2 * 6);  // one sequence per layer; packed layers time no kernels of their own
   // Per token count: 4 forward GEMMs and the LM head's, 8 + 2 backward (input and weight gradients).
   EXPECT_EQ(gemms, 2 * 5 + 2 * 10);
   EXPECT_EQ(lm_head_m, (std::set<double>{32, 64}));

@@ -146,6 +146,39 @@ TEST(Calibrate, ExactComputeTimesGiveTheCoefficientsAndAPerfectFit) {
   EXPECT_EQ(c.collectives_size(), 0);
 }
 
+TEST(Calibrate, PackedRowsGiveTheCostOfEachSequencePastTheFirst) {
+  // n sequences of s tokens: n times the alpha terms, beta once, gamma n - 1 times.
+  constexpr double kGamma = 3e-5;
+  proto::BenchFile b = compute_bench(0.0);
+  for (const auto& [pass, truth] : {std::pair{"forward", kForward}, std::pair{"backward", kBackward}}) {
+    for (double s : {64.0, 256.0, 1024.0}) {
+      for (std::uint32_t n = 2; n <= 32; n *= 2) {
+        auto* r = b.add_results();
+        r->set_kernel("layer");
+        r->set_pass(pass);
+        r->set_tokens(static_cast<std::uint64_t>(s));
+        r->set_context_tokens(0);
+        r->set_segments(n);
+        r->set_time_s(n * (truth.time(s, 0) - truth.beta) + truth.beta + (n - 1) * kGamma);
+      }
+    }
+  }
+  const proto::Calibration c = calibrate_one(b);
+  for (const auto& [fit, truth] : {std::pair{&c.forward(), kForward}, std::pair{&c.backward(), kBackward}}) {
+    EXPECT_NEAR(fit->gamma_s_per_extra_segment() / kGamma, 1.0, 1e-6);
+    EXPECT_NEAR(fit->beta_s() / truth.beta, 1.0, 1e-6);
+    EXPECT_NEAR(fit->alpha1_s_per_token2() / truth.alpha1, 1.0, 1e-6);
+  }
+  EXPECT_EQ(c.forward_quality().points(), 30u + 15u);
+  // Without packed rows there is nothing to tell gamma from beta: it stays 0.
+  EXPECT_EQ(calibrate_one(compute_bench(0.0)).forward().gamma_s_per_extra_segment(), 0.0);
+  // A layer row packs at least one sequence.
+  b.mutable_results(0)->set_segments(0);
+  const std::filesystem::path bad = fresh_dir("bad") / "bench.json";
+  write_file_atomically(bad, to_json(b));
+  EXPECT_THAT(read_error(bad), HasSubstr("results[0].segments: must be >= 1, got 0"));
+}
+
 TEST(Calibrate, NoisyComputeTimesRecoverTheCoefficients) {
   const proto::Calibration c = calibrate_one(compute_bench(0.02));
   EXPECT_NEAR(c.forward().alpha1_s_per_token2() / kForward.alpha1, 1.0, 0.05);
