@@ -106,7 +106,9 @@ TEST(ClockSync, MeasuresTheOffsetBetweenClocks) {
   if (world_rank() == 0) {
     ASSERT_EQ(offsets.size(), 2u);
     EXPECT_EQ(offsets[0], 0.0);
-    EXPECT_GE(starts_s[1] - starts_s[0], 0.050);
+    // About 50 ms: the ranks leave the barrier a little apart (CI saw 49.94 ms
+    // on a loaded machine), so only the sleep's order of magnitude is checked.
+    EXPECT_GE(starts_s[1] - starts_s[0], 0.040);
     EXPECT_NEAR(offsets[1], starts_s[1] - starts_s[0], 5e-3);
   } else {
     EXPECT_TRUE(offsets.empty());
