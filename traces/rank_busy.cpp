@@ -1,6 +1,9 @@
 #include "traces/rank_busy.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace eppsim {
 namespace {
@@ -71,6 +74,79 @@ proto::RankBusy RankBusyCounter::take(std::uint32_t rank) {
   compute_.clear();
   recompute_.clear();
   communication_.clear();
+  return busy;
+}
+
+void RankBusyAsOpsEnd::Union::add(std::int64_t start_ns, std::int64_t end_ns) {
+  if (end_ns <= start_ns) return;  // as covered(): an empty interval covers nothing
+  if (end_ns < last_end_ns_) {
+    throw std::logic_error(fmt::format("busy time: an op ending at {} ns came after one ending at {} ns", end_ns,
+                                       last_end_ns_));
+  }
+  if (head_ > 0 && stretches_[head_ - 1].second > start_ns) {
+    throw std::logic_error(fmt::format("busy time: an op starting at {} ns came after time to {} ns was settled",
+                                       start_ns, stretches_[head_ - 1].second));
+  }
+  last_end_ns_ = end_ns;
+  // It ends last, so it joins every open stretch that does not end before it starts.
+  while (stretches_.size() > head_ && stretches_.back().second >= start_ns) {
+    start_ns = std::min(start_ns, stretches_.back().first);
+    stretches_.pop_back();
+  }
+  stretches_.emplace_back(start_ns, end_ns);
+}
+
+void RankBusyAsOpsEnd::Union::settle(std::int64_t no_start_before_ns) {
+  while (head_ < stretches_.size() && stretches_[head_].second <= no_start_before_ns) {
+    settled_ns_ += stretches_[head_].second - stretches_[head_].first;
+    ++head_;
+  }
+  if (head_ >= 64 && 2 * head_ >= stretches_.size()) {
+    // Keep the last settled stretch: add() checks new starts against it.
+    stretches_.erase(stretches_.begin(), stretches_.begin() + static_cast<std::ptrdiff_t>(head_ - 1));
+    head_ = 1;
+  }
+}
+
+std::int64_t RankBusyAsOpsEnd::Union::covered_ns() const {
+  std::int64_t total = settled_ns_;
+  for (std::size_t i = head_; i < stretches_.size(); ++i) total += stretches_[i].second - stretches_[i].first;
+  return total;
+}
+
+void RankBusyAsOpsEnd::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
+  switch (kind) {
+    case proto::COMPUTE:
+      if (phase != proto::RECOMPUTE) compute_.add(start_ns, end_ns);
+      compute_or_recompute_.add(start_ns, end_ns);
+      busy_.add(start_ns, end_ns);
+      break;
+    case proto::SEND:
+    case proto::RECV:
+    case proto::COLLECTIVE:
+      busy_.add(start_ns, end_ns);
+      break;
+    default:
+      break;
+  }
+}
+
+void RankBusyAsOpsEnd::settle(std::int64_t no_start_before_ns) {
+  compute_.settle(no_start_before_ns);
+  compute_or_recompute_.settle(no_start_before_ns);
+  busy_.settle(no_start_before_ns);
+}
+
+std::size_t RankBusyAsOpsEnd::open_stretches() const {
+  return std::max({compute_.open(), compute_or_recompute_.open(), busy_.open()});
+}
+
+proto::RankBusy RankBusyAsOpsEnd::figures(std::uint32_t rank) const {
+  proto::RankBusy busy;
+  busy.set_rank(rank);
+  busy.set_compute_ns(compute_.covered_ns());
+  busy.set_compute_or_recompute_ns(compute_or_recompute_.covered_ns());
+  busy.set_busy_ns(busy_.covered_ns());
   return busy;
 }
 

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
 namespace eppsim {
 namespace {
 
@@ -52,6 +57,57 @@ TEST(RankBusyCounter, TakeLeavesItEmptyForTheNextRank) {
   EXPECT_EQ(next.busy_ns(), 0);
   counter.add(proto::COMPUTE, proto::OPTIMIZER, 5, 8);
   EXPECT_EQ(counter.take(2).compute_ns(), 3);
+}
+
+// Ops of a few streams that run one after another with gaps, ending in order,
+// as a simulator finishes them; settled every few ops at the earliest start an
+// op still to come can have: the same figures as from all intervals at once.
+TEST(RankBusyAsOpsEnd, GivesTheCounterFiguresWhileSettling) {
+  std::mt19937 rng(7);
+  struct Op {
+    proto::OpKind kind;
+    proto::Phase phase;
+    std::int64_t start, end;
+  };
+  std::vector<Op> ops;
+  constexpr proto::OpKind kKinds[] = {proto::COMPUTE, proto::COMPUTE, proto::SEND, proto::COLLECTIVE, proto::MEMORY};
+  constexpr proto::Phase kPhases[] = {proto::FORWARD, proto::RECOMPUTE, proto::BACKWARD};
+  for (int stream = 0; stream < 3; ++stream) {
+    std::int64_t t = std::uniform_int_distribution<std::int64_t>(0, 50)(rng);
+    for (int i = 0; i < 400; ++i) {
+      const std::int64_t start = t + std::uniform_int_distribution<std::int64_t>(0, 30)(rng);
+      const std::int64_t end = start + std::uniform_int_distribution<std::int64_t>(0, 60)(rng);
+      ops.push_back({kKinds[rng() % 5], kPhases[rng() % 3], start, end});
+      t = end;
+    }
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.end < b.end; });
+  RankBusyCounter counter;
+  RankBusyAsOpsEnd online;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    counter.add(ops[i].kind, ops[i].phase, ops[i].start, ops[i].end);
+    online.add(ops[i].kind, ops[i].phase, ops[i].start, ops[i].end);
+    if (i % 7 == 0) {
+      std::int64_t earliest = ops[i].end;  // "now"
+      for (std::size_t j = i + 1; j < ops.size(); ++j) earliest = std::min(earliest, ops[j].start);
+      online.settle(earliest);
+      EXPECT_LE(online.open_stretches(), 40u);
+    }
+  }
+  const proto::RankBusy expected = counter.take(4);
+  EXPECT_GT(expected.busy_ns(), expected.compute_or_recompute_ns());
+  EXPECT_GT(expected.compute_or_recompute_ns(), expected.compute_ns());
+  EXPECT_EQ(online.figures(4).SerializeAsString(), expected.SerializeAsString());
+}
+
+TEST(RankBusyAsOpsEnd, RefusesOpsOutOfOrder) {
+  RankBusyAsOpsEnd online;
+  online.add(proto::COMPUTE, proto::FORWARD, 0, 100);
+  EXPECT_THROW(online.add(proto::SEND, proto::PHASE_UNSPECIFIED, 10, 50), std::logic_error);  // ends earlier
+  online.settle(200);
+  EXPECT_THROW(online.add(proto::COMPUTE, proto::FORWARD, 50, 300), std::logic_error);  // starts in settled time
+  online.add(proto::COMPUTE, proto::FORWARD, 100, 300);  // touches the settled stretch
+  EXPECT_EQ(online.figures(0).compute_ns(), 300);
 }
 
 }  // namespace

@@ -92,7 +92,13 @@ void ExecutorCore::State::build() {
   }
   const std::size_t n = rank_offset[ranks];
   op.assign(n + 1, OpState{});
-  span.assign(n, Span{});
+  if (options.record_op_events) {
+    span.assign(n, Span{});
+  } else {
+    streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+    stream_start.assign(static_cast<std::size_t>(ranks) * streams, std::numeric_limits<double>::infinity());
+    busy.assign(ranks, RankBusyAsOpsEnd{});
+  }
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
 
@@ -118,9 +124,12 @@ void ExecutorCore::State::build() {
     OpState& state = op[g];
     state.rank = r;
     state.kind = kind_of(o);
+    state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(o.stream(), kStreamInColumn));
     if (state.kind == Kind::Collective) {
-      state.collective_kind = static_cast<std::uint8_t>(o.collective_kind());
+      state.detail = static_cast<std::uint8_t>(o.collective_kind());
       state.link = o.group();  // until build_collectives gives it a counter
+    } else if (state.kind == Kind::Compute) {
+      state.detail = static_cast<std::uint8_t>(schedule.shared_computes(static_cast<int>(o.shared_compute())).phase());
     }
     p2p += state.kind == Kind::Send || state.kind == Kind::Recv;
     if (stream_previous != kNone) {
@@ -228,9 +237,43 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
   return id;
 }
 
+// Without op events: the op's interval joins its rank's busy time. Once a
+// rank's unions hold many stretches, what ends before any op still to come on
+// the rank can start (its streams' running ops' starts, or now) is settled.
+void ExecutorCore::State::count_busy(std::uint32_t g, double now) {
+  double& slot = stream_slot(g);
+  const double start = slot;
+  slot = std::numeric_limits<double>::infinity();
+  last_end_s = std::max(last_end_s, now);
+  proto::OpKind kind = proto::COMPUTE;
+  proto::Phase phase = proto::PHASE_UNSPECIFIED;
+  switch (op[g].kind) {
+    case Kind::Compute: phase = static_cast<proto::Phase>(op[g].detail); break;
+    case Kind::Send: kind = proto::SEND; break;
+    case Kind::Recv: kind = proto::RECV; break;
+    case Kind::Collective: kind = proto::COLLECTIVE; break;
+    case Kind::Allocate:
+    case Kind::Free: return;
+  }
+  const auto r = op[g].rank;
+  RankBusyAsOpsEnd& rank_busy = busy[r];
+  rank_busy.add(kind, phase, to_ns(start, [&] { return fmt::format("schedule: {} starts", describe(g)); }),
+                to_ns(now, [&] { return fmt::format("schedule: {} ends", describe(g)); }));
+  constexpr std::size_t kOpenStretches = 16;
+  if (rank_busy.open_stretches() > kOpenStretches) {
+    const double* first = stream_start.data() + static_cast<std::size_t>(r) * streams;
+    const double earliest = std::min(now, *std::min_element(first, first + streams));
+    rank_busy.settle(to_ns(earliest, [] { return std::string("schedule: a running op's start"); }));
+  }
+}
+
 void ExecutorCore::State::complete(std::uint32_t g, double now) {
   op[g].status = Status::Done;
-  span[g].end_s = now;
+  if (options.record_op_events) {
+    span[g].end_s = now;
+  } else {
+    count_busy(g, now);
+  }
   ++done;
   for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
     if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
@@ -257,13 +300,13 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
   switch (state.kind) {
     case Kind::Allocate:
     case Kind::Free:
-      span[g].start_s = now;
+      started(g, now);
       apply_memory(g, now);
       complete(g, now);
       return;
     case Kind::Compute:
       state.status = Status::Running;
-      span[g].start_s = now;
+      started(g, now);
       hooks.compute_ready(new_activity(g), ref(g), now);
       return;
     case Kind::Send:
@@ -271,7 +314,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Collective:
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
-        span[g].start_s = now;
+        started(g, now);
         hooks.communication_ready(new_activity(g), ref(g), now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
@@ -329,7 +372,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   }
   for (auto p : pair) {
     op[p].status = Status::Running;
-    span[p].start_s = now;
+    started(p, now);
   }
   const auto id = new_activity(pair);
   hooks.transfer_ready(id, ref(pair[0]), ref(pair[1]), now);
@@ -346,12 +389,12 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
     first_arrival[instance] = g;
   } else {
     const auto first = first_arrival[instance];
-    if (op[first].collective_kind != state.collective_kind || size_bytes(first) != size_bytes(g)) {
+    if (op[first].detail != state.detail || size_bytes(first) != size_bytes(g)) {
       const auto me = ref(g), them = ref(first);
       throw ScheduleMismatch(fmt::format(
           "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.collective_kind)), size_bytes(g), them.rank,
-          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].collective_kind)), size_bytes(first)));
+          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.detail)), size_bytes(g), them.rank,
+          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].detail)), size_bytes(first)));
     }
   }
   const auto size = group_size(group);
@@ -361,7 +404,7 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   const std::span<const std::uint32_t> members(arrival.data() + base, size);
   for (auto m : members) {
     op[m].status = Status::Running;
-    span[m].start_s = now;
+    started(m, now);
   }
   const auto id = new_activity(members);
   member_refs.clear();
@@ -402,7 +445,7 @@ void ExecutorCore::finish(ActivityId id, double now) {
     if (k + kRowAhead < end) {
       const auto ahead = s.activity_ops[k + kRowAhead];
       __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
-      __builtin_prefetch(&s.span[ahead], 1);
+      if (!s.span.empty()) __builtin_prefetch(&s.span[ahead], 1);
     }
     const auto g = s.activity_ops[k];
     if (s.op[g].status != Status::Running) {
@@ -434,6 +477,7 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.activity_begin);
   release(s.activity_ops);
   release(s.ready);
+  release(s.stream_start);
   return trace(engine);
 }
 

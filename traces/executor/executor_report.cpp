@@ -19,21 +19,6 @@ using namespace executor_detail;
 
 namespace {
 
-// A simulated time as the trace's signed 64-bit nanoseconds. A time that
-// cannot be represented (past about 292 years, infinite or NaN: some input's
-// duration, size or rate is out of all proportion) is an error naming `what`,
-// never a wrapped, negative time.
-template <typename What>
-std::int64_t to_ns(double seconds, const What& what) {
-  if (!(seconds >= 0.0 && seconds <= limits::kMaxSimulatedSeconds)) {
-    throw InputError(fmt::format("{}: simulated time {} s cannot be represented (it must lie in 0 to {} s, the "
-                                 "bound of models/input_limits.h): an input's duration, size or rate is out of "
-                                 "proportion",
-                                 what(), seconds, limits::kMaxSimulatedSeconds));
-  }
-  return std::llround(seconds * 1e9);
-}
-
 // The fields of a compute op's work its trace event carries.
 struct WorkLabel {
   proto::Phase phase;
@@ -146,7 +131,7 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
     }
     const OpView o = s.view(g);
     if (state.status == Status::Running) {
-      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.span[g].start_s));
+      lines.push_back(fmt::format("{}: running since {:.9f} s", s.describe(g), s.start_of(g)));
     } else if (state.kind == Kind::Send) {
       lines.push_back(fmt::format("{}: waiting for rank {}'s receive", s.describe(g), o.peer()));
     } else if (state.kind == Kind::Recv) {
@@ -171,65 +156,64 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   t.set_num_ranks(s.ranks);
   for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
-  double step = 0.0;
-  // What an event names of its work, for each shared work read once here
-  // instead of through each op (the works are spread over the heap).
-  std::vector<WorkLabel> shared_labels;
-  shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
-  for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
-  // Each op's event, or (record_op_events off) what the report needs of it.
-  const bool record_events = s.options.record_op_events;
-  auto& events = *t.mutable_op_events();
-  if (record_events) reserve_events(events, static_cast<int>(s.done));
-  RankBusyCounter busy;
-  for (std::uint32_t r = 0; r < s.ranks; ++r) {
-    for (const OpView o : ops_of(s.schedule, r)) {
-      const auto i = o.index();
-      const auto g = s.rank_offset[r] + i;
-      if (!s.done_op(g)) continue;
-      OpEventFields e;
-      e.rank = r;
-      e.op = i;
-      e.stream = o.stream();
-      e.start_ns = to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); });
-      e.end_ns = to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); });
-      step = std::max(step, s.span[g].end_s);
-      switch (kind_of(o)) {
-        case Kind::Compute: {
-          e.kind = proto::COMPUTE;
-          const WorkLabel label = shared_labels[o.shared_compute()];
-          e.phase = label.phase;
-          e.chunk = label.chunk;
-          e.stage = label.stage;
-          break;
+  if (!s.options.record_op_events) {
+    // The busy times counted as the ops ended (no per-op record was kept).
+    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.busy[r].figures(r);
+    t.set_step_time_ns(to_ns(s.last_end_s, [] { return std::string("schedule: the step"); }));
+  } else {
+    // Each done op's event, and the step (the last end).
+    double step = 0.0;
+    // What an event names of its work, for each shared work read once here
+    // instead of through each op (the works are spread over the heap).
+    std::vector<WorkLabel> shared_labels;
+    shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
+    for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
+    auto& events = *t.mutable_op_events();
+    reserve_events(events, static_cast<int>(s.done));
+    for (std::uint32_t r = 0; r < s.ranks; ++r) {
+      for (const OpView o : ops_of(s.schedule, r)) {
+        const auto i = o.index();
+        const auto g = s.rank_offset[r] + i;
+        if (!s.done_op(g)) continue;
+        OpEventFields e;
+        e.rank = r;
+        e.op = i;
+        e.stream = o.stream();
+        e.start_ns = to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); });
+        e.end_ns = to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); });
+        step = std::max(step, s.span[g].end_s);
+        switch (kind_of(o)) {
+          case Kind::Compute: {
+            e.kind = proto::COMPUTE;
+            const WorkLabel label = shared_labels[o.shared_compute()];
+            e.phase = label.phase;
+            e.chunk = label.chunk;
+            e.stage = label.stage;
+            break;
+          }
+          case Kind::Send:
+          case Kind::Recv:
+            e.kind = o.is_send() ? proto::SEND : proto::RECV;
+            e.peer = o.peer();
+            e.size_bytes = o.size_bytes();
+            break;
+          case Kind::Collective:
+            e.kind = proto::COLLECTIVE;
+            e.collective = o.collective_kind();
+            e.group = o.group();
+            e.size_bytes = o.size_bytes();
+            break;
+          case Kind::Allocate:
+          case Kind::Free:
+            e.kind = proto::MEMORY;
+            e.size_bytes = o.size_bytes();
+            break;
         }
-        case Kind::Send:
-        case Kind::Recv:
-          e.kind = o.is_send() ? proto::SEND : proto::RECV;
-          e.peer = o.peer();
-          e.size_bytes = o.size_bytes();
-          break;
-        case Kind::Collective:
-          e.kind = proto::COLLECTIVE;
-          e.collective = o.collective_kind();
-          e.group = o.group();
-          e.size_bytes = o.size_bytes();
-          break;
-        case Kind::Allocate:
-        case Kind::Free:
-          e.kind = proto::MEMORY;
-          e.size_bytes = o.size_bytes();
-          break;
-      }
-      if (record_events) {
         add_event(events, e);
-      } else {
-        busy.add(e.kind, e.phase, e.start_ns, e.end_ns);
       }
     }
-    if (!record_events) *t.add_busy() = busy.take(r);
+    t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
   }
-  t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
   // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
   std::vector<std::size_t> first(s.ranks + 1, 0);
   for (const auto& sample : s.samples) ++first[sample.rank + 1];

@@ -4,6 +4,7 @@
 // memory and the record of what ran. executor_core.cpp runs the state machine,
 // executor_report.cpp explains a deadlock and writes the trace.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -12,9 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/input_limits.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/huge_page_allocator.h"
 #include "traces/program_ops.h"
+#include "traces/rank_busy.h"
 
 namespace eppsim {
 namespace executor_detail {
@@ -26,6 +32,21 @@ enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free
 enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// A simulated time as the trace's signed 64-bit nanoseconds. A time that
+// cannot be represented (past about 292 years, infinite or NaN: some input's
+// duration, size or rate is out of all proportion) is an error naming `what`,
+// never a wrapped, negative time.
+template <typename What>
+std::int64_t to_ns(double seconds, const What& what) {
+  if (!(seconds >= 0.0 && seconds <= limits::kMaxSimulatedSeconds)) {
+    throw InputError(fmt::format("{}: simulated time {} s cannot be represented (it must lie in 0 to {} s, the "
+                                 "bound of models/input_limits.h): an input's duration, size or rate is out of "
+                                 "proportion",
+                                 what(), seconds, limits::kMaxSimulatedSeconds));
+  }
+  return std::llround(seconds * 1e9);
+}
 
 inline Kind kind_of(OpView op) {
   switch (op.code()) {
@@ -77,17 +98,30 @@ struct ExecutorCore::State {
     std::uint32_t aux = executor_detail::kNone;
     executor_detail::Kind kind = executor_detail::Kind::Compute;
     executor_detail::Status status = executor_detail::Status::Pending;
-    std::uint8_t collective_kind = 0;  // COLLECTIVE: a proto::CollectiveKind
+    // COLLECTIVE: a proto::CollectiveKind; COMPUTE: its work's proto::Phase.
+    std::uint8_t detail = 0;
+    // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
+    std::uint8_t stream = 0;
   };
+  static_assert(sizeof(OpState) == 24);
+  static constexpr std::uint8_t kStreamInColumn = 255;
   // Per op (global id), and one more whose succ_begin ends the last row.
   OpTable<OpState> op;
   OpTable<std::uint32_t> succ;  // stream successor and dependants, global ids
-  // When each op started and ended: side by side, so that an op's end is
-  // written to the cache line its start was.
+  // With op events (options.record_op_events): when each op started and
+  // ended, side by side, so that an op's end is written to the cache line its
+  // start was.
   struct Span {
     double start_s = 0.0, end_s = 0.0;
   };
   OpTable<Span> span;
+  // Without: no per-op record. The start of the op each (rank, stream) runs
+  // (ops of a stream run one at a time; infinity when it runs none), each
+  // rank's busy time counted as its ops end, and the last end.
+  std::uint32_t streams = 0;
+  std::vector<double> stream_start;
+  std::vector<RankBusyAsOpsEnd> busy;
+  double last_end_s = 0.0;
   // Once take_trace() has freed `op`: which ops are done.
   std::vector<bool> done_after_run;
 
@@ -138,6 +172,20 @@ struct ExecutorCore::State {
     const auto r = op[g].rank;
     return schedule.programs(static_cast<int>(r)).size_bytes(static_cast<int>(g - rank_offset[r]));
   }
+  std::uint32_t stream_of(std::uint32_t g) const {
+    const auto r = op[g].rank;
+    if (op[g].stream != kStreamInColumn) return op[g].stream;
+    return schedule.programs(static_cast<int>(r)).stream(static_cast<int>(g - rank_offset[r]));
+  }
+  // Without op events: the op's (rank, stream) slot of stream_start.
+  double& stream_slot(std::uint32_t g) {
+    return stream_start[static_cast<std::size_t>(op[g].rank) * streams + stream_of(g)];
+  }
+  // A running or posted op's start.
+  double start_of(std::uint32_t g) const {
+    if (options.record_op_events) return span[g].start_s;
+    return stream_start[static_cast<std::size_t>(op[g].rank) * streams + stream_of(g)];
+  }
   // The op in the Schedule.
   OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
   OpView view(std::uint32_t g) const { return view(ref(g)); }
@@ -150,6 +198,14 @@ struct ExecutorCore::State {
   ActivityId new_activity(std::span<const std::uint32_t> gids);
   ActivityId new_activity(std::uint32_t g) { return new_activity(std::span<const std::uint32_t>(&g, 1)); }
   void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
+  void started(std::uint32_t g, double now) {
+    if (options.record_op_events) {
+      span[g].start_s = now;
+    } else {
+      stream_slot(g) = now;
+    }
+  }
+  void count_busy(std::uint32_t g, double now);
   void complete(std::uint32_t g, double now);
   void drain();
   void dispatch(std::uint32_t g, double now);
