@@ -45,20 +45,30 @@ std::int64_t covered(const Intervals& intervals) {
   return total;
 }
 
-}  // namespace
-
-void RankBusyCounter::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
+// Which of the figures' sets an op joins: compute (and with it the second and
+// third figure), recompute (the second and third), communication (the third).
+enum class BusySet { None, Compute, Recompute, Communication };
+BusySet busy_set(proto::OpKind kind, proto::Phase phase) {
   switch (kind) {
     case proto::COMPUTE:
-      (phase == proto::RECOMPUTE ? recompute_ : compute_).emplace_back(start_ns, end_ns);
-      break;
+      return phase == proto::RECOMPUTE ? BusySet::Recompute : BusySet::Compute;
     case proto::SEND:
     case proto::RECV:
     case proto::COLLECTIVE:
-      communication_.emplace_back(start_ns, end_ns);
-      break;
+      return BusySet::Communication;
     default:
-      break;
+      return BusySet::None;
+  }
+}
+
+}  // namespace
+
+void RankBusyCounter::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
+  switch (busy_set(kind, phase)) {
+    case BusySet::Compute: compute_.emplace_back(start_ns, end_ns); break;
+    case BusySet::Recompute: recompute_.emplace_back(start_ns, end_ns); break;
+    case BusySet::Communication: communication_.emplace_back(start_ns, end_ns); break;
+    case BusySet::None: break;
   }
 }
 
@@ -115,20 +125,11 @@ std::int64_t RankBusyAsOpsEnd::Union::covered_ns() const {
 }
 
 void RankBusyAsOpsEnd::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
-  switch (kind) {
-    case proto::COMPUTE:
-      if (phase != proto::RECOMPUTE) compute_.add(start_ns, end_ns);
-      compute_or_recompute_.add(start_ns, end_ns);
-      busy_.add(start_ns, end_ns);
-      break;
-    case proto::SEND:
-    case proto::RECV:
-    case proto::COLLECTIVE:
-      busy_.add(start_ns, end_ns);
-      break;
-    default:
-      break;
-  }
+  const BusySet set = busy_set(kind, phase);
+  if (set == BusySet::None) return;
+  if (set == BusySet::Compute) compute_.add(start_ns, end_ns);
+  if (set != BusySet::Communication) compute_or_recompute_.add(start_ns, end_ns);
+  busy_.add(start_ns, end_ns);
 }
 
 void RankBusyAsOpsEnd::settle(std::int64_t no_start_before_ns) {
