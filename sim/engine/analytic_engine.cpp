@@ -5,10 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 #include <vector>
 
+#include <boost/heap/d_ary_heap.hpp>
 #include <fmt/format.h>
 
 #include "models/log.h"
@@ -110,6 +110,7 @@ class AnalyticExecutor final : public ExecutorHooks {
         continue;  // its rate changed since
       }
       now = c.time_s;
+      if (!heap_.empty()) core_.prefetch(heap_.top().id);
       if (interference_) end_interference(c.id, c.rated);
       last_end_s_ = now;
       core_.finish(c.id, now);
@@ -139,8 +140,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     // The step is done: what timed it is not needed for its trace.
     const Clock::time_point simulated = Clock::now();
     const double simulated_rss = peak_rss_bytes();
-    OpTable<double>().swap(duration_s_);
-    std::vector<bool>().swap(fixed_);
+    OpTable<std::uint32_t>().swap(price_of_op_);
+    std::vector<double>().swap(prices_s_);
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
     proto::Trace trace = core_.take_trace("analytic");
@@ -209,51 +210,55 @@ class AnalyticExecutor final : public ExecutorHooks {
   // the Schedule in one pass in program order before the run: the hooks are
   // called in time order, which jumps across ranks, and reading each op's
   // columns and its work then would cost a few cache misses an op. A group's
-  // members run one work: it is priced once.
+  // members run one work, and every op of a shared compute one duration: each
+  // is priced once, and an op holds its price's index.
   void price(const proto::Schedule& schedule) {
     rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       rank_offset_[r + 1] = rank_offset_[r] + ops_of(schedule, r).size();
     }
-    duration_s_.assign(rank_offset_.back(), 0.0);
-    fixed_.assign(rank_offset_.back(), false);
+    price_of_op_.assign(rank_offset_.back(), 0);
+    prices_s_.assign(1, 0.0);
+    const auto new_price = [&](double duration_s) {
+      prices_s_.push_back(duration_s);
+      return static_cast<std::uint32_t>(prices_s_.size() - 1);
+    };
     std::vector<Segment> segments;
-    std::vector<double> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()),
-                                     std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       for (const OpView op : ops_of(schedule, r)) {
-        const auto i = rank_offset_[r] + op.index();
-        double& duration_s = duration_s_[i];
+        const bool fixed = op.duration_source() == proto::DURATION_FIXED;
+        std::uint32_t price = 0;
         switch (op.code()) {
           case proto::OP_COMPUTE:
-            if (op.duration_source() != proto::DURATION_FIXED) {
-              double& shared = shared_price[op.shared_compute()];
-              if (std::isnan(shared)) shared = compute_duration(cost_, schedule, op, segments).value;
-              duration_s = shared;
+            if (!fixed) {
+              std::uint32_t& shared = shared_price[op.shared_compute()];
+              if (shared == 0) shared = new_price(compute_duration(cost_, schedule, op, segments).value);
+              price = shared;
             } else {
-              duration_s = compute_duration(cost_, schedule, op, segments).value;
+              price = new_price(compute_duration(cost_, schedule, op, segments).value);
             }
             break;
-          case proto::OP_SEND: duration_s = transfer_duration(cost_, op, r, op.peer()).value; break;
+          case proto::OP_SEND: price = new_price(transfer_duration(cost_, op, r, op.peer()).value); break;
           case proto::OP_COLLECTIVE: {
             const auto ranks = core_.group_ranks(op.group());
             if (ranks.front() != r) continue;
-            duration_s = collective_duration(cost_, op, ranks).value;
+            price = new_price(collective_duration(cost_, op, ranks).value);
             break;
           }
           default: continue;
         }
-        fixed_[i] = op.duration_source() == proto::DURATION_FIXED;
+        price_of_op_[rank_offset_[r] + op.index()] = price | (fixed ? kFixedPrice : 0);
       }
     }
   }
 
   // An op's price (a collective's group and algorithm are its caller's to fill).
   Price price(OpRef ref) const {
-    const auto i = rank_offset_[ref.rank] + ref.op;
+    const std::uint32_t entry = price_of_op_[rank_offset_[ref.rank] + ref.op];
     Price p;
-    p.duration_s = duration_s_[i];
-    p.fixed = fixed_[i];
+    p.duration_s = prices_s_[entry & ~kFixedPrice];
+    p.fixed = (entry & kFixedPrice) != 0;
     p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
     return p;
   }
@@ -537,14 +542,18 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
-  // Per op of the Schedule (a rank's first op at rank_offset_[rank]): its
-  // uncontended duration, and whether it is fixed (price()).
+  // Per op of the Schedule (a rank's first op at rank_offset_[rank]): the
+  // index of its uncontended duration in prices_s_, with kFixedPrice set when
+  // the duration is fixed (price()). prices_s_[0] = 0: ops never priced.
+  static constexpr std::uint32_t kFixedPrice = std::uint32_t{1} << 31;
   std::vector<std::uint32_t> rank_offset_;
-  OpTable<double> duration_s_;
-  std::vector<bool> fixed_;
+  OpTable<std::uint32_t> price_of_op_;
+  std::vector<double> prices_s_;
   std::uint64_t seq_ = 0;
   double last_end_s_ = 0.0;  // when the last activity ended
-  std::priority_queue<Completion, std::vector<Completion>, std::greater<Completion>> heap_;
+  // Earliest first. Four children a node: half the levels of a binary heap,
+  // whose sift-down compares mispredict at every level.
+  boost::heap::d_ary_heap<Completion, boost::heap::arity<4>, boost::heap::compare<std::greater<Completion>>> heap_;
 };
 
 }  // namespace

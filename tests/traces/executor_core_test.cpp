@@ -220,19 +220,63 @@ TEST(ExecutorCore, CollectivesMeetByTheirIndexOnEachGroup) {
   EXPECT_EQ(event(trace, 0, 0).start_ns(), 1'000'000'000);  // waited for rank 1 in idle time
 }
 
+// Each rank issues its collectives on the group from one stream, so in program
+// order: the core compares them before the run.
 TEST(ExecutorCore, CollectivesOfDifferentKindsOrSizesMismatch) {
   HandSchedule h(2);
   const auto g = h.group({0, 1});
   h.collective(0, 1, g, 8, proto::ALL_REDUCE);
   h.collective(1, 1, g, 8, proto::ALL_GATHER);
   FakeExecutor exec;
-  ExecutorCore core(h.schedule(), exec);
   try {
-    core.start();
+    ExecutorCore core(h.schedule(), exec);
     FAIL() << "expected a mismatch";
   } catch (const ScheduleMismatch& e) {
     EXPECT_THAT(e.what(), HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-gather of 8 bytes, but rank 0 op 0 is "
                                     "a all-reduce of 8 bytes"));
+  }
+}
+
+// Rank 1 issues its collectives on the group from two streams, the later one
+// in program order first: they meet in the order they are issued, and are
+// compared as they arrive.
+TEST(ExecutorCore, CollectivesOnSeveralStreamsMeetInIssueOrder) {
+  const auto build = [](std::uint64_t rank1_second_bytes) {
+    HandSchedule h(2, {"a", "b"});
+    const auto g = h.group({0, 1});
+    h.collective(0, 0, g, 8);
+    h.collective(0, 0, g, 16);
+    const auto waits = h.compute(1, 0);
+    h.collective(1, 0, g, rank1_second_bytes, proto::ALL_REDUCE, {waits});  // issued second
+    h.collective(1, 1, g, 8);                                               // issued first
+    return h.schedule();
+  };
+  {
+    const proto::Schedule schedule = build(16);
+    FakeExecutor exec;
+    ExecutorCore core(schedule, exec);
+    core.start();
+    ASSERT_EQ(exec.handed.size(), 2u);  // rank 1's compute, the first all-reduce
+    EXPECT_THAT(exec.handed[1].ops, ElementsAre(OpRef{0, 0}, OpRef{1, 2}));
+    core.finish(exec.handed[0].id, 1.0);
+    ASSERT_EQ(exec.handed.size(), 2u);  // rank 0's second waits for its first
+    core.finish(exec.handed[1].id, 2.0);
+    ASSERT_EQ(exec.handed.size(), 3u);
+    EXPECT_THAT(exec.handed[2].ops, ElementsAre(OpRef{0, 1}, OpRef{1, 1}));
+    core.finish(exec.handed[2].id, 3.0);
+    EXPECT_TRUE(core.all_done());
+  }
+  const proto::Schedule schedule = build(32);
+  FakeExecutor exec;
+  ExecutorCore core(schedule, exec);  // in program order rank 1's 32 bytes would meet rank 0's 8
+  core.start();
+  core.finish(exec.handed[1].id, 1.0);
+  try {
+    core.finish(exec.handed[0].id, 2.0);
+    FAIL() << "expected a mismatch";
+  } catch (const ScheduleMismatch& e) {
+    EXPECT_THAT(e.what(), HasSubstr("collective 1 on group 0: rank 1 op 1 is a all-reduce of 32 bytes, but rank 0 op 1 "
+                                    "is a all-reduce of 16 bytes"));
   }
 }
 

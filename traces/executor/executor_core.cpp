@@ -82,12 +82,12 @@ void ExecutorCore::State::build() {
       local[r] = 1;
     }
   }
-  // Global op ids are 32-bit (kNone excluded).
+  // Global op ids are 31-bit (a single-op activity's id sets the 32nd).
   std::uint64_t count = 0;
   rank_offset.assign(ranks + 1, 0);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     count += ops_of(schedule, r).size();
-    if (count >= kNone) throw InputError(fmt::format("schedule: more than {} ops", kNone - 1));
+    if (count >= kSingleOpActivity) throw InputError(fmt::format("schedule: more than {} ops", kSingleOpActivity - 1));
     rank_offset[r + 1] = static_cast<std::uint32_t>(count);
   }
   const std::size_t n = rank_offset[ranks];
@@ -140,15 +140,21 @@ void ExecutorCore::State::build() {
     for (auto d : o.deps()) ++op[base + d].succ_begin;
     state.pending += static_cast<std::uint32_t>(o.deps().size());
   });
-  std::size_t memory_ops = 0;
+  std::size_t memory_ops = 0, communication_ops = 0;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     if (local[r]) total += rank_offset[r + 1] - rank_offset[r];
   }
-  for (std::size_t g = 0; g < n; ++g) memory_ops += op[g].kind == Kind::Allocate || op[g].kind == Kind::Free;
-  // Every other op joins one activity; reserved once, so that the run neither
-  // copies these tables as they grow nor touches pages it will not fill.
-  activity_ops.reserve(n - memory_ops);
-  activity_begin.reserve(n - memory_ops + 1);
+  for (std::size_t g = 0; g < n; ++g) {
+    memory_ops += op[g].kind == Kind::Allocate || op[g].kind == Kind::Free;
+    communication_ops += op[g].kind == Kind::Send || op[g].kind == Kind::Recv || op[g].kind == Kind::Collective;
+  }
+  // With Matching::Global, each communication op joins a transfer's or a
+  // collective's activity, which has a row; reserved once, so that the run
+  // neither copies these tables as they grow nor touches pages it will not fill.
+  if (options.matching == Matching::Global) {
+    activity_ops.reserve(communication_ops);
+    activity_begin.reserve(communication_ops + 1);
+  }
   if (options.record_memory_samples) samples.reserve(memory_ops);
   std::uint64_t edges = 0;
   for (auto& state : op) {
@@ -183,7 +189,8 @@ void ExecutorCore::State::build() {
 }
 
 // Counts each rank's collectives per group (the number of instances of a group
-// is the most any member issues) and each op's position in its group.
+// is the most any member issues) and each op's position in its group, then
+// checks that the members of each instance agree (check_collective_shapes).
 void ExecutorCore::State::build_collectives() {
   const auto groups = group_offset.size() - 1;
   // Rank -> (group, position) rows, to find positions without a search.
@@ -199,6 +206,8 @@ void ExecutorCore::State::build_collectives() {
   }
   std::vector<std::uint32_t> position(groups, kNone), counter(groups, kNone);
   std::vector<std::uint32_t> instances(groups, 0);
+  std::vector<std::uint32_t> counter_stream;  // per counter: the stream of its first collective
+  shapes_checked_at_arrival.assign(groups, false);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
     for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
@@ -208,6 +217,9 @@ void ExecutorCore::State::build_collectives() {
         counter[group] = static_cast<std::uint32_t>(issued.size());
         issued.push_back(0);
         counter_group.push_back(group);
+        counter_stream.push_back(stream_of(g));
+      } else if (counter_stream[counter[group]] != stream_of(g)) {
+        shapes_checked_at_arrival[group] = true;
       }
       op[g].link = counter[group];
       op[g].aux = position[group];
@@ -225,9 +237,44 @@ void ExecutorCore::State::build_collectives() {
     instance_offset[g + 1] = instance_offset[g] + instances[g];
     arrival_offset[g + 1] = arrival_offset[g] + static_cast<std::uint64_t>(instances[g]) * group_size(g);
   }
-  arrived.assign(instance_offset[groups], 0);
-  first_arrival.assign(instance_offset[groups], kNone);
+  meetings.assign(instance_offset[groups], Instance{});
   arrival.assign(arrival_offset[groups], kNone);
+  check_collective_shapes();
+}
+
+// A rank issues the collectives it runs on a group in program order when they
+// share a stream: then the k-th in program order meets the k-th of every other
+// member, and their kinds and sizes are compared here, in one pass over the
+// Schedule's columns in order, rather than as each arrives (its size a cache
+// miss each). A group some rank spreads over several streams is checked at
+// arrival.
+void ExecutorCore::State::check_collective_shapes() {
+  std::vector<std::uint32_t> first_member(meetings.size(), kNone);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
+      if (op[g].kind != Kind::Collective) continue;
+      const auto group = counter_group[op[g].link];
+      if (shapes_checked_at_arrival[group]) continue;
+      const auto k = issued[op[g].link]++;
+      const auto instance = instance_offset[group] + k;
+      if (first_member[instance] == kNone) {
+        first_member[instance] = g;
+        meetings[instance].shape = shape(g);
+      } else if (meetings[instance].shape != shape(g)) {
+        throw_shape_mismatch(k, group, g, first_member[instance]);
+      }
+    }
+  }
+  std::fill(issued.begin(), issued.end(), 0);
+}
+
+void ExecutorCore::State::throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g,
+                                               std::uint32_t other) const {
+  const auto me = ref(g), them = ref(other);
+  throw ScheduleMismatch(fmt::format(
+      "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
+      me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[g].detail)), size_bytes(g), them.rank,
+      them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[other].detail)), size_bytes(other)));
 }
 
 ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids) {
@@ -272,12 +319,17 @@ void ExecutorCore::State::complete(std::uint32_t g, double now) {
   if (options.record_op_events) {
     span[g].end_s = now;
   } else {
-    count_busy(g, now);
+    // The rank's busy record is asked for before the successors are
+    // released, and counted after.
+    const auto r = op[g].rank;
+    __builtin_prefetch(&busy[r], 1);
+    __builtin_prefetch(&stream_start[static_cast<std::size_t>(r) * streams], 1);
   }
   ++done;
   for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
     if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
   }
+  if (!options.record_op_events) count_busy(g, now);
 }
 
 // Dispatches ready ops in the order they became ready. A hook that finishes an
@@ -307,7 +359,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Compute:
       state.status = Status::Running;
       started(g, now);
-      hooks.compute_ready(new_activity(g), ref(g), now);
+      hooks.compute_ready(single_op_activity(g), ref(g), now);
       return;
     case Kind::Send:
     case Kind::Recv:
@@ -315,7 +367,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
         started(g, now);
-        hooks.communication_ready(new_activity(g), ref(g), now);
+        hooks.communication_ready(single_op_activity(g), ref(g), now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
       } else {
@@ -385,22 +437,23 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   const auto k = issued[state.link]++;
   const auto instance = instance_offset[group] + k;
   state.link = instance;  // the counter is not needed again
-  if (first_arrival[instance] == kNone) {
-    first_arrival[instance] = g;
-  } else {
-    const auto first = first_arrival[instance];
-    if (op[first].detail != state.detail || size_bytes(first) != size_bytes(g)) {
-      const auto me = ref(g), them = ref(first);
-      throw ScheduleMismatch(fmt::format(
-          "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-          me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(state.detail)), size_bytes(g), them.rank,
-          them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[first].detail)), size_bytes(first)));
-    }
-  }
   const auto size = group_size(group);
   const auto base = arrival_offset[group] + static_cast<std::uint64_t>(k) * size;
+  Instance& meeting = meetings[instance];
+  if (shapes_checked_at_arrival[group]) {
+    const std::uint64_t my_shape = shape(g);
+    if (meeting.shape == 0) {
+      meeting.shape = my_shape;
+    } else if (meeting.shape != my_shape) {
+      // Every member arrived so far has the first's shape: name any of them.
+      const auto first = std::find_if(arrival.begin() + static_cast<std::ptrdiff_t>(base),
+                                      arrival.begin() + static_cast<std::ptrdiff_t>(base + size),
+                                      [](std::uint32_t m) { return m != kNone; });
+      throw_shape_mismatch(k, group, g, *first);
+    }
+  }
   arrival[base + state.aux] = g;
-  if (++arrived[instance] < size) return;
+  if (++meeting.arrived < size) return;
   const std::span<const std::uint32_t> members(arrival.data() + base, size);
   for (auto m : members) {
     op[m].status = Status::Running;
@@ -433,28 +486,44 @@ void ExecutorCore::start(double now) {
 
 void ExecutorCore::finish(ActivityId id, double now) {
   auto& s = *state_;
-  if (id + 1 >= s.activity_begin.size()) throw std::logic_error(fmt::format("finish: unknown activity {}", id));
-  // Indices, not iterators: the hooks called below may add activities. A
-  // collective's members are on other ranks, a cache miss each: their states
-  // are asked for a few members ahead, and their successor rows once those
-  // states are in.
-  const auto end = s.activity_begin[id + 1];
-  constexpr std::uint32_t kStateAhead = 8, kRowAhead = 4;
-  for (auto k = s.activity_begin[id]; k < end; ++k) {
-    if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.activity_ops[k + kStateAhead]]);
-    if (k + kRowAhead < end) {
-      const auto ahead = s.activity_ops[k + kRowAhead];
-      __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
-      if (!s.span.empty()) __builtin_prefetch(&s.span[ahead], 1);
-    }
-    const auto g = s.activity_ops[k];
+  if (!s.known_activity(id)) throw std::logic_error(fmt::format("finish: unknown activity {}", id));
+  const auto complete = [&](std::uint32_t g) {
     if (s.op[g].status != Status::Running) {
       const OpRef at = s.ref(g);
       throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id, at.rank, at.op));
     }
     s.complete(g, now);
+  };
+  if (id & State::kSingleOpActivity) {
+    complete(id & ~State::kSingleOpActivity);
+  } else {
+    // Indices, not iterators: the hooks called below may add activities. A
+    // collective's members are on other ranks, a cache miss each: their states
+    // are asked for a few members ahead, and their successor rows once those
+    // states are in.
+    const auto end = s.activity_begin[id + 1];
+    constexpr std::uint32_t kStateAhead = 8, kRowAhead = 4;
+    for (auto k = s.activity_begin[id]; k < end; ++k) {
+      if (k + kStateAhead < end) __builtin_prefetch(&s.op[s.activity_ops[k + kStateAhead]]);
+      if (k + kRowAhead < end) {
+        const auto ahead = s.activity_ops[k + kRowAhead];
+        __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
+        if (!s.span.empty()) __builtin_prefetch(&s.span[ahead], 1);
+      }
+      complete(s.activity_ops[k]);
+    }
   }
   s.drain();
+}
+
+void ExecutorCore::prefetch(ActivityId id) const {
+  const auto& s = *state_;
+  if (!s.known_activity(id)) return;
+  if (id & State::kSingleOpActivity) {
+    __builtin_prefetch(&s.op[id & ~State::kSingleOpActivity], 1);
+  } else {
+    __builtin_prefetch(&s.activity_ops[s.activity_begin[id]]);
+  }
 }
 
 proto::Trace ExecutorCore::take_trace(const std::string& engine) {
@@ -469,8 +538,8 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.channels);
   release(s.instance_offset);
   release(s.arrival_offset);
-  release(s.arrived);
-  release(s.first_arrival);
+  release(s.meetings);
+  release(s.shapes_checked_at_arrival);
   release(s.arrival);
   release(s.issued);
   release(s.counter_group);
@@ -493,7 +562,7 @@ std::span<const std::uint32_t> ExecutorCore::group_ranks(std::uint32_t group) co
 std::vector<OpRef> ExecutorCore::activity_ops(ActivityId id) const {
   const auto& s = *state_;
   std::vector<OpRef> ops;
-  for (auto k = s.activity_begin[id]; k < s.activity_begin[id + 1]; ++k) ops.push_back(s.ref(s.activity_ops[k]));
+  if (s.known_activity(id)) s.for_each_op_of(id, [&](std::uint32_t g) { ops.push_back(s.ref(g)); });
   return ops;
 }
 

@@ -108,6 +108,10 @@ class ExecutorCore {
   // successors become ready (the hooks may be called again, re-entrantly safe).
   void finish(ActivityId id, double now);
 
+  // A hint that `id` will finish soon (the executor's next event): brings its
+  // ops' states toward the cache, so that finish() does not wait for them.
+  void prefetch(ActivityId id) const;
+
   bool all_done() const;
   std::size_t ops_done() const;
   std::size_t ops_total() const;

@@ -134,13 +134,24 @@ struct ExecutorCore::State {
   std::vector<std::uint32_t> group_offset, group_members;
   std::vector<std::uint32_t> instance_offset;
   std::vector<std::uint64_t> arrival_offset;
-  std::vector<std::uint32_t> arrived;        // per instance
-  std::vector<std::uint32_t> first_arrival;  // per instance
+  // Per instance: how many members have arrived, and the kind and bytes
+  // (shape()) every member must have: set before the run, or by the first to
+  // arrive in a group whose shapes are checked at arrival (0 until then).
+  struct Instance {
+    std::uint64_t shape = 0;
+    std::uint32_t arrived = 0;
+  };
+  std::vector<Instance> meetings;
+  std::vector<bool> shapes_checked_at_arrival;  // per group (check_collective_shapes)
   OpTable<std::uint32_t> arrival;
   std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
   std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
 
-  // Activities handed to the executor: their ops' global ids in activity_ops.
+  // Transfers and collectives handed to the executor (Matching::Global): their
+  // ops' global ids in activity_ops, a row each. A compute op's activity, or a
+  // communication op's with Matching::Local, is the op's global id with
+  // kSingleOpActivity set, and has no row.
+  static constexpr ActivityId kSingleOpActivity = ActivityId{1} << 31;
   OpTable<std::uint32_t> activity_begin{0};
   OpTable<std::uint32_t> activity_ops;
   // A collective's members as OpRefs, for collective_ready (its hook may
@@ -189,14 +200,28 @@ struct ExecutorCore::State {
   // The op in the Schedule.
   OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
   OpView view(std::uint32_t g) const { return view(ref(g)); }
+  // A COLLECTIVE op's kind and bytes in one nonzero word (bytes are below
+  // 2^51, validation's bound, and a kind is never 0).
+  std::uint64_t shape(std::uint32_t g) const { return std::uint64_t{op[g].detail} << 56 | size_bytes(g); }
   bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
   void build();
   void build_collectives();
+  void check_collective_shapes();
+  [[noreturn]] void throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g, std::uint32_t other) const;
 
   ActivityId new_activity(std::span<const std::uint32_t> gids);
-  ActivityId new_activity(std::uint32_t g) { return new_activity(std::span<const std::uint32_t>(&g, 1)); }
+  static ActivityId single_op_activity(std::uint32_t g) { return kSingleOpActivity | g; }
+  // The global ids of an activity's ops (the id must be known: known_activity).
+  template <typename Visit>
+  void for_each_op_of(ActivityId id, Visit&& visit) const {
+    if (id & kSingleOpActivity) return visit(id & ~kSingleOpActivity);
+    for (auto k = activity_begin[id]; k < activity_begin[id + 1]; ++k) visit(activity_ops[k]);
+  }
+  bool known_activity(ActivityId id) const {
+    return id & kSingleOpActivity ? (id & ~kSingleOpActivity) + 1 < op.size() : id + 1 < activity_begin.size();
+  }
   void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
   void started(std::uint32_t g, double now) {
     if (options.record_op_events) {

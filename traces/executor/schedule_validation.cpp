@@ -201,6 +201,9 @@ void validate_schedule(const proto::Schedule& schedule) {
     check_work(schedule.shared_computes(w), groups, w);
   }
   const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
+  // The last rank whose membership of each work's split groups was checked: a
+  // rank runs the same work many times (its layers, its micro-batches).
+  std::vector<std::uint32_t> members_checked_for(works, ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
     const auto& program = schedule.programs(static_cast<int>(r));
     check_columns(program, r);
@@ -235,7 +238,10 @@ void validate_schedule(const proto::Schedule& schedule) {
           if (index >= works) {
             fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index, works));
           }
-          check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
+          if (members_checked_for[index] != r) {
+            check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
+            members_checked_for[index] = r;
+          }
           if (op.size_bytes() != 0 || op.detail() != 0)
             fail(fmt::format("{}: a COMPUTE op has no size_bytes or detail, got {} and {}", at, op.size_bytes(), op.detail()));
           break;
