@@ -36,17 +36,12 @@ std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t t
 
 // Channel ids of (sender, receiver, tag) through an open-addressing table: most
 // channels carry a single message (tags number micro-batches), so a node-based
-// map would allocate once per message.
+// map would allocate once per message. It doubles once half full.
 class ChannelTable {
  public:
-  explicit ChannelTable(std::size_t messages) {
-    std::size_t capacity = 16;
-    while (capacity < 2 * messages) capacity *= 2;
-    slots_.assign(capacity, kNone);
-  }
-
   std::uint32_t find_or_add(std::vector<Channel>& channels, std::uint32_t src, std::uint32_t dst,
                             std::uint32_t tag) {
+    if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
       if (slots_[slot] == kNone) {
@@ -60,6 +55,16 @@ class ChannelTable {
   }
 
  private:
+  void grow(const std::vector<Channel>& channels) {
+    slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint32_t id = 0; id < channels.size(); ++id) {
+      std::size_t slot = channel_hash(channels[id].src, channels[id].dst, channels[id].tag) & mask;
+      while (slots_[slot] != kNone) slot = (slot + 1) & mask;
+      slots_[slot] = id;
+    }
+  }
+
   std::vector<std::uint32_t> slots_;
 };
 
@@ -70,7 +75,7 @@ void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
 }
 
 
-void ExecutorCore::State::build() {
+void ExecutorCore::State::build(ScheduleValidator& validator) {
   ranks = schedule.num_ranks();
   if (options.matching == Matching::Global && !options.local_ranks.empty()) {
     throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
@@ -103,81 +108,83 @@ void ExecutorCore::State::build() {
   peak.assign(ranks, 0);
 
   // Successor rows (stream successor and dependants, each row in increasing op
-  // order) in two passes over the ops, with no edge list: the first counts each
-  // op's successors into its succ_begin, the counts become row starts, and the
-  // second fills the rows, each start advancing to its row's end (the next
-  // row's start); the starts are then shifted back by one row.
-  std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()), kNone);
-  auto for_each_op = [&](auto&& visit) {
-    for (std::uint32_t r = 0; r < ranks; ++r) {
-      std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-      for (const OpView o : ops_of(schedule, r)) {
-        const auto g = rank_offset[r] + o.index();
-        auto& last = last_on_stream[o.stream()];
-        visit(r, g, o, last);
-        last = g;
-      }
-    }
-  };
-  std::size_t p2p = 0;
-  for_each_op([&](std::uint32_t r, std::uint32_t g, OpView o, std::uint32_t stream_previous) {
-    OpState& state = op[g];
-    state.rank = r;
-    state.kind = kind_of(o);
-    state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(o.stream(), kStreamInColumn));
-    if (state.kind == Kind::Collective) {
-      state.detail = static_cast<std::uint8_t>(o.collective_kind());
-      state.link = o.group();  // until build_collectives gives it a counter
-    } else if (state.kind == Kind::Compute) {
-      state.detail = static_cast<std::uint8_t>(schedule.shared_computes(static_cast<int>(o.shared_compute())).phase());
-    }
-    p2p += state.kind == Kind::Send || state.kind == Kind::Recv;
-    if (stream_previous != kNone) {
-      ++op[stream_previous].succ_begin;
-      ++state.pending;
-    }
-    const auto base = rank_offset[r];
-    for (auto d : o.deps()) ++op[base + d].succ_begin;
-    state.pending += static_cast<std::uint32_t>(o.deps().size());
-  });
-  std::size_t memory_ops = 0, communication_ops = 0;
+  // order), a rank at a time right after its program is validated, while its
+  // columns are in cache, with no edge list: a first pass counts each op's
+  // successors into its succ_begin, the counts become row starts, a second
+  // fills the rows, each start advancing to its row's end (the next row's
+  // start), and the starts are shifted back by one row.
+  std::uint64_t most_edges = 0;  // every op a stream successor, plus the deps
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    if (local[r]) total += rank_offset[r + 1] - rank_offset[r];
+    most_edges += ops_of(schedule, r).size() + static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).dep_op_size());
   }
-  for (std::size_t g = 0; g < n; ++g) {
-    memory_ops += op[g].kind == Kind::Allocate || op[g].kind == Kind::Free;
-    communication_ops += op[g].kind == Kind::Send || op[g].kind == Kind::Recv || op[g].kind == Kind::Collective;
+  succ.reserve(std::min<std::uint64_t>(most_edges, kNone));
+  // Matching::Global: the second pass also gives every SEND and RECV its channel.
+  const bool global = options.matching == Matching::Global;
+  ChannelTable table;
+  std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
+  std::size_t memory_ops = 0, communication_ops = 0;
+  std::uint64_t edges = 0;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    validator.validate_program(r);
+    const auto first = rank_offset[r], end = rank_offset[r + 1];
+    if (local[r]) total += end - first;
+    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    for (const OpView o : ops_of(schedule, r)) {
+      const auto g = first + o.index();
+      OpState& state = op[g];
+      state.rank = r;
+      state.kind = kind_of(o);
+      state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(o.stream(), kStreamInColumn));
+      if (state.kind == Kind::Collective) {
+        state.detail = static_cast<std::uint8_t>(o.collective_kind());
+        state.link = o.group();  // until build_collectives gives it a counter
+      } else if (state.kind == Kind::Compute) {
+        state.detail = static_cast<std::uint8_t>(schedule.shared_computes(static_cast<int>(o.shared_compute())).phase());
+      }
+      memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
+      communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
+      auto& previous = last_on_stream[o.stream()];
+      if (previous != kNone) {
+        ++op[previous].succ_begin;
+        ++state.pending;
+      }
+      previous = g;
+      for (auto d : o.deps()) ++op[first + d].succ_begin;
+      state.pending += static_cast<std::uint32_t>(o.deps().size());
+    }
+    const auto rank_edges = edges;
+    for (auto g = first; g < end; ++g) {
+      const auto count = op[g].succ_begin;
+      op[g].succ_begin = static_cast<std::uint32_t>(edges);
+      edges += count;
+      if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
+    }
+    succ.resize(edges);
+    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    for (const OpView o : ops_of(schedule, r)) {
+      const auto g = first + o.index();
+      auto& previous = last_on_stream[o.stream()];
+      if (previous != kNone) succ[op[previous].succ_begin++] = g;
+      previous = g;
+      for (auto d : o.deps()) succ[op[first + d].succ_begin++] = g;
+      if (!global) continue;
+      if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.peer(), o.tag());
+      if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.peer(), r, o.tag());
+    }
+    // The last op's row ends where the next rank's first begins (op[end], set
+    // by the next rank's first pass, or the end of the table below).
+    for (auto g = end; g-- > first + 1;) op[g].succ_begin = op[g - 1].succ_begin;
+    if (end > first) op[first].succ_begin = static_cast<std::uint32_t>(rank_edges);
   }
+  op[n].succ_begin = static_cast<std::uint32_t>(edges);
   // With Matching::Global, each communication op joins a transfer's or a
   // collective's activity, which has a row; reserved once, so that the run
   // neither copies these tables as they grow nor touches pages it will not fill.
-  if (options.matching == Matching::Global) {
+  if (global) {
     activity_ops.reserve(communication_ops);
     activity_begin.reserve(communication_ops + 1);
   }
   if (options.record_memory_samples) samples.reserve(memory_ops);
-  std::uint64_t edges = 0;
-  for (auto& state : op) {
-    const auto count = state.succ_begin;
-    state.succ_begin = static_cast<std::uint32_t>(edges);
-    edges += count;
-    if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
-  }
-  succ.resize(edges);
-  // Matching::Global: the second pass also gives every SEND and RECV its channel.
-  const bool global = options.matching == Matching::Global;
-  ChannelTable table(global ? p2p : 0);
-  if (global) channels.reserve(p2p / 2 + 1);
-  for_each_op([&](std::uint32_t r, std::uint32_t g, OpView o, std::uint32_t stream_previous) {
-    if (stream_previous != kNone) succ[op[stream_previous].succ_begin++] = g;
-    const auto base = rank_offset[r];
-    for (auto d : o.deps()) succ[op[base + d].succ_begin++] = g;
-    if (!global) return;
-    if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.peer(), o.tag());
-    if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.peer(), r, o.tag());
-  });
-  for (std::size_t g = n; g > 0; --g) op[g].succ_begin = op[g - 1].succ_begin;
-  op[0].succ_begin = 0;
 
   group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
   for (int g = 0; g < schedule.groups_size(); ++g) {
@@ -467,8 +474,8 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
 
 ExecutorCore::ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options)
     : state_(std::make_unique<State>(schedule, hooks, std::move(options))) {
-  validate_schedule(schedule);
-  state_->build();
+  ScheduleValidator validator(schedule);
+  state_->build(validator);
 }
 
 ExecutorCore::~ExecutorCore() = default;

@@ -19,6 +19,7 @@
 #include "models/input_limits.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/huge_page_allocator.h"
+#include "traces/executor/schedule_validation.h"
 #include "traces/program_ops.h"
 #include "traces/rank_busy.h"
 
@@ -206,7 +207,7 @@ struct ExecutorCore::State {
   bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
-  void build();
+  void build(ScheduleValidator& validator);  // validates each program as it goes
   void build_collectives();
   void check_collective_shapes();
   [[noreturn]] void throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g, std::uint32_t other) const;

@@ -1,6 +1,7 @@
 #include "traces/executor/schedule_validation.h"
 
 #include <algorithm>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -182,7 +183,15 @@ void check_columns(const proto::RankProgram& p, std::uint32_t rank) {
 
 }  // namespace
 
-void validate_schedule(const proto::Schedule& schedule) {
+struct ScheduleValidator::Checked {
+  explicit Checked(const proto::Schedule& s) : groups(s) {}
+  GroupMembers groups;
+  // The last rank whose membership of each work's split groups was checked: a
+  // rank runs the same work many times (its layers, its micro-batches).
+  std::vector<std::uint32_t> members_checked_for;
+};
+
+ScheduleValidator::ScheduleValidator(const proto::Schedule& schedule) : schedule_(schedule) {
   const auto version = schedule.header().schema_version();
   if (version > kScheduleSchemaVersion) {
     fail(fmt::format("header.schema_version: {} is newer than this eppsim reads (at most {})", version,
@@ -195,71 +204,81 @@ void validate_schedule(const proto::Schedule& schedule) {
   if (schedule.placement_size() != 0 && static_cast<std::uint32_t>(schedule.placement_size()) != ranks) {
     fail(fmt::format("num_ranks is {} but there are {} placements", ranks, schedule.placement_size()));
   }
-  const GroupMembers groups(schedule);
-  const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+  checked_ = std::make_unique<Checked>(schedule);
   for (int w = 0; w < schedule.shared_computes_size(); ++w) {
-    check_work(schedule.shared_computes(w), groups, w);
+    check_work(schedule.shared_computes(w), checked_->groups, w);
   }
+  checked_->members_checked_for.assign(static_cast<std::size_t>(schedule.shared_computes_size()), ranks);
+}
+
+ScheduleValidator::~ScheduleValidator() = default;
+
+void ScheduleValidator::validate_program(std::uint32_t r) {
+  const proto::Schedule& schedule = schedule_;
+  const GroupMembers& groups = checked_->groups;
+  std::vector<std::uint32_t>& members_checked_for = checked_->members_checked_for;
+  const auto ranks = schedule.num_ranks();
+  const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
   const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
-  // The last rank whose membership of each work's split groups was checked: a
-  // rank runs the same work many times (its layers, its micro-batches).
-  std::vector<std::uint32_t> members_checked_for(works, ranks);
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    const auto& program = schedule.programs(static_cast<int>(r));
-    check_columns(program, r);
-    for (const OpView op : ops_of(program)) {
-      const OpAt at{r, static_cast<int>(op.index())};
-      if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
-      for (auto d : op.deps()) {
-        if (d >= op.index()) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
+  const auto& program = schedule.programs(static_cast<int>(r));
+  check_columns(program, r);
+  for (const OpView op : ops_of(program)) {
+    const OpAt at{r, static_cast<int>(op.index())};
+    if (op.stream() >= streams) fail(fmt::format("{}: stream {} out of range ({} streams)", at, op.stream(), streams));
+    for (auto d : op.deps()) {
+      if (d >= op.index()) fail(fmt::format("{}: depends on op {}, which is not earlier", at, d));
+    }
+    if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, at);
+    if (!proto::CollectiveAlgorithm_IsValid(op.algorithm()))
+      fail(fmt::format("{}: algorithm: unknown value {}", at, static_cast<int>(op.algorithm())));
+    if (op.algorithm() != proto::ALGORITHM_AUTO && !op.is_collective())
+      fail(fmt::format("{}: algorithm: only a COLLECTIVE has one, got {}", at, proto::CollectiveAlgorithm_Name(op.algorithm())));
+    switch (op.code()) {
+      case proto::OP_SEND:
+      case proto::OP_RECV:
+        if (op.peer() >= ranks) fail(fmt::format("{}: {} peer {} out of range", at, op.is_send() ? "send" : "recv", op.peer()));
+        check_bytes(op.size_bytes(), "size_bytes", at);
+        break;
+      case proto::OP_COLLECTIVE: {
+        if (op.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, op.group()));
+        if (!groups.contains(op.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, op.group()));
+        if (op.collective_kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) fail(fmt::format("{}: collective kind not set", at));
+        if (!proto::CollectiveKind_IsValid(op.collective_kind()))
+          fail(fmt::format("{}: collective kind (detail): unknown value {}", at, op.detail()));
+        check_bytes(op.size_bytes(), "size_bytes", at);
+        break;
       }
-      if (op.duration_source() != proto::DURATION_FROM_WORK || op.fixed_duration_ns() != 0) check_duration(op, at);
-      if (!proto::CollectiveAlgorithm_IsValid(op.algorithm()))
-        fail(fmt::format("{}: algorithm: unknown value {}", at, static_cast<int>(op.algorithm())));
-      if (op.algorithm() != proto::ALGORITHM_AUTO && !op.is_collective())
-        fail(fmt::format("{}: algorithm: only a COLLECTIVE has one, got {}", at, proto::CollectiveAlgorithm_Name(op.algorithm())));
-      switch (op.code()) {
-        case proto::OP_SEND:
-        case proto::OP_RECV:
-          if (op.peer() >= ranks) fail(fmt::format("{}: {} peer {} out of range", at, op.is_send() ? "send" : "recv", op.peer()));
-          check_bytes(op.size_bytes(), "size_bytes", at);
-          break;
-        case proto::OP_COLLECTIVE: {
-          if (op.group() >= groups.groups()) fail(fmt::format("{}: unknown group {}", at, op.group()));
-          if (!groups.contains(op.group(), r)) fail(fmt::format("{}: rank {} is not a member of group {}", at, r, op.group()));
-          if (op.collective_kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) fail(fmt::format("{}: collective kind not set", at));
-          if (!proto::CollectiveKind_IsValid(op.collective_kind()))
-            fail(fmt::format("{}: collective kind (detail): unknown value {}", at, op.detail()));
-          check_bytes(op.size_bytes(), "size_bytes", at);
-          break;
+      case proto::OP_COMPUTE: {
+        const auto index = op.shared_compute();
+        if (index >= works) {
+          fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index, works));
         }
-        case proto::OP_COMPUTE: {
-          const auto index = op.shared_compute();
-          if (index >= works) {
-            fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index, works));
-          }
-          if (members_checked_for[index] != r) {
-            check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
-            members_checked_for[index] = r;
-          }
-          if (op.size_bytes() != 0 || op.detail() != 0)
-            fail(fmt::format("{}: a COMPUTE op has no size_bytes or detail, got {} and {}", at, op.size_bytes(), op.detail()));
-          break;
+        if (members_checked_for[index] != r) {
+          check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
+          members_checked_for[index] = r;
         }
-        case proto::OP_ALLOCATE:
-        case proto::OP_FREE:
-          if (!proto::MemoryTag_IsValid(op.memory_tag()))
-            fail(fmt::format("{}: memory tag (detail): unknown value {}", at, op.detail()));
-          if (op.target() != 0) fail(fmt::format("{}: a MEMORY op has no target, got {}", at, op.target()));
-          check_bytes(op.size_bytes(), "size_bytes", at);
-          break;
-        case proto::OP_CODE_UNSPECIFIED:
-          fail(fmt::format("{}: op kind not set", at));
-        default:
-          fail(fmt::format("{}: code: unknown value {}", at, static_cast<int>(op.code())));
+        if (op.size_bytes() != 0 || op.detail() != 0)
+          fail(fmt::format("{}: a COMPUTE op has no size_bytes or detail, got {} and {}", at, op.size_bytes(), op.detail()));
+        break;
       }
+      case proto::OP_ALLOCATE:
+      case proto::OP_FREE:
+        if (!proto::MemoryTag_IsValid(op.memory_tag()))
+          fail(fmt::format("{}: memory tag (detail): unknown value {}", at, op.detail()));
+        if (op.target() != 0) fail(fmt::format("{}: a MEMORY op has no target, got {}", at, op.target()));
+        check_bytes(op.size_bytes(), "size_bytes", at);
+        break;
+      case proto::OP_CODE_UNSPECIFIED:
+        fail(fmt::format("{}: op kind not set", at));
+      default:
+        fail(fmt::format("{}: code: unknown value {}", at, static_cast<int>(op.code())));
     }
   }
+}
+
+void validate_schedule(const proto::Schedule& schedule) {
+  ScheduleValidator validator(schedule);
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) validator.validate_program(r);
 }
 
 }  // namespace eppsim

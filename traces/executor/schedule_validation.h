@@ -22,10 +22,29 @@
 //     files convert them first: traces/compute_segments.h).
 // Matching (sizes, tags, kinds of collectives) is dynamic: the executor core
 // checks it as the schedule runs (executor_core.h).
+#include <cstdint>
+#include <memory>
+
 #include "traces/schedule.pb.h"
 
 namespace eppsim {
 
 void validate_schedule(const proto::Schedule& schedule);
+
+// validate_schedule a program at a time, for a reader that walks the programs
+// itself (the executor core builds a rank's tables right after checking its
+// program, while its columns are in cache). The constructor checks what is
+// not a program's (header, groups, shared computes).
+class ScheduleValidator {
+ public:
+  explicit ScheduleValidator(const proto::Schedule& schedule);
+  ~ScheduleValidator();
+  void validate_program(std::uint32_t rank);
+
+ private:
+  struct Checked;
+  const proto::Schedule& schedule_;
+  std::unique_ptr<Checked> checked_;
+};
 
 }  // namespace eppsim
