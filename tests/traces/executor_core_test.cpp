@@ -151,6 +151,33 @@ TEST(ExecutorCore, FinishingTwiceOrAnUnknownActivityIsALogicError) {
   core.finish(exec.handed[0].id, 1.0);
   EXPECT_THROW(core.finish(exec.handed[0].id, 2.0), std::logic_error);
   EXPECT_THROW(core.finish(99, 2.0), std::logic_error);
+  EXPECT_THROW(core.finish((ActivityId{1} << 31) | 7, 2.0), std::logic_error);  // no op 7
+}
+
+// A compute op's activity has no row of its own: its id names the op, and the
+// core lists the op, ignores hints about it and about unknown ids.
+TEST(ExecutorCore, ComputeActivitiesNameTheirOp) {
+  HandSchedule h(2);
+  h.compute(0, 0);
+  h.compute(1, 0);
+  h.send(1, 0, 0, 8, 1);
+  h.recv(0, 0, 1, 8, 1);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  core.start();
+  ASSERT_EQ(exec.handed.size(), 2u);
+  EXPECT_NE(exec.handed[0].id, exec.handed[1].id);
+  EXPECT_THAT(core.activity_ops(exec.handed[1].id), ElementsAre(OpRef{1, 0}));
+  for (const ActivityId id : {exec.handed[0].id, exec.handed[1].id, ActivityId{0}, ActivityId{99}, ~ActivityId{0}}) {
+    core.prefetch(id);
+  }
+  EXPECT_TRUE(core.activity_ops(~ActivityId{0}).empty());
+  core.finish(exec.handed[1].id, 1.0);
+  core.finish(exec.handed[0].id, 2.0);
+  ASSERT_EQ(exec.handed.size(), 3u);
+  EXPECT_THAT(core.activity_ops(exec.handed[2].id), ElementsAre(OpRef{1, 1}, OpRef{0, 1}));
+  core.finish(exec.handed[2].id, 3.0);
+  EXPECT_TRUE(core.all_done());
 }
 
 TEST(ExecutorCore, GlobalMatchingPairsSendsAndReceivesInPostingOrderPerTag) {

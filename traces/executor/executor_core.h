@@ -20,7 +20,9 @@
 //   - The k-th COLLECTIVE a rank issues on a group meets the k-th of every other
 //     member; with Matching::Global it is handed to the executor when every
 //     member has arrived and ends for all members at once. Kinds and sizes must
-//     agree (ScheduleMismatch).
+//     agree (ScheduleMismatch): checked on construction where every rank issues
+//     a group's collectives from one stream (then in program order), else as
+//     members arrive.
 //   - With Matching::Local (one process per rank, the runtime), the core runs
 //     only the ranks it is given; each SEND, RECV and COLLECTIVE is handed to the
 //     executor when it is ready on this rank, and the executor (MPI, NCCL)
@@ -63,6 +65,7 @@ struct OpRef {
 };
 
 // What an executor is asked to run; the id is what it passes back to finish().
+// Opaque to executors (not dense: a compute op's has bit 31 set).
 using ActivityId = std::uint32_t;
 
 enum class Matching : std::uint8_t { Global, Local };

@@ -20,8 +20,8 @@
 //     segment_tokens and segment_context_tokens have one entry per segment
 //     each, and it carries none of version 2's Segment messages (readers of
 //     files convert them first: traces/compute_segments.h).
-// Matching (sizes, tags, kinds of collectives) is dynamic: the executor core
-// checks it as the schedule runs (executor_core.h).
+// Matching (sizes, tags, kinds of collectives) depends on the order ops are
+// issued in: the executor core checks it (executor_core.h).
 #include <cstdint>
 #include <memory>
 
