@@ -59,29 +59,28 @@ def truncated(path, keep):
     return lambda base: (base / path).read_bytes()[:keep]
 
 
-def scenario(*replacements, append=""):
-    """The base scenario (scenarios/quickstart.textproto with a small batch) with
-    `old -> new` text replacements applied, each of which must match."""
+def edited(name, what, replacements, append):
+    """Base file `name` with `old -> new` text replacements applied, each of
+    which must match, and `append` added at the end."""
 
     def make(base):
-        text = (base / "s.textproto").read_text()
+        text = (base / name).read_text()
         for old, new in replacements:
-            assert old in text, f"replacement {old!r} does not match the base scenario"
+            assert old in text, f"replacement {old!r} does not match the base {what}"
             text = text.replace(old, new, 1)
         return (text + append).encode()
 
     return make
+
+
+def scenario(*replacements, append=""):
+    """The base scenario (scenarios/quickstart.textproto with a small batch), edited."""
+    return edited("s.textproto", "scenario", replacements, append)
 
 
 def schedule_text(*replacements, append=""):
-    def make(base):
-        text = (base / "schedule.textproto").read_text()
-        for old, new in replacements:
-            assert old in text, f"replacement {old!r} does not match the base schedule"
-            text = text.replace(old, new, 1)
-        return (text + append).encode()
-
-    return make
+    """The base schedule as text (schedule.textproto), edited."""
+    return edited("schedule.textproto", "schedule", replacements, append)
 
 
 def schedule_op(code, column, value, rank=0):
