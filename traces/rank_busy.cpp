@@ -47,7 +47,9 @@ std::int64_t covered(const Intervals& intervals) {
 
 // Which of the figures' sets an op joins: compute (and with it the second and
 // third figure), recompute (the second and third), communication (the third).
-enum class BusySet { None, Compute, Recompute, Communication };
+// Less one, a set's value is the first figure it joins, and its count in
+// RankBusyInTimeOrder.
+enum class BusySet { None = 0, Compute = 1, Recompute = 2, Communication = 3 };
 BusySet busy_set(proto::OpKind kind, proto::Phase phase) {
   switch (kind) {
     case proto::COMPUTE:
@@ -87,67 +89,42 @@ proto::RankBusy RankBusyCounter::take(std::uint32_t rank) {
   return busy;
 }
 
-void RankBusyAsOpsEnd::Union::add(std::int64_t start_ns, std::int64_t end_ns) {
-  if (end_ns <= start_ns) return;  // as covered(): an empty interval covers nothing
-  if (end_ns < last_end_ns_) {
-    throw std::logic_error(fmt::format("busy time: an op ending at {} ns came after one ending at {} ns", end_ns,
-                                       last_end_ns_));
+void RankBusyInTimeOrder::advance(std::int64_t to_ns) {
+  if (to_ns < last_ns_) {
+    throw std::logic_error(
+        fmt::format("busy time: an op's start or end at {} ns came after an event at {} ns", to_ns, last_ns_));
   }
-  if (head_ > 0 && stretches_[head_ - 1].second > start_ns) {
-    throw std::logic_error(fmt::format("busy time: an op starting at {} ns came after time to {} ns was settled",
-                                       start_ns, stretches_[head_ - 1].second));
+  // Figure f counts while an op of the sets joining it runs (BusySet).
+  std::uint32_t running = 0;
+  for (std::size_t f = 0; f < running_.size(); ++f) {
+    running += running_[f];
+    if (running > 0) covered_ns_[f] += to_ns - last_ns_;
   }
-  last_end_ns_ = end_ns;
-  // It ends last, so it joins every open stretch that does not end before it starts.
-  while (stretches_.size() > head_ && stretches_.back().second >= start_ns) {
-    start_ns = std::min(start_ns, stretches_.back().first);
-    stretches_.pop_back();
-  }
-  stretches_.emplace_back(start_ns, end_ns);
+  last_ns_ = to_ns;
 }
 
-void RankBusyAsOpsEnd::Union::settle(std::int64_t no_start_before_ns) {
-  while (head_ < stretches_.size() && stretches_[head_].second <= no_start_before_ns) {
-    settled_ns_ += stretches_[head_].second - stretches_[head_].first;
-    ++head_;
-  }
-  if (head_ >= 64 && 2 * head_ >= stretches_.size()) {
-    // Keep the last settled stretch: add() checks new starts against it.
-    stretches_.erase(stretches_.begin(), stretches_.begin() + static_cast<std::ptrdiff_t>(head_ - 1));
-    head_ = 1;
-  }
-}
-
-std::int64_t RankBusyAsOpsEnd::Union::covered_ns() const {
-  std::int64_t total = settled_ns_;
-  for (std::size_t i = head_; i < stretches_.size(); ++i) total += stretches_[i].second - stretches_[i].first;
-  return total;
-}
-
-void RankBusyAsOpsEnd::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
+void RankBusyInTimeOrder::start(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) {
   const BusySet set = busy_set(kind, phase);
   if (set == BusySet::None) return;
-  if (set == BusySet::Compute) compute_.add(start_ns, end_ns);
-  if (set != BusySet::Communication) compute_or_recompute_.add(start_ns, end_ns);
-  busy_.add(start_ns, end_ns);
+  advance(at_ns);
+  ++running_[static_cast<std::size_t>(set) - 1];
 }
 
-void RankBusyAsOpsEnd::settle(std::int64_t no_start_before_ns) {
-  compute_.settle(no_start_before_ns);
-  compute_or_recompute_.settle(no_start_before_ns);
-  busy_.settle(no_start_before_ns);
+void RankBusyInTimeOrder::end(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) {
+  const BusySet set = busy_set(kind, phase);
+  if (set == BusySet::None) return;
+  advance(at_ns);
+  std::uint32_t& running = running_[static_cast<std::size_t>(set) - 1];
+  if (running == 0) throw std::logic_error(fmt::format("busy time: an op ended at {} ns that never started", at_ns));
+  --running;
 }
 
-std::size_t RankBusyAsOpsEnd::open_stretches() const {
-  return std::max({compute_.open(), compute_or_recompute_.open(), busy_.open()});
-}
-
-proto::RankBusy RankBusyAsOpsEnd::figures(std::uint32_t rank) const {
+proto::RankBusy RankBusyInTimeOrder::figures(std::uint32_t rank) const {
   proto::RankBusy busy;
   busy.set_rank(rank);
-  busy.set_compute_ns(compute_.covered_ns());
-  busy.set_compute_or_recompute_ns(compute_or_recompute_.covered_ns());
-  busy.set_busy_ns(busy_.covered_ns());
+  busy.set_compute_ns(covered_ns_[0]);
+  busy.set_compute_or_recompute_ns(covered_ns_[1]);
+  busy.set_busy_ns(covered_ns_[2]);
   return busy;
 }
 

@@ -4,6 +4,7 @@
 // ops, and of every compute and communication op. The report's breakdown
 // (traces/trace_report.h) is made of these three lengths, whether they come
 // from a trace's op events or from an executor that kept no events.
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -26,36 +27,28 @@ class RankBusyCounter {
   std::vector<Interval> compute_, recompute_, communication_;
 };
 
-// The same figures counted as the rank's ops end, for an executor that keeps
-// no per-op record: ops must come in the order of their ends, as a discrete-
-// event simulator finishes them (an earlier end is a std::logic_error). The
-// unions keep only the stretches an op still to come may join: settle(t) says
-// no op still to come starts before t, and what ends by t is counted for good.
-class RankBusyAsOpsEnd {
+// The same figures counted as the rank's ops start and end, for an executor
+// that keeps no per-op record: the starts and ends must come in time order, as
+// a discrete-event simulator runs them (an earlier one is a std::logic_error).
+// Each figure grows by the time from one event to the next while one of its
+// ops runs: a few counters a rank, whatever the number of ops. An op that
+// started and never ended counts up to the rank's last event; a step that
+// ran to its end has none.
+class RankBusyInTimeOrder {
  public:
-  void add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns);
-  void settle(std::int64_t no_start_before_ns);
-  // Stretches not yet settled, the largest of the three unions'.
-  std::size_t open_stretches() const;
+  // One op of the rank (kinds as RankBusyCounter::add) starts or ends.
+  void start(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns);
+  void end(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns);
   proto::RankBusy figures(std::uint32_t rank) const;
 
  private:
-  // The union of intervals that come in the order of their ends: its disjoint
-  // stretches in order, those before head_ settled into settled_ns_.
-  class Union {
-   public:
-    void add(std::int64_t start_ns, std::int64_t end_ns);
-    void settle(std::int64_t no_start_before_ns);
-    std::size_t open() const { return stretches_.size() - head_; }
-    std::int64_t covered_ns() const;
-
-   private:
-    std::vector<std::pair<std::int64_t, std::int64_t>> stretches_;
-    std::size_t head_ = 0;
-    std::int64_t settled_ns_ = 0;
-    std::int64_t last_end_ns_ = 0;
-  };
-  Union compute_, compute_or_recompute_, busy_;
+  // The time since the last event joins the figures whose ops run.
+  void advance(std::int64_t to_ns);
+  // Per figure, in RankBusy's order: compute, compute or recompute, busy.
+  std::array<std::int64_t, 3> covered_ns_{};
+  // The ops running of each set: compute, recompute, communication.
+  std::array<std::uint32_t, 3> running_{};
+  std::int64_t last_ns_ = 0;
 };
 
 }  // namespace eppsim

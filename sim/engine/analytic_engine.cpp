@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <boost/heap/d_ary_heap.hpp>
 #include <fmt/format.h>
 
+#include "models/errors.h"
 #include "models/log.h"
 #include "models/peak_rss.h"
 #include "models/progress.h"
@@ -109,7 +111,11 @@ class AnalyticExecutor final : public ExecutorHooks {
         continue;  // its rate changed since
       }
       now = c.time_s;
-      if (!heap_.empty()) core_.prefetch(heap_.top().id);
+      if (!heap_.empty()) {
+        // Its successors' prices are likely on the line of the one after it.
+        const std::uint32_t next = core_.prefetch(heap_.top().id);
+        if (next != ExecutorCore::kNoSingleOp && next + 1 < price_of_op_.size()) __builtin_prefetch(&price_of_op_[next + 1]);
+      }
       if (interference_) end_interference(c.id, c.rated);
       last_end_s_ = now;
       core_.finish(c.id, now);
@@ -141,6 +147,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     const double simulated_rss = peak_rss_bytes();
     OpTable<std::uint32_t>().swap(price_of_op_);
     std::vector<double>().swap(prices_s_);
+    std::vector<CollectivePrice>().swap(collective_prices_);
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
     proto::Trace trace = core_.take_trace("analytic");
@@ -174,10 +181,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
-    Price p = price(members.front());
-    const OpView op = core_.op(members.front());
-    p.group = op.group();
-    p.hierarchical = op.algorithm() == proto::HIERARCHICAL;
+    const Price p = price(members.front());
     FlowId flow = kNoFlow;
     if (p.shares && members.size() >= 2) flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
     if (interferes(p)) return start_comm(id, traffic_of_group(p.group), core_.group_ranks(p.group), flow, p.duration_s, now);
@@ -192,7 +196,13 @@ class AnalyticExecutor final : public ExecutorHooks {
     FlowId flow;  // kNoFlow: not shared
     std::uint32_t version;
     std::uint32_t rated;  // kNone: not in rated_
-    bool operator>(const Completion& o) const { return time_s != o.time_s ? time_s > o.time_s : seq > o.seq; }
+    // Earliest first, then first pushed: (time, seq) compared as one 128-bit
+    // word, in which a time (never negative; -0.0 made +0.0) orders as its
+    // bits, with no branch to mispredict.
+    unsigned __int128 order() const {
+      return static_cast<unsigned __int128>(std::bit_cast<std::uint64_t>(time_s + 0.0)) << 64 | seq;
+    }
+    bool operator>(const Completion& o) const { return order() > o.order(); }
   };
 
   // What the hooks need of an op.
@@ -203,14 +213,22 @@ class AnalyticExecutor final : public ExecutorHooks {
     bool fixed = false;       // DURATION_FIXED
     std::uint32_t group = 0;  // COLLECTIVE
   };
+  // A collective's price: what collective_ready needs, without reading the
+  // Schedule's columns in time order.
+  struct CollectivePrice {
+    double duration_s = 0.0;
+    std::uint32_t group = 0;
+    bool hierarchical = false;
+  };
 
   // Every COMPUTE and SEND op's duration, and every COLLECTIVE op's of the
-  // first rank of its group (collective_ready's members.front()), read from
-  // the Schedule in one pass in program order before the run: the hooks are
-  // called in time order, which jumps across ranks, and reading each op's
-  // columns and its work then would cost a few cache misses an op. A group's
-  // members run one work, and every op of a shared compute one duration: each
-  // is priced once, and an op holds its price's index.
+  // first rank of its group (collective_ready's members.front()) with its
+  // group and algorithm, read from the Schedule in one pass in program order
+  // before the run: the hooks are called in time order, which jumps across
+  // ranks, and reading each op's columns and its work then would cost a few
+  // cache misses an op. A group's members run one work, and every op of a
+  // shared compute one duration: each is priced once, and an op holds its
+  // price's index.
   void price(const proto::Schedule& schedule) {
     rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
@@ -218,9 +236,15 @@ class AnalyticExecutor final : public ExecutorHooks {
     }
     price_of_op_.assign(rank_offset_.back(), 0);
     prices_s_.assign(1, 0.0);
+    const auto index_of_last = [](const auto& table) {
+      if (table.size() > kPriceIndex + 1) {
+        throw InputError(fmt::format("schedule: more than {} distinct op durations", kPriceIndex + 1));
+      }
+      return static_cast<std::uint32_t>(table.size() - 1);
+    };
     const auto new_price = [&](double duration_s) {
       prices_s_.push_back(duration_s);
-      return static_cast<std::uint32_t>(prices_s_.size() - 1);
+      return index_of_last(prices_s_);
     };
     std::vector<Segment> segments;
     std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
@@ -242,7 +266,9 @@ class AnalyticExecutor final : public ExecutorHooks {
           case proto::OP_COLLECTIVE: {
             const auto ranks = core_.group_ranks(op.group());
             if (ranks.front() != r) continue;
-            price = new_price(collective_duration(cost_, op, ranks).value);
+            collective_prices_.push_back(CollectivePrice{collective_duration(cost_, op, ranks).value, op.group(),
+                                                         op.algorithm() == proto::HIERARCHICAL});
+            price = index_of_last(collective_prices_) | kCollectivePrice;
             break;
           }
           default: continue;
@@ -252,11 +278,18 @@ class AnalyticExecutor final : public ExecutorHooks {
     }
   }
 
-  // An op's price (a collective's group and algorithm are its caller's to fill).
+  // An op's price.
   Price price(OpRef ref) const {
     const std::uint32_t entry = price_of_op_[rank_offset_[ref.rank] + ref.op];
     Price p;
-    p.duration_s = prices_s_[entry & ~kFixedPrice];
+    if (entry & kCollectivePrice) {
+      const CollectivePrice& c = collective_prices_[entry & kPriceIndex];
+      p.duration_s = c.duration_s;
+      p.group = c.group;
+      p.hierarchical = c.hierarchical;
+    } else {
+      p.duration_s = prices_s_[entry & kPriceIndex];
+    }
     p.fixed = (entry & kFixedPrice) != 0;
     p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
     return p;
@@ -542,12 +575,16 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
   // Per op of the Schedule (a rank's first op at rank_offset_[rank]): the
-  // index of its uncontended duration in prices_s_, with kFixedPrice set when
-  // the duration is fixed (price()). prices_s_[0] = 0: ops never priced.
+  // index of its uncontended duration in prices_s_, or with kCollectivePrice
+  // set in collective_prices_, and kFixedPrice set when the duration is fixed
+  // (price()). prices_s_[0] = 0: ops never priced.
   static constexpr std::uint32_t kFixedPrice = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kCollectivePrice = std::uint32_t{1} << 30;
+  static constexpr std::uint32_t kPriceIndex = kCollectivePrice - 1;
   std::vector<std::uint32_t> rank_offset_;
   OpTable<std::uint32_t> price_of_op_;
   std::vector<double> prices_s_;
+  std::vector<CollectivePrice> collective_prices_;
   std::uint64_t seq_ = 0;
   double last_end_s_ = 0.0;  // when the last activity ended
   // Earliest first. Four children a node: half the levels of a binary heap,

@@ -155,7 +155,8 @@ TEST(ExecutorCore, FinishingTwiceOrAnUnknownActivityIsALogicError) {
 }
 
 // A compute op's activity has no row of its own: its id names the op, and the
-// core lists the op, ignores hints about it and about unknown ids.
+// core lists the op, names it in answer to a hint (rank 1's op 0 follows rank
+// 0's two ops), and ignores hints about unknown ids.
 TEST(ExecutorCore, ComputeActivitiesNameTheirOp) {
   HandSchedule h(2);
   h.compute(0, 0);
@@ -168,8 +169,10 @@ TEST(ExecutorCore, ComputeActivitiesNameTheirOp) {
   ASSERT_EQ(exec.handed.size(), 2u);
   EXPECT_NE(exec.handed[0].id, exec.handed[1].id);
   EXPECT_THAT(core.activity_ops(exec.handed[1].id), ElementsAre(OpRef{1, 0}));
-  for (const ActivityId id : {exec.handed[0].id, exec.handed[1].id, ActivityId{0}, ActivityId{99}, ~ActivityId{0}}) {
-    core.prefetch(id);
+  EXPECT_EQ(core.prefetch(exec.handed[0].id), 0u);
+  EXPECT_EQ(core.prefetch(exec.handed[1].id), 2u);
+  for (const ActivityId id : {ActivityId{0}, ActivityId{99}, ~ActivityId{0}}) {
+    EXPECT_EQ(core.prefetch(id), ExecutorCore::kNoSingleOp);
   }
   EXPECT_TRUE(core.activity_ops(~ActivityId{0}).empty());
   core.finish(exec.handed[1].id, 1.0);

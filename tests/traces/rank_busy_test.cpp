@@ -59,10 +59,10 @@ TEST(RankBusyCounter, TakeLeavesItEmptyForTheNextRank) {
   EXPECT_EQ(counter.take(2).compute_ns(), 3);
 }
 
-// Ops of a few streams that run one after another with gaps, ending in order,
-// as a simulator finishes them; settled every few ops at the earliest start an
-// op still to come can have: the same figures as from all intervals at once.
-TEST(RankBusyAsOpsEnd, GivesTheCounterFiguresWhileSettling) {
+// Ops of a few streams that run one after another with gaps, their starts and
+// ends given in time order, as a simulator runs them: the same figures as from
+// all intervals at once, empty intervals and memory ops included.
+TEST(RankBusyInTimeOrder, GivesTheCounterFigures) {
   std::mt19937 rng(7);
   struct Op {
     proto::OpKind kind;
@@ -81,17 +81,27 @@ TEST(RankBusyAsOpsEnd, GivesTheCounterFiguresWhileSettling) {
       t = end;
     }
   }
-  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.end < b.end; });
-  RankBusyCounter counter;
-  RankBusyAsOpsEnd online;
+  // Every start and end, in time order (an op's start before its end).
+  struct Event {
+    std::int64_t at_ns;
+    bool start;
+    std::size_t op;
+  };
+  std::vector<Event> events;
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    counter.add(ops[i].kind, ops[i].phase, ops[i].start, ops[i].end);
-    online.add(ops[i].kind, ops[i].phase, ops[i].start, ops[i].end);
-    if (i % 7 == 0) {
-      std::int64_t earliest = ops[i].end;  // "now"
-      for (std::size_t j = i + 1; j < ops.size(); ++j) earliest = std::min(earliest, ops[j].start);
-      online.settle(earliest);
-      EXPECT_LE(online.open_stretches(), 40u);
+    events.push_back({ops[i].start, true, i});
+    events.push_back({ops[i].end, false, i});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at_ns < b.at_ns; });
+  RankBusyCounter counter;
+  RankBusyInTimeOrder online;
+  for (const Op& op : ops) counter.add(op.kind, op.phase, op.start, op.end);
+  for (const Event& e : events) {
+    const Op& op = ops[e.op];
+    if (e.start) {
+      online.start(op.kind, op.phase, e.at_ns);
+    } else {
+      online.end(op.kind, op.phase, e.at_ns);
     }
   }
   const proto::RankBusy expected = counter.take(4);
@@ -100,14 +110,25 @@ TEST(RankBusyAsOpsEnd, GivesTheCounterFiguresWhileSettling) {
   EXPECT_EQ(online.figures(4).SerializeAsString(), expected.SerializeAsString());
 }
 
-TEST(RankBusyAsOpsEnd, RefusesOpsOutOfOrder) {
-  RankBusyAsOpsEnd online;
-  online.add(proto::COMPUTE, proto::FORWARD, 0, 100);
-  EXPECT_THROW(online.add(proto::SEND, proto::PHASE_UNSPECIFIED, 10, 50), std::logic_error);  // ends earlier
-  online.settle(200);
-  EXPECT_THROW(online.add(proto::COMPUTE, proto::FORWARD, 50, 300), std::logic_error);  // starts in settled time
-  online.add(proto::COMPUTE, proto::FORWARD, 100, 300);  // touches the settled stretch
-  EXPECT_EQ(online.figures(0).compute_ns(), 300);
+TEST(RankBusyInTimeOrder, RefusesEventsOutOfOrder) {
+  RankBusyInTimeOrder online;
+  online.start(proto::COMPUTE, proto::FORWARD, 100);
+  EXPECT_THROW(online.start(proto::SEND, proto::PHASE_UNSPECIFIED, 50), std::logic_error);  // before the last event
+  EXPECT_THROW(online.end(proto::SEND, proto::PHASE_UNSPECIFIED, 150), std::logic_error);   // never started
+  online.end(proto::COMPUTE, proto::FORWARD, 300);
+  online.start(proto::MEMORY, proto::PHASE_UNSPECIFIED, 10);  // memory counts nowhere, whenever it comes
+  EXPECT_EQ(online.figures(0).compute_ns(), 200);
+  EXPECT_EQ(online.figures(0).busy_ns(), 200);
+}
+
+// An op that starts and never ends counts up to the rank's last event.
+TEST(RankBusyInTimeOrder, AnOpStillRunningCountsToTheLastEvent) {
+  RankBusyInTimeOrder online;
+  online.start(proto::COLLECTIVE, proto::PHASE_UNSPECIFIED, 0);
+  online.start(proto::COMPUTE, proto::FORWARD, 100);
+  online.end(proto::COMPUTE, proto::FORWARD, 250);
+  EXPECT_EQ(online.figures(0).compute_ns(), 150);
+  EXPECT_EQ(online.figures(0).busy_ns(), 250);
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   } else {
     streams = static_cast<std::uint32_t>(schedule.stream_names_size());
     stream_start.assign(static_cast<std::size_t>(ranks) * streams, std::numeric_limits<double>::infinity());
-    busy.assign(ranks, RankBusyAsOpsEnd{});
+    busy.assign(ranks, Busy{});
   }
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
@@ -291,14 +291,8 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
   return id;
 }
 
-// Without op events: the op's interval joins its rank's busy time. Once a
-// rank's unions hold many stretches, what ends before any op still to come on
-// the rank can start (its streams' running ops' starts, or now) is settled.
-void ExecutorCore::State::count_busy(std::uint32_t g, double now) {
-  double& slot = stream_slot(g);
-  const double start = slot;
-  slot = std::numeric_limits<double>::infinity();
-  last_end_s = std::max(last_end_s, now);
+// Without op events: the op's start or end joins its rank's busy time.
+void ExecutorCore::State::count_busy(std::uint32_t g, double now, bool start) {
   proto::OpKind kind = proto::COMPUTE;
   proto::Phase phase = proto::PHASE_UNSPECIFIED;
   switch (op[g].kind) {
@@ -309,15 +303,12 @@ void ExecutorCore::State::count_busy(std::uint32_t g, double now) {
     case Kind::Allocate:
     case Kind::Free: return;
   }
-  const auto r = op[g].rank;
-  RankBusyAsOpsEnd& rank_busy = busy[r];
-  rank_busy.add(kind, phase, to_ns(start, [&] { return fmt::format("schedule: {} starts", describe(g)); }),
-                to_ns(now, [&] { return fmt::format("schedule: {} ends", describe(g)); }));
-  constexpr std::size_t kOpenStretches = 16;
-  if (rank_busy.open_stretches() > kOpenStretches) {
-    const double* first = stream_start.data() + static_cast<std::size_t>(r) * streams;
-    const double earliest = std::min(now, *std::min_element(first, first + streams));
-    rank_busy.settle(to_ns(earliest, [] { return std::string("schedule: a running op's start"); }));
+  RankBusyInTimeOrder& counted = busy[op[g].rank].counted;
+  const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
+  if (start) {
+    counted.start(kind, phase, at_ns);
+  } else {
+    counted.end(kind, phase, at_ns);
   }
 }
 
@@ -328,15 +319,16 @@ void ExecutorCore::State::complete(std::uint32_t g, double now) {
   } else {
     // The rank's busy record is asked for before the successors are
     // released, and counted after.
-    const auto r = op[g].rank;
-    __builtin_prefetch(&busy[r], 1);
-    __builtin_prefetch(&stream_start[static_cast<std::size_t>(r) * streams], 1);
+    __builtin_prefetch(&busy[op[g].rank], 1);
   }
   ++done;
   for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
     if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
   }
-  if (!options.record_op_events) count_busy(g, now);
+  if (!options.record_op_events) {
+    last_end_s = std::max(last_end_s, now);
+    count_busy(g, now, false);
+  }
 }
 
 // Dispatches ready ops in the order they became ready. A hook that finishes an
@@ -523,14 +515,16 @@ void ExecutorCore::finish(ActivityId id, double now) {
   s.drain();
 }
 
-void ExecutorCore::prefetch(ActivityId id) const {
+std::uint32_t ExecutorCore::prefetch(ActivityId id) const {
   const auto& s = *state_;
-  if (!s.known_activity(id)) return;
+  if (!s.known_activity(id)) return kNoSingleOp;
   if (id & State::kSingleOpActivity) {
-    __builtin_prefetch(&s.op[id & ~State::kSingleOpActivity], 1);
-  } else {
-    __builtin_prefetch(&s.activity_ops[s.activity_begin[id]]);
+    const std::uint32_t g = id & ~State::kSingleOpActivity;
+    __builtin_prefetch(&s.op[g], 1);
+    return g;
   }
+  __builtin_prefetch(&s.activity_ops[s.activity_begin[id]]);
+  return kNoSingleOp;
 }
 
 proto::Trace ExecutorCore::take_trace(const std::string& engine) {

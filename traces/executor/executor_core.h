@@ -113,7 +113,11 @@ class ExecutorCore {
 
   // A hint that `id` will finish soon (the executor's next event): brings its
   // ops' states toward the cache, so that finish() does not wait for them.
-  void prefetch(ActivityId id) const;
+  // When the activity is one op, returns the op's index among all the
+  // Schedule's ops (rank after rank, each in program order), for the executor
+  // to bring its own per-op tables too; else kNoSingleOp.
+  static constexpr std::uint32_t kNoSingleOp = 0xffffffff;
+  std::uint32_t prefetch(ActivityId id) const;
 
   bool all_done() const;
   std::size_t ops_done() const;

@@ -157,8 +157,8 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
   if (!s.options.record_op_events) {
-    // The busy times counted as the ops ended (no per-op record was kept).
-    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.busy[r].figures(r);
+    // The busy times counted as the ops ran (no per-op record was kept).
+    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.busy[r].counted.figures(r);
     t.set_step_time_ns(to_ns(s.last_end_s, [] { return std::string("schedule: the step"); }));
   } else {
     // Each done op's event, and the step (the last end).

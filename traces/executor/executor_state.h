@@ -117,11 +117,14 @@ struct ExecutorCore::State {
   };
   OpTable<Span> span;
   // Without: no per-op record. The start of the op each (rank, stream) runs
-  // (ops of a stream run one at a time; infinity when it runs none), each
-  // rank's busy time counted as its ops end, and the last end.
+  // or ran last (ops of a stream run one at a time), each rank's busy time
+  // counted as its ops start and end (a cache line a rank), and the last end.
   std::uint32_t streams = 0;
   std::vector<double> stream_start;
-  std::vector<RankBusyAsOpsEnd> busy;
+  struct alignas(64) Busy {
+    RankBusyInTimeOrder counted;
+  };
+  std::vector<Busy> busy;
   double last_end_s = 0.0;
   // Once take_trace() has freed `op`: which ops are done.
   std::vector<bool> done_after_run;
@@ -229,9 +232,10 @@ struct ExecutorCore::State {
       span[g].start_s = now;
     } else {
       stream_slot(g) = now;
+      count_busy(g, now, true);
     }
   }
-  void count_busy(std::uint32_t g, double now);
+  void count_busy(std::uint32_t g, double now, bool start);
   void complete(std::uint32_t g, double now);
   void drain();
   void dispatch(std::uint32_t g, double now);
