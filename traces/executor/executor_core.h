@@ -78,7 +78,9 @@ struct ExecutorOptions {
   bool record_memory_samples = true;
   // Whether the trace lists every op's event (Trace.op_events) or, per rank,
   // only how long its ops kept it busy (Trace.busy): what a report needs, for
-  // runs that write no op-level output.
+  // runs that write no op-level output. Without events, each rank's ops must
+  // start and finish in time order, as a discrete-event simulator runs them
+  // (RankBusyInTimeOrder, traces/rank_busy.h).
   bool record_op_events = true;
 };
 
