@@ -5,20 +5,19 @@
 #include <bit>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include <boost/heap/d_ary_heap.hpp>
 #include <fmt/format.h>
 
-#include "models/errors.h"
 #include "models/log.h"
 #include "models/peak_rss.h"
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
-#include "traces/executor/huge_page_allocator.h"
+#include "sim/engine/op_prices.h"
 #include "traces/executor/step_incomplete.h"
-#include "traces/op_cost.h"
 
 namespace eppsim {
 namespace {
@@ -57,7 +56,7 @@ class AnalyticExecutor final : public ExecutorHooks {
                                               options.node_of_rank.size(), schedule.num_ranks()));
     }
     compiled_ = Clock::now();
-    price(schedule);
+    prices_.emplace(schedule, cost_, core_);
     priced_ = Clock::now();
     priced_rss_ = peak_rss_bytes();
   }
@@ -112,9 +111,8 @@ class AnalyticExecutor final : public ExecutorHooks {
       }
       now = c.time_s;
       if (!heap_.empty()) {
-        // Its successors' prices are likely on the line of the one after it.
         const std::uint32_t next = core_.prefetch(heap_.top().id);
-        if (next != ExecutorCore::kNoSingleOp && next + 1 < price_of_op_.size()) __builtin_prefetch(&price_of_op_[next + 1]);
+        if (next != ExecutorCore::kNoSingleOp) prices_->prefetch_after(next);
       }
       if (interference_) end_interference(c.id, c.rated);
       last_end_s_ = now;
@@ -145,9 +143,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     // The step is done: what timed it is not needed for its trace.
     const Clock::time_point simulated = Clock::now();
     const double simulated_rss = peak_rss_bytes();
-    OpTable<std::uint32_t>().swap(price_of_op_);
-    std::vector<double>().swap(prices_s_);
-    std::vector<CollectivePrice>().swap(collective_prices_);
+    prices_.reset();
     std::vector<ActivityId>().swap(flow_activity_);
     std::vector<std::vector<PortId>>().swap(group_ports_);
     proto::Trace trace = core_.take_trace("analytic");
@@ -205,92 +201,13 @@ class AnalyticExecutor final : public ExecutorHooks {
     bool operator>(const Completion& o) const { return order() > o.order(); }
   };
 
-  // What the hooks need of an op.
-  struct Price {
-    double duration_s = 0.0;  // the cost model's uncontended time
-    bool shares = false;      // shares endpoints: neither fixed (measured) nor free
-    bool hierarchical = false;
-    bool fixed = false;       // DURATION_FIXED
-    std::uint32_t group = 0;  // COLLECTIVE
+  // What the hooks need of an op: its price, and whether it shares endpoints
+  // (neither fixed, as measured durations are, nor free).
+  struct Price : OpPrices::Price {
+    bool shares = false;
   };
-  // A collective's price: what collective_ready needs, without reading the
-  // Schedule's columns in time order.
-  struct CollectivePrice {
-    double duration_s = 0.0;
-    std::uint32_t group = 0;
-    bool hierarchical = false;
-  };
-
-  // Every COMPUTE and SEND op's duration, and every COLLECTIVE op's of the
-  // first rank of its group (collective_ready's members.front()) with its
-  // group and algorithm, read from the Schedule in one pass in program order
-  // before the run: the hooks are called in time order, which jumps across
-  // ranks, and reading each op's columns and its work then would cost a few
-  // cache misses an op. A group's members run one work, and every op of a
-  // shared compute one duration: each is priced once, and an op holds its
-  // price's index.
-  void price(const proto::Schedule& schedule) {
-    rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      rank_offset_[r + 1] = rank_offset_[r] + ops_of(schedule, r).size();
-    }
-    price_of_op_.assign(rank_offset_.back(), 0);
-    prices_s_.assign(1, 0.0);
-    const auto index_of_last = [](const auto& table) {
-      if (table.size() > kPriceIndex + 1) {
-        throw InputError(fmt::format("schedule: more than {} distinct op durations", kPriceIndex + 1));
-      }
-      return static_cast<std::uint32_t>(table.size() - 1);
-    };
-    const auto new_price = [&](double duration_s) {
-      prices_s_.push_back(duration_s);
-      return index_of_last(prices_s_);
-    };
-    std::vector<Segment> segments;
-    std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      for (const OpView op : ops_of(schedule, r)) {
-        const bool fixed = op.duration_source() == proto::DURATION_FIXED;
-        std::uint32_t price = 0;
-        switch (op.code()) {
-          case proto::OP_COMPUTE:
-            if (!fixed) {
-              std::uint32_t& shared = shared_price[op.shared_compute()];
-              if (shared == 0) shared = new_price(compute_duration(cost_, schedule, op, segments).value);
-              price = shared;
-            } else {
-              price = new_price(compute_duration(cost_, schedule, op, segments).value);
-            }
-            break;
-          case proto::OP_SEND: price = new_price(transfer_duration(cost_, op, r, op.peer()).value); break;
-          case proto::OP_COLLECTIVE: {
-            const auto ranks = core_.group_ranks(op.group());
-            if (ranks.front() != r) continue;
-            collective_prices_.push_back(CollectivePrice{collective_duration(cost_, op, ranks).value, op.group(),
-                                                         op.algorithm() == proto::HIERARCHICAL});
-            price = index_of_last(collective_prices_) | kCollectivePrice;
-            break;
-          }
-          default: continue;
-        }
-        price_of_op_[rank_offset_[r] + op.index()] = price | (fixed ? kFixedPrice : 0);
-      }
-    }
-  }
-
-  // An op's price.
   Price price(OpRef ref) const {
-    const std::uint32_t entry = price_of_op_[rank_offset_[ref.rank] + ref.op];
-    Price p;
-    if (entry & kCollectivePrice) {
-      const CollectivePrice& c = collective_prices_[entry & kPriceIndex];
-      p.duration_s = c.duration_s;
-      p.group = c.group;
-      p.hierarchical = c.hierarchical;
-    } else {
-      p.duration_s = prices_s_[entry & kPriceIndex];
-    }
-    p.fixed = (entry & kFixedPrice) != 0;
+    Price p{prices_->of(ref)};
     p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
     return p;
   }
@@ -574,17 +491,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
-  // Per op of the Schedule (a rank's first op at rank_offset_[rank]): the
-  // index of its uncontended duration in prices_s_, or with kCollectivePrice
-  // set in collective_prices_, and kFixedPrice set when the duration is fixed
-  // (price()). prices_s_[0] = 0: ops never priced.
-  static constexpr std::uint32_t kFixedPrice = std::uint32_t{1} << 31;
-  static constexpr std::uint32_t kCollectivePrice = std::uint32_t{1} << 30;
-  static constexpr std::uint32_t kPriceIndex = kCollectivePrice - 1;
-  std::vector<std::uint32_t> rank_offset_;
-  OpTable<std::uint32_t> price_of_op_;
-  std::vector<double> prices_s_;
-  std::vector<CollectivePrice> collective_prices_;
+  std::optional<OpPrices> prices_;  // from construction until the step is done
   std::uint64_t seq_ = 0;
   double last_end_s_ = 0.0;  // when the last activity ended
   // Earliest first. Four children a node: half the levels of a binary heap,

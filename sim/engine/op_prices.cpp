@@ -1,0 +1,74 @@
+#include "sim/engine/op_prices.h"
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "traces/program_ops.h"
+
+namespace eppsim {
+
+OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const ExecutorCore& core) {
+  rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    rank_offset_[r + 1] = rank_offset_[r] + ops_of(schedule, r).size();
+  }
+  price_of_op_.assign(rank_offset_.back(), 0);
+  prices_s_.assign(1, 0.0);
+  const auto index_of_last = [](const auto& table) {
+    if (table.size() > kPriceIndex + 1) {
+      throw InputError(fmt::format("schedule: more than {} distinct op durations", kPriceIndex + 1));
+    }
+    return static_cast<std::uint32_t>(table.size() - 1);
+  };
+  const auto new_price = [&](double duration_s) {
+    prices_s_.push_back(duration_s);
+    return index_of_last(prices_s_);
+  };
+  std::vector<Segment> segments;
+  std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    for (const OpView op : ops_of(schedule, r)) {
+      const bool fixed = op.duration_source() == proto::DURATION_FIXED;
+      std::uint32_t price = 0;
+      switch (op.code()) {
+        case proto::OP_COMPUTE:
+          if (!fixed) {
+            std::uint32_t& shared = shared_price[op.shared_compute()];
+            if (shared == 0) shared = new_price(compute_duration(cost, schedule, op, segments).value);
+            price = shared;
+          } else {
+            price = new_price(compute_duration(cost, schedule, op, segments).value);
+          }
+          break;
+        case proto::OP_SEND: price = new_price(transfer_duration(cost, op, r, op.peer()).value); break;
+        case proto::OP_COLLECTIVE: {
+          const auto ranks = core.group_ranks(op.group());
+          if (ranks.front() != r) continue;
+          collective_prices_.push_back(CollectivePrice{collective_duration(cost, op, ranks).value, op.group(),
+                                                       op.algorithm() == proto::HIERARCHICAL});
+          price = index_of_last(collective_prices_) | kCollectivePrice;
+          break;
+        }
+        default: continue;
+      }
+      price_of_op_[rank_offset_[r] + op.index()] = price | (fixed ? kFixedPrice : 0);
+    }
+  }
+}
+
+OpPrices::Price OpPrices::of(OpRef ref) const {
+  const std::uint32_t entry = price_of_op_[rank_offset_[ref.rank] + ref.op];
+  Price p;
+  if (entry & kCollectivePrice) {
+    const CollectivePrice& c = collective_prices_[entry & kPriceIndex];
+    p.duration_s = c.duration_s;
+    p.group = c.group;
+    p.hierarchical = c.hierarchical;
+  } else {
+    p.duration_s = prices_s_[entry & kPriceIndex];
+  }
+  p.fixed = (entry & kFixedPrice) != 0;
+  return p;
+}
+
+}  // namespace eppsim
