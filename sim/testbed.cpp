@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include "models/errors.h"
 #include "models/log.h"
@@ -14,6 +15,8 @@
 #include "sim/run.h"
 #include "sim/subprocess.h"
 #include "sim/validate.h"
+#include "traces/field_locator.h"
+#include "traces/model_shape.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
 
@@ -81,6 +84,48 @@ void run_step(const TestbedRequest& request, const std::string& what, std::vecto
                                          command_line(process.argv)));
 }
 
+// --bench: the earlier loop's benchmark `name` (compute.json or comm.json),
+// checked to fit this loop (testbed.h).
+fs::path reusable_benchmark(const TestbedRequest& request, const ResolvedScenario& scenario, std::uint32_t comm_ranks,
+                            const std::string& name) {
+  const fs::path folder =
+      fs::exists(request.reuse_bench / "bench" / name) ? request.reuse_bench / "bench" : request.reuse_bench;
+  const fs::path from = folder / name;
+  if (!fs::exists(from)) {
+    throw InputError(fmt::format("testbed: --bench: {} has no {} (nor has {}): name an earlier testbed run's output "
+                                 "folder or its bench/ folder",
+                                 request.reuse_bench.string(), name, (request.reuse_bench / "bench").string()));
+  }
+  const proto::BenchFile bench = read_bench_file(from);
+  const std::string file = from.string();
+  const std::string kind = name == "compute.json" ? "compute" : "comm";
+  if (bench.kind() != kind) {
+    throw InputError(fmt::format("{}: kind: must be {} for --bench, got {}", file, kind, quote_string(bench.kind())));
+  }
+  if (bench.backend() != request.backend) {
+    throw InputError(fmt::format("{}: backend: is {}, but this loop runs --backend {}", file,
+                                 quote_string(bench.backend()), request.backend));
+  }
+  if (kind == "compute" && !google::protobuf::util::MessageDifferencer::Equals(bench.model(),
+                                                                                to_model_shape(scenario.model))) {
+    throw InputError(fmt::format("{}: model: differs from {}'s model: the compute benchmark must be of the "
+                                 "scenario's model",
+                                 file, request.scenario.string()));
+  }
+  if (kind == "comm" && bench.ranks() < comm_ranks) {
+    throw InputError(fmt::format("{}: ranks: the benchmark ran on {} ranks; {} needs {}", file, bench.ranks(),
+                                 request.scenario.string(), comm_ranks));
+  }
+  return from;
+}
+
+// `from` copied to `to` (the loop's own bench/ folder), unless it is that file.
+void copy_benchmark(const fs::path& from, const fs::path& to) {
+  if (fs::exists(to) && fs::equivalent(from, to)) return;
+  write_file_atomically(to, read_file(from));
+  logging::info("testbed", "reusing {}", from.string());
+}
+
 }  // namespace
 
 TestbedResult run_testbed(const TestbedRequest& request) {
@@ -92,19 +137,29 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     // The measured run has no such faults: the comparison would measure the faults, not the simulator.
     scenario.where().fail("faults", "simulated faults have no hardware counterpart in a testbed run; remove them");
   }
-  const std::uint32_t ranks = scenario.usable_gpus();
+  const std::uint32_t comm_ranks = std::max(scenario.usable_gpus(), 2u);
+  // --bench: both files checked before anything is written.
+  fs::path compute_from, comm_from;
+  if (!request.reuse_bench.empty()) {
+    compute_from = reusable_benchmark(request, scenario, comm_ranks, "compute.json");
+    comm_from = reusable_benchmark(request, scenario, comm_ranks, "comm.json");
+  }
   const fs::path dir = request.output_dir;
   fs::create_directories(dir / "bench");
-
   const fs::path compute_bench = dir / "bench" / "compute.json";
   const fs::path comm_bench = dir / "bench" / "comm.json";
-  run_step(request, "benchmarking compute",
-           {runtime_program(request, "eppsim-bench"), "compute", "--scenario", request.scenario.string(), "--backend",
-            request.backend, "--out", compute_bench.string()});
-  auto comm = mpirun_prefix(request, std::max(ranks, 2u));
-  comm.insert(comm.end(), {runtime_program(request, "eppsim-bench"), "comm", "--backend", request.backend, "--bytes",
-                           kCommBytes, "--out", comm_bench.string()});
-  run_step(request, "benchmarking communication", comm);
+  if (!request.reuse_bench.empty()) {
+    copy_benchmark(compute_from, compute_bench);
+    copy_benchmark(comm_from, comm_bench);
+  } else {
+    run_step(request, "benchmarking compute",
+             {runtime_program(request, "eppsim-bench"), "compute", "--scenario", request.scenario.string(),
+              "--backend", request.backend, "--out", compute_bench.string()});
+    auto comm = mpirun_prefix(request, comm_ranks);
+    comm.insert(comm.end(), {runtime_program(request, "eppsim-bench"), "comm", "--backend", request.backend,
+                             "--bytes", kCommBytes, "--out", comm_bench.string()});
+    run_step(request, "benchmarking communication", comm);
+  }
 
   const fs::path calibration_file = fs::absolute(dir / "calibration.textproto");
   const std::vector<fs::path> bench_files = {compute_bench, comm_bench};

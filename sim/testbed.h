@@ -12,6 +12,13 @@
 // Benchmarks and runs are child processes (the runtime's programs live beside
 // `eppsim` or on PATH); a step that fails stops the loop with its command line
 // and how it ended.
+//
+// Steps 1 and 2 take most of a loop's time on a CPU (two minutes of the 2.5 on
+// a 2-core machine). With --bench DIR, a loop takes the benchmarks of an
+// earlier loop on this machine (DIR/bench/, or DIR itself) instead, copied
+// into its own DIR/bench/: they must be of the same backend, the compute file
+// of the scenario's model and the comm file of at least the ranks the
+// scenario needs; anything else is an InputError naming the file and field.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -29,6 +36,9 @@ struct TestbedRequest {
   std::string mpirun = "mpirun";
   std::uint32_t measured_steps = 3;  // eppsim-run keeps the median of these
   std::chrono::seconds step_time_limit{900};  // per child process
+  // An earlier loop's output folder (or its bench/ folder) whose benchmarks to
+  // use instead of running steps 1 and 2; empty: benchmark.
+  std::filesystem::path reuse_bench;
 };
 
 struct TestbedResult {

@@ -233,6 +233,7 @@ int command_testbed(const po::variables_map& vars) {
   request.output_dir = vars["output"].as<std::string>();
   request.backend = vars["backend"].as<std::string>();
   if (vars.count("runtime-dir")) request.runtime_dir = vars["runtime-dir"].as<std::string>();
+  if (vars.count("bench")) request.reuse_bench = vars["bench"].as<std::string>();
   request.measured_steps = vars["steps"].as<std::uint32_t>();
   if (request.measured_steps < 1 || request.measured_steps > limits::kMaxMeasuredSteps) {
     throw InputError(fmt::format("testbed: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps,
@@ -413,7 +414,7 @@ const std::vector<Command>& commands() {
              "output,o", po::value<std::string>()->required(), "calibration file: .pb, .json or .textproto");
        },
        command_calibrate, true},
-      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda]",
+      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR]",
        "on this machine: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
        "(DIR/validation.json)",
        {"scenario"},
@@ -423,7 +424,10 @@ const std::vector<Command>& commands() {
          o.add_options()("backend", po::value<std::string>()->default_value("cpu"), "runtime backend: cpu or cuda")(
              "steps", po::value<std::uint32_t>()->default_value(3), "measured steps (eppsim-run keeps the median)")(
              "runtime-dir", po::value<std::string>(),
-             "folder of eppsim-run and eppsim-bench (default: beside eppsim, its build tree, or PATH)");
+             "folder of eppsim-run and eppsim-bench (default: beside eppsim, its build tree, or PATH)")(
+             "bench", po::value<std::string>(),
+             "use the benchmarks of an earlier testbed run on this machine (its output folder or its bench/) "
+             "instead of benchmarking again: same backend, the scenario's model, enough ranks");
        },
        command_testbed},
       {"presets", "presets", "list the built-in GPU and model presets, and the strategies", {},

@@ -38,6 +38,13 @@ from bad_input_fixtures import (  # noqa: F401 (the runner and the doc take DIR,
     varint,
 )
 
+# A compute benchmark (eppsim-bench compute's format) of a one-layer model, one row.
+TINY_COMPUTE_BENCH = (
+    '{"eppsim_bench": 1, "kind": "compute", "backend": "cpu", "device": "test", "ranks": 1, '
+    '"model": {"name": "custom", "layers": 1, "hidden_size": 64, "attention_heads": 1, "kv_heads": 1, '
+    '"ffn_hidden_size": 128, "vocab_size": 256, "bytes_per_element": 4}, '
+    '"results": [{"kernel": "layer", "pass": "forward", "tokens": 64, "context_tokens": 0, "time_s": 0.001}]}')
+
 CASES = [
     # ------------------------------------------------------------ scenarios
     Case("scenario-missing", "scenario", "the scenario file does not exist",
@@ -527,6 +534,19 @@ CASES = [
          ["testbed", "{b}/s.textproto", "--steps", "1000000", "-o", "{d}/out"], "testbed: --steps: must be in [1, 1000], got 1000000"),
     Case("cli-testbed-bad-backend", "command line", "testbed --backend of an unknown backend",
          ["testbed", "{b}/s.textproto", "--backend", "abacus", "-o", "{d}/out"], "testbed: --backend: must be cpu or cuda, got 'abacus'"),
+    Case("cli-testbed-bench-missing", "command line", "testbed --bench of a folder with no benchmarks",
+         ["testbed", "{b}/s.textproto", "--bench", "{d}/none", "-o", "{d}/out"],
+         "testbed: --bench: {d}/none has no compute.json (nor has {d}/none/bench): name an earlier testbed run's output folder or its bench/ folder"),
+    Case("cli-testbed-bench-broken", "command line", "testbed --bench whose compute.json is not JSON",
+         ["testbed", "{b}/s.textproto", "--bench", "{d}/tb", "-o", "{d}/out"],
+         "{d}/tb/compute.json: not a valid JSON eppsim.proto.BenchFile message", {"tb": DIR, "tb/compute.json": "{"}),
+    Case("cli-testbed-bench-other-model", "command line", "testbed --bench of another model's compute benchmark",
+         ["testbed", "{b}/s.textproto", "--bench", "{d}/tb", "-o", "{d}/out"],
+         "{d}/tb/bench/compute.json: model: differs from ...s.textproto's model: the compute benchmark must be of the scenario's model",
+         {"tb": DIR, "tb/bench": DIR, "tb/bench/compute.json": TINY_COMPUTE_BENCH}),
+    Case("cli-testbed-bench-other-backend", "command line", "testbed --backend cuda with --bench of a cpu benchmark",
+         ["testbed", "{b}/s.textproto", "--backend", "cuda", "--bench", "{d}/tb", "-o", "{d}/out"],
+         "{d}/tb/compute.json: backend: is \"cpu\", but this loop runs --backend cuda", {"tb": DIR, "tb/compute.json": TINY_COMPUTE_BENCH}),
     Case("cli-bad-log", "command line", "--log of an unknown level",
          ["presets", "--log=verbose"], "--log 'verbose': unknown log level 'verbose'"),
     Case("cli-calibrate-missing", "command line", "calibrate from a missing bench file",
