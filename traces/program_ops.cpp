@@ -10,16 +10,11 @@
 
 namespace eppsim {
 
-std::span<const std::uint32_t> OpView::deps() const {
-  int begin = dep_begin_, end = dep_end_;
-  if (begin < 0) {
-    const auto& dep_op = program_->dep_op();
-    const auto range = std::equal_range(dep_op.begin(), dep_op.end(), index_);
-    begin = static_cast<int>(range.first - dep_op.begin());
-    end = static_cast<int>(range.second - dep_op.begin());
-  }
-  if (begin == end) return {};  // (an empty column's data() may be null)
-  return {program_->dep_on().data() + begin, static_cast<std::size_t>(end - begin)};
+std::span<const std::uint32_t> OpView::searched_deps() const {
+  const auto& dep_op = program_->dep_op();
+  const auto range = std::equal_range(dep_op.begin(), dep_op.end(), index_);
+  if (range.first == range.second) return {};
+  return {program_->dep_on().data() + (range.first - dep_op.begin()), static_cast<std::size_t>(range.second - range.first)};
 }
 
 std::uint64_t op_count(const proto::Schedule& schedule) {

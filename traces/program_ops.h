@@ -34,7 +34,11 @@ class OpView {
   bool is_collective() const { return code() == proto::OP_COLLECTIVE; }
   bool is_memory() const { return code() == proto::OP_ALLOCATE || code() == proto::OP_FREE; }
   // Earlier ops of the same rank it waits for, besides its stream's previous op.
-  std::span<const std::uint32_t> deps() const;
+  std::span<const std::uint32_t> deps() const {
+    if (dep_begin_ < 0) return searched_deps();
+    if (dep_begin_ == dep_end_) return {};  // (an empty column's data() may be null)
+    return {program_->dep_on().data() + dep_begin_, static_cast<std::size_t>(dep_end_ - dep_begin_)};
+  }
 
   // COMPUTE: its work, an index into Schedule.shared_computes.
   std::uint32_t shared_compute() const { return target(); }
@@ -66,6 +70,7 @@ class OpView {
   std::uint32_t detail() const { return program_->detail(static_cast<int>(index_)); }
 
  private:
+  std::span<const std::uint32_t> searched_deps() const;
   const proto::RankProgram* program_;
   std::uint32_t index_;
   int dep_begin_ = -1, dep_end_ = -1;  // -1: not looked up
@@ -86,11 +91,13 @@ class ProgramOps {
     using pointer = void;
     using reference = OpView;
     iterator() = default;
-    iterator(const proto::RankProgram* program, std::uint32_t index, int dep) : program_(program), index_(index), dep_(dep) {}
-    OpView operator*() const { return {*program_, index_, dep_, dep_end()}; }
+    iterator(const proto::RankProgram* program, std::uint32_t index, int dep)
+        : program_(program), index_(index), dep_(dep), dep_end_(deps_end()) {}
+    OpView operator*() const { return {*program_, index_, dep_, dep_end_}; }
     iterator& operator++() {
-      dep_ = dep_end();
+      dep_ = dep_end_;
       ++index_;
+      dep_end_ = deps_end();
       return *this;
     }
     iterator operator++(int) {
@@ -101,14 +108,17 @@ class ProgramOps {
     bool operator==(const iterator& other) const { return index_ == other.index_; }
 
    private:
-    int dep_end() const {
+    // The end of op index_'s entries in dep_op, which start at dep_.
+    int deps_end() const {
+      const std::uint32_t* dep_op = program_->dep_op().data();
+      const int entries = program_->dep_op_size();
       int end = dep_;
-      while (end < program_->dep_op_size() && program_->dep_op(end) == index_) ++end;
+      while (end < entries && dep_op[end] == index_) ++end;
       return end;
     }
     const proto::RankProgram* program_ = nullptr;
     std::uint32_t index_ = 0;
-    int dep_ = 0;
+    int dep_ = 0, dep_end_ = 0;  // op index_'s deps: dep_on[dep_ .. dep_end_)
   };
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(program_->stream_size()); }

@@ -45,24 +45,6 @@ std::int64_t covered(const Intervals& intervals) {
   return total;
 }
 
-// Which of the figures' sets an op joins: compute (and with it the second and
-// third figure), recompute (the second and third), communication (the third).
-// Less one, a set's value is the first figure it joins, and its count in
-// RankBusyInTimeOrder.
-enum class BusySet { None = 0, Compute = 1, Recompute = 2, Communication = 3 };
-BusySet busy_set(proto::OpKind kind, proto::Phase phase) {
-  switch (kind) {
-    case proto::COMPUTE:
-      return phase == proto::RECOMPUTE ? BusySet::Recompute : BusySet::Compute;
-    case proto::SEND:
-    case proto::RECV:
-    case proto::COLLECTIVE:
-      return BusySet::Communication;
-    default:
-      return BusySet::None;
-  }
-}
-
 }  // namespace
 
 void RankBusyCounter::add(proto::OpKind kind, proto::Phase phase, std::int64_t start_ns, std::int64_t end_ns) {
@@ -89,34 +71,13 @@ proto::RankBusy RankBusyCounter::take(std::uint32_t rank) {
   return busy;
 }
 
-void RankBusyInTimeOrder::advance(std::int64_t to_ns) {
-  if (to_ns < last_ns_) {
-    throw std::logic_error(
-        fmt::format("busy time: an op's start or end at {} ns came after an event at {} ns", to_ns, last_ns_));
-  }
-  // Figure f counts while an op of the sets joining it runs (BusySet).
-  std::uint32_t running = 0;
-  for (std::size_t f = 0; f < running_.size(); ++f) {
-    running += running_[f];
-    if (running > 0) covered_ns_[f] += to_ns - last_ns_;
-  }
-  last_ns_ = to_ns;
+void RankBusyInTimeOrder::throw_out_of_order(std::int64_t at_ns) const {
+  throw std::logic_error(
+      fmt::format("busy time: an op's start or end at {} ns came after an event at {} ns", at_ns, last_ns_));
 }
 
-void RankBusyInTimeOrder::start(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) {
-  const BusySet set = busy_set(kind, phase);
-  if (set == BusySet::None) return;
-  advance(at_ns);
-  ++running_[static_cast<std::size_t>(set) - 1];
-}
-
-void RankBusyInTimeOrder::end(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) {
-  const BusySet set = busy_set(kind, phase);
-  if (set == BusySet::None) return;
-  advance(at_ns);
-  std::uint32_t& running = running_[static_cast<std::size_t>(set) - 1];
-  if (running == 0) throw std::logic_error(fmt::format("busy time: an op ended at {} ns that never started", at_ns));
-  --running;
+void RankBusyInTimeOrder::throw_never_started(std::int64_t at_ns) {
+  throw std::logic_error(fmt::format("busy time: an op ended at {} ns that never started", at_ns));
 }
 
 proto::RankBusy RankBusyInTimeOrder::figures(std::uint32_t rank) const {

@@ -13,6 +13,23 @@
 
 namespace eppsim {
 
+// Which of the figures' sets an op joins: compute (and with it the second and
+// third figure), recompute (the second and third), communication (the third).
+// Less one, a set's value is the first figure it joins, and its count in
+// RankBusyInTimeOrder. MEMORY and unspecified ops join none.
+enum class BusySet : std::uint8_t { None = 0, Compute = 1, Recompute = 2, Communication = 3 };
+
+constexpr BusySet busy_set(proto::OpKind kind, proto::Phase phase) {
+  switch (kind) {
+    case proto::COMPUTE: return phase == proto::RECOMPUTE ? BusySet::Recompute : BusySet::Compute;
+    case proto::SEND:
+    case proto::RECV:
+    case proto::COLLECTIVE: return BusySet::Communication;
+    default: return BusySet::None;
+  }
+}
+
+
 // From every op's interval at once (a trace's events, or an executor's spans).
 class RankBusyCounter {
  public:
@@ -37,13 +54,39 @@ class RankBusyCounter {
 class RankBusyInTimeOrder {
  public:
   // One op of the rank (kinds as RankBusyCounter::add) starts or ends.
-  void start(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns);
-  void end(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns);
+  void start(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) { start(busy_set(kind, phase), at_ns); }
+  void end(proto::OpKind kind, proto::Phase phase, std::int64_t at_ns) { end(busy_set(kind, phase), at_ns); }
+  // The same, by the op's set (busy_set): inline, as an executor calls them
+  // twice an op.
+  void start(BusySet set, std::int64_t at_ns) {
+    if (set == BusySet::None) return;
+    advance(at_ns);
+    ++running_[static_cast<std::size_t>(set) - 1];
+  }
+  void end(BusySet set, std::int64_t at_ns) {
+    if (set == BusySet::None) return;
+    advance(at_ns);
+    std::uint32_t& running = running_[static_cast<std::size_t>(set) - 1];
+    if (running == 0) throw_never_started(at_ns);
+    --running;
+  }
   proto::RankBusy figures(std::uint32_t rank) const;
 
  private:
-  // The time since the last event joins the figures whose ops run.
-  void advance(std::int64_t to_ns);
+  // The time since the last event joins the figures whose ops run: figure f
+  // while an op of the sets joining it runs (BusySet).
+  void advance(std::int64_t to_ns) {
+    if (to_ns < last_ns_) throw_out_of_order(to_ns);
+    const std::int64_t elapsed_ns = to_ns - last_ns_;
+    std::uint32_t running = 0;
+    for (std::size_t f = 0; f < running_.size(); ++f) {
+      running += running_[f];
+      covered_ns_[f] += running > 0 ? elapsed_ns : 0;
+    }
+    last_ns_ = to_ns;
+  }
+  [[noreturn]] void throw_out_of_order(std::int64_t at_ns) const;
+  [[noreturn]] static void throw_never_started(std::int64_t at_ns);
   // Per figure, in RankBusy's order: compute, compute or recompute, busy.
   std::array<std::int64_t, 3> covered_ns_{};
   // The ops running of each set: compute, recompute, communication.

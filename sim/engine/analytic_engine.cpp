@@ -103,6 +103,7 @@ class AnalyticExecutor final : public ExecutorHooks {
       if (heap_.empty()) break;
       const Completion c = heap_.top();
       heap_.pop();
+      ++events_;
       if (c.flow != kNoFlow) {
         if (sharing_.version(c.flow) != c.version) continue;  // its rate changed since
         sharing_.remove(c.flow, c.time_s);
@@ -157,6 +158,15 @@ class AnalyticExecutor final : public ExecutorHooks {
     if (interferes(p)) return start_compute(id, ref.rank, duration_s, now);
     schedule_completion(id, now + (options_.faults != nullptr ? options_.faults->compute_time_s(ref.rank, now, duration_s)
                                                               : duration_s));
+  }
+
+  // Without faults or interference (core_options): each op ends when the one
+  // before it does plus its own duration, added op by op as one event after
+  // another would.
+  void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) override {
+    double end_s = now;
+    for (const OpRef ref : ops) end_s += prices_->of(ref).duration_s;
+    schedule_completion(id, end_s);
   }
 
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
@@ -222,10 +232,10 @@ class AnalyticExecutor final : public ExecutorHooks {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     logging::debug("engine.analytic",
                    "{:.0f} ops: validation and flat arrays {:.3f} s, pricing {:.3f} s (peak RSS {:.2f} GiB), event "
-                   "loop {:.3f} s ({:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s (peak RSS {:.2f} GiB); {:.2f} "
-                   "M ops/s in all",
+                   "loop {:.3f} s ({} events, {:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s (peak RSS {:.2f} "
+                   "GiB); {:.2f} M ops/s in all",
                    ops, seconds_between(started_, compiled_), seconds_between(compiled_, priced_), priced_rss_ / kGiB,
-                   loop_s, ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB, seconds_between(simulated, traced),
+                   loop_s, events_, ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB, seconds_between(simulated, traced),
                    peak_rss_bytes() / kGiB, ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
   }
 
@@ -233,6 +243,9 @@ class AnalyticExecutor final : public ExecutorHooks {
     ExecutorOptions o;
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
     o.record_op_events = options.record_op_events;
+    // A compute op's duration is known when it starts unless faults or
+    // interference change its rate as it runs.
+    o.compute_chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;
     return o;
   }
 
@@ -493,6 +506,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> dirty_comms_;
   std::optional<OpPrices> prices_;  // from construction until the step is done
   std::uint64_t seq_ = 0;
+  std::uint64_t events_ = 0;  // completions taken from the heap, stale ones too
   double last_end_s_ = 0.0;  // when the last activity ended
   // Earliest first. Four children a node: half the levels of a binary heap,
   // whose sift-down compares mispredict at every level.

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "sim/plan/planner.h"
 #include "traces/proto_io.h"
 #include "traces/scenario.h"
 
@@ -279,6 +280,16 @@ TEST(Run, ASummaryTraceGivesTheSameReport) {
   EXPECT_EQ(parse_run_outputs("schedule").trace_detail(), TraceDetail::Summary);
   for (const char* op_level : {"trace", "chrome", "csv", "all"}) {
     EXPECT_EQ(parse_run_outputs(op_level).trace_detail(), TraceDetail::OpEvents) << op_level;
+  }
+}
+
+// Every strategy's schedule, whose summary run times chains of compute ops as
+// one event each (ExecutorOptions::compute_chains): the same report to the byte.
+TEST(Run, ASummaryTraceGivesTheSameReportForEveryStrategy) {
+  for (const std::string& strategy : planner_names()) {
+    SCOPED_TRACE(strategy);
+    const auto scenario = testing::load_quickstart({"workload.global_batch=64", "plan.strategy=" + strategy});
+    EXPECT_EQ(to_json(run_scenario(scenario, TraceDetail::Summary).report), to_json(run_scenario(scenario).report));
   }
 }
 

@@ -381,6 +381,79 @@ TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
   }
 }
 
+// Compute ops that run back to back go to the executor as one chain; the
+// busy figures and the step come out as they do op by op.
+TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
+  HandSchedule h(2);
+  proto::ComputeOp recompute = HandSchedule::forward_layer();
+  recompute.set_phase(proto::RECOMPUTE);
+  const auto g = h.group({0, 1});
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    h.compute(r, 0);                          // 0: chained to 1
+    h.compute(r, 0);                          // 1: not to 2, a recompute
+    h.compute(r, 0, {}, recompute);           // 2: not to 3, which also waits for 4
+    const auto m = h.memory(r, 1, true, 8);   // 3
+    const auto c = h.compute(r, 0, {m});      // 4: not to 5, not its only successor
+    h.compute(r, 0);                          // 5
+    h.collective(r, 1, g, 8, proto::ALL_REDUCE, {c});  // 6
+  }
+  // Each compute op takes 1 s; a collective 0.5 s.
+  struct Timed : FakeExecutor {
+    void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) override {
+      chains.emplace_back(ops.begin(), ops.end());
+      ends.emplace_back(id, now + static_cast<double>(ops.size()));
+    }
+    std::vector<std::vector<OpRef>> chains;
+    std::vector<std::pair<ActivityId, double>> ends;
+  };
+  const auto run = [&](bool events, bool chains, std::vector<std::vector<OpRef>>* chained) {
+    Timed exec;
+    ExecutorOptions options;
+    options.record_op_events = events;
+    options.compute_chains = chains;
+    ExecutorCore core(h.schedule(), exec, options);
+    exec.on_ready = [&](const Handed& handed) {
+      exec.ends.emplace_back(handed.id, handed.now + (handed.what == Handed::Compute ? 1.0 : 0.5));
+    };
+    core.start(0.0);
+    while (!exec.ends.empty()) {
+      const auto next = std::min_element(exec.ends.begin(), exec.ends.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+      const auto [id, at] = *next;
+      exec.ends.erase(next);
+      core.finish(id, at);
+    }
+    EXPECT_TRUE(core.all_done());
+    if (chained != nullptr) *chained = exec.chains;
+    return core.trace("timed");
+  };
+  std::vector<std::vector<OpRef>> chained;
+  const proto::Trace full = run(true, false, nullptr), one_by_one = run(false, false, nullptr),
+                     with_chains = run(false, true, &chained);
+  EXPECT_THAT(chained, ElementsAre(ElementsAre(OpRef{0, 0}, OpRef{0, 1}), ElementsAre(OpRef{1, 0}, OpRef{1, 1})));
+  EXPECT_EQ(with_chains.step_time_ns(), full.step_time_ns());
+  EXPECT_EQ(full.step_time_ns(), 5'000'000'000);  // five compute ops in a row
+  ASSERT_EQ(with_chains.busy_size(), 2);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    RankBusyCounter counter;
+    for (const OpEventRef e : events_of(full)) {
+      if (e.rank() == r) counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
+    }
+    const proto::RankBusy expected = counter.take(r);
+    EXPECT_EQ(with_chains.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
+    EXPECT_EQ(one_by_one.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
+  }
+  // Chains are for runs without op events, whose ops need no times of their own.
+  FakeExecutor exec;
+  ExecutorOptions both;
+  both.compute_chains = true;
+  EXPECT_THROW(ExecutorCore(h.schedule(), exec, both), std::invalid_argument);
+  // An executor that does not time chains says so.
+  both.record_op_events = false;
+  ExecutorCore core(h.schedule(), exec, both);
+  EXPECT_THROW(core.start(0.0), std::logic_error);
+}
+
 TEST(ExecutorCore, FreeingMoreThanAllocatedMismatches) {
   HandSchedule h(1);
   h.memory(0, 0, true, 10);

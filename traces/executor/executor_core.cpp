@@ -74,11 +74,19 @@ void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
   throw std::logic_error(fmt::format("rank {} op {}: this executor does not run Matching::Local", op.rank, op.op));
 }
 
+void ExecutorHooks::compute_chain_ready(ActivityId, std::span<const OpRef> ops, double) {
+  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run compute chains", ops.front().rank,
+                                     ops.front().op));
+}
+
 
 void ExecutorCore::State::build(ScheduleValidator& validator) {
   ranks = schedule.num_ranks();
   if (options.matching == Matching::Global && !options.local_ranks.empty()) {
     throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
+  }
+  if (options.compute_chains && options.record_op_events) {
+    throw std::invalid_argument("ExecutorOptions::compute_chains needs record_op_events off");
   }
   local.assign(ranks, options.matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
   if (options.matching == Matching::Local && !options.local_ranks.empty()) {
@@ -175,6 +183,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     // by the next rank's first pass, or the end of the table below).
     for (auto g = end; g-- > first + 1;) op[g].succ_begin = op[g - 1].succ_begin;
     if (end > first) op[first].succ_begin = static_cast<std::uint32_t>(rank_edges);
+    if (options.compute_chains) link_compute_chains(first, end, static_cast<std::uint32_t>(edges));
   }
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
   // With Matching::Global, each communication op joins a transfer's or a
@@ -193,6 +202,20 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
   }
   if (global) build_collectives();
+}
+
+void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end) {
+  const auto recompute = [](const OpState& o) { return o.detail == proto::RECOMPUTE; };
+  for (auto g = first; g < end; ++g) {
+    if (op[g].kind != Kind::Compute) continue;
+    const auto row_end = g + 1 < end ? op[g + 1].succ_begin : rows_end;
+    if (row_end - op[g].succ_begin != 1) continue;
+    const auto next = succ[op[g].succ_begin];
+    // Its only predecessor is g: it starts when g ends.
+    if (op[next].kind == Kind::Compute && op[next].pending == 1 && recompute(op[next]) == recompute(op[g])) {
+      op[g].link = next;
+    }
+  }
 }
 
 // Counts each rank's collectives per group (the number of instances of a group
@@ -291,25 +314,16 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
   return id;
 }
 
-// Without op events: the op's start or end joins its rank's busy time.
-void ExecutorCore::State::count_busy(std::uint32_t g, double now, bool start) {
-  proto::OpKind kind = proto::COMPUTE;
-  proto::Phase phase = proto::PHASE_UNSPECIFIED;
-  switch (op[g].kind) {
-    case Kind::Compute: phase = static_cast<proto::Phase>(op[g].detail); break;
-    case Kind::Send: kind = proto::SEND; break;
-    case Kind::Recv: kind = proto::RECV; break;
-    case Kind::Collective: kind = proto::COLLECTIVE; break;
-    case Kind::Allocate:
-    case Kind::Free: return;
+// The chain's ops start and end back to back and count toward the same busy
+// figures: the first op's start and the last op's end count for them all.
+void ExecutorCore::State::complete_chain(std::uint32_t head, double now) {
+  auto g = head;
+  for (; op[g].link != kNone; g = op[g].link) {
+    op[g].status = Status::Done;
+    op[op[g].link].pending = 0;
+    ++done;
   }
-  RankBusyInTimeOrder& counted = busy[op[g].rank].counted;
-  const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
-  if (start) {
-    counted.start(kind, phase, at_ns);
-  } else {
-    counted.end(kind, phase, at_ns);
-  }
+  complete(g, now);
 }
 
 void ExecutorCore::State::complete(std::uint32_t g, double now) {
@@ -358,7 +372,10 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Compute:
       state.status = Status::Running;
       started(g, now);
-      hooks.compute_ready(single_op_activity(g), ref(g), now);
+      if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), ref(g), now);
+      chain_refs.clear();
+      for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back(ref(c));
+      hooks.compute_chain_ready(single_op_activity(g), chain_refs, now);
       return;
     case Kind::Send:
     case Kind::Recv:
@@ -491,6 +508,7 @@ void ExecutorCore::finish(ActivityId id, double now) {
       const OpRef at = s.ref(g);
       throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id, at.rank, at.op));
     }
+    if (s.op[g].kind == Kind::Compute && s.op[g].link != kNone) return s.complete_chain(g, now);
     s.complete(g, now);
   };
   if (id & State::kSingleOpActivity) {

@@ -82,6 +82,14 @@ struct ExecutorOptions {
   // start and finish in time order, as a discrete-event simulator runs them
   // (RankBusyInTimeOrder, traces/rank_busy.h).
   bool record_op_events = true;
+  // Without op events, for an executor whose compute ops take durations known
+  // when they start (a simulator without faults or interference): a compute op
+  // whose only successor is a compute op waiting for nothing else, of the same
+  // kind (recompute or not), runs back to back with it. Such a chain starts as
+  // one activity (ExecutorHooks::compute_chain_ready) and is finished once, at
+  // its last op's end: one event instead of one per op. The busy figures are
+  // those of the ops one by one, since the chain's ops touch and count alike.
+  bool compute_chains = false;
 };
 
 class ExecutorHooks {
@@ -93,6 +101,11 @@ class ExecutorHooks {
   virtual void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) = 0;
   // Matching::Global: every member has arrived; `members` in the group's rank order.
   virtual void collective_ready(ActivityId id, std::span<const OpRef> members, double now) = 0;
+  // With ExecutorOptions::compute_chains: compute ops that run back to back
+  // may start now, `ops` in order, each starting when the one before ends; the
+  // executor finishes the activity when the last ends. Default: throws
+  // std::logic_error.
+  virtual void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now);
   // Matching::Local: a SEND, RECV or COLLECTIVE is ready on a local rank; the
   // executor matches it with its peers. Default: throws std::logic_error.
   virtual void communication_ready(ActivityId id, OpRef op, double now);

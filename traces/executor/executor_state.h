@@ -20,6 +20,7 @@
 #include "traces/executor/executor_core.h"
 #include "traces/executor/huge_page_allocator.h"
 #include "traces/executor/schedule_validation.h"
+#include "traces/executor/simulated_ns.h"
 #include "traces/program_ops.h"
 #include "traces/rank_busy.h"
 
@@ -33,21 +34,6 @@ enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free
 enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-// A simulated time as the trace's signed 64-bit nanoseconds. A time that
-// cannot be represented (past about 292 years, infinite or NaN: some input's
-// duration, size or rate is out of all proportion) is an error naming `what`,
-// never a wrapped, negative time.
-template <typename What>
-std::int64_t to_ns(double seconds, const What& what) {
-  if (!(seconds >= 0.0 && seconds <= limits::kMaxSimulatedSeconds)) {
-    throw InputError(fmt::format("{}: simulated time {} s cannot be represented (it must lie in 0 to {} s, the "
-                                 "bound of models/input_limits.h): an input's duration, size or rate is out of "
-                                 "proportion",
-                                 what(), seconds, limits::kMaxSimulatedSeconds));
-  }
-  return std::llround(seconds * 1e9);
-}
 
 inline Kind kind_of(OpView op) {
   switch (op.code()) {
@@ -92,7 +78,8 @@ struct ExecutorCore::State {
     std::uint32_t pending = 0;     // predecessors not yet done
     std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
     // SEND/RECV: its channel. COLLECTIVE: its (rank, group) counter until it
-    // is posted, then its instance.
+    // is posted, then its instance. COMPUTE, with options.compute_chains: the
+    // op it runs back to back with (kNone: none).
     std::uint32_t link = executor_detail::kNone;
     // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
     // position in the group.
@@ -162,6 +149,8 @@ struct ExecutorCore::State {
   // finish activities re-entrantly, but then nothing is dispatched until it
   // returns: drain()).
   std::vector<OpRef> member_refs;
+  // A compute chain's ops, for compute_chain_ready (the same).
+  std::vector<OpRef> chain_refs;
 
   // Ops that became ready, with the time they did, dispatched in order.
   std::vector<std::pair<std::uint32_t, double>> ready;
@@ -235,8 +224,34 @@ struct ExecutorCore::State {
       count_busy(g, now, true);
     }
   }
-  void count_busy(std::uint32_t g, double now, bool start);
+  // Without op events: the op's start or end joins its rank's busy time.
+  void count_busy(std::uint32_t g, double now, bool start) {
+    const OpState& o = op[g];
+    BusySet set = BusySet::Communication;
+    switch (o.kind) {
+      case executor_detail::Kind::Compute:
+        set = o.detail == proto::RECOMPUTE ? BusySet::Recompute : BusySet::Compute;
+        break;
+      case executor_detail::Kind::Allocate:
+      case executor_detail::Kind::Free: return;
+      default: break;
+    }
+    RankBusyInTimeOrder& counted = busy[o.rank].counted;
+    const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
+    if (start) {
+      counted.start(set, at_ns);
+    } else {
+      counted.end(set, at_ns);
+    }
+  }
   void complete(std::uint32_t g, double now);
+  // A chain's first op finished with the whole chain: every op done, the last
+  // at `now`.
+  void complete_chain(std::uint32_t head, double now);
+  // With options.compute_chains: links each compute op of the rank whose ops
+  // are [first, end) to the op it runs back to back with (OpState::link);
+  // `rows_end` ends the last op's successor row.
+  void link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end);
   void drain();
   void dispatch(std::uint32_t g, double now);
   void apply_memory(std::uint32_t g, double now);

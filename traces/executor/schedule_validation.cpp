@@ -75,37 +75,38 @@ namespace {
 
 // What a compute op's work, shared_computes[index], must satisfy.
 void check_work(const proto::ComputeOp& c, const GroupMembers& groups, int index) {
-  const std::string where = fmt::format("shared_computes[{}]", index);
-  if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}.phase: unknown value {}", where, static_cast<int>(c.phase())));
+  // Named only when one fails: a schedule has a work per distinct shape.
+  const auto where = [index] { return fmt::format("shared_computes[{}]", index); };
+  if (!proto::Phase_IsValid(c.phase())) fail(fmt::format("{}.phase: unknown value {}", where(), static_cast<int>(c.phase())));
   if (!proto::LayerPart_IsValid(c.layer_part()))
-    fail(fmt::format("{}.layer_part: unknown value {}", where, static_cast<int>(c.layer_part())));
+    fail(fmt::format("{}.layer_part: unknown value {}", where(), static_cast<int>(c.layer_part())));
   if (c.layer_count() > limits::kMaxLayers) {
-    fail(fmt::format("{}.layer_count: must be <= {} (the bound of models/input_limits.h), got {}", where,
+    fail(fmt::format("{}.layer_count: must be <= {} (the bound of models/input_limits.h), got {}", where(),
                      limits::kMaxLayers, c.layer_count()));
   }
   std::uint64_t product = 1;
   for (int s = 0; s < c.splits_size(); ++s) {
     const auto& split = c.splits(s);
     if (split.kind() == proto::SPLIT_KIND_UNSPECIFIED || !proto::SplitKind_IsValid(split.kind())) {
-      fail(fmt::format("{}.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL", where, s));
+      fail(fmt::format("{}.splits[{}].kind: must be SEQUENCE_PARALLEL, TENSOR_PARALLEL or CONTEXT_PARALLEL", where(), s));
     }
     const auto group = split.group();
-    if (group >= groups.groups()) fail(fmt::format("{}.splits[{}].group: unknown group {}", where, s, group));
+    if (group >= groups.groups()) fail(fmt::format("{}.splits[{}].group: unknown group {}", where(), s, group));
     product *= groups.size(group);
   }
   const std::uint64_t shards = c.shards() > 1 ? c.shards() : 1;
   if (shards != product) {
-    fail(fmt::format("{}.shards: must be the product of the split groups' sizes ({}), got {}", where, product,
+    fail(fmt::format("{}.shards: must be the product of the split groups' sizes ({}), got {}", where(), product,
                      c.shards()));
   }
   if (c.segment_context_tokens_size() != c.segment_tokens_size()) {
-    fail(fmt::format("{}.segment_context_tokens: must have one entry per segment_tokens entry ({}), got {}", where,
+    fail(fmt::format("{}.segment_context_tokens: must have one entry per segment_tokens entry ({}), got {}", where(),
                      c.segment_tokens_size(), c.segment_context_tokens_size()));
   }
   if (c.segments_size() > 0) {
     fail(fmt::format("{}.segments: schema version 2's segment messages; version {} lists segments in "
                      "segment_tokens and segment_context_tokens (eppsim converts a version-2 file as it reads it)",
-                     where, kScheduleSchemaVersion));
+                     where(), kScheduleSchemaVersion));
   }
 }
 
