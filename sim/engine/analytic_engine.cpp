@@ -73,7 +73,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     for (;;) {
       // Rates change only between instants: once every event of this instant
       // is handled, the flows started or ended in it get their new rates.
-      if ((sharing_.pending() || interference_pending()) && (heap_.empty() || heap_.top().time_s > now)) {
+      if ((sharing_.pending() || interference_pending()) && (heap_.empty() || heap_.top().time_s() > now)) {
         if (interference_pending()) update_interference(now);
         sharing_.update(now, [&](FlowId flow, double finish_s) {
           if (finish_s == kNever) return;  // on a dead port: it never ends
@@ -85,7 +85,7 @@ class AnalyticExecutor final : public ExecutorHooks {
       const double fault_s =
           std::min(next_fault < faults.faults().size() ? faults.faults()[next_fault].at_s : kNever,
                    next_endpoint < faults.endpoint_changes().size() ? faults.endpoint_changes()[next_endpoint].at_s : kNever);
-      if (!core_.all_done() && fault_s < (heap_.empty() ? kNever : heap_.top().time_s)) {
+      if (fault_s < (heap_.empty() ? kNever : heap_.top().time_s()) && !core_.all_done()) {
         now = fault_s;
         for (; next_endpoint < faults.endpoint_changes().size() && faults.endpoint_changes()[next_endpoint].at_s <= now;
              ++next_endpoint) {
@@ -106,11 +106,11 @@ class AnalyticExecutor final : public ExecutorHooks {
       ++events_;
       if (c.flow != kNoFlow) {
         if (sharing_.version(c.flow) != c.version) continue;  // its rate changed since
-        sharing_.remove(c.flow, c.time_s);
+        sharing_.remove(c.flow, c.time_s());
       } else if (c.rated != kNone && rated_[c.rated].version != c.version) {
         continue;  // its rate changed since
       }
-      now = c.time_s;
+      now = c.time_s();
       if (!heap_.empty()) {
         const std::uint32_t next = core_.prefetch(heap_.top().id);
         if (next != ExecutorCore::kNoSingleOp) prices_->prefetch_after(next);
@@ -196,19 +196,24 @@ class AnalyticExecutor final : public ExecutorHooks {
 
  private:
   struct Completion {
-    double time_s;
-    std::uint64_t seq;
+    // Earliest first, then first pushed: (time, seq) as one 128-bit word, in
+    // which a time (never negative; -0.0 made +0.0) orders as its bits, so
+    // that the heap compares with no branch to mispredict and nothing to
+    // compute.
+    unsigned __int128 order;
     ActivityId id;
     FlowId flow;  // kNoFlow: not shared
     std::uint32_t version;
     std::uint32_t rated;  // kNone: not in rated_
-    // Earliest first, then first pushed: (time, seq) compared as one 128-bit
-    // word, in which a time (never negative; -0.0 made +0.0) orders as its
-    // bits, with no branch to mispredict.
-    unsigned __int128 order() const {
-      return static_cast<unsigned __int128>(std::bit_cast<std::uint64_t>(time_s + 0.0)) << 64 | seq;
-    }
-    bool operator>(const Completion& o) const { return order() > o.order(); }
+
+    Completion(double time_s, std::uint64_t seq, ActivityId id, FlowId flow, std::uint32_t version, std::uint32_t rated)
+        : order(static_cast<unsigned __int128>(std::bit_cast<std::uint64_t>(time_s + 0.0)) << 64 | seq),
+          id(id),
+          flow(flow),
+          version(version),
+          rated(rated) {}
+    double time_s() const { return std::bit_cast<double>(static_cast<std::uint64_t>(order >> 64)); }
+    bool operator>(const Completion& o) const { return order > o.order; }
   };
 
   // What the hooks need of an op: its price, and whether it shares endpoints
