@@ -123,16 +123,21 @@ def machine():
             "system": f"{platform.system()} {platform.release()}"}
 
 
-def build_type(build):
-    """CMAKE_BUILD_TYPE of the build measured (RelWithDebInfo, Release, ...), from its CMake cache."""
+def cache_value(build, key):
+    """A variable of the build's CMake cache ("" when there is none)."""
     try:
         with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
             for line in f:
-                if line.startswith("CMAKE_BUILD_TYPE:"):
+                if line.startswith(key + ":"):
                     return line.split("=", 1)[1].strip()
     except OSError:
         pass
     return ""
+
+
+def build_type(build):
+    """CMAKE_BUILD_TYPE of the build measured (RelWithDebInfo, Release, ...)."""
+    return cache_value(build, "CMAKE_BUILD_TYPE")
 
 
 def engines(args):

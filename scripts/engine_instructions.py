@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import STRATEGIES, STEP_16K, build_type, git_commit, machine  # noqa: E402
+from bench import STRATEGIES, STEP_16K, build_type, cache_value, git_commit, machine  # noqa: E402
 
 SETS_256 = ["cluster.nodes=32", "workload.global_batch=256"]
 
@@ -76,7 +76,7 @@ def main(argv):
     sets = SETS_256 + args.sets
     result = {"what": "instructions inside run_analytic (callgrind), per strategy", "scenario": STEP_16K,
               "sets": sets, "valgrind": valgrind, "build": args.build, "build_type": build_type(args.build),
-              "machine": machine(), **git_commit(args.source), "strategies": {}}
+              "machine": machine(), **git_commit(cache_value(args.build, "CMAKE_HOME_DIRECTORY") or args.source), "strategies": {}}
     with tempfile.TemporaryDirectory() as scratch:
         for strategy in args.strategies.split(","):
             record = count(args, strategy, sets, scratch)
