@@ -130,6 +130,13 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   const bool global = options.matching == Matching::Global;
   ChannelTable table;
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
+  // Each work's phase (the validator's constructor checked them), read once:
+  // a compute op's work may be anywhere among the Schedule's messages, a cache
+  // miss an op once the Schedule outgrows the cache.
+  std::vector<std::uint8_t> phase_of_work(static_cast<std::size_t>(schedule.shared_computes_size()));
+  for (int w = 0; w < schedule.shared_computes_size(); ++w) {
+    phase_of_work[static_cast<std::size_t>(w)] = static_cast<std::uint8_t>(schedule.shared_computes(w).phase());
+  }
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
   for (std::uint32_t r = 0; r < ranks; ++r) {
@@ -147,7 +154,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
         state.detail = static_cast<std::uint8_t>(o.collective_kind());
         state.link = o.group();  // until build_collectives gives it a counter
       } else if (state.kind == Kind::Compute) {
-        state.detail = static_cast<std::uint8_t>(schedule.shared_computes(static_cast<int>(o.shared_compute())).phase());
+        state.detail = phase_of_work[o.shared_compute()];  // validate_program checked the index
       }
       memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
       communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
