@@ -401,9 +401,11 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
   struct Timed : FakeExecutor {
     void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) override {
       chains.emplace_back(ops.begin(), ops.end());
+      chain_ids.push_back(id);
       ends.emplace_back(id, now + static_cast<double>(ops.size()));
     }
     std::vector<std::vector<OpRef>> chains;
+    std::vector<ActivityId> chain_ids;
     std::vector<std::pair<ActivityId, double>> ends;
   };
   const auto run = [&](bool events, bool chains, std::vector<std::vector<OpRef>>* chained) {
@@ -424,6 +426,7 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
       core.finish(id, at);
     }
     EXPECT_TRUE(core.all_done());
+    for (std::size_t k = 0; k < exec.chain_ids.size(); ++k) EXPECT_EQ(core.activity_ops(exec.chain_ids[k]), exec.chains[k]);
     if (chained != nullptr) *chained = exec.chains;
     return core.trace("timed");
   };

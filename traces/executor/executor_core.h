@@ -149,7 +149,8 @@ class ExecutorCore {
   OpView op(OpRef ref) const;
   // Ranks of a group, in the order the Schedule lists them.
   std::span<const std::uint32_t> group_ranks(std::uint32_t group) const;
-  // The ops an activity covers (one for compute and Local matching, two for a
+  // The ops an activity covers (one for compute, or a chain's with
+  // ExecutorOptions::compute_chains, one with Local matching, two for a
   // transfer, the members for a collective).
   std::vector<OpRef> activity_ops(ActivityId id) const;
 

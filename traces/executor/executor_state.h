@@ -206,10 +206,17 @@ struct ExecutorCore::State {
 
   ActivityId new_activity(std::span<const std::uint32_t> gids);
   static ActivityId single_op_activity(std::uint32_t g) { return kSingleOpActivity | g; }
-  // The global ids of an activity's ops (the id must be known: known_activity).
+  // The global ids of an activity's ops (the id must be known: known_activity):
+  // a compute op's with those chained after it (options.compute_chains).
   template <typename Visit>
   void for_each_op_of(ActivityId id, Visit&& visit) const {
-    if (id & kSingleOpActivity) return visit(id & ~kSingleOpActivity);
+    if (id & kSingleOpActivity) {
+      for (auto g = id & ~kSingleOpActivity; g != executor_detail::kNone;
+           g = op[g].kind == executor_detail::Kind::Compute ? op[g].link : executor_detail::kNone) {
+        visit(g);
+      }
+      return;
+    }
     for (auto k = activity_begin[id]; k < activity_begin[id + 1]; ++k) visit(activity_ops[k]);
   }
   bool known_activity(ActivityId id) const {
