@@ -7,6 +7,7 @@ even on a noisy machine. Writes one JSON file.
     cmake --build build-release --target eppsim
     scripts/engine_instructions.py [--build build-release] [--out FILE]
                                    [--strategies a,b,...] [--set FIELD=VALUE]...
+                                   [--keep-profiles DIR]
 
 For each strategy it runs, under `valgrind --tool=callgrind` (Debian's valgrind
 package), `eppsim run scenarios/bench/step_16k.textproto --set plan.strategy=S
@@ -15,7 +16,9 @@ load per replica as the speed benchmark's 1K and 16K steps; --set adds to or
 replaces these), and counts the instructions inside run_analytic (validation and
 flat arrays, pricing, the event loop and the trace: what the speed benchmark's
 engine time covers) with --toggle-collect. A run's ops and events come from the
-engine's debug line. Each run takes about a minute for epp.
+engine's debug line. Each run takes about a minute for epp. --keep-profiles keeps
+each run's callgrind file (DIR/STRATEGY.callgrind), whose split by function
+`callgrind_annotate --inclusive=no DIR/epp.callgrind` prints.
 """
 import argparse
 import json
@@ -67,6 +70,7 @@ def main(argv):
     parser.add_argument("--strategies", default=",".join(STRATEGIES))
     parser.add_argument("--set", action="append", default=[], dest="sets", metavar="FIELD=VALUE",
                         help="a scenario override after the 256-GPU ones")
+    parser.add_argument("--keep-profiles", metavar="DIR", help="keep each run's callgrind file in DIR")
     args = parser.parse_args(argv)
     args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args.build = os.path.abspath(args.build)
@@ -82,6 +86,11 @@ def main(argv):
             record = count(args, strategy, sets, scratch)
             result["strategies"][strategy] = record
             print(f"{strategy}: {json.dumps(record)}", file=sys.stderr)
+            if args.keep_profiles:
+                os.makedirs(args.keep_profiles, exist_ok=True)
+                profile = os.path.join(scratch, f"{strategy}.callgrind")
+                if os.path.exists(profile):
+                    shutil.copy(profile, args.keep_profiles)
     tmp = args.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)

@@ -114,6 +114,13 @@ def one_rank(program, shared_computes="", streams=("compute",)):
     return f"num_ranks: 1 {names}placement {{ }} programs {{ {program} }} {shared_computes}\n"
 
 
+# A compute benchmark (eppsim-bench compute's format) of a one-layer model, one row.
+TINY_COMPUTE_BENCH = (
+    '{"eppsim_bench": 1, "kind": "compute", "backend": "cpu", "device": "test", "ranks": 1, '
+    '"model": {"name": "custom", "layers": 1, "hidden_size": 64, "attention_heads": 1, "kv_heads": 1, '
+    '"ffn_hidden_size": 128, "vocab_size": 256, "bytes_per_element": 4}, '
+    '"results": [{"kernel": "layer", "pass": "forward", "tokens": 64, "context_tokens": 0, "time_s": 0.001}]}')
+
 ONE_LAYER = "shared_computes { phase: FORWARD layer_count: 1 }"
 # The form before schema version 5 (a message per op), which eppsim converts as it reads.
 OLD_FORM = "(ops as messages, the form before schema version 5)"

@@ -23,6 +23,7 @@ from bad_input_fixtures import (  # noqa: F401 (the runner and the doc take DIR,
     RUN,
     SIM,
     SIMT,
+    TINY_COMPUTE_BENCH,
     Case,
     FileSpec,
     Sparse,
@@ -37,13 +38,6 @@ from bad_input_fixtures import (  # noqa: F401 (the runner and the doc take DIR,
     truncated,
     varint,
 )
-
-# A compute benchmark (eppsim-bench compute's format) of a one-layer model, one row.
-TINY_COMPUTE_BENCH = (
-    '{"eppsim_bench": 1, "kind": "compute", "backend": "cpu", "device": "test", "ranks": 1, '
-    '"model": {"name": "custom", "layers": 1, "hidden_size": 64, "attention_heads": 1, "kv_heads": 1, '
-    '"ffn_hidden_size": 128, "vocab_size": 256, "bytes_per_element": 4}, '
-    '"results": [{"kernel": "layer", "pass": "forward", "tokens": 64, "context_tokens": 0, "time_s": 0.001}]}')
 
 CASES = [
     # ------------------------------------------------------------ scenarios

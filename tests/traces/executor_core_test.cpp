@@ -345,6 +345,15 @@ TEST(ExecutorCore, MemorySamplesCanBeLeftOut) {
 
 // Without op events the trace lists each rank's busy times, as the events
 // would give them (traces/rank_busy.h), and the same step and memory samples.
+// Rank r's busy figures counted from a trace's op events.
+proto::RankBusy busy_of_events(const proto::Trace& trace, std::uint32_t r) {
+  RankBusyCounter counter;
+  for (const OpEventRef e : events_of(trace)) {
+    if (e.rank() == r) counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
+  }
+  return counter.take(r);
+}
+
 TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
   HandSchedule h(2);
   const auto g = h.group({0, 1});
@@ -371,11 +380,7 @@ TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
   EXPECT_EQ(summary.step_time_ns(), full.step_time_ns());
   EXPECT_EQ(summary.memory_size(), full.memory_size());
   for (std::uint32_t r = 0; r < 2; ++r) {
-    RankBusyCounter counter;
-    for (const OpEventRef e : events_of(full)) {
-      if (e.rank() == r) counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
-    }
-    const proto::RankBusy expected = counter.take(r);
+    const proto::RankBusy expected = busy_of_events(full, r);
     EXPECT_EQ(summary.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
     EXPECT_GT(expected.busy_ns(), expected.compute_ns()) << r;  // the all-reduce adds to the compute
   }
@@ -438,11 +443,7 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
   EXPECT_EQ(full.step_time_ns(), 5'000'000'000);  // five compute ops in a row
   ASSERT_EQ(with_chains.busy_size(), 2);
   for (std::uint32_t r = 0; r < 2; ++r) {
-    RankBusyCounter counter;
-    for (const OpEventRef e : events_of(full)) {
-      if (e.rank() == r) counter.add(e.kind(), e.phase(), e.start_ns(), e.end_ns());
-    }
-    const proto::RankBusy expected = counter.take(r);
+    const proto::RankBusy expected = busy_of_events(full, r);
     EXPECT_EQ(with_chains.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
     EXPECT_EQ(one_by_one.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
   }
