@@ -178,14 +178,22 @@ ComputeCost AnalyticComputeCost::cost(const ComputeWork& work) const {
 }
 
 CalibratedComputeCost::CalibratedComputeCost(TransformerSpec model, GpuSpec gpu, CalibratedFit forward,
-                                             CalibratedFit backward, AnalyticEfficiency head_efficiency)
+                                             CalibratedFit backward, AnalyticEfficiency head_efficiency,
+                                             CalibratedKernelFits kernels)
     : model_(std::move(model)),
       gpu_(std::move(gpu)),
       forward_(forward),
       backward_(backward),
-      head_efficiency_(head_efficiency) {
+      head_efficiency_(head_efficiency),
+      kernels_(std::move(kernels)) {
   check_fit("forward", forward_);
   check_fit("backward", backward_);
+  for (auto [which, fit] : {std::pair{"forward LM-head", &kernels_.forward_head},
+                            std::pair{"backward LM-head", &kernels_.backward_head},
+                            std::pair{"forward attention", &kernels_.forward_attention},
+                            std::pair{"backward attention", &kernels_.backward_attention}}) {
+    if (*fit) check_fit(which, **fit);
+  }
   if (!(gpu_.peak_bf16.value > 0.0) || !std::isfinite(gpu_.peak_bf16.value)) {
     throw InputError(fmt::format("compute cost: GPU '{}': peak_bf16 must be > 0, got {}", gpu_.name, gpu_.peak_bf16.value));
   }
@@ -194,30 +202,40 @@ CalibratedComputeCost::CalibratedComputeCost(TransformerSpec model, GpuSpec gpu,
 
 // Per layer: the sum over segments of alpha1*((c+s)^2 - c^2) + alpha2*s divided by
 // the shards, plus beta once per layer and gamma for each segment with tokens past
-// the first (per GPU, not divided) for a chunk with any tokens; times the layer count. The LM head is added at the GPU's peak times the
-// head's gemm efficiency, divided by the shards. A part takes the layers' time in
-// proportion to its FLOPs without the head, and POST_ATTENTION the head.
+// the first (per GPU, not divided) for a chunk with any tokens; times the layer
+// count. The LM head: its fit, or the GPU's peak times the head's gemm
+// efficiency; divided by the shards. Parts: see the header.
 ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
   const ChunkWork& chunk = work.chunk;
   const double shards = shards_of(work);
   const FlopCount whole = chunk_flops(model_, work.pass, chunk);
   const Bytes traffic = chunk_memory_traffic(model_, work.pass, chunk);
-  const CalibratedFit& fit = work.pass == Pass::Backward ? backward_ : forward_;
+  const bool backward = work.pass == Pass::Backward;
+  const CalibratedFit& fit = backward ? backward_ : forward_;
+  const std::optional<CalibratedFit>& head_fit = backward ? kernels_.backward_head : kernels_.forward_head;
+  const std::optional<CalibratedFit>& attention_fit =
+      backward ? kernels_.backward_attention : kernels_.forward_attention;
   const std::uint64_t tokens = chunk_tokens(chunk);
-  double alpha_s = 0.0;
+  double alpha_s = 0.0, attention_alpha_s = 0.0;
   double segments = 0.0;
   for (const Segment& seg : chunk.segments) {
     const double s = static_cast<double>(seg.tokens);
     const double ctx = static_cast<double>(seg.context_tokens);
     alpha_s += fit.alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + fit.alpha2_s_per_token * s;
+    if (attention_fit)
+      attention_alpha_s += attention_fit->alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + attention_fit->alpha2_s_per_token * s;
     if (seg.tokens > 0) segments += 1.0;
   }
   const double fixed_s = fit.beta_s + fit.gamma_s_per_extra_segment * std::max(0.0, segments - 1.0);
   const double layers_s = tokens > 0 ? chunk.layer_count * (alpha_s / shards + fixed_s) : 0.0;
   double head_s = 0.0;
-  if (chunk.includes_lm_head) {
-    const double head_flops = pass_gemm_factor(work.pass) * lm_head_forward_flops(model_, tokens);
-    head_s = head_flops / (gpu_.peak_bf16.value * head_efficiency_.gemm) / shards;
+  if (chunk.includes_lm_head && tokens > 0) {
+    if (head_fit) {
+      head_s = head_fit->alpha2_s_per_token * static_cast<double>(tokens) / shards + head_fit->beta_s;
+    } else {
+      const double head_flops = pass_gemm_factor(work.pass) * lm_head_forward_flops(model_, tokens);
+      head_s = head_flops / (gpu_.peak_bf16.value * head_efficiency_.gemm) / shards;
+    }
   }
   ComputeCost c;
   c.flops = whole;
@@ -227,10 +245,20 @@ ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
     c.flops = part_flops(model_, work.pass, chunk, work.part);
     ChunkWork layers_only = chunk;
     layers_only.includes_lm_head = false;
-    const double layer_flops = chunk_flops(model_, work.pass, layers_only).total();
-    const double part_layer_flops = part_flops(model_, work.pass, layers_only, work.part).total();
-    const double layer_share = layer_flops > 0.0 ? part_layer_flops / layer_flops : weight_share(model_, chunk, work.part);
-    time_s = layers_s * layer_share + (work.part == LayerPart::PostAttention ? head_s : 0.0);
+    const FlopCount layer_flops = chunk_flops(model_, work.pass, layers_only);
+    const FlopCount part_layer_flops = part_flops(model_, work.pass, layers_only, work.part);
+    const double head_part_s = work.part == LayerPart::PostAttention ? head_s : 0.0;
+    if (attention_fit) {
+      const double attention_s =
+          tokens > 0 ? std::min(layers_s, chunk.layer_count * (attention_alpha_s / shards + attention_fit->beta_s)) : 0.0;
+      const double gemm_share = layer_flops.gemm > 0.0 ? part_layer_flops.gemm / layer_flops.gemm
+                                                       : weight_share(model_, chunk, work.part);
+      time_s = work.part == LayerPart::Attention ? attention_s : (layers_s - attention_s) * gemm_share + head_part_s;
+    } else {
+      const double layer_share = layer_flops.total() > 0.0 ? part_layer_flops.total() / layer_flops.total()
+                                                           : weight_share(model_, chunk, work.part);
+      time_s = layers_s * layer_share + head_part_s;
+    }
     traffic_share = whole.total() > 0.0 ? c.flops.total() / whole.total() : weight_share(model_, chunk, work.part);
   }
   c.flops = FlopCount{c.flops.gemm / shards, c.flops.attention / shards};

@@ -31,10 +31,13 @@
 //                        a Calibration (InfiniPipe's Eq. 1 form); FLOPs stay analytic.
 //                        The alpha terms (token work) are divided by shards; beta, a
 //                        fixed cost each GPU pays per layer, is not. A part takes the
-//                        share of the layer time its roofline FLOPs have (the fit
-//                        knows no parts); the LM head goes to POST_ATTENTION.
+//                        share of the layer time its roofline FLOPs have, or, with
+//                        an attention fit, ATTENTION that fit and the other parts
+//                        the rest; the LM head (its own fit, or the roofline) goes
+//                        to POST_ATTENTION.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "models/chunk.h"
@@ -118,17 +121,29 @@ struct CalibratedFit {
   double gamma_s_per_extra_segment = 0.0;  // per layer, each sequence of a chunk past the first
 };
 
+// Fits of kernels the layer fits do not single out (calibration.proto's
+// forward_head ... backward_attention), per pass; each may be absent.
+struct CalibratedKernelFits {
+  // The LM head's GEMMs: alpha2 * tokens + beta (alpha1 and gamma unused).
+  std::optional<CalibratedFit> forward_head, backward_head;
+  // The attention kernel of one layer, all heads, one sequence: alpha1 * ((c+s)^2 - c^2) + alpha2 * s + beta.
+  std::optional<CalibratedFit> forward_attention, backward_attention;
+};
+
 class CalibratedComputeCost final : public ComputeCostModel {
  public:
-  // Recompute uses the forward fit. A packed chunk sums the alpha terms over its
+  // Recompute uses the forward fits. A packed chunk sums the alpha terms over its
   // segments and pays beta once per layer and gamma per layer for each segment
   // with tokens past the first (nothing for a chunk without tokens); a sharded
-  // chunk divides the alpha terms, not beta or gamma. The LM head is charged
-  // analytically at the GPU's peak times gemm efficiency (the fits cover
-  // transformer layers only), divided by the shards. Throws InputError for a
-  // non-finite fit or an efficiency outside (0, 1].
+  // chunk divides the alpha terms, not beta or gamma. The LM head takes the pass's
+  // head fit (alpha2 * tokens / shards + beta), or without one is charged
+  // analytically at the GPU's peak times gemm efficiency, divided by the shards.
+  // With the pass's attention fit, ATTENTION takes it (at most the layers' time)
+  // and PRE_ and POST_ATTENTION share the rest by their GEMM FLOPs; without one
+  // each part takes the layers' time in proportion to its FLOPs. Throws
+  // InputError for a non-finite fit or an efficiency outside (0, 1].
   CalibratedComputeCost(TransformerSpec model, GpuSpec gpu, CalibratedFit forward, CalibratedFit backward,
-                        AnalyticEfficiency head_efficiency = {});
+                        AnalyticEfficiency head_efficiency = {}, CalibratedKernelFits kernels = {});
   ComputeCost cost(const ComputeWork& work) const override;
 
  private:
@@ -137,6 +152,7 @@ class CalibratedComputeCost final : public ComputeCostModel {
   CalibratedFit forward_;
   CalibratedFit backward_;
   AnalyticEfficiency head_efficiency_;
+  CalibratedKernelFits kernels_;
 };
 
 }  // namespace eppsim

@@ -196,6 +196,28 @@ proto::ComputeFit compute_fit(const std::vector<double>& c) {
   return fit;
 }
 
+// The regressors of a layer or attention row: [(c+s)^2 - c^2 and s summed over
+// the n sequences, 1, n - 1].
+std::vector<double> layer_regressors(const proto::BenchResult& r) {
+  const double s = static_cast<double>(r.tokens());
+  const double c = static_cast<double>(r.context_tokens());
+  const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
+  return {n * ((c + s) * (c + s) - c * c), n * s, 1.0, n - 1.0};
+}
+
+// A fit of `points` with its quality, where they are at least `least_points`
+// (an optional kernel fit: the LM head's, the attention kernel's).
+struct OptionalFit {
+  std::vector<double> coefficients;
+  proto::FitQuality quality;
+};
+std::optional<OptionalFit> fit_if_enough(const PointSet& points, std::size_t least_points, const std::string& what) {
+  if (points.problem.rows.size() < least_points) return std::nullopt;
+  std::vector<double> c = fit_non_negative(points.problem, points.where(what));
+  proto::FitQuality quality = fit_quality(points.problem, c);
+  return OptionalFit{std::move(c), std::move(quality)};
+}
+
 }  // namespace
 
 proto::BenchFile read_bench_file(const std::filesystem::path& path) {
@@ -284,7 +306,9 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
   if (files.empty()) throw InputError("calibrate: needs at least one BENCH.json");
   if (files.size() != names.size()) throw std::invalid_argument("calibrate: one name per file");
   proto::Calibration calibration;
-  PointSet forward, backward;
+  PointSet forward, backward, forward_attention, backward_attention;
+  // The LM head's GEMM time per (file, backward?, tokens), summed over its GEMMs (backward: dgrad and wgrad).
+  std::map<std::tuple<std::size_t, bool, std::uint64_t>, double> head_s;
   // (kind, group size, crosses nodes) -> points; ordered, so the fits come out in a fixed order.
   std::map<std::tuple<CommKind, std::uint32_t, bool>, PointSet> comm;
   // Per traffic class: compute beside = factor x compute alone, and the same of the comm.
@@ -316,12 +340,16 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
         }
       }
       for (const auto& r : bench.results()) {
-        if (r.kernel() != "layer") continue;
-        const double s = static_cast<double>(r.tokens());
-        const double c = static_cast<double>(r.context_tokens());
-        const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
-        std::vector<double> row = {n * ((c + s) * (c + s) - c * c), n * s, 1.0, n - 1.0};
-        (r.pass() == "forward" ? forward : backward).add(std::move(row), r.time_s(), name);
+        const bool is_forward = r.pass() == "forward";
+        if (r.kernel() == "layer") {
+          (is_forward ? forward : backward).add(layer_regressors(r), r.time_s(), name);
+        } else if (r.kernel() == "attention") {
+          std::vector<double> row = layer_regressors(r);
+          row.pop_back();  // one sequence: no gamma
+          (is_forward ? forward_attention : backward_attention).add(std::move(row), r.time_s(), name);
+        } else if (r.name().starts_with("lm_head") && r.has_tokens()) {
+          head_s[{f, !is_forward, r.tokens()}] += r.time_s();
+        }
       }
     } else if (bench.kind() == "interference") {
       for (const auto& r : bench.results()) {
@@ -349,6 +377,31 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
       *(is_forward ? calibration.mutable_forward() : calibration.mutable_backward()) = compute_fit(c);
       *(is_forward ? calibration.mutable_forward_quality() : calibration.mutable_backward_quality()) =
           fit_quality(points->problem, c);
+    }
+    // The optional kernel fits: 4 attention rows for alpha1, alpha2 and beta; 3 token counts of the head
+    // ([s, 1]) for alpha2 and beta.
+    PointSet forward_head, backward_head;
+    for (const auto& [key, time_s] : head_s) {
+      const auto& [file, is_backward, tokens] = key;
+      (is_backward ? backward_head : forward_head).add({static_cast<double>(tokens), 1.0}, time_s, names[file]);
+    }
+    using C = proto::Calibration;
+    for (auto [pass, attention, head, attention_fit, attention_quality, head_fit, head_quality] :
+         {std::tuple{"forward", &forward_attention, &forward_head, &C::mutable_forward_attention,
+                     &C::mutable_forward_attention_quality, &C::mutable_forward_head, &C::mutable_forward_head_quality},
+          std::tuple{"backward", &backward_attention, &backward_head, &C::mutable_backward_attention,
+                     &C::mutable_backward_attention_quality, &C::mutable_backward_head,
+                     &C::mutable_backward_head_quality}}) {
+      if (auto fit = fit_if_enough(*attention, 4, fmt::format("results (kernel \"attention\", pass \"{}\")", pass))) {
+        *(calibration.*attention_fit)() = compute_fit(fit->coefficients);
+        *(calibration.*attention_quality)() = fit->quality;
+      }
+      if (auto fit = fit_if_enough(*head, 3, fmt::format("results (kernel \"gemm\", name \"lm_head*\", pass \"{}\")", pass))) {
+        proto::ComputeFit& h = *(calibration.*head_fit)();
+        h.set_alpha2_s_per_token(fit->coefficients[0]);
+        h.set_beta_s(fit->coefficients[1]);
+        *(calibration.*head_quality)() = fit->quality;
+      }
     }
   }
   for (const auto& [key, points] : comm) {
@@ -412,6 +465,24 @@ std::string calibration_summary(const proto::Calibration& calibration) {
                          pass, fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(),
                          fit->gamma_s_per_extra_segment(), quality(*q));
     }
+  }
+  for (auto [what, fit, q, has] :
+       {std::tuple{"forward attention", &calibration.forward_attention(), &calibration.forward_attention_quality(),
+                   calibration.has_forward_attention()},
+        std::tuple{"backward attention", &calibration.backward_attention(), &calibration.backward_attention_quality(),
+                   calibration.has_backward_attention()}}) {
+    if (!has) continue;
+    out += fmt::format("  {:<9} alpha1 {:.4g} s/token^2, alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", what,
+                       fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(), quality(*q));
+  }
+  for (auto [what, fit, q, has] :
+       {std::tuple{"forward LM head", &calibration.forward_head(), &calibration.forward_head_quality(),
+                   calibration.has_forward_head()},
+        std::tuple{"backward LM head", &calibration.backward_head(), &calibration.backward_head_quality(),
+                   calibration.has_backward_head()}}) {
+    if (!has) continue;
+    out += fmt::format("  {:<9} alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", what, fit->alpha2_s_per_token(),
+                       fit->beta_s(), quality(*q));
   }
   for (const auto& c : calibration.collectives()) {
     out += fmt::format("  {:<14} n={:<3} {:<11} latency {:.4g} s, busbw {:.4g} B/s  ({})\n", c.kind(), c.group_size(),

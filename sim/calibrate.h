@@ -6,7 +6,11 @@
 //   compute  per pass (forward, backward), from the "layer" rows (one whole
 //            transformer layer, one shard, s new tokens after c of context):
 //              time = alpha1 * ((c + s)^2 - c^2) + alpha2 * s + beta
-//            (models/compute_cost.h's CalibratedComputeCost)
+//            (models/compute_cost.h's CalibratedComputeCost); where the file has
+//            them, the same form of the "attention" rows (the attention kernel
+//            alone, gamma 0; at least 4 rows a pass) and, from the "gemm" rows
+//            named lm_head* with their tokens, summed per (pass, s), the LM
+//            head's alpha2 * s + beta (at least 3 values of s a pass)
 //   comm     per (op, group size, crosses nodes), from the comm rows:
 //              time = latency + bus_bytes(op, n, bytes) / bus_bandwidth
 //            (bus bytes as nccl-tests counts them: models/calibrated_network.h)

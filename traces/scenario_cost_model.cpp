@@ -52,6 +52,29 @@ CalibratedFit resolve_fit(const proto::ComputeFit& fit, std::string_view path, c
                        fit.gamma_s_per_extra_segment()};
 }
 
+// The optional kernel fits, each pass's where the calibration has it; a head or
+// attention fit of one pass needs the other pass's.
+CalibratedKernelFits resolve_kernel_fits(const proto::Calibration& calibration, const CalibrationLocator& where) {
+  CalibratedKernelFits kernels;
+  if (calibration.has_forward_head() != calibration.has_backward_head()) {
+    where.fail(calibration.has_forward_head() ? "backward_head" : "forward_head",
+               "is missing: the LM head's fits come in pairs (forward_head and backward_head)");
+  }
+  if (calibration.has_forward_attention() != calibration.has_backward_attention()) {
+    where.fail(calibration.has_forward_attention() ? "backward_attention" : "forward_attention",
+               "is missing: the attention fits come in pairs (forward_attention and backward_attention)");
+  }
+  if (calibration.has_forward_head()) {
+    kernels.forward_head = resolve_fit(calibration.forward_head(), "forward_head", where);
+    kernels.backward_head = resolve_fit(calibration.backward_head(), "backward_head", where);
+  }
+  if (calibration.has_forward_attention()) {
+    kernels.forward_attention = resolve_fit(calibration.forward_attention(), "forward_attention", where);
+    kernels.backward_attention = resolve_fit(calibration.backward_attention(), "backward_attention", where);
+  }
+  return kernels;
+}
+
 std::vector<CommFit> resolve_comm_fits(const proto::Calibration& calibration, const CalibrationLocator& where) {
   std::vector<CommFit> fits;
   for (int i = 0; i < calibration.collectives_size(); ++i) {
@@ -282,8 +305,9 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
     }
     const CalibratedFit forward = resolve_fit(calibration.forward(), "forward", calibration_where);
     const CalibratedFit backward = resolve_fit(calibration.backward(), "backward", calibration_where);
-    resolved->compute_cost =
-        std::make_shared<CalibratedComputeCost>(resolved->model, resolved->cluster.gpu, forward, backward, efficiency);
+    resolved->compute_cost = std::make_shared<CalibratedComputeCost>(
+        resolved->model, resolved->cluster.gpu, forward, backward, efficiency,
+        resolve_kernel_fits(calibration, calibration_where));
   } else if (compute == proto::CostModel::SHAPED) {
     resolved->shaped_compute = resolve_shaped_compute(cost, resolved->cluster.gpu, where);
     resolved->compute_cost =

@@ -228,6 +228,7 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
         f["kernel"] = text("gemm");
         f["name"] = text(g.name);
         f["pass"] = text(pass);
+        f["tokens"] = number(static_cast<double>(point.tokens));
         f["m"] = number(static_cast<double>(g.m));
         f["n"] = number(static_cast<double>(g.n));
         f["k"] = number(static_cast<double>(g.k));

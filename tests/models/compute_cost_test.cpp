@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/errors.h"
@@ -303,6 +306,77 @@ TEST(CalibratedComputeCost, PartsSplitTheTimeByFlopsAndSumToTheWhole) {
   const double layers_s = model.cost(part_of(Pass::Backward, layers_only, LayerPart::Whole, 2)).time.value;
   EXPECT_NEAR(model.cost(part_of(Pass::Backward, w, LayerPart::Attention, 2)).time.value, layers_s * attn_share,
               1e-12 * layers_s);
+}
+
+constexpr CalibratedFit kForwardHead{0.0, 4e-7, 2e-4};
+constexpr CalibratedFit kBackwardHead{0.0, 9e-7, 3e-4};
+constexpr CalibratedFit kForwardAttention{1.5e-12, 2e-8, 1e-4};
+constexpr CalibratedFit kBackwardAttention{4e-12, 5e-8, 2e-4};
+
+TEST(CalibratedComputeCost, LmHeadFitReplacesThePeakWithAlphaPerTokenOverShardsPlusBeta) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward, AnalyticEfficiency{},
+                                    CalibratedKernelFits{kForwardHead, kBackwardHead, {}, {}});
+  const std::vector<Segment> segs = {{1000, 0}, {500, 200}};
+  for (auto [pass, head] : {std::pair{Pass::Forward, kForwardHead}, std::pair{Pass::Backward, kBackwardHead},
+                            std::pair{Pass::Recompute, kForwardHead}}) {
+    for (std::uint32_t shards : {1u, 4u}) {
+      const double layers_s = model.cost(part_of(pass, work_of(segs, 3), LayerPart::Whole, shards)).time.value;
+      const double with_head_s = model.cost(part_of(pass, work_of(segs, 3, true), LayerPart::Whole, shards)).time.value;
+      EXPECT_NEAR(with_head_s - layers_s, head.alpha2_s_per_token * 1500.0 / shards + head.beta_s, 1e-15);
+      // The head is POST_ATTENTION's.
+      EXPECT_NEAR(model.cost(part_of(pass, work_of(segs, 3, true), LayerPart::PostAttention, shards)).time.value -
+                      model.cost(part_of(pass, work_of(segs, 3), LayerPart::PostAttention, shards)).time.value,
+                  head.alpha2_s_per_token * 1500.0 / shards + head.beta_s, 1e-15);
+    }
+  }
+  // No tokens: no head either.
+  const std::vector<Segment> empty = {{0, 0}};
+  EXPECT_EQ(model.cost({Pass::Forward, work_of(empty, 3, true)}).time.value, 0.0);
+}
+
+TEST(CalibratedComputeCost, AttentionFitPricesTheAttentionPartAndTheGemmPartsShareTheRest) {
+  const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward, AnalyticEfficiency{},
+                                    CalibratedKernelFits{kForwardHead, kBackwardHead, kForwardAttention,
+                                                         kBackwardAttention});
+  const std::vector<Segment> segs = {{4096, 2048}, {1024, 0}};
+  const ChunkWork w = work_of(segs, 2, true);
+  ChunkWork layers_only = w;
+  layers_only.includes_lm_head = false;
+  for (auto [pass, layer, attention] : {std::tuple{Pass::Backward, kBackward, kBackwardAttention},
+                                        std::tuple{Pass::Forward, kForward, kForwardAttention}}) {
+    const double shards = 2;
+    double attention_alpha = 0.0;
+    for (const Segment& seg : segs) {
+      const double s = static_cast<double>(seg.tokens), c = static_cast<double>(seg.context_tokens);
+      attention_alpha += attention.alpha1_s_per_token2 * ((c + s) * (c + s) - c * c) + attention.alpha2_s_per_token * s;
+    }
+    const double attention_s = 2 * (attention_alpha / shards + attention.beta_s);
+    EXPECT_NEAR(model.cost(part_of(pass, w, LayerPart::Attention, 2)).time.value, attention_s, 1e-12 * attention_s);
+    // PRE_ATTENTION and POST_ATTENTION (without the head) split the rest by their GEMM FLOPs.
+    const double layers_s = model.cost(part_of(pass, layers_only, LayerPart::Whole, 2)).time.value;
+    const double pre_share = part_flops(llama7b(), pass, layers_only, LayerPart::PreAttention).gemm /
+                             chunk_flops(llama7b(), pass, layers_only).gemm;
+    EXPECT_NEAR(model.cost(part_of(pass, w, LayerPart::PreAttention, 2)).time.value,
+                (layers_s - attention_s) * pre_share, 1e-12 * layers_s);
+    double sum = 0.0;
+    for (LayerPart part : kParts) sum += model.cost(part_of(pass, w, part, 2)).time.value;
+    const double whole_s = model.cost(part_of(pass, w, LayerPart::Whole, 2)).time.value;
+    EXPECT_NEAR(sum, whole_s, 1e-12 * whole_s);
+  }
+  // An attention fit slower than the whole layer's fit takes the layers' time, no more; the other parts none.
+  const CalibratedComputeCost slow(llama7b(), a100(), kForward, kBackward, AnalyticEfficiency{},
+                                   CalibratedKernelFits{{}, {}, CalibratedFit{1.0, 0.0, 0.0}, kBackwardAttention});
+  const double layers_s = slow.cost(part_of(Pass::Forward, layers_only, LayerPart::Whole, 1)).time.value;
+  EXPECT_DOUBLE_EQ(slow.cost(part_of(Pass::Forward, layers_only, LayerPart::Attention, 1)).time.value, layers_s);
+  EXPECT_DOUBLE_EQ(slow.cost(part_of(Pass::Forward, layers_only, LayerPart::PreAttention, 1)).time.value, 0.0);
+}
+
+TEST(CalibratedComputeCost, RejectsNonFiniteKernelFits) {
+  const CalibratedFit bad{std::numeric_limits<double>::infinity(), 0.0, 0.0};
+  EXPECT_THROW(CalibratedComputeCost(llama7b(), a100(), kForward, kBackward, {}, CalibratedKernelFits{bad, {}, {}, {}}),
+               InputError);
+  EXPECT_THROW(CalibratedComputeCost(llama7b(), a100(), kForward, kBackward, {}, CalibratedKernelFits{{}, {}, {}, bad}),
+               InputError);
 }
 
 TEST(ComputeCostModel, WorksThroughTheInterface) {

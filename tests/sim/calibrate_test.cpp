@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -144,6 +145,74 @@ TEST(Calibrate, ExactComputeTimesGiveTheCoefficientsAndAPerfectFit) {
   EXPECT_EQ(c.sources(0).kind(), "compute");
   EXPECT_EQ(c.sources(0).backend(), "cpu");
   EXPECT_EQ(c.collectives_size(), 0);
+}
+
+// The attention rows (one sequence, all heads) of `forward` and `backward`, and
+// the LM head's GEMM rows at s = 64 .. 1024: forward `lm_head` of
+// head_forward_s_per_token * s + 1e-5 s, backward `lm_head_dgrad` and
+// `lm_head_wgrad` of half the backward time each.
+void add_kernel_rows(proto::BenchFile& b, Truth forward, Truth backward, double head_forward_s_per_token,
+                     double head_backward_s_per_token) {
+  for (const auto& [pass, truth] : {std::pair{"forward", forward}, std::pair{"backward", backward}}) {
+    for (double s = 64; s <= 1024; s *= 2) {
+      for (double c : {0.0, s, 2 * s}) {
+        auto* r = b.add_results();
+        r->set_kernel("attention");
+        r->set_pass(pass);
+        r->set_tokens(static_cast<std::uint64_t>(s));
+        r->set_context_tokens(static_cast<std::uint64_t>(c));
+        r->set_time_s(truth.time(s, c));
+      }
+    }
+  }
+  for (double s = 64; s <= 1024; s *= 2) {
+    const double backward_s = head_backward_s_per_token * s + 1e-5;
+    for (auto [name, pass, time_s] : {std::tuple{"lm_head", "forward", head_forward_s_per_token * s + 1e-5},
+                                      std::tuple{"lm_head_dgrad", "backward", backward_s / 2},
+                                      std::tuple{"lm_head_wgrad", "backward", backward_s / 2}}) {
+      auto* g = b.add_results();
+      g->set_kernel("gemm");
+      g->set_name(name);
+      g->set_pass(pass);
+      g->set_tokens(static_cast<std::uint64_t>(s));
+      g->set_m(static_cast<std::uint64_t>(s));
+      g->set_n(512);
+      g->set_k(64);
+      g->set_time_s(time_s);
+    }
+  }
+}
+
+TEST(Calibrate, AttentionAndLmHeadRowsGiveTheirOwnFits) {
+  // Without them (the fixture has one qkv GEMM row): no kernel fits.
+  const proto::Calibration plain = calibrate_one(compute_bench(0.0));
+  EXPECT_FALSE(plain.has_forward_attention());
+  EXPECT_FALSE(plain.has_backward_head());
+
+  proto::BenchFile b = compute_bench(0.0);
+  const Truth forward_attention{6e-13, 3e-8, 2e-5}, backward_attention{1.5e-12, 5e-8, 3e-5};
+  add_kernel_rows(b, forward_attention, backward_attention, 3e-6, 7e-6);
+  const proto::Calibration c = calibrate_one(b);
+  ASSERT_TRUE(c.has_forward_attention());
+  ASSERT_TRUE(c.has_backward_attention());
+  EXPECT_NEAR(c.forward_attention().alpha1_s_per_token2() / forward_attention.alpha1, 1.0, 1e-6);
+  EXPECT_NEAR(c.forward_attention().alpha2_s_per_token() / forward_attention.alpha2, 1.0, 1e-6);
+  EXPECT_NEAR(c.backward_attention().alpha1_s_per_token2() / backward_attention.alpha1, 1.0, 1e-6);
+  EXPECT_NEAR(c.backward_attention().beta_s() / backward_attention.beta, 1.0, 1e-6);
+  EXPECT_EQ(c.forward_attention_quality().points(), 15u);  // 5 sizes x 3 contexts
+  // The head: alpha2 * s + beta, backward the sum of its two GEMMs.
+  ASSERT_TRUE(c.has_forward_head());
+  ASSERT_TRUE(c.has_backward_head());
+  EXPECT_NEAR(c.forward_head().alpha2_s_per_token() / 3e-6, 1.0, 1e-6);
+  EXPECT_NEAR(c.backward_head().alpha2_s_per_token() / 7e-6, 1.0, 1e-6);
+  EXPECT_NEAR(c.backward_head().beta_s() / 1e-5, 1.0, 1e-6);
+  EXPECT_EQ(c.forward_head().alpha1_s_per_token2(), 0.0);
+  EXPECT_EQ(c.backward_head_quality().points(), 5u);
+  EXPECT_LT(c.backward_head_quality().max_relative_error(), 1e-9);
+  // The layer fits are the same as without the kernel rows.
+  EXPECT_DOUBLE_EQ(c.forward().alpha2_s_per_token(), plain.forward().alpha2_s_per_token());
+  EXPECT_THAT(calibration_summary(c), HasSubstr("backward LM head alpha2 7e-06 s/token"));
+  EXPECT_THAT(calibration_summary(c), HasSubstr("forward attention alpha1 6e-13 s/token^2"));
 }
 
 TEST(Calibrate, PackedRowsGiveTheCostOfEachSequencePastTheFirst) {

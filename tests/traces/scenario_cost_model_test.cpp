@@ -41,6 +41,33 @@ TEST_F(ScenarioFile, CostModel) {
             nullptr);
 }
 
+TEST_F(ScenarioFile, KernelFitsComeInPairsAndChangeThePrice) {
+  const std::string calibrated = std::string(kBase) +
+                                 "cost_model {\n  calibration {\n    forward { alpha2_s_per_token: 1e-7 beta_s: 1e-5 }\n"
+                                 "    backward { alpha2_s_per_token: 2e-7 }\n"
+                                 "    forward_head { alpha2_s_per_token: 3e-6 }\n"
+                                 "    backward_head { alpha2_s_per_token: 6e-6 }\n  }\n}\n";
+  const std::vector<Segment> segments = {Segment{1000, 0}};
+  ChunkWork chunk;
+  chunk.segments = segments;
+  chunk.layer_count = 1;
+  chunk.includes_lm_head = true;
+  ChunkWork layers = chunk;
+  layers.includes_lm_head = false;
+  const ResolvedScenario r = load(calibrated);
+  EXPECT_NEAR(r.compute_cost->cost({Pass::Backward, chunk}).time.value -
+                  r.compute_cost->cost({Pass::Backward, layers}).time.value,
+              6e-3, 1e-12);
+  EXPECT_THAT(error_of(replaced(calibrated, "    backward_head { alpha2_s_per_token: 6e-6 }\n", "")),
+              HasSubstr("cost_model.calibration.backward_head: is missing: the LM head's fits come in pairs"));
+  EXPECT_THAT(error_of(replaced(calibrated, "forward_head { alpha2_s_per_token: 3e-6 }",
+                                "forward_attention { alpha1_s_per_token2: -1 }")),
+              HasSubstr("cost_model.calibration.forward_head: is missing: the LM head's fits come in pairs"));
+  EXPECT_THAT(error_of(replaced(calibrated, "    forward_head { alpha2_s_per_token: 3e-6 }\n    backward_head { alpha2_s_per_token: 6e-6 }\n",
+                                "    forward_attention { alpha1_s_per_token2: 1e-12 }\n    backward_attention { }\n")),
+              HasSubstr("cost_model.calibration.backward_attention: needs at least one positive coefficient"));
+}
+
 TEST_F(ScenarioFile, CalibrationFileResolvesAgainstTheScenariosFolder) {
   proto::Calibration calibration = testing::sample_calibration();
   write_message(calibration, dir_ / "calibrations" / "a100.textproto");
