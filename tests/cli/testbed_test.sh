@@ -3,7 +3,10 @@
 # calibrate, plan, simulate, mpirun eppsim-run, validate; then the plot of
 # simulated against measured. Checks the files and that the simulated step is
 # within a loose bound of the measured one (the README reports the errors; CI
-# machines are noisy, so the bound here catches a broken loop, not 5%).
+# machines are noisy, so the bound here catches a broken loop, not 5%). A
+# 2-core VM's speed drifts by up to 2x over minutes, so a step outside the
+# bound is measured again, up to twice, with the same benchmarks (eppsim
+# testbed --bench): the test fails when all three are outside.
 # usage: testbed_test.sh EPPSIM SOURCE_DIR SCENARIO [--keep DIR | --bench DIR]
 #   --keep DIR   write the loop's output to DIR and keep it (for --bench of later tests)
 #   --bench DIR  reuse DIR's benchmarks (eppsim testbed --bench), and check that a
@@ -40,17 +43,30 @@ if [ "$mode" = --bench ]; then
 fi
 /usr/bin/python3 "$source_dir/plots/validation.py" "$loop_dir" >/dev/null 2>&1
 [ -s "$loop_dir/plots/timeline.png" ] || { echo "FAIL no plots/timeline.png"; exit 1; }
-/usr/bin/python3 - "$loop_dir/validation.json" <<'PY'
+within_bound() {
+  /usr/bin/python3 - "$1/validation.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 error = v["step_time_error"]
 print(f"simulated {v['simulated_step_time_s']:.4f} s, measured {v['measured_step_time_s']:.4f} s, error {100 * error:+.1f}%")
 assert v["ranks"] == 2, v["ranks"]
 assert v["measured_engine"] == "cpu", v["measured_engine"]
-assert abs(error) < 0.5, f"step-time error {error:+.3f} beyond the loose bound of 50%"
+sys.exit(0 if abs(error) < 0.5 else 3)
 PY
+}
+attempt_dir=$loop_dir
+for attempt in 1 2 3; do
+  status=0
+  within_bound "$attempt_dir" || status=$?
+  [ "$status" = 0 ] && break
+  [ "$status" = 3 ] || { echo "FAIL $attempt_dir/validation.json"; exit 1; }
+  [ "$attempt" = 3 ] && { echo "FAIL step-time error beyond the loose bound of 50% in 3 measurements"; exit 1; }
+  echo "step-time error beyond the loose bound of 50%: measuring again with the same benchmarks"
+  attempt_dir=$out/again-$attempt
+  "$eppsim" testbed "$source_dir/$scenario" -o "$attempt_dir" --bench "$loop_dir" --log warn
+done
 # The README's row for this scenario (scripts/validation_table.py): step and compute errors.
-row=$(/usr/bin/python3 "$source_dir/scripts/validation_table.py" "$loop_dir" | tail -n 1)
+row=$(/usr/bin/python3 "$source_dir/scripts/validation_table.py" "$attempt_dir" | tail -n 1)
 echo "$row"
 [[ "$row" == "| "*" | "*" s | "*"% | "*"% | "*"% |" ]] || { echo "FAIL validation_table row: $row"; exit 1; }
 echo "PASS testbed $scenario"
