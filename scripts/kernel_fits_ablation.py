@@ -59,9 +59,7 @@ def main():
     parser.add_argument("--eppsim", default="build/sim/eppsim")
     parser.add_argument("pairs", nargs="+", metavar="SCENARIO=DIR")
     args = parser.parse_args()
-    header = ["scenario", "step simulated", "step measured", "step error", "compute simulated",
-              "compute measured", "compute error", "forward error", "backward error"]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    rows = []
     with tempfile.TemporaryDirectory() as work:
         for pair in args.pairs:
             scenario, sep, folder = pair.partition("=")
@@ -79,10 +77,10 @@ def main():
             with open(layer_only, "w", encoding="utf-8") as f:
                 f.write(without_kernel_fits(full))
             for variant, path in (("layer fits only", layer_only), ("with kernel fits", calibration)):
-                cells = simulate_and_validate(args.eppsim, scenario, path, measured, work, f"{name}-{len(lines)}")
+                cells = simulate_and_validate(args.eppsim, scenario, path, measured, work, f"{name}-{len(rows)}")
                 cells[0] = f"{name} ({variant})"
-                lines.append("| " + " | ".join(cells) + " |")
-    print("\n".join(lines))
+                rows.append(cells)
+    print(validation_table.markdown(rows))
 
 
 if __name__ == "__main__":

@@ -49,14 +49,20 @@ def row(folder):
             error_cell(sim_compute, meas_compute), kind_error("compute/forward"), kind_error("compute/backward")]
 
 
+HEADER = ["scenario", "step simulated", "step measured", "step error", "compute simulated", "compute measured",
+          "compute error", "forward error", "backward error"]
+
+
+def markdown(rows):
+    """The Markdown table of `rows` (lists of cells, as row() gives) under HEADER."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 1)]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
 def main(argv):
     if len(argv) < 2:
         fail("usage: validation_table.py DIR [DIR ...]")
-    header = ["scenario", "step simulated", "step measured", "step error", "compute simulated",
-              "compute measured", "compute error", "forward error", "backward error"]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    lines += ["| " + " | ".join(row(folder)) + " |" for folder in argv[1:]]
-    print("\n".join(lines))
+    print(markdown([row(folder) for folder in argv[1:]]))
 
 
 if __name__ == "__main__":

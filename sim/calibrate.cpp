@@ -466,23 +466,20 @@ std::string calibration_summary(const proto::Calibration& calibration) {
                          fit->gamma_s_per_extra_segment(), quality(*q));
     }
   }
-  for (auto [what, fit, q, has] :
-       {std::tuple{"forward attention", &calibration.forward_attention(), &calibration.forward_attention_quality(),
-                   calibration.has_forward_attention()},
-        std::tuple{"backward attention", &calibration.backward_attention(), &calibration.backward_attention_quality(),
-                   calibration.has_backward_attention()}}) {
-    if (!has) continue;
-    out += fmt::format("  {:<9} alpha1 {:.4g} s/token^2, alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", what,
-                       fit->alpha1_s_per_token2(), fit->alpha2_s_per_token(), fit->beta_s(), quality(*q));
-  }
-  for (auto [what, fit, q, has] :
-       {std::tuple{"forward LM head", &calibration.forward_head(), &calibration.forward_head_quality(),
-                   calibration.has_forward_head()},
-        std::tuple{"backward LM head", &calibration.backward_head(), &calibration.backward_head_quality(),
-                   calibration.has_backward_head()}}) {
-    if (!has) continue;
-    out += fmt::format("  {:<9} alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", what, fit->alpha2_s_per_token(),
-                       fit->beta_s(), quality(*q));
+  // The kernel fits, where fitted; the head's have no alpha1.
+  using C = proto::Calibration;
+  for (auto [what, fit, q, has, head] :
+       {std::tuple{"forward attention", &C::forward_attention, &C::forward_attention_quality,
+                   &C::has_forward_attention, false},
+        std::tuple{"backward attention", &C::backward_attention, &C::backward_attention_quality,
+                   &C::has_backward_attention, false},
+        std::tuple{"forward LM head", &C::forward_head, &C::forward_head_quality, &C::has_forward_head, true},
+        std::tuple{"backward LM head", &C::backward_head, &C::backward_head_quality, &C::has_backward_head, true}}) {
+    if (!(calibration.*has)()) continue;
+    const proto::ComputeFit& f = (calibration.*fit)();
+    out += fmt::format("  {:<9} {}alpha2 {:.4g} s/token, beta {:.4g} s  ({})\n", what,
+                       head ? "" : fmt::format("alpha1 {:.4g} s/token^2, ", f.alpha1_s_per_token2()),
+                       f.alpha2_s_per_token(), f.beta_s(), quality((calibration.*q)()));
   }
   for (const auto& c : calibration.collectives()) {
     out += fmt::format("  {:<14} n={:<3} {:<11} latency {:.4g} s, busbw {:.4g} B/s  ({})\n", c.kind(), c.group_size(),
