@@ -310,6 +310,74 @@ TEST(ValidateSchedule, OnlyACollectiveHasAnAlgorithm) {
   EXPECT_THAT(error_of(unknown.schedule()), HasSubstr("schedule: rank 1 op 1: algorithm: unknown value 9"));
 }
 
+std::string error_of_program(const proto::Schedule& schedule, std::uint32_t rank, bool op_by_op) {
+  try {
+    ScheduleValidator validator(schedule);
+    if (op_by_op) {
+      validator.validate_program_op_by_op(rank);
+    } else {
+      validator.validate_program(rank);
+    }
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// validate_program checks columns at a time and leaves naming the first
+// violation to the op-by-op walk: the two must agree on every program. Each
+// case sets one entry of one column of a schedule using every op kind, with
+// durations, algorithms and deps, to a value a rule may reject (or not).
+TEST(ValidateSchedule, ColumnChecksAgreeWithTheOpByOpWalk) {
+  HandSchedule base = columns_schedule();
+  base.collective(0, 1, 0, 128, proto::ALL_REDUCE, {}, proto::RING);
+  base.collective(1, 1, 0, 128, proto::ALL_REDUCE, {}, proto::TREE);
+  base.memory(1, 0, false, 0);
+  base.fix_duration(1, 0, 1000);
+  const std::vector<std::uint64_t> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 42, 63, 64, 99, 1000,
+                                             (std::uint64_t{1} << 50) + 1, 0xffffffffull, ~std::uint64_t{0}};
+  int rejected = 0, cases = 0;
+  for (std::uint32_t rank = 0; rank < 2; ++rank) {
+    const int ops = base.program(rank).stream_size();
+    for (int column = 0; column < 9; ++column) {
+      for (int i = 0; i < (column == 8 ? base.program(rank).dep_on_size() : ops); ++i) {
+        for (const std::uint64_t v : values) {
+          HandSchedule h = base;
+          proto::RankProgram& p = h.program(rank);
+          const auto u32 = static_cast<std::uint32_t>(v);
+          switch (column) {
+            case 0: p.set_stream(i, u32); break;
+            case 1: p.set_code(i, static_cast<proto::OpCode>(u32)); break;
+            case 2: p.set_target(i, u32); break;
+            case 3: p.set_size_bytes(i, v); break;
+            case 4: p.set_detail(i, u32); break;
+            case 5: p.set_algorithm(i, static_cast<proto::CollectiveAlgorithm>(u32)); break;
+            case 6: {
+              const OpView op = ops_of(p)[static_cast<std::uint32_t>(i)];
+              set_duration(p, static_cast<std::uint32_t>(i), static_cast<proto::DurationSource>(u32 % 4), op.fixed_duration_ns());
+              break;
+            }
+            case 7: {
+              const OpView op = ops_of(p)[static_cast<std::uint32_t>(i)];
+              set_duration(p, static_cast<std::uint32_t>(i), op.duration_source(), static_cast<std::int64_t>(v));
+              break;
+            }
+            case 8: p.set_dep_on(i, u32); break;
+          }
+          const std::string message = error_of_program(h.schedule(), rank, false);
+          EXPECT_EQ(message, error_of_program(h.schedule(), rank, true))
+              << "rank " << rank << " column " << column << " op " << i << " value " << v;
+          rejected += message.empty() ? 0 : 1;
+          ++cases;
+        }
+      }
+    }
+  }
+  // Most cases break a rule; some do not (a stream or a tag that exists).
+  EXPECT_GT(rejected, cases / 2);
+  EXPECT_LT(rejected, cases);
+}
+
 // Ops as messages are read from older files (convert_op_messages); a schedule
 // that still holds them was not converted.
 TEST(ValidateSchedule, RejectsOpsStillAsMessages) {

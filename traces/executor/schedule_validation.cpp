@@ -182,14 +182,37 @@ void check_columns(const proto::RankProgram& p, std::uint32_t rank) {
   }
 }
 
+// Whether rank `rank` is in every group the work `c` is split over.
+bool in_split_groups(const proto::ComputeOp& c, const GroupMembers& groups, std::uint32_t rank) {
+  for (int s = 0; s < c.splits_size(); ++s) {
+    if (!groups.contains(c.splits(s).group(), rank)) return false;
+  }
+  return true;
+}
+
+// The values below 64 an enum's IsValid accepts, as bits, so that a column of
+// them is checked with a shift and a mask instead of a call per entry.
+template <class IsValid>
+std::uint64_t valid_below_64(IsValid is_valid) {
+  std::uint64_t bits = 0;
+  for (int v = 0; v < 64; ++v) bits |= is_valid(v) ? std::uint64_t{1} << v : 0;
+  return bits;
+}
+bool in(std::uint64_t bits, std::uint64_t value) { return value < 64 && (bits >> value & 1) != 0; }
+
 }  // namespace
 
 struct ScheduleValidator::Checked {
   explicit Checked(const proto::Schedule& s) : groups(s) {}
   GroupMembers groups;
-  // The last rank whose membership of each work's split groups was checked: a
-  // rank runs the same work many times (its layers, its micro-batches).
+  // The last rank whose membership of each work's split groups, and of each
+  // group, was checked: a rank runs the same work many times (its layers, its
+  // micro-batches) and meets the same groups many times.
   std::vector<std::uint32_t> members_checked_for;
+  std::vector<std::uint32_t> group_checked_for;
+  const std::uint64_t collective_kinds = valid_below_64(proto::CollectiveKind_IsValid) & ~std::uint64_t{1};
+  const std::uint64_t memory_tags = valid_below_64(proto::MemoryTag_IsValid);
+  const std::uint64_t algorithms = valid_below_64(proto::CollectiveAlgorithm_IsValid);
 };
 
 ScheduleValidator::ScheduleValidator(const proto::Schedule& schedule) : schedule_(schedule) {
@@ -210,11 +233,98 @@ ScheduleValidator::ScheduleValidator(const proto::Schedule& schedule) : schedule
     check_work(schedule.shared_computes(w), checked_->groups, w);
   }
   checked_->members_checked_for.assign(static_cast<std::size_t>(schedule.shared_computes_size()), ranks);
+  checked_->group_checked_for.assign(checked_->groups.groups(), ranks);
 }
 
 ScheduleValidator::~ScheduleValidator() = default;
 
 void ScheduleValidator::validate_program(std::uint32_t r) {
+  check_columns(schedule_.programs(static_cast<int>(r)), r);
+  if (!passes_column_checks(r)) validate_program_op_by_op(r);
+}
+
+// Every rule of validate_program_op_by_op, checked a column at a time: loops
+// without an early exit (vectorised) over the columns every op has, and one
+// switch over the op codes for what depends on the kind. Answers whether the
+// program passes; the op-by-op walk then names the first violation.
+bool ScheduleValidator::passes_column_checks(std::uint32_t r) {
+  const proto::Schedule& schedule = schedule_;
+  Checked& checked = *checked_;
+  const auto& program = schedule.programs(static_cast<int>(r));
+  const auto n = static_cast<std::size_t>(program.stream_size());
+  const std::uint32_t* stream = program.stream().data();
+  const std::uint64_t* bytes = program.size_bytes().data();
+  bool bad = false;
+  const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+  for (std::size_t i = 0; i < n; ++i) bad |= stream[i] >= streams;
+  for (std::size_t i = 0; i < n; ++i) bad |= bytes[i] > limits::kMaxOpBytes;
+  const std::uint32_t* dep_op = program.dep_op().data();
+  const std::uint32_t* dep_on = program.dep_on().data();
+  for (int k = 0; k < program.dep_op_size(); ++k) bad |= dep_on[k] >= dep_op[k];
+  if (bad) return false;
+
+  const int* code = program.code().data();
+  const std::uint32_t* target = program.target().data();
+  const std::uint32_t* detail = program.detail().data();
+  if (!program.duration_source().empty() || !program.fixed_duration_ns().empty()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const OpView op = ops_of(program)[static_cast<std::uint32_t>(i)];
+      const auto ns = op.fixed_duration_ns();
+      switch (op.duration_source()) {
+        case proto::DURATION_FROM_WORK: bad |= ns != 0; break;
+        case proto::DURATION_FIXED: bad |= ns < 0 || (op.is_memory() && ns != 0); break;
+        default: return false;
+      }
+    }
+  }
+  if (!program.algorithm().empty()) {
+    const int* algorithm = program.algorithm().data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto a = static_cast<std::uint64_t>(static_cast<std::uint32_t>(algorithm[i]));
+      bad |= !in(checked.algorithms, a) || (a != proto::ALGORITHM_AUTO && code[i] != proto::OP_COLLECTIVE);
+    }
+  }
+  if (bad) return false;
+
+  const auto ranks = schedule.num_ranks();
+  const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
+  const auto groups = static_cast<std::uint32_t>(checked.groups.groups());
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (code[i]) {
+      case proto::OP_COMPUTE: {
+        const auto w = target[i];
+        if (w >= works || bytes[i] != 0 || detail[i] != 0) return false;
+        if (checked.members_checked_for[w] != r) {
+          if (!in_split_groups(schedule.shared_computes(static_cast<int>(w)), checked.groups, r)) return false;
+          checked.members_checked_for[w] = r;
+        }
+        break;
+      }
+      case proto::OP_SEND:
+      case proto::OP_RECV:
+        if (target[i] >= ranks) return false;
+        break;
+      case proto::OP_COLLECTIVE: {
+        const auto g = target[i];
+        if (g >= groups || !in(checked.collective_kinds, detail[i])) return false;
+        if (checked.group_checked_for[g] != r) {
+          if (!checked.groups.contains(g, r)) return false;
+          checked.group_checked_for[g] = r;
+        }
+        break;
+      }
+      case proto::OP_ALLOCATE:
+      case proto::OP_FREE:
+        if (!in(checked.memory_tags, detail[i]) || target[i] != 0) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+void ScheduleValidator::validate_program_op_by_op(std::uint32_t r) {
   const proto::Schedule& schedule = schedule_;
   const GroupMembers& groups = checked_->groups;
   std::vector<std::uint32_t>& members_checked_for = checked_->members_checked_for;

@@ -40,8 +40,13 @@ class ScheduleValidator {
   explicit ScheduleValidator(const proto::Schedule& schedule);
   ~ScheduleValidator();
   void validate_program(std::uint32_t rank);
+  // The same rules, op by op in program order: slower, and it names the first
+  // violation. validate_program runs it only on a program that fails its
+  // column checks (tests compare the two).
+  void validate_program_op_by_op(std::uint32_t rank);
 
  private:
+  bool passes_column_checks(std::uint32_t rank);
   struct Checked;
   const proto::Schedule& schedule_;
   std::unique_ptr<Checked> checked_;
