@@ -141,31 +141,45 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   std::uint64_t edges = 0;
   for (std::uint32_t r = 0; r < ranks; ++r) {
     validator.validate_program(r);
+    // The program's columns, read directly: entry i of each is op i, and the
+    // dependency entries (dep_op ascending, validated) list op dep_op[k]
+    // waiting for op dep_on[k].
+    const auto& program = schedule.programs(static_cast<int>(r));
     const auto first = rank_offset[r], end = rank_offset[r + 1];
-    if (local[r]) total += end - first;
+    const std::uint32_t n = end - first;
+    const std::uint32_t* stream = program.stream().data();
+    const int* code = program.code().data();
+    const std::uint32_t* target = program.target().data();
+    const std::uint32_t* detail = program.detail().data();
+    const std::uint32_t* dep_op = program.dep_op().data();
+    const std::uint32_t* dep_on = program.dep_on().data();
+    const auto deps = static_cast<std::uint32_t>(program.dep_op_size());
+    OpState* const rank_ops = op.data() + first;
+    if (local[r]) total += n;
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-    for (const OpView o : ops_of(schedule, r)) {
-      const auto g = first + o.index();
-      OpState& state = op[g];
+    for (std::uint32_t i = 0; i < n; ++i) {
+      OpState& state = rank_ops[i];
       state.rank = r;
-      state.kind = kind_of(o);
-      state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(o.stream(), kStreamInColumn));
+      state.kind = kind_of(code[i]);
+      state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
       if (state.kind == Kind::Collective) {
-        state.detail = static_cast<std::uint8_t>(o.collective_kind());
-        state.link = o.group();  // until build_collectives gives it a counter
+        state.detail = static_cast<std::uint8_t>(detail[i]);  // the collective kind
+        state.link = target[i];  // the group, until build_collectives gives it a counter
       } else if (state.kind == Kind::Compute) {
-        state.detail = phase_of_work[o.shared_compute()];  // validate_program checked the index
+        state.detail = phase_of_work[target[i]];  // validate_program checked the index
       }
       memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
       communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
-      auto& previous = last_on_stream[o.stream()];
+      auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) {
         ++op[previous].succ_begin;
         ++state.pending;
       }
-      previous = g;
-      for (auto d : o.deps()) ++op[first + d].succ_begin;
-      state.pending += static_cast<std::uint32_t>(o.deps().size());
+      previous = first + i;
+    }
+    for (std::uint32_t k = 0; k < deps; ++k) {
+      ++rank_ops[dep_on[k]].succ_begin;
+      ++rank_ops[dep_op[k]].pending;
     }
     const auto rank_edges = edges;
     for (auto g = first; g < end; ++g) {
@@ -176,15 +190,15 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     }
     succ.resize(edges);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-    for (const OpView o : ops_of(schedule, r)) {
-      const auto g = first + o.index();
-      auto& previous = last_on_stream[o.stream()];
+    for (std::uint32_t i = 0, k = 0; i < n; ++i) {
+      const auto g = first + i;
+      auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) succ[op[previous].succ_begin++] = g;
       previous = g;
-      for (auto d : o.deps()) succ[op[first + d].succ_begin++] = g;
+      for (; k < deps && dep_op[k] == i; ++k) succ[rank_ops[dep_on[k]].succ_begin++] = g;
       if (!global) continue;
-      if (op[g].kind == Kind::Send) op[g].link = table.find_or_add(channels, r, o.peer(), o.tag());
-      if (op[g].kind == Kind::Recv) op[g].link = table.find_or_add(channels, o.peer(), r, o.tag());
+      if (rank_ops[i].kind == Kind::Send) rank_ops[i].link = table.find_or_add(channels, r, target[i], detail[i]);
+      if (rank_ops[i].kind == Kind::Recv) rank_ops[i].link = table.find_or_add(channels, target[i], r, detail[i]);
     }
     // The last op's row ends where the next rank's first begins (op[end], set
     // by the next rank's first pass, or the end of the table below).

@@ -35,8 +35,8 @@ enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-inline Kind kind_of(OpView op) {
-  switch (op.code()) {
+inline Kind kind_of(int code) {
+  switch (code) {
     case proto::OP_SEND: return Kind::Send;
     case proto::OP_RECV: return Kind::Recv;
     case proto::OP_COLLECTIVE: return Kind::Collective;
@@ -45,6 +45,7 @@ inline Kind kind_of(OpView op) {
     default: return Kind::Compute;  // validation rejects any other code
   }
 }
+inline Kind kind_of(OpView op) { return kind_of(op.code()); }
 
 // A point-to-point channel (sender, receiver, tag): its unmatched posted sends
 // and receives in posting order, as intrusive queues through OpState::aux.
