@@ -1,11 +1,32 @@
 #include "sim/engine/op_prices.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "models/errors.h"
 #include "traces/program_ops.h"
 
 namespace eppsim {
+namespace {
+
+// What a collective's uncontended duration depends on besides the cost model.
+struct CollectiveShape {
+  std::uint32_t group;
+  std::uint32_t kind_and_algorithm;
+  std::uint64_t bytes;
+  bool operator==(const CollectiveShape&) const = default;
+};
+struct CollectiveShapeHash {
+  std::size_t operator()(const CollectiveShape& s) const {
+    const std::uint64_t h = (std::uint64_t{s.group} << 32 | s.kind_and_algorithm) * 0x9E3779B97F4A7C15ull ^ s.bytes;
+    return static_cast<std::size_t>(h ^ h >> 29);
+  }
+};
+
+}  // namespace
 
 OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const ExecutorCore& core) {
   rank_offset_.assign(std::size_t{schedule.num_ranks()} + 1, 0);
@@ -25,6 +46,7 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const
     return index_of_last(prices_s_);
   };
   std::vector<Segment> segments;
+  std::unordered_map<CollectiveShape, std::uint32_t, CollectiveShapeHash> collective_price_of_shape;
   std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     for (const OpView op : ops_of(schedule, r)) {
@@ -44,9 +66,23 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const
         case proto::OP_COLLECTIVE: {
           const auto ranks = core.group_ranks(op.group());
           if (ranks.front() != r) continue;
-          collective_prices_.push_back(CollectivePrice{collective_duration(cost, op, ranks).value, op.group(),
-                                                       op.algorithm() == proto::HIERARCHICAL});
-          price = index_of_last(collective_prices_) | kCollectivePrice;
+          const auto add = [&] {
+            collective_prices_.push_back(CollectivePrice{collective_duration(cost, op, ranks).value, op.group(),
+                                                         op.algorithm() == proto::HIERARCHICAL});
+            return index_of_last(collective_prices_) | kCollectivePrice;
+          };
+          if (fixed) {
+            price = add();
+          } else {
+            // A group repeats its collectives (layer after layer, micro-batch
+            // after micro-batch): equal ones share a price.
+            const CollectiveShape shape{op.group(), static_cast<std::uint32_t>(op.collective_kind()) << 8 |
+                                                        static_cast<std::uint32_t>(op.algorithm()),
+                                        op.size_bytes()};
+            const auto [at, added] = collective_price_of_shape.try_emplace(shape, 0);
+            if (added) at->second = add();
+            price = at->second;
+          }
           break;
         }
         default: continue;

@@ -24,8 +24,9 @@ class OpPrices {
 
   // Prices every COMPUTE and SEND op, and every COLLECTIVE op of the first
   // rank of its group (the first of collective_ready's members) with its group
-  // and algorithm. A group's members run one work, and every op of a shared
-  // compute one duration: each is priced once, and an op holds its price's
+  // and algorithm. A group's members run one work, every op of a shared
+  // compute one duration, and a group's collectives of one kind, algorithm and
+  // size one duration: each is priced once, and an op holds its price's
   // index. More than 2^30 distinct durations of either kind is an InputError.
   OpPrices(const proto::Schedule& schedule, const CostModel& cost, const ExecutorCore& core);
 
