@@ -52,11 +52,13 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
 void EndpointSharing::remove(FlowId id, double now_s) {
   Flow& f = flows_[id];
   if (!f.live) throw std::logic_error(fmt::format("EndpointSharing::remove: flow {} is not running", id));
+  // A port left with no flow has no rate to recompute: only those where
+  // others still run are dirty.
   for (const PortId p : f.ports) {
     auto& list = ports_[p].flows;
     *std::find(list.begin(), list.end(), id) = list.back();
     list.pop_back();
-    dirty_ports_.push_back(p);
+    if (!list.empty()) dirty_ports_.push_back(p);
   }
   f.live = false;
   f.remaining_s = 0.0;

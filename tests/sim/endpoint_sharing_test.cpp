@@ -117,6 +117,31 @@ TEST(EndpointSharing, OnlyTheConnectedFlowsAreRecomputed) {
   EXPECT_DOUBLE_EQ(after.at(c), 2.0);
 }
 
+// Removing a flow leaves a rate to recompute only where another flow still
+// runs: a port left empty is not dirty.
+TEST(EndpointSharing, ARemovalOnlyDirtiesPortsOthersStillUse) {
+  EndpointSharing sharing(3);
+  const std::array<PortId, 2> pa{0, 1}, pb{1, 2};
+  const FlowId a = sharing.add(pa, 2.0, 0.0);
+  update(sharing, 0.0);
+  sharing.remove(a, 2.0);
+  EXPECT_FALSE(sharing.pending());
+  EXPECT_TRUE(update(sharing, 2.0).empty());
+  // Two flows share port 1 at half speed each; when one ends at 4 s the
+  // other, with 1 s of work left, gets it all.
+  const FlowId b = sharing.add(pa, 2.0, 2.0);
+  const FlowId c = sharing.add(pb, 3.0, 2.0);
+  auto moved = update(sharing, 2.0);
+  EXPECT_DOUBLE_EQ(moved.at(b), 6.0);
+  EXPECT_DOUBLE_EQ(moved.at(c), 8.0);
+  sharing.remove(b, 6.0);
+  EXPECT_TRUE(sharing.pending());
+  moved = update(sharing, 6.0);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_DOUBLE_EQ(moved.at(c), 7.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(c), 1.0);
+}
+
 TEST(EndpointSharing, AFlowDueNowKeepsItsFinishingTime) {
   // Two flows due at the same instant: removing the first does not move the second.
   EndpointSharing sharing(2);
