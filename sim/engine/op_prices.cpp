@@ -49,7 +49,10 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const
   std::unordered_map<CollectiveShape, std::uint32_t, CollectiveShapeHash> collective_price_of_shape;
   std::vector<std::uint32_t> shared_price(static_cast<std::size_t>(schedule.shared_computes_size()), 0);
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    for (const OpView op : ops_of(schedule, r)) {
+    // By index: pricing needs no op's dependencies, which the iterator walks.
+    const ProgramOps ops = ops_of(schedule, r);
+    for (std::uint32_t i = 0; i < ops.size(); ++i) {
+      const OpView op = ops[i];
       const bool fixed = op.duration_source() == proto::DURATION_FIXED;
       std::uint32_t price = 0;
       switch (op.code()) {
@@ -87,7 +90,7 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const
         }
         default: continue;
       }
-      price_of_op_[rank_offset_[r] + op.index()] = price | (fixed ? kFixedPrice : 0);
+      price_of_op_[rank_offset_[r] + i] = price | (fixed ? kFixedPrice : 0);
     }
   }
 }

@@ -569,7 +569,8 @@ std::uint32_t ExecutorCore::prefetch(ActivityId id) const {
 proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   auto& s = *state_;
   const auto release = [](auto& table) { std::remove_reference_t<decltype(table)>().swap(table); };
-  if (!s.op.empty()) {
+  // Only a trace of op events asks which ops are done (done_op) once `op` is freed.
+  if (!s.op.empty() && s.options.record_op_events) {
     s.done_after_run.resize(s.op.size() - 1);
     for (std::size_t g = 0; g + 1 < s.op.size(); ++g) s.done_after_run[g] = s.op[g].status == Status::Done;
   }

@@ -114,7 +114,7 @@ struct ExecutorCore::State {
   };
   std::vector<Busy> busy;
   double last_end_s = 0.0;
-  // Once take_trace() has freed `op`: which ops are done.
+  // Once take_trace() has freed `op`, with op events: which ops are done.
   std::vector<bool> done_after_run;
 
   // Point-to-point channels (executor_detail::Channel).
