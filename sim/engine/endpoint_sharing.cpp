@@ -41,12 +41,39 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   f.finish_s = std::numeric_limits<double>::infinity();
   ++f.version;  // outdates whatever a previous flow in this slot left in a caller's heap
   f.live = true;
+  f.seen = 0;  // (no walk's epoch: a walk this instant marks it if it reaches it)
+  // A flow alone on every one of its ports is a component of its own (unless
+  // a flow added later in this instant joins one of them, whose walk then
+  // reaches it): its rate is its smallest port capacity, and no walk is needed.
+  bool alone = true;
+  double rate = 1.0;
   for (const PortId p : ports) {
-    ports_[p].flows.push_back(id);
-    dirty_ports_.push_back(p);
+    Port& port = ports_[p];
+    alone = alone && port.flows.empty();
+    rate = std::min(rate, port.limit);
+    port.flows.push_back(id);
+  }
+  if (alone) {
+    alone_.push_back(Alone{id, rate});
+  } else {
+    dirty_ports_.insert(dirty_ports_.end(), ports.begin(), ports.end());
   }
   ++active_;
   return id;
+}
+
+void EndpointSharing::rate_alone(double now_s) {
+  for (const Alone& a : alone_) {
+    Flow& flow = flows_[a.flow];
+    // Reached by this update's walk (another flow joined one of its ports, or
+    // a port's capacity changed): rated there.
+    if (!flow.live || (walked_ && flow.seen == epoch_) || flow.rate == a.rate) continue;
+    flow.rate = a.rate;
+    flow.finish_s = finish_at(now_s, flow.remaining_s, a.rate * flow.speed);
+    ++flow.version;
+    changed_.push_back(a.flow);
+  }
+  alone_.clear();
 }
 
 void EndpointSharing::remove(FlowId id, double now_s) {
@@ -106,7 +133,8 @@ void EndpointSharing::retime_slowed(double now_s) {
 
 void EndpointSharing::recompute(double now_s) {
   changed_.clear();
-  if (dirty_ports_.empty()) return;
+  walked_ = !dirty_ports_.empty();
+  if (!walked_) return;
   // The connected component of the changed ports: a breadth-first walk over
   // port -> flows on it -> their ports, marked with this update's epoch.
   ++epoch_;

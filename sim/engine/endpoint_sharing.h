@@ -34,7 +34,8 @@
 // Rates change only when a flow is added or removed, a capacity or a slowdown changes. Callers batch those made
 // at one instant and call update() once before time advances: it recomputes
 // the rates of the flows connected (through shared ports, transitively) to
-// the changed ones only, and reports each flow whose finishing time moved.
+// the changed ones only (a flow added alone on all its ports simply takes its
+// smallest port capacity), and reports each flow whose finishing time moved.
 // Flows and ports are indices into arrays reused across calls: adding,
 // removing and updating allocate nothing once the arrays have grown.
 #include <cstddef>
@@ -72,10 +73,11 @@ class EndpointSharing {
   template <class Moved>
   void update(double now_s, Moved&& moved) {
     recompute(now_s);
+    if (!alone_.empty()) rate_alone(now_s);
     if (!slowed_.empty()) retime_slowed(now_s);
     for (const FlowId f : changed_) moved(f, flows_[f].finish_s);
   }
-  bool pending() const { return !dirty_ports_.empty() || !slowed_.empty(); }
+  bool pending() const { return !dirty_ports_.empty() || !alone_.empty() || !slowed_.empty(); }
 
   double rate(FlowId flow) const { return flows_[flow].rate; }
   std::uint32_t version(FlowId flow) const { return flows_[flow].version; }
@@ -105,6 +107,7 @@ class EndpointSharing {
 
   void recompute(double now_s);
   void fill(double now_s);
+  void rate_alone(double now_s);
   void retime_slowed(double now_s);
 
   std::vector<Flow> flows_;
@@ -112,6 +115,14 @@ class EndpointSharing {
   std::vector<Port> ports_;
   std::vector<PortId> dirty_ports_;
   std::vector<FlowId> slowed_;  // flows whose slowdown changed since the last update()
+  // Flows added alone on all their ports since the last update(), with their
+  // rate: no walk over their ports is needed unless another flow joins them.
+  struct Alone {
+    FlowId flow;
+    double rate;
+  };
+  std::vector<Alone> alone_;
+  bool walked_ = false;  // this update's recompute() walked a component (at epoch_)
   std::uint64_t epoch_ = 0;
   std::size_t active_ = 0;
   // Scratch of one update(): the component's ports and flows, the ports still

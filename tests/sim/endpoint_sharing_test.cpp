@@ -117,6 +117,36 @@ TEST(EndpointSharing, OnlyTheConnectedFlowsAreRecomputed) {
   EXPECT_DOUBLE_EQ(after.at(c), 2.0);
 }
 
+// A flow added alone on its ports takes their smallest capacity without a walk
+// over them, unless something else reaches it before the update: a flow joining
+// one of its ports, or a capacity change there.
+TEST(EndpointSharing, AFlowAddedAloneIsRatedUnlessJoinedInTheSameInstant) {
+  EndpointSharing sharing(4);
+  const std::array<PortId, 2> pa{0, 1}, pb{1, 2};
+  sharing.set_capacity(0, 0.5);
+  update(sharing, 0.0);
+  const FlowId a = sharing.add(pa, 1.0, 0.0);
+  EXPECT_TRUE(sharing.pending());
+  auto moved = update(sharing, 0.0);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_DOUBLE_EQ(moved.at(a), 2.0);  // at port 0's half capacity
+  sharing.remove(a, 2.0);
+  // Added alone, then joined at port 1 in the same instant: both share it.
+  const FlowId b = sharing.add(pb, 1.0, 2.0);
+  const FlowId c = sharing.add(pa, 1.0, 2.0);
+  moved = update(sharing, 2.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 0.5);
+  EXPECT_DOUBLE_EQ(sharing.rate(c), 0.5);
+  EXPECT_DOUBLE_EQ(moved.at(b), 4.0);
+  EXPECT_DOUBLE_EQ(moved.at(c), 4.0);
+  // Added alone, then its port's capacity drops in the same instant.
+  const FlowId d = sharing.add(std::array<PortId, 1>{3}, 1.0, 2.0);
+  sharing.set_capacity(3, 0.25);
+  moved = update(sharing, 2.0);
+  EXPECT_DOUBLE_EQ(moved.at(d), 6.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(d), 0.25);
+}
+
 // Removing a flow leaves a rate to recompute only where another flow still
 // runs: a port left empty is not dirty.
 TEST(EndpointSharing, ARemovalOnlyDirtiesPortsOthersStillUse) {
