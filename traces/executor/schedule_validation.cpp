@@ -243,10 +243,10 @@ void ScheduleValidator::validate_program(std::uint32_t r) {
   if (!passes_column_checks(r)) validate_program_op_by_op(r);
 }
 
-// Every rule of validate_program_op_by_op, checked a column at a time: loops
-// without an early exit (vectorised) over the columns every op has, and one
-// switch over the op codes for what depends on the kind. Answers whether the
-// program passes; the op-by-op walk then names the first violation.
+// Every rule of validate_program_op_by_op, checked a column at a time: a
+// branch-free loop over each column every op has, and one switch over the op
+// codes for what depends on the kind. Answers whether the program passes; the
+// op-by-op walk then names the first violation.
 bool ScheduleValidator::passes_column_checks(std::uint32_t r) {
   const proto::Schedule& schedule = schedule_;
   Checked& checked = *checked_;
