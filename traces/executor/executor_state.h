@@ -1,7 +1,8 @@
 #pragma once
 // The executor core's state (executor_core.h), shared by its source files and
 // by nothing else: the schedule compiled into flat arrays, the matching queues,
-// memory and the record of what ran. executor_core.cpp runs the state machine,
+// memory and the record of what ran. executor_build.cpp compiles the
+// schedule into the arrays, executor_core.cpp runs the state machine,
 // executor_report.cpp explains a deadlock and writes the trace.
 #include <algorithm>
 #include <cmath>

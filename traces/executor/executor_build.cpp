@@ -1,0 +1,319 @@
+// Compiling a Schedule into the executor core's flat arrays (executor_state.h):
+// each rank's op states and successor rows right after its program is
+// validated, point-to-point channels, compute chains, and each collective's
+// group counter, position and shape, checked before the run.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "traces/executor/executor_core.h"
+#include "traces/executor/executor_state.h"
+#include "traces/executor/schedule_validation.h"
+#include "traces/op_names.h"
+
+namespace eppsim {
+
+using namespace executor_detail;
+
+namespace {
+
+std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
+  // splitmix64's finaliser over the three words.
+  std::uint64_t h = (static_cast<std::uint64_t>(src) << 32 | dst) ^ (static_cast<std::uint64_t>(tag) * 0x9E3779B97F4A7C15ull);
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 31;
+  return h;
+}
+
+// Channel ids of (sender, receiver, tag) through an open-addressing table: most
+// channels carry a single message (tags number micro-batches), so a node-based
+// map would allocate once per message. It doubles once half full.
+class ChannelTable {
+ public:
+  std::uint32_t find_or_add(std::vector<Channel>& channels, std::uint32_t src, std::uint32_t dst,
+                            std::uint32_t tag) {
+    if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == kNone) {
+        slots_[slot] = static_cast<std::uint32_t>(channels.size());
+        channels.push_back(Channel{src, dst, tag});
+        return slots_[slot];
+      }
+      const auto& c = channels[slots_[slot]];
+      if (c.src == src && c.dst == dst && c.tag == tag) return slots_[slot];
+    }
+  }
+
+ private:
+  void grow(const std::vector<Channel>& channels) {
+    slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint32_t id = 0; id < channels.size(); ++id) {
+      std::size_t slot = channel_hash(channels[id].src, channels[id].dst, channels[id].tag) & mask;
+      while (slots_[slot] != kNone) slot = (slot + 1) & mask;
+      slots_[slot] = id;
+    }
+  }
+
+  std::vector<std::uint32_t> slots_;
+};
+
+}  // namespace
+
+void ExecutorCore::State::build(ScheduleValidator& validator) {
+  ranks = schedule.num_ranks();
+  if (options.matching == Matching::Global && !options.local_ranks.empty()) {
+    throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
+  }
+  if (options.compute_chains && options.record_op_events) {
+    throw std::invalid_argument("ExecutorOptions::compute_chains needs record_op_events off");
+  }
+  local.assign(ranks, options.matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
+  if (options.matching == Matching::Local && !options.local_ranks.empty()) {
+    for (auto r : options.local_ranks) {
+      if (r >= ranks) throw std::invalid_argument(fmt::format("local rank {} out of range (num_ranks {})", r, ranks));
+      local[r] = 1;
+    }
+  }
+  // Global op ids are 31-bit (a single-op activity's id sets the 32nd).
+  std::uint64_t count = 0;
+  rank_offset.assign(ranks + 1, 0);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    count += ops_of(schedule, r).size();
+    if (count >= kSingleOpActivity) throw InputError(fmt::format("schedule: more than {} ops", kSingleOpActivity - 1));
+    rank_offset[r + 1] = static_cast<std::uint32_t>(count);
+  }
+  const std::size_t n = rank_offset[ranks];
+  op.assign(n + 1, OpState{});
+  if (options.record_op_events) {
+    span.assign(n, Span{});
+  } else {
+    streams = static_cast<std::uint32_t>(schedule.stream_names_size());
+    stream_start.assign(static_cast<std::size_t>(ranks) * streams, std::numeric_limits<double>::infinity());
+    busy.assign(ranks, Busy{});
+  }
+  in_use.assign(ranks, 0);
+  peak.assign(ranks, 0);
+
+  // Successor rows (stream successor and dependants, each row in increasing op
+  // order), a rank at a time right after its program is validated, while its
+  // columns are in cache, with no edge list: a first pass counts each op's
+  // successors into its succ_begin, the counts become row starts, a second
+  // fills the rows, each start advancing to its row's end (the next row's
+  // start), and the starts are shifted back by one row.
+  std::uint64_t most_edges = 0;  // every op a stream successor, plus the deps
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    most_edges += ops_of(schedule, r).size() + static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).dep_op_size());
+  }
+  succ.reserve(std::min<std::uint64_t>(most_edges, kNone));
+  // Matching::Global: the second pass also gives every SEND and RECV its channel.
+  const bool global = options.matching == Matching::Global;
+  ChannelTable table;
+  std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
+  // Each work's phase (the validator's constructor checked them), read once:
+  // a compute op's work may be anywhere among the Schedule's messages, a cache
+  // miss an op once the Schedule outgrows the cache.
+  std::vector<std::uint8_t> phase_of_work(static_cast<std::size_t>(schedule.shared_computes_size()));
+  for (int w = 0; w < schedule.shared_computes_size(); ++w) {
+    phase_of_work[static_cast<std::size_t>(w)] = static_cast<std::uint8_t>(schedule.shared_computes(w).phase());
+  }
+  std::size_t memory_ops = 0, communication_ops = 0;
+  std::uint64_t edges = 0;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    validator.validate_program(r);
+    // The program's columns, read directly: entry i of each is op i, and the
+    // dependency entries (dep_op ascending, validated) list op dep_op[k]
+    // waiting for op dep_on[k].
+    const auto& program = schedule.programs(static_cast<int>(r));
+    const auto first = rank_offset[r], end = rank_offset[r + 1];
+    const std::uint32_t n = end - first;
+    const std::uint32_t* stream = program.stream().data();
+    const int* code = program.code().data();
+    const std::uint32_t* target = program.target().data();
+    const std::uint32_t* detail = program.detail().data();
+    const std::uint32_t* dep_op = program.dep_op().data();
+    const std::uint32_t* dep_on = program.dep_on().data();
+    const auto deps = static_cast<std::uint32_t>(program.dep_op_size());
+    OpState* const rank_ops = op.data() + first;
+    if (local[r]) total += n;
+    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      OpState& state = rank_ops[i];
+      state.rank = r;
+      state.kind = kind_of(code[i]);
+      state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
+      if (state.kind == Kind::Collective) {
+        state.detail = static_cast<std::uint8_t>(detail[i]);  // the collective kind
+        state.link = target[i];  // the group, until build_collectives gives it a counter
+      } else if (state.kind == Kind::Compute) {
+        state.detail = phase_of_work[target[i]];  // validate_program checked the index
+      }
+      memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
+      communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
+      auto& previous = last_on_stream[stream[i]];
+      if (previous != kNone) {
+        ++op[previous].succ_begin;
+        ++state.pending;
+      }
+      previous = first + i;
+    }
+    for (std::uint32_t k = 0; k < deps; ++k) {
+      ++rank_ops[dep_on[k]].succ_begin;
+      ++rank_ops[dep_op[k]].pending;
+    }
+    const auto rank_edges = edges;
+    for (auto g = first; g < end; ++g) {
+      const auto count = op[g].succ_begin;
+      op[g].succ_begin = static_cast<std::uint32_t>(edges);
+      edges += count;
+      if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
+    }
+    succ.resize(edges);
+    std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    for (std::uint32_t i = 0, k = 0; i < n; ++i) {
+      const auto g = first + i;
+      auto& previous = last_on_stream[stream[i]];
+      if (previous != kNone) succ[op[previous].succ_begin++] = g;
+      previous = g;
+      for (; k < deps && dep_op[k] == i; ++k) succ[rank_ops[dep_on[k]].succ_begin++] = g;
+      if (!global) continue;
+      if (rank_ops[i].kind == Kind::Send) rank_ops[i].link = table.find_or_add(channels, r, target[i], detail[i]);
+      if (rank_ops[i].kind == Kind::Recv) rank_ops[i].link = table.find_or_add(channels, target[i], r, detail[i]);
+    }
+    // The last op's row ends where the next rank's first begins (op[end], set
+    // by the next rank's first pass, or the end of the table below).
+    for (auto g = end; g-- > first + 1;) op[g].succ_begin = op[g - 1].succ_begin;
+    if (end > first) op[first].succ_begin = static_cast<std::uint32_t>(rank_edges);
+    if (options.compute_chains) link_compute_chains(first, end, static_cast<std::uint32_t>(edges));
+  }
+  op[n].succ_begin = static_cast<std::uint32_t>(edges);
+  // With Matching::Global, each communication op joins a transfer's or a
+  // collective's activity, which has a row; reserved once, so that the run
+  // neither copies these tables as they grow nor touches pages it will not fill.
+  if (global) {
+    activity_ops.reserve(communication_ops);
+    activity_begin.reserve(communication_ops + 1);
+  }
+  if (options.record_memory_samples) samples.reserve(memory_ops);
+
+  group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
+  for (int g = 0; g < schedule.groups_size(); ++g) {
+    const auto& members = schedule.groups(g).ranks();
+    group_members.insert(group_members.end(), members.begin(), members.end());
+    group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
+  }
+  if (global) build_collectives();
+}
+
+void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end) {
+  const auto recompute = [](const OpState& o) { return o.detail == proto::RECOMPUTE; };
+  for (auto g = first; g < end; ++g) {
+    if (op[g].kind != Kind::Compute) continue;
+    const auto row_end = g + 1 < end ? op[g + 1].succ_begin : rows_end;
+    if (row_end - op[g].succ_begin != 1) continue;
+    const auto next = succ[op[g].succ_begin];
+    // Its only predecessor is g: it starts when g ends.
+    if (op[next].kind == Kind::Compute && op[next].pending == 1 && recompute(op[next]) == recompute(op[g])) {
+      op[g].link = next;
+    }
+  }
+}
+
+// Counts each rank's collectives per group (the number of instances of a group
+// is the most any member issues) and each op's position in its group, then
+// checks that the members of each instance agree (check_collective_shapes).
+void ExecutorCore::State::build_collectives() {
+  const auto groups = group_offset.size() - 1;
+  // Rank -> (group, position) rows, to find positions without a search.
+  std::vector<std::uint32_t> membership_offset(ranks + 1, 0);
+  for (auto r : group_members) ++membership_offset[r + 1];
+  for (std::uint32_t r = 0; r < ranks; ++r) membership_offset[r + 1] += membership_offset[r];
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> membership(group_members.size());
+  {
+    std::vector<std::uint32_t> fill(membership_offset.begin(), membership_offset.end() - 1);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      for (auto i = group_offset[g]; i < group_offset[g + 1]; ++i) membership[fill[group_members[i]]++] = {g, i - group_offset[g]};
+    }
+  }
+  std::vector<std::uint32_t> position(groups, kNone), counter(groups, kNone);
+  std::vector<std::uint32_t> instances(groups, 0);
+  std::vector<std::uint32_t> counter_stream;  // per counter: the stream of its first collective
+  shapes_checked_at_arrival.assign(groups, false);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
+    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
+      if (op[g].kind != Kind::Collective) continue;
+      const auto group = op[g].link;  // build() left the op's group there
+      if (counter[group] == kNone) {
+        counter[group] = static_cast<std::uint32_t>(issued.size());
+        issued.push_back(0);
+        counter_group.push_back(group);
+        counter_stream.push_back(stream_of(g));
+      } else if (counter_stream[counter[group]] != stream_of(g)) {
+        shapes_checked_at_arrival[group] = true;
+      }
+      op[g].link = counter[group];
+      op[g].aux = position[group];
+      instances[group] = std::max(instances[group], ++issued[counter[group]]);
+    }
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
+      position[membership[m].first] = kNone;
+      counter[membership[m].first] = kNone;
+    }
+  }
+  std::fill(issued.begin(), issued.end(), 0);
+  instance_offset.assign(groups + 1, 0);
+  arrival_offset.assign(groups + 1, 0);
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    instance_offset[g + 1] = instance_offset[g] + instances[g];
+    arrival_offset[g + 1] = arrival_offset[g] + static_cast<std::uint64_t>(instances[g]) * group_size(g);
+  }
+  meetings.assign(instance_offset[groups], Instance{});
+  arrival.assign(arrival_offset[groups], kNone);
+  check_collective_shapes();
+}
+
+// A rank issues the collectives it runs on a group in program order when they
+// share a stream: then the k-th in program order meets the k-th of every other
+// member, and their kinds and sizes are compared here, in one pass over the
+// Schedule's columns in order, rather than as each arrives (its size a cache
+// miss each). A group some rank spreads over several streams is checked at
+// arrival.
+void ExecutorCore::State::check_collective_shapes() {
+  std::vector<std::uint32_t> first_member(meetings.size(), kNone);
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
+      if (op[g].kind != Kind::Collective) continue;
+      const auto group = counter_group[op[g].link];
+      if (shapes_checked_at_arrival[group]) continue;
+      const auto k = issued[op[g].link]++;
+      const auto instance = instance_offset[group] + k;
+      if (first_member[instance] == kNone) {
+        first_member[instance] = g;
+        meetings[instance].shape = shape(g);
+      } else if (meetings[instance].shape != shape(g)) {
+        throw_shape_mismatch(k, group, g, first_member[instance]);
+      }
+    }
+  }
+  std::fill(issued.begin(), issued.end(), 0);
+}
+
+void ExecutorCore::State::throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g,
+                                               std::uint32_t other) const {
+  const auto me = ref(g), them = ref(other);
+  throw ScheduleMismatch(fmt::format(
+      "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
+      me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[g].detail)), size_bytes(g), them.rank,
+      them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[other].detail)), size_bytes(other)));
+}
+
+}  // namespace eppsim
