@@ -1,5 +1,6 @@
 #include "sim/engine/op_prices.h"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -41,9 +42,18 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost, const
     }
     return static_cast<std::uint32_t>(table.size() - 1);
   };
+  // Equal durations share an entry, so that the table the run reads at random
+  // stays small: a duration seen recently is found in a direct-mapped memo
+  // keyed by its bits (a miss only adds an entry).
+  constexpr int kMemoBits = 12;
+  std::vector<std::uint32_t> memo(std::size_t{1} << kMemoBits, 0);
   const auto new_price = [&](double duration_s) {
+    const auto bits = std::bit_cast<std::uint64_t>(duration_s);
+    std::uint32_t& slot = memo[(bits * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+    if (slot != 0 && std::bit_cast<std::uint64_t>(prices_s_[slot]) == bits) return slot;
     prices_s_.push_back(duration_s);
-    return index_of_last(prices_s_);
+    slot = index_of_last(prices_s_);
+    return slot;
   };
   std::vector<Segment> segments;
   std::unordered_map<CollectiveShape, std::uint32_t, CollectiveShapeHash> collective_price_of_shape;

@@ -27,7 +27,8 @@ class OpPrices {
   // and algorithm. A group's members run one work, every op of a shared
   // compute one duration, and a group's collectives of one kind, algorithm and
   // size one duration: each is priced once, and an op holds its price's
-  // index. More than 2^30 distinct durations of either kind is an InputError.
+  // index; compute and send ops of equal durations mostly share one index.
+  // More than 2^30 durations of either kind is an InputError.
   OpPrices(const proto::Schedule& schedule, const CostModel& cost, const ExecutorCore& core);
 
   // An op's price (0 for an op never priced).
