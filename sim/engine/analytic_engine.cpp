@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <chrono>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include <boost/heap/d_ary_heap.hpp>
 #include <fmt/format.h>
 
 #include "models/log.h"
@@ -17,6 +15,7 @@
 #include "models/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "sim/engine/op_prices.h"
+#include "sim/engine/radix_heap.h"
 #include "traces/executor/step_incomplete.h"
 
 namespace eppsim {
@@ -73,11 +72,11 @@ class AnalyticExecutor final : public ExecutorHooks {
     for (;;) {
       // Rates change only between instants: once every event of this instant
       // is handled, the flows started or ended in it get their new rates.
-      if ((sharing_.pending() || interference_pending()) && (heap_.empty() || heap_.top().time_s() > now)) {
+      if ((sharing_.pending() || interference_pending()) && (heap_.empty() || heap_.top().time_s > now)) {
         if (interference_pending()) update_interference(now);
         sharing_.update(now, [&](FlowId flow, double finish_s) {
           if (finish_s == kNever) return;  // on a dead port: it never ends
-          heap_.push(Completion{finish_s, seq_++, flow_activity_[flow], flow, sharing_.version(flow), kNone});
+          heap_.push(Completion{finish_s, flow_activity_[flow], flow, sharing_.version(flow), kNone});
         });
       }
       // The next fault strikes after every completion of its instant and
@@ -85,7 +84,7 @@ class AnalyticExecutor final : public ExecutorHooks {
       const double fault_s =
           std::min(next_fault < faults.faults().size() ? faults.faults()[next_fault].at_s : kNever,
                    next_endpoint < faults.endpoint_changes().size() ? faults.endpoint_changes()[next_endpoint].at_s : kNever);
-      if (fault_s < (heap_.empty() ? kNever : heap_.top().time_s()) && !core_.all_done()) {
+      if (fault_s < (heap_.empty() ? kNever : heap_.top().time_s) && !core_.all_done()) {
         now = fault_s;
         for (; next_endpoint < faults.endpoint_changes().size() && faults.endpoint_changes()[next_endpoint].at_s <= now;
              ++next_endpoint) {
@@ -106,11 +105,11 @@ class AnalyticExecutor final : public ExecutorHooks {
       ++events_;
       if (c.flow != kNoFlow) {
         if (sharing_.version(c.flow) != c.version) continue;  // its rate changed since
-        sharing_.remove(c.flow, c.time_s());
+        sharing_.remove(c.flow, c.time_s);
       } else if (c.rated != kNone && rated_[c.rated].version != c.version) {
         continue;  // its rate changed since
       }
-      now = c.time_s();
+      now = c.time_s;
       if (!heap_.empty()) {
         const std::uint32_t next = core_.prefetch(heap_.top().id);
         if (next != ExecutorCore::kNoSingleOp) prices_->prefetch_after(next);
@@ -195,25 +194,13 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
  private:
+  // Taken from the heap earliest first, then first pushed (RadixHeap).
   struct Completion {
-    // Earliest first, then first pushed: (time, seq) as one 128-bit word, in
-    // which a time (never negative; -0.0 made +0.0) orders as its bits, so
-    // that the heap compares with no branch to mispredict and nothing to
-    // compute.
-    unsigned __int128 order;
+    double time_s;
     ActivityId id;
     FlowId flow;  // kNoFlow: not shared
     std::uint32_t version;
     std::uint32_t rated;  // kNone: not in rated_
-
-    Completion(double time_s, std::uint64_t seq, ActivityId id, FlowId flow, std::uint32_t version, std::uint32_t rated)
-        : order(static_cast<unsigned __int128>(std::bit_cast<std::uint64_t>(time_s + 0.0)) << 64 | seq),
-          id(id),
-          flow(flow),
-          version(version),
-          rated(rated) {}
-    double time_s() const { return std::bit_cast<double>(static_cast<std::uint64_t>(order >> 64)); }
-    bool operator>(const Completion& o) const { return order > o.order; }
   };
 
   // What the hooks need of an op: its price, and whether it shares endpoints
@@ -295,7 +282,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   void schedule_completion(ActivityId id, double time_s) {
-    heap_.push(Completion{time_s, seq_++, id, kNoFlow, 0, kNone});
+    heap_.push(Completion{time_s, id, kNoFlow, 0, kNone});
   }
 
   // Interference (analytic_engine.h): which ops take part, and their bookkeeping.
@@ -454,8 +441,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     a.slowdown = slowdown;
     const double work_s = slowdown * a.remaining_s;
     ++a.version;
-    heap_.push(Completion{now + (faults != nullptr ? faults->compute_time_s(a.rank, now, work_s) : work_s), seq_++, a.id,
-                          kNoFlow, a.version, slot});
+    heap_.push(Completion{now + (faults != nullptr ? faults->compute_time_s(a.rank, now, work_s) : work_s), a.id, kNoFlow,
+                          a.version, slot});
   }
 
   const Clock::time_point started_;
@@ -510,12 +497,9 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
   std::optional<OpPrices> prices_;  // from construction until the step is done
-  std::uint64_t seq_ = 0;
   std::uint64_t events_ = 0;  // completions taken from the heap, stale ones too
   double last_end_s_ = 0.0;  // when the last activity ended
-  // Earliest first. Four children a node: half the levels of a binary heap,
-  // whose sift-down compares mispredict at every level.
-  boost::heap::d_ary_heap<Completion, boost::heap::arity<4>, boost::heap::compare<std::greater<Completion>>> heap_;
+  RadixHeap<Completion> heap_;
 };
 
 }  // namespace
