@@ -43,6 +43,7 @@ class AnalyticExecutor final : public ExecutorHooks {
       : started_(started),
         cost_(cost),
         options_(options),
+        prices_(std::in_place, schedule, cost),
         core_(schedule, *this, core_options(options)),
         sharing_(options.share_endpoints ? std::size_t{schedule.num_ranks()} * kPortsPerRank : 0),
         group_ports_(options.share_endpoints ? 2 * static_cast<std::size_t>(schedule.groups_size()) : 0),
@@ -54,10 +55,9 @@ class AnalyticExecutor final : public ExecutorHooks {
       throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
                                               options.node_of_rank.size(), schedule.num_ranks()));
     }
+    prices_->release_pricing_tables();
     compiled_ = Clock::now();
-    prices_.emplace(schedule, cost_, core_);
-    priced_ = Clock::now();
-    priced_rss_ = peak_rss_bytes();
+    compiled_rss_ = peak_rss_bytes();
   }
 
   proto::Trace run() {
@@ -110,10 +110,7 @@ class AnalyticExecutor final : public ExecutorHooks {
         continue;  // its rate changed since
       }
       now = c.time_s;
-      if (!heap_.empty()) {
-        const std::uint32_t next = core_.prefetch(heap_.top().id);
-        if (next != ExecutorCore::kNoSingleOp) prices_->prefetch_after(next);
-      }
+      if (!heap_.empty()) core_.prefetch(heap_.top().id);
       if (interference_) end_interference(c.id, c.rated);
       last_end_s_ = now;
       core_.finish(c.id, now);
@@ -164,7 +161,7 @@ class AnalyticExecutor final : public ExecutorHooks {
   // another would.
   void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) override {
     double end_s = now;
-    for (const OpRef ref : ops) end_s += prices_->of(ref).duration_s;
+    for (const OpRef ref : ops) end_s += prices_->of(core_.executor_word(ref)).duration_s;
     schedule_completion(id, end_s);
   }
 
@@ -209,30 +206,32 @@ class AnalyticExecutor final : public ExecutorHooks {
     bool shares = false;
   };
   Price price(OpRef ref) const {
-    Price p{prices_->of(ref)};
+    Price p{prices_->of(core_.executor_word(ref))};
     p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
     return p;
   }
 
   // Where a run's wall time went (eppsim --log engine.analytic:debug): the
-  // executor core's validation and flat arrays, pricing every op, the event
-  // loop, and building the trace; and the process's peak resident set at the
-  // end of each.
+  // executor core's validation and flat arrays with every op's price, the
+  // event loop, and building the trace; and the process's peak resident set
+  // at the end of each.
   void log_phases(Clock::time_point simulated, double simulated_rss, Clock::time_point traced) const {
     const double ops = static_cast<double>(core_.ops_total());
-    const double loop_s = seconds_between(priced_, simulated);
+    const double loop_s = seconds_between(compiled_, simulated);
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     logging::debug("engine.analytic",
-                   "{:.0f} ops: validation and flat arrays {:.3f} s, pricing {:.3f} s (peak RSS {:.2f} GiB), event "
+                   "{:.0f} ops: validation, flat arrays and pricing {:.3f} s (peak RSS {:.2f} GiB), event "
                    "loop {:.3f} s ({} events, {:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s (peak RSS {:.2f} "
                    "GiB); {:.2f} M ops/s in all",
-                   ops, seconds_between(started_, compiled_), seconds_between(compiled_, priced_), priced_rss_ / kGiB,
+                   ops, seconds_between(started_, compiled_), compiled_rss_ / kGiB,
                    loop_s, events_, ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB, seconds_between(simulated, traced),
                    peak_rss_bytes() / kGiB, ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
   }
 
-  static ExecutorOptions core_options(const AnalyticEngineOptions& options) {
+  // The core keeps each op's price as its executor word, priced as it compiles each rank.
+  ExecutorOptions core_options(const AnalyticEngineOptions& options) {
     ExecutorOptions o;
+    o.executor_words = [this](std::uint32_t rank, std::span<std::uint32_t> words) { prices_->price_rank(rank, words); };
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
     o.record_op_events = options.record_op_events;
     // A compute op's duration is known when it starts unless faults or
@@ -446,10 +445,11 @@ class AnalyticExecutor final : public ExecutorHooks {
   }
 
   const Clock::time_point started_;
-  Clock::time_point compiled_, priced_;
-  double priced_rss_ = 0.0;
+  Clock::time_point compiled_;
+  double compiled_rss_ = 0.0;
   const CostModel& cost_;
   const AnalyticEngineOptions& options_;
+  std::optional<OpPrices> prices_;  // from construction until the step is done
   ExecutorCore core_;
   EndpointSharing sharing_;
   std::vector<std::vector<PortId>> group_ports_;  // [2 * group + nvlink_too]
@@ -496,7 +496,6 @@ class AnalyticExecutor final : public ExecutorHooks {
   std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
   std::vector<std::uint32_t> dirty_ranks_;
   std::vector<std::uint32_t> dirty_comms_;
-  std::optional<OpPrices> prices_;  // from construction until the step is done
   std::uint64_t events_ = 0;  // completions taken from the heap, stale ones too
   double last_end_s_ = 0.0;  // when the last activity ended
   RadixHeap<Completion> heap_;

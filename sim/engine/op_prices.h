@@ -1,14 +1,16 @@
 #pragma once
 // The analytic engine's price of every op: the cost model's uncontended
-// duration, read from the Schedule in one pass in program order before the
-// run. The engine's hooks are called in time order, which jumps across ranks,
-// and reading each op's columns and its work then would cost a few cache
-// misses an op.
+// duration, read from the Schedule in program order as the executor core
+// compiles each rank, and kept as the op's executor word. The engine's hooks
+// are called in time order, which jumps across ranks, and reading each op's
+// columns and its work then would cost a few cache misses an op.
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "traces/executor/executor_core.h"
-#include "traces/executor/huge_page_allocator.h"
 #include "traces/op_cost.h"
 
 namespace eppsim {
@@ -22,40 +24,63 @@ class OpPrices {
     std::uint32_t group = 0;    // COLLECTIVE
   };
 
-  // Prices every COMPUTE and SEND op, and every COLLECTIVE op of the first
-  // rank of its group (the first of collective_ready's members) with its group
-  // and algorithm. A group's members run one work, every op of a shared
-  // compute one duration, and a group's collectives of one kind, algorithm and
-  // size one duration: each is priced once, and an op holds its price's
-  // index; compute and send ops of equal durations mostly share one index.
-  // More than 2^30 durations of either kind is an InputError.
-  OpPrices(const proto::Schedule& schedule, const CostModel& cost, const ExecutorCore& core);
+  // `schedule` and `cost` must outlive this.
+  OpPrices(const proto::Schedule& schedule, const CostModel& cost);
 
-  // An op's price (0 for an op never priced).
-  Price of(OpRef ref) const;
-  // Brings the price of the op after global op `g` (ExecutorCore::prefetch's
-  // numbering) toward the cache: its successors' are likely on that line.
-  void prefetch_after(std::uint32_t g) const {
-    if (g + 1 < price_of_op_.size()) __builtin_prefetch(&price_of_op_[g + 1]);
-  }
+  // Prices rank `rank`'s ops (its program validated), in one pass in program
+  // order: words[i] (zero) becomes op i's price, for the executor core to keep
+  // as the op's executor word (ExecutorOptions::executor_words). Every COMPUTE
+  // and SEND op is priced, and every COLLECTIVE op of the first rank of its
+  // group (the first of collective_ready's members) with its group and
+  // algorithm. A group's members run one work, every op of a shared compute
+  // one duration, and a group's collectives of one kind, algorithm and size one
+  // duration: each is priced once; compute and send ops of equal durations
+  // mostly share one price too. More than 2^30 prices of either kind is an
+  // InputError.
+  void price_rank(std::uint32_t rank, std::span<std::uint32_t> words);
+  // Frees what pricing needed and running does not, once every rank is priced.
+  void release_pricing_tables();
+
+  // The price of an op whose executor word is `word` (0: never priced).
+  Price of(std::uint32_t word) const;
 
  private:
+  // What a collective's uncontended duration depends on besides the cost model.
+  struct CollectiveShape {
+    std::uint32_t group;
+    std::uint32_t kind_and_algorithm;
+    std::uint64_t bytes;
+    bool operator==(const CollectiveShape&) const = default;
+  };
+  struct CollectiveShapeHash {
+    std::size_t operator()(const CollectiveShape& s) const {
+      const std::uint64_t h = (std::uint64_t{s.group} << 32 | s.kind_and_algorithm) * 0x9E3779B97F4A7C15ull ^ s.bytes;
+      return static_cast<std::size_t>(h ^ h >> 29);
+    }
+  };
   struct CollectivePrice {
     double duration_s = 0.0;
     std::uint32_t group = 0;
     bool hierarchical = false;
   };
-  // Per op of the Schedule (a rank's first op at rank_offset_[rank]): the
-  // index of its duration in prices_s_, or with kCollectivePrice set in
-  // collective_prices_, and kFixedPrice set when the duration is fixed.
-  // prices_s_[0] = 0: ops never priced.
+  // An op's word: the index of its duration in prices_s_, or with
+  // kCollectivePrice set in collective_prices_, and kFixedPrice set when the
+  // duration is fixed. prices_s_[0] = 0: ops never priced.
   static constexpr std::uint32_t kFixedPrice = std::uint32_t{1} << 31;
   static constexpr std::uint32_t kCollectivePrice = std::uint32_t{1} << 30;
   static constexpr std::uint32_t kPriceIndex = kCollectivePrice - 1;
-  std::vector<std::uint32_t> rank_offset_;
-  OpTable<std::uint32_t> price_of_op_;
+  static constexpr int kRecentPriceBits = 12;  // recent_price_ has 2^12 slots
+  const proto::Schedule& schedule_;
+  const CostModel& cost_;
   std::vector<double> prices_s_;
   std::vector<CollectivePrice> collective_prices_;
+  // While pricing: each shared compute's price (0: not priced yet), each
+  // collective shape's, a memo of recent durations (bits to index), and the
+  // cost model's scratch.
+  std::vector<std::uint32_t> shared_price_;
+  std::unordered_map<CollectiveShape, std::uint32_t, CollectiveShapeHash> collective_price_of_shape_;
+  std::vector<std::uint32_t> recent_price_;
+  std::vector<Segment> segments_;
 };
 
 }  // namespace eppsim

@@ -16,6 +16,7 @@
 namespace eppsim {
 namespace {
 
+using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::HandSchedule;
@@ -157,6 +158,34 @@ TEST(ExecutorCore, FinishingTwiceOrAnUnknownActivityIsALogicError) {
 // A compute op's activity has no row of its own: its id names the op, and the
 // core lists the op, names it in answer to a hint (rank 1's op 0 follows rank
 // 0's two ops), and ignores hints about unknown ids.
+TEST(ExecutorCore, KeepsTheWordsTheExecutorGivesEachOp) {
+  HandSchedule h(2);
+  h.compute(0, 0);
+  h.compute(0, 0);
+  h.compute(1, 0);
+  FakeExecutor exec;
+  ExecutorOptions options;
+  std::vector<std::uint32_t> asked;
+  options.executor_words = [&](std::uint32_t rank, std::span<std::uint32_t> words) {
+    asked.push_back(rank);
+    ASSERT_EQ(words.size(), rank == 0 ? 2u : 1u);
+    EXPECT_THAT(words, Each(0u));
+    for (std::size_t i = 0; i < words.size(); ++i) words[i] = 10 * rank + static_cast<std::uint32_t>(i) + 1;
+  };
+  ExecutorCore core(h.schedule(), exec, options);
+  EXPECT_THAT(asked, ElementsAre(0u, 1u));
+  EXPECT_EQ(core.executor_word(OpRef{0, 0}), 1u);
+  EXPECT_EQ(core.executor_word(OpRef{0, 1}), 2u);
+  EXPECT_EQ(core.executor_word(OpRef{1, 0}), 11u);
+  core.start();  // the words do not change how the ops run
+  for (std::size_t i = 0; i < exec.handed.size(); ++i) core.finish(exec.handed[i].id, 1.0 + static_cast<double>(i));
+  EXPECT_TRUE(core.all_done());
+  EXPECT_EQ(core.executor_word(OpRef{0, 1}), 2u);
+
+  ExecutorCore without(h.schedule(), exec);
+  EXPECT_EQ(without.executor_word(OpRef{0, 1}), 0u);
+}
+
 TEST(ExecutorCore, ComputeActivitiesNameTheirOp) {
   HandSchedule h(2);
   h.compute(0, 0);
@@ -169,11 +198,7 @@ TEST(ExecutorCore, ComputeActivitiesNameTheirOp) {
   ASSERT_EQ(exec.handed.size(), 2u);
   EXPECT_NE(exec.handed[0].id, exec.handed[1].id);
   EXPECT_THAT(core.activity_ops(exec.handed[1].id), ElementsAre(OpRef{1, 0}));
-  EXPECT_EQ(core.prefetch(exec.handed[0].id), 0u);
-  EXPECT_EQ(core.prefetch(exec.handed[1].id), 2u);
-  for (const ActivityId id : {ActivityId{0}, ActivityId{99}, ~ActivityId{0}}) {
-    EXPECT_EQ(core.prefetch(id), ExecutorCore::kNoSingleOp);
-  }
+  for (const ActivityId id : {exec.handed[0].id, ActivityId{0}, ActivityId{99}, ~ActivityId{0}}) core.prefetch(id);
   EXPECT_TRUE(core.activity_ops(~ActivityId{0}).empty());
   core.finish(exec.handed[1].id, 1.0);
   core.finish(exec.handed[0].id, 2.0);

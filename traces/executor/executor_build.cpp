@@ -127,6 +127,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   }
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
+  std::vector<std::uint32_t> words;  // a rank's executor words
   for (std::uint32_t r = 0; r < ranks; ++r) {
     validator.validate_program(r);
     // The program's columns, read directly: entry i of each is op i, and the
@@ -193,6 +194,11 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     for (auto g = end; g-- > first + 1;) op[g].succ_begin = op[g - 1].succ_begin;
     if (end > first) op[first].succ_begin = static_cast<std::uint32_t>(rank_edges);
     if (options.compute_chains) link_compute_chains(first, end, static_cast<std::uint32_t>(edges));
+    if (options.executor_words) {
+      words.assign(n, 0);
+      options.executor_words(r, words);
+      for (std::uint32_t i = 0; i < n; ++i) rank_ops[i].executor_word = words[i];
+    }
   }
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
   // With Matching::Global, each communication op joins a transfer's or a

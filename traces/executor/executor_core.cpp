@@ -255,16 +255,19 @@ void ExecutorCore::finish(ActivityId id, double now) {
   s.drain();
 }
 
-std::uint32_t ExecutorCore::prefetch(ActivityId id) const {
+void ExecutorCore::prefetch(ActivityId id) const {
   const auto& s = *state_;
-  if (!s.known_activity(id)) return kNoSingleOp;
+  if (!s.known_activity(id)) return;
   if (id & State::kSingleOpActivity) {
-    const std::uint32_t g = id & ~State::kSingleOpActivity;
-    __builtin_prefetch(&s.op[g], 1);
-    return g;
+    __builtin_prefetch(&s.op[id & ~State::kSingleOpActivity], 1);
+  } else {
+    __builtin_prefetch(&s.activity_ops[s.activity_begin[id]]);
   }
-  __builtin_prefetch(&s.activity_ops[s.activity_begin[id]]);
-  return kNoSingleOp;
+}
+
+std::uint32_t ExecutorCore::executor_word(OpRef ref) const {
+  const auto& s = *state_;
+  return s.op[s.rank_offset[ref.rank] + ref.op].executor_word;
 }
 
 proto::Trace ExecutorCore::take_trace(const std::string& engine) {

@@ -35,6 +35,7 @@
 // was handed to the executor, so waiting for peers shows as idle) and ended.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -90,6 +91,10 @@ struct ExecutorOptions {
   // its last op's end: one event instead of one per op. The busy figures are
   // those of the ops one by one, since the chain's ops touch and count alike.
   bool compute_chains = false;
+  // Called for each rank once its program is validated, before the run:
+  // `words` (one per op of the rank, in program order, zero) takes the ops'
+  // executor words (ExecutorCore::executor_word). Empty: every word is 0.
+  std::function<void(std::uint32_t rank, std::span<std::uint32_t> words)> executor_words;
 };
 
 class ExecutorHooks {
@@ -127,12 +132,16 @@ class ExecutorCore {
   void finish(ActivityId id, double now);
 
   // A hint that `id` will finish soon (the executor's next event): brings its
-  // ops' states toward the cache, so that finish() does not wait for them.
-  // When the activity is one op, returns the op's index among all the
-  // Schedule's ops (rank after rank, each in program order), for the executor
-  // to bring its own per-op tables too; else kNoSingleOp.
-  static constexpr std::uint32_t kNoSingleOp = 0xffffffff;
-  std::uint32_t prefetch(ActivityId id) const;
+  // ops' states toward the cache, so that finish() does not wait for them. An
+  // unknown id is ignored.
+  void prefetch(ActivityId id) const;
+
+  // The word the executor gave an op (ExecutorOptions::executor_words; the
+  // analytic engine: which price the op has). It sits beside the op's state,
+  // which the core has just read when it calls a hook about the op, so that
+  // reading it there costs no cache miss. `ref` must name an op of the
+  // Schedule.
+  std::uint32_t executor_word(OpRef ref) const;
 
   bool all_done() const;
   std::size_t ops_done() const;

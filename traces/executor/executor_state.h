@@ -59,9 +59,9 @@ struct Channel {
 
 // The schedule compiled into flat arrays indexed by a global op id (the rank's
 // offset + the op's index), so that running it allocates nothing per op. What
-// running an op reads and writes sits in one 24-byte OpState, so that the
-// event loop, which jumps across ranks in time order, touches one cache line
-// per op instead of one per table.
+// running an op reads and writes sits in one 28-byte OpState, the executor's
+// own word included, so that the event loop, which jumps across ranks in time
+// order, touches one cache line per op instead of one per table.
 struct ExecutorCore::State {
   State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
 
@@ -92,8 +92,9 @@ struct ExecutorCore::State {
     std::uint8_t detail = 0;
     // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
     std::uint8_t stream = 0;
+    std::uint32_t executor_word = 0;  // ExecutorOptions::executor_words
   };
-  static_assert(sizeof(OpState) == 24);
+  static_assert(sizeof(OpState) == 28);
   static constexpr std::uint8_t kStreamInColumn = 255;
   // Per op (global id), and one more whose succ_begin ends the last row.
   OpTable<OpState> op;
