@@ -10,15 +10,14 @@
 #include "traces/program_ops.h"
 
 namespace eppsim {
-namespace {
 
 template <typename Table>
-std::uint32_t index_of_last(const Table& table, std::uint32_t limit) {
-  if (table.size() > std::size_t{limit} + 1) throw InputError(fmt::format("schedule: more than {} distinct op durations", limit + 1));
+std::uint32_t OpPrices::index_of_last(const Table& table) {
+  if (table.size() > std::size_t{kPriceIndex} + 1) {
+    throw InputError(fmt::format("schedule: more than {} op prices of one kind", std::size_t{kPriceIndex} + 1));
+  }
   return static_cast<std::uint32_t>(table.size() - 1);
 }
-
-}  // namespace
 
 OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost)
     : schedule_(schedule),
@@ -36,7 +35,7 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
     std::uint32_t& slot = recent_price_[(bits * 0x9E3779B97F4A7C15ull) >> (64 - kRecentPriceBits)];
     if (slot != 0 && std::bit_cast<std::uint64_t>(prices_s_[slot]) == bits) return slot;
     prices_s_.push_back(duration_s);
-    slot = index_of_last(prices_s_, kPriceIndex);
+    slot = index_of_last(prices_s_);
     return slot;
   };
   // By index: pricing needs no op's dependencies, which the iterator walks.
@@ -63,7 +62,7 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
         const auto add = [&] {
           collective_prices_.push_back(CollectivePrice{collective_duration(cost_, op, ranks).value, op.group(),
                                                        op.algorithm() == proto::HIERARCHICAL});
-          return index_of_last(collective_prices_, kPriceIndex) | kCollectivePrice;
+          return index_of_last(collective_prices_) | kCollectivePrice;
         };
         if (fixed) {
           price = add();

@@ -70,6 +70,9 @@ class OpPrices {
   static constexpr std::uint32_t kCollectivePrice = std::uint32_t{1} << 30;
   static constexpr std::uint32_t kPriceIndex = kCollectivePrice - 1;
   static constexpr int kRecentPriceBits = 12;  // recent_price_ has 2^12 slots
+  // The index of the table's last entry (an InputError past kPriceIndex).
+  template <typename Table>
+  static std::uint32_t index_of_last(const Table& table);
   const proto::Schedule& schedule_;
   const CostModel& cost_;
   std::vector<double> prices_s_;
