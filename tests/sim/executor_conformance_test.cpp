@@ -162,6 +162,20 @@ TEST_P(Conformance, MessagesWithOneTagMatchInPostingOrder) {
   EXPECT_THAT(failure(h.schedule()), HasSubstr("rank 0 op 0 sends 1000 bytes (tag 1) to rank 1, whose op 0 receives 3000 bytes"));
 }
 
+TEST_P(Conformance, ReceivesOnSeveralStreamsMeetSendsInPostingOrder) {
+  HandSchedule h(2, {"compute", "a", "b"});
+  h.send(0, 1, 1, 1000, 7);
+  h.send(0, 1, 1, 3000, 7);
+  h.compute(1, 1);
+  h.recv(1, 1, 0, 3000, 7);  // the first receive in program order, posted once the compute is done
+  h.recv(1, 2, 0, 1000, 7);  // posted at once: it meets the first send
+  const auto trace = run(h.schedule());
+  EXPECT_EQ(event(trace, 1, 2).end_ns(), 2 * kUs);
+  EXPECT_EQ(event(trace, 1, 1).end_ns(), 1 * kMs + 4 * kUs);
+  h.program(1).set_size_bytes(2, 2000);
+  EXPECT_THAT(failure(h.schedule()), HasSubstr("rank 0 op 0 sends 1000 bytes (tag 7) to rank 1, whose op 2 receives 2000 bytes"));
+}
+
 TEST_P(Conformance, ReceivesInAnotherTagOrderOnOneStreamDeadlock) {
   HandSchedule h(2);
   h.send(0, 1, 1, 8, 1);

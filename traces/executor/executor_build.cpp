@@ -128,6 +128,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
   std::vector<std::uint32_t> words;  // a rank's executor words
+  std::vector<SendRecv> unequal;     // pairs of different sizes (pair_in_program_order)
   for (std::uint32_t r = 0; r < ranks; ++r) {
     validator.validate_program(r);
     // The program's columns, read directly: entry i of each is op i, and the
@@ -140,6 +141,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     const int* code = program.code().data();
     const std::uint32_t* target = program.target().data();
     const std::uint32_t* detail = program.detail().data();
+    const std::uint64_t* size = program.size_bytes().data();
     const std::uint32_t* dep_op = program.dep_op().data();
     const std::uint32_t* dep_on = program.dep_on().data();
     const auto deps = static_cast<std::uint32_t>(program.dep_op_size());
@@ -156,6 +158,9 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
         state.link = target[i];  // the group, until build_collectives gives it a counter
       } else if (state.kind == Kind::Compute) {
         state.detail = phase_of_work[target[i]];  // validate_program checked the index
+      } else if (state.kind == Kind::Allocate || state.kind == Kind::Free) {
+        state.link = static_cast<std::uint32_t>(size[i]);  // memory_bytes
+        state.aux = static_cast<std::uint32_t>(size[i] >> 32);
       }
       memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
       communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
@@ -185,9 +190,10 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       if (previous != kNone) succ[op[previous].succ_begin++] = g;
       previous = g;
       for (; k < deps && dep_op[k] == i; ++k) succ[rank_ops[dep_on[k]].succ_begin++] = g;
-      if (!global) continue;
-      if (rank_ops[i].kind == Kind::Send) rank_ops[i].link = table.find_or_add(channels, r, target[i], detail[i]);
-      if (rank_ops[i].kind == Kind::Recv) rank_ops[i].link = table.find_or_add(channels, target[i], r, detail[i]);
+      if (!global || (rank_ops[i].kind != Kind::Send && rank_ops[i].kind != Kind::Recv)) continue;
+      const bool send = rank_ops[i].kind == Kind::Send;
+      const auto channel = table.find_or_add(channels, send ? r : target[i], send ? target[i] : r, detail[i]);
+      pair_in_program_order(g, channel, stream[i], size[i], unequal);
     }
     // The last op's row ends where the next rank's first begins (op[end], set
     // by the next rank's first pass, or the end of the table below).
@@ -201,6 +207,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     }
   }
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
+  if (global) finish_pairing(unequal);
   // With Matching::Global, each communication op joins a transfer's or a
   // collective's activity, which has a row; reserved once, so that the run
   // neither copies these tables as they grow nor touches pages it will not fill.
@@ -217,6 +224,75 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
   }
   if (global) build_collectives();
+}
+
+void ExecutorCore::State::pair_in_program_order(std::uint32_t g, std::uint32_t channel, std::uint32_t stream,
+                                                 std::uint64_t bytes, std::vector<SendRecv>& unequal) {
+  Channel& c = channels[channel];
+  const bool send = op[g].kind == Kind::Send;
+  op[g].aux = channel;
+  auto& my_stream = send ? c.send_stream : c.recv_stream;
+  if (my_stream == kNone) {
+    my_stream = stream;
+  } else if (my_stream != stream) {
+    my_stream = kMixedStreams;
+  }
+  auto& their_head = send ? c.recv_head : c.send_head;
+  if (their_head == kNone) {
+    auto& head = send ? c.send_head : c.recv_head;
+    auto& tail = send ? c.send_tail : c.recv_tail;
+    if (tail == kNone) {
+      head = g;
+      c.head_bytes = bytes;
+    } else {
+      op[tail].link = g;
+    }
+    tail = g;
+    return;
+  }
+  const auto partner = their_head;
+  const auto partner_bytes = c.head_bytes;
+  their_head = op[partner].link;
+  if (their_head == kNone) {
+    (send ? c.recv_tail : c.send_tail) = kNone;
+  } else {
+    c.head_bytes = size_bytes(their_head);
+  }
+  op[partner].link = g;
+  op[g].link = partner;
+  if (partner_bytes != bytes) unequal.push_back(send ? SendRecv{g, partner} : SendRecv{partner, g});
+}
+
+void ExecutorCore::State::finish_pairing(const std::vector<SendRecv>& unequal) {
+  bool posting_order = false;
+  for (Channel& c : channels) {
+    for (auto g = c.send_head != kNone ? c.send_head : c.recv_head; g != kNone;) {
+      const auto next = op[g].link;
+      op[g].link = kNone;  // waits for a partner that never comes
+      g = next;
+    }
+    c.send_head = c.send_tail = c.recv_head = c.recv_tail = kNone;
+    posting_order = posting_order || c.matched_in_posting_order();
+  }
+  for (const SendRecv pair : unequal) {
+    const Channel& c = channels[op[pair.send].aux];
+    if (!c.matched_in_posting_order()) throw_size_mismatch(pair, c.tag);
+  }
+  if (!posting_order) {
+    std::vector<Channel>().swap(channels);
+    return;
+  }
+  for (std::uint32_t g = 0; g + 1 < op.size(); ++g) {
+    if ((op[g].kind != Kind::Send && op[g].kind != Kind::Recv) || !channels[op[g].aux].matched_in_posting_order()) continue;
+    op[g].link = op[g].aux;
+    op[g].detail = kMatchedInChannel;
+  }
+}
+
+void ExecutorCore::State::throw_size_mismatch(SendRecv pair, std::uint32_t tag) const {
+  const auto s = ref(pair.send), r = ref(pair.recv);
+  throw ScheduleMismatch(fmt::format("rank {} op {} sends {} bytes (tag {}) to rank {}, whose op {} receives {} bytes",
+                                     s.rank, s.op, size_bytes(pair.send), tag, r.rank, r.op, size_bytes(pair.recv)));
 }
 
 void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end) {

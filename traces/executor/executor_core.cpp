@@ -117,11 +117,11 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
 
 void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
   const auto r = op[g].rank;
+  const auto bytes = memory_bytes(g);
   if (op[g].kind == Kind::Allocate) {
-    in_use[r] += size_bytes(g);
+    in_use[r] += bytes;
     peak[r] = std::max(peak[r], in_use[r]);
   } else {
-    const auto bytes = size_bytes(g);
     if (bytes > in_use[r]) {
       throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],
                                          format_bytes(Bytes(bytes)), format_bytes(Bytes(in_use[r]))));
@@ -133,33 +133,33 @@ void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
 
 void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   op[g].status = Status::Posted;
-  Channel& c = channels[op[g].link];
   const bool is_send = op[g].kind == Kind::Send;
-  auto& their_head = is_send ? c.recv_head : c.send_head;
-  auto& their_tail = is_send ? c.recv_tail : c.send_tail;
-  if (their_head == kNone) {
-    auto& head = is_send ? c.send_head : c.recv_head;
-    auto& tail = is_send ? c.send_tail : c.recv_tail;
-    op[g].aux = kNone;
-    if (tail == kNone) {
-      head = g;
-    } else {
-      op[tail].aux = g;
+  std::uint32_t other = op[g].link;  // paired before the run: its partner
+  if (op[g].detail == kPairedBeforeRun) {
+    if (other == kNone || op[other].status != Status::Posted) return;  // the partner posts later, or never
+  } else {
+    Channel& c = channels[op[g].link];
+    auto& their_head = is_send ? c.recv_head : c.send_head;
+    auto& their_tail = is_send ? c.recv_tail : c.send_tail;
+    if (their_head == kNone) {
+      auto& head = is_send ? c.send_head : c.recv_head;
+      auto& tail = is_send ? c.send_tail : c.recv_tail;
+      op[g].aux = kNone;
+      if (tail == kNone) {
+        head = g;
+      } else {
+        op[tail].aux = g;
+      }
+      tail = g;
+      return;
     }
-    tail = g;
-    return;
+    other = their_head;
+    their_head = op[other].aux;
+    if (their_head == kNone) their_tail = kNone;
+    const SendRecv match = is_send ? SendRecv{g, other} : SendRecv{other, g};
+    if (size_bytes(match.send) != size_bytes(match.recv)) throw_size_mismatch(match, c.tag);
   }
-  const auto other = their_head;
-  their_head = op[other].aux;
-  if (their_head == kNone) their_tail = kNone;
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  const auto send_bytes = size_bytes(pair[0]);
-  const auto recv_bytes = size_bytes(pair[1]);
-  if (send_bytes != recv_bytes) {
-    const auto s = ref(pair[0]), r = ref(pair[1]);
-    throw ScheduleMismatch(fmt::format("rank {} op {} sends {} bytes (tag {}) to rank {}, whose op {} receives {} bytes",
-                                       s.rank, s.op, send_bytes, c.tag, r.rank, r.op, recv_bytes));
-  }
   for (auto p : pair) {
     op[p].status = Status::Running;
     started(p, now);

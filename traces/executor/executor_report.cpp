@@ -47,12 +47,14 @@ std::string ExecutorCore::State::describe(std::uint32_t g) const {
   }
 }
 
-// What the peer has posted from `src` to `dst` under other tags, if anything.
+// What the peer has posted from `src` to `dst` under other tags, if anything:
+// its posted receives from `src` (or sends to `dst`), none of them matched.
 std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, bool waiting_sender) const {
   std::vector<std::string> other;
-  for (const auto& c : channels) {
-    if (c.src != src || c.dst != dst) continue;
-    for (auto g = waiting_sender ? c.recv_head : c.send_head; g != kNone; g = op[g].aux) other.push_back(describe(g));
+  const auto peer = waiting_sender ? dst : src;
+  for (auto g = rank_offset[peer]; g < rank_offset[peer + 1]; ++g) {
+    if (op[g].status != Status::Posted || op[g].kind != (waiting_sender ? Kind::Recv : Kind::Send)) continue;
+    if (view(g).peer() == (waiting_sender ? src : dst)) other.push_back(describe(g));
   }
   if (other.empty()) {
     return waiting_sender ? fmt::format("rank {} has posted no receive from rank {}", dst, src)

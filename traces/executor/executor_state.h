@@ -35,6 +35,7 @@ enum class Kind : std::uint8_t { Compute, Send, Recv, Collective, Allocate, Free
 enum class Status : std::uint8_t { Pending, Posted, Running, Done };
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kMixedStreams = kNone - 1;
 
 inline Kind kind_of(int code) {
   switch (code) {
@@ -48,12 +49,26 @@ inline Kind kind_of(int code) {
 }
 inline Kind kind_of(OpView op) { return kind_of(op.code()); }
 
-// A point-to-point channel (sender, receiver, tag): its unmatched posted sends
-// and receives in posting order, as intrusive queues through OpState::aux.
+// A point-to-point channel (sender, receiver, tag). SEND and RECV match in
+// posting order per channel; where a channel's sends are all on one stream,
+// and its receives too, each side posts in program order (an op of a stream
+// is posted only once the one before it is done), so its k-th send meets its
+// k-th receive. The build pairs them so, through these queues (linked through
+// OpState::link), and checks their sizes before the run; a channel spread
+// over several streams on a side keeps them for the run instead: its unmatched
+// posted sends and receives in posting order, linked through OpState::aux.
 struct Channel {
   std::uint32_t src, dst, tag;
   std::uint32_t send_head = kNone, send_tail = kNone, recv_head = kNone, recv_tail = kNone;
+  // Building: the stream of its sends and of its receives (kNone: none yet;
+  // kMixedStreams: several), and the bytes of the op heading its queue.
+  std::uint32_t send_stream = kNone, recv_stream = kNone;
+  std::uint64_t head_bytes = 0;
+  bool matched_in_posting_order() const { return send_stream == kMixedStreams || recv_stream == kMixedStreams; }
 };
+// A SEND's or RECV's OpState::detail: paired before the run (OpState::link is
+// its partner, kNone: none), or matched through its channel's queues.
+constexpr std::uint8_t kPairedBeforeRun = 0, kMatchedInChannel = 1;
 
 }  // namespace executor_detail
 
@@ -79,16 +94,18 @@ struct ExecutorCore::State {
     std::uint32_t rank = 0;
     std::uint32_t pending = 0;     // predecessors not yet done
     std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
-    // SEND/RECV: its channel. COLLECTIVE: its (rank, group) counter until it
-    // is posted, then its instance. COMPUTE, with options.compute_chains: the
-    // op it runs back to back with (kNone: none).
+    // SEND/RECV: its partner, or its channel (detail). COLLECTIVE: its (rank,
+    // group) counter until it is posted, then its instance. COMPUTE, with
+    // options.compute_chains: the op it runs back to back with (kNone: none).
     std::uint32_t link = executor_detail::kNone;
-    // SEND/RECV: the next posted op in its channel's queue; COLLECTIVE: its
-    // position in the group.
+    // SEND/RECV: its channel while building, then, matched in its channel, the
+    // next posted op in the channel's queue; COLLECTIVE: its position in the
+    // group. ALLOCATE/FREE: link and aux hold its bytes (memory_bytes).
     std::uint32_t aux = executor_detail::kNone;
     executor_detail::Kind kind = executor_detail::Kind::Compute;
     executor_detail::Status status = executor_detail::Status::Pending;
-    // COLLECTIVE: a proto::CollectiveKind; COMPUTE: its work's proto::Phase.
+    // COLLECTIVE: a proto::CollectiveKind; COMPUTE: its work's proto::Phase;
+    // SEND/RECV: kPairedBeforeRun or kMatchedInChannel.
     std::uint8_t detail = 0;
     // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
     std::uint8_t stream = 0;
@@ -119,7 +136,8 @@ struct ExecutorCore::State {
   // Once take_trace() has freed `op`, with op events: which ops are done.
   std::vector<bool> done_after_run;
 
-  // Point-to-point channels (executor_detail::Channel).
+  // Point-to-point channels (executor_detail::Channel): kept for the run only
+  // when some channel is matched in posting order.
   std::vector<executor_detail::Channel> channels;
 
   // Groups (schedule order) and collective instances: the k-th collective of
@@ -179,6 +197,8 @@ struct ExecutorCore::State {
     const auto r = op[g].rank;
     return schedule.programs(static_cast<int>(r)).size_bytes(static_cast<int>(g - rank_offset[r]));
   }
+  // ALLOCATE/FREE: the op's bytes, kept in its state.
+  std::uint64_t memory_bytes(std::uint32_t g) const { return std::uint64_t{op[g].aux} << 32 | op[g].link; }
   std::uint32_t stream_of(std::uint32_t g) const {
     const auto r = op[g].rank;
     if (op[g].stream != kStreamInColumn) return op[g].stream;
@@ -203,6 +223,20 @@ struct ExecutorCore::State {
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
   void build(ScheduleValidator& validator);  // validates each program as it goes
+  // Building, with Matching::Global: SEND or RECV g of `bytes` on `stream` joins
+  // `channel`, meeting the first op of the other side waiting in its queue, if
+  // any; pairs of different sizes are kept in `unequal` until finish_pairing
+  // knows whether they really meet.
+  struct SendRecv {
+    std::uint32_t send, recv;
+  };
+  void pair_in_program_order(std::uint32_t g, std::uint32_t channel, std::uint32_t stream, std::uint64_t bytes,
+                             std::vector<SendRecv>& unequal);
+  // Ops left waiting get no partner; channels spread over several streams are
+  // matched in posting order during the run instead; a pair of different sizes
+  // that does meet throws ScheduleMismatch.
+  void finish_pairing(const std::vector<SendRecv>& unequal);
+  [[noreturn]] void throw_size_mismatch(SendRecv pair, std::uint32_t tag) const;
   void build_collectives();
   void check_collective_shapes();
   [[noreturn]] void throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g, std::uint32_t other) const;
