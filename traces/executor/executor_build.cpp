@@ -118,12 +118,12 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   const bool global = options.matching == Matching::Global;
   ChannelTable table;
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
-  // Each work's phase (the validator's constructor checked them), read once:
-  // a compute op's work may be anywhere among the Schedule's messages, a cache
-  // miss an op once the Schedule outgrows the cache.
-  std::vector<std::uint8_t> phase_of_work(static_cast<std::size_t>(schedule.shared_computes_size()));
+  // Whether each work recomputes (the validator's constructor checked the
+  // phases), read once: a compute op's work may be anywhere among the
+  // Schedule's messages, a cache miss an op once the Schedule outgrows the cache.
+  std::vector<char> recompute_work(static_cast<std::size_t>(schedule.shared_computes_size()));
   for (int w = 0; w < schedule.shared_computes_size(); ++w) {
-    phase_of_work[static_cast<std::size_t>(w)] = static_cast<std::uint8_t>(schedule.shared_computes(w).phase());
+    recompute_work[static_cast<std::size_t>(w)] = schedule.shared_computes(w).phase() == proto::RECOMPUTE;
   }
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
@@ -154,10 +154,9 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       state.kind = kind_of(code[i]);
       state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
       if (state.kind == Kind::Collective) {
-        state.detail = static_cast<std::uint8_t>(detail[i]);  // the collective kind
         state.link = target[i];  // the group, until build_collectives gives it a counter
       } else if (state.kind == Kind::Compute) {
-        state.detail = phase_of_work[target[i]];  // validate_program checked the index
+        state.recompute = recompute_work[target[i]];  // validate_program checked the index
       } else if (state.kind == Kind::Allocate || state.kind == Kind::Free) {
         state.link = static_cast<std::uint32_t>(size[i]);  // memory_bytes
         state.aux = static_cast<std::uint32_t>(size[i] >> 32);
@@ -167,13 +166,13 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) {
         ++op[previous].succ_begin;
-        ++state.pending;
+        add_predecessor(first + i);
       }
       previous = first + i;
     }
     for (std::uint32_t k = 0; k < deps; ++k) {
       ++rank_ops[dep_on[k]].succ_begin;
-      ++rank_ops[dep_op[k]].pending;
+      add_predecessor(first + dep_op[k]);
     }
     const auto rank_edges = edges;
     for (auto g = first; g < end; ++g) {
@@ -285,7 +284,7 @@ void ExecutorCore::State::finish_pairing(const std::vector<SendRecv>& unequal) {
   for (std::uint32_t g = 0; g + 1 < op.size(); ++g) {
     if ((op[g].kind != Kind::Send && op[g].kind != Kind::Recv) || !channels[op[g].aux].matched_in_posting_order()) continue;
     op[g].link = op[g].aux;
-    op[g].detail = kMatchedInChannel;
+    op[g].matched_in_channel = true;
   }
 }
 
@@ -296,14 +295,13 @@ void ExecutorCore::State::throw_size_mismatch(SendRecv pair, std::uint32_t tag) 
 }
 
 void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end) {
-  const auto recompute = [](const OpState& o) { return o.detail == proto::RECOMPUTE; };
   for (auto g = first; g < end; ++g) {
     if (op[g].kind != Kind::Compute) continue;
     const auto row_end = g + 1 < end ? op[g + 1].succ_begin : rows_end;
     if (row_end - op[g].succ_begin != 1) continue;
     const auto next = succ[op[g].succ_begin];
     // Its only predecessor is g: it starts when g ends.
-    if (op[next].kind == Kind::Compute && op[next].pending == 1 && recompute(op[next]) == recompute(op[g])) {
+    if (op[next].kind == Kind::Compute && op[next].pending == 1 && op[next].recompute == op[g].recompute) {
       op[g].link = next;
     }
   }
@@ -394,8 +392,8 @@ void ExecutorCore::State::throw_shape_mismatch(std::uint32_t k, std::uint32_t gr
   const auto me = ref(g), them = ref(other);
   throw ScheduleMismatch(fmt::format(
       "collective {} on group {}: rank {} op {} is a {} of {} bytes, but rank {} op {} is a {} of {} bytes", k, group,
-      me.rank, me.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[g].detail)), size_bytes(g), them.rank,
-      them.op, collective_kind_name(static_cast<proto::CollectiveKind>(op[other].detail)), size_bytes(other)));
+      me.rank, me.op, collective_kind_name(collective_kind(g)), size_bytes(g), them.rank,
+      them.op, collective_kind_name(collective_kind(other)), size_bytes(other)));
 }
 
 }  // namespace eppsim

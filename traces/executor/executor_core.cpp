@@ -59,7 +59,7 @@ void ExecutorCore::State::complete(std::uint32_t g, double now) {
   }
   ++done;
   for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
-    if (--op[succ[k]].pending == 0) make_ready(succ[k], now);
+    if (predecessor_done(succ[k])) make_ready(succ[k], now);
   }
   if (!options.record_op_events) {
     last_end_s = std::max(last_end_s, now);
@@ -135,7 +135,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   op[g].status = Status::Posted;
   const bool is_send = op[g].kind == Kind::Send;
   std::uint32_t other = op[g].link;  // paired before the run: its partner
-  if (op[g].detail == kPairedBeforeRun) {
+  if (!op[g].matched_in_channel) {
     if (other == kNone || op[other].status != Status::Posted) return;  // the partner posts later, or never
   } else {
     Channel& c = channels[op[g].link];

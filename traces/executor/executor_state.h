@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -66,15 +67,12 @@ struct Channel {
   std::uint64_t head_bytes = 0;
   bool matched_in_posting_order() const { return send_stream == kMixedStreams || recv_stream == kMixedStreams; }
 };
-// A SEND's or RECV's OpState::detail: paired before the run (OpState::link is
-// its partner, kNone: none), or matched through its channel's queues.
-constexpr std::uint8_t kPairedBeforeRun = 0, kMatchedInChannel = 1;
 
 }  // namespace executor_detail
 
 // The schedule compiled into flat arrays indexed by a global op id (the rank's
 // offset + the op's index), so that running it allocates nothing per op. What
-// running an op reads and writes sits in one 28-byte OpState, the executor's
+// running an op reads and writes sits in one 24-byte OpState, the executor's
 // own word included, so that the event loop, which jumps across ranks in time
 // order, touches one cache line per op instead of one per table.
 struct ExecutorCore::State {
@@ -92,26 +90,51 @@ struct ExecutorCore::State {
 
   struct OpState {
     std::uint32_t rank = 0;
-    std::uint32_t pending = 0;     // predecessors not yet done
     std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
-    // SEND/RECV: its partner, or its channel (detail). COLLECTIVE: its (rank,
-    // group) counter until it is posted, then its instance. COMPUTE, with
-    // options.compute_chains: the op it runs back to back with (kNone: none).
+    // SEND/RECV: its partner, or its channel (matched_in_channel). COLLECTIVE:
+    // its (rank, group) counter until it is posted, then its instance. COMPUTE,
+    // with options.compute_chains: the op it runs back to back with (kNone: none).
     std::uint32_t link = executor_detail::kNone;
     // SEND/RECV: its channel while building, then, matched in its channel, the
     // next posted op in the channel's queue; COLLECTIVE: its position in the
     // group. ALLOCATE/FREE: link and aux hold its bytes (memory_bytes).
     std::uint32_t aux = executor_detail::kNone;
-    executor_detail::Kind kind = executor_detail::Kind::Compute;
-    executor_detail::Status status = executor_detail::Status::Pending;
-    // COLLECTIVE: a proto::CollectiveKind; COMPUTE: its work's proto::Phase;
-    // SEND/RECV: kPairedBeforeRun or kMatchedInChannel.
-    std::uint8_t detail = 0;
+    std::uint32_t executor_word = 0;  // ExecutorOptions::executor_words
+    // Predecessors not yet done; kManyPending: many_pending holds the count.
+    std::uint16_t pending = 0;
+    executor_detail::Kind kind : 3 = executor_detail::Kind::Compute;
+    executor_detail::Status status : 2 = executor_detail::Status::Pending;
+    bool recompute : 1 = false;  // COMPUTE: its work's phase is proto::RECOMPUTE
+    // SEND/RECV: matched in its channel's queues during the run, not paired
+    // before it (Channel).
+    bool matched_in_channel : 1 = false;
     // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
     std::uint8_t stream = 0;
-    std::uint32_t executor_word = 0;  // ExecutorOptions::executor_words
   };
-  static_assert(sizeof(OpState) == 28);
+  static_assert(sizeof(OpState) == 24);
+  static constexpr std::uint16_t kManyPending = 0xFFFF;
+  // The predecessor counts of ops with kManyPending or more (none in the
+  // shipped planners' schedules).
+  std::unordered_map<std::uint32_t, std::uint32_t> many_pending;
+  // Building: one more predecessor for op g.
+  void add_predecessor(std::uint32_t g) {
+    OpState& o = op[g];
+    if (o.pending != kManyPending) {
+      if (++o.pending == kManyPending) many_pending[g] = kManyPending;
+    } else {
+      ++many_pending[g];
+    }
+  }
+  // Running: a predecessor of op g is done; true when it was g's last.
+  bool predecessor_done(std::uint32_t g) {
+    std::uint16_t& pending = op[g].pending;
+    if (pending != kManyPending) [[likely]] return --pending == 0;
+    const auto left = --many_pending[g];
+    if (left != 0) return false;
+    many_pending.erase(g);
+    pending = 0;
+    return true;
+  }
   static constexpr std::uint8_t kStreamInColumn = 255;
   // Per op (global id), and one more whose succ_begin ends the last row.
   OpTable<OpState> op;
@@ -216,9 +239,14 @@ struct ExecutorCore::State {
   // The op in the Schedule.
   OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
   OpView view(std::uint32_t g) const { return view(ref(g)); }
+  // A COLLECTIVE op's kind, from its rank's column.
+  proto::CollectiveKind collective_kind(std::uint32_t g) const {
+    const auto r = op[g].rank;
+    return static_cast<proto::CollectiveKind>(schedule.programs(static_cast<int>(r)).detail(static_cast<int>(g - rank_offset[r])));
+  }
   // A COLLECTIVE op's kind and bytes in one nonzero word (bytes are below
   // 2^51, validation's bound, and a kind is never 0).
-  std::uint64_t shape(std::uint32_t g) const { return std::uint64_t{op[g].detail} << 56 | size_bytes(g); }
+  std::uint64_t shape(std::uint32_t g) const { return std::uint64_t(collective_kind(g)) << 56 | size_bytes(g); }
   bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
@@ -274,7 +302,7 @@ struct ExecutorCore::State {
     BusySet set = BusySet::Communication;
     switch (o.kind) {
       case executor_detail::Kind::Compute:
-        set = o.detail == proto::RECOMPUTE ? BusySet::Recompute : BusySet::Compute;
+        set = o.recompute ? BusySet::Recompute : BusySet::Compute;
         break;
       case executor_detail::Kind::Allocate:
       case executor_detail::Kind::Free: return;
