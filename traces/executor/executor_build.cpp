@@ -37,7 +37,7 @@ std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t t
 // map would allocate once per message. It doubles once half full.
 class ChannelTable {
  public:
-  std::uint32_t find_or_add(std::vector<Channel>& channels, std::uint32_t src, std::uint32_t dst,
+  std::uint32_t find_or_add(OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst,
                             std::uint32_t tag) {
     if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
     const std::size_t mask = slots_.size() - 1;
@@ -53,7 +53,7 @@ class ChannelTable {
   }
 
  private:
-  void grow(const std::vector<Channel>& channels) {
+  void grow(const OpTable<Channel>& channels) {
     slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
     const std::size_t mask = slots_.size() - 1;
     for (std::uint32_t id = 0; id < channels.size(); ++id) {
@@ -63,7 +63,7 @@ class ChannelTable {
     }
   }
 
-  std::vector<std::uint32_t> slots_;
+  OpTable<std::uint32_t> slots_;
 };
 
 }  // namespace
@@ -278,7 +278,7 @@ void ExecutorCore::State::finish_pairing(const std::vector<SendRecv>& unequal) {
     if (!c.matched_in_posting_order()) throw_size_mismatch(pair, c.tag);
   }
   if (!posting_order) {
-    std::vector<Channel>().swap(channels);
+    OpTable<Channel>().swap(channels);
     return;
   }
   for (std::uint32_t g = 0; g + 1 < op.size(); ++g) {

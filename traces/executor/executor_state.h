@@ -161,7 +161,7 @@ struct ExecutorCore::State {
 
   // Point-to-point channels (executor_detail::Channel): kept for the run only
   // when some channel is matched in posting order.
-  std::vector<executor_detail::Channel> channels;
+  OpTable<executor_detail::Channel> channels;
 
   // Groups (schedule order) and collective instances: the k-th collective of
   // group g is instance instance_offset[g] + k; its members' ops sit at
