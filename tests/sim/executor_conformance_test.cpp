@@ -115,6 +115,15 @@ TEST_P(Conformance, OpsOnAStreamRunInOrderAndStreamsOverlap) {
   EXPECT_EQ(trace.step_time_ns(), 2 * kMs);
 }
 
+TEST_P(Conformance, AnOpMayListItsStreamPredecessorAsADependencyToo) {
+  HandSchedule h(1);
+  const auto first = h.compute(0, 0);
+  h.compute(0, 0, {first});  // waits for op 0 twice over: it starts when op 0 ends
+  const auto trace = run(h.schedule());
+  EXPECT_EQ(event(trace, 0, 1).start_ns(), 1 * kMs);
+  EXPECT_EQ(trace.step_time_ns(), 2 * kMs);
+}
+
 TEST_P(Conformance, DependenciesOrderOpsAcrossStreams) {
   HandSchedule h(2);
   const auto f = h.compute(0, 0);

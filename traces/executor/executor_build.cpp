@@ -106,9 +106,10 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   // Successor rows (stream successor and dependants, each row in increasing op
   // order), a rank at a time right after its program is validated, while its
   // columns are in cache, with no edge list: a first pass counts each op's
-  // successors into its succ_begin, the counts become row starts, a second
-  // fills the rows, each start advancing to its row's end (the next row's
-  // start), and the starts are shifted back by one row.
+  // successors into its succ_begin, the counts become row starts (an op whose
+  // one successor is the next op gets an empty row: OpState::next_only), a
+  // second fills the rows, each start advancing to its row's end (the next
+  // row's start), and the starts are shifted back by one row.
   std::uint64_t most_edges = 0;  // every op a stream successor, plus the deps
   for (std::uint32_t r = 0; r < ranks; ++r) {
     most_edges += ops_of(schedule, r).size() + static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).dep_op_size());
@@ -166,17 +167,24 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) {
         ++op[previous].succ_begin;
+        op[previous].next_only |= previous + 1 == first + i;  // kept only if it is the one successor
         add_predecessor(first + i);
       }
       previous = first + i;
     }
     for (std::uint32_t k = 0; k < deps; ++k) {
       ++rank_ops[dep_on[k]].succ_begin;
+      rank_ops[dep_on[k]].next_only |= dep_on[k] + 1 == dep_op[k];
       add_predecessor(first + dep_op[k]);
     }
     const auto rank_edges = edges;
     for (auto g = first; g < end; ++g) {
-      const auto count = op[g].succ_begin;
+      auto count = op[g].succ_begin;
+      if (count == 1 && op[g].next_only) {
+        count = 0;  // the row leaves its one successor, the next op, out
+      } else {
+        op[g].next_only = false;
+      }
       op[g].succ_begin = static_cast<std::uint32_t>(edges);
       edges += count;
       if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
@@ -186,9 +194,11 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     for (std::uint32_t i = 0, k = 0; i < n; ++i) {
       const auto g = first + i;
       auto& previous = last_on_stream[stream[i]];
-      if (previous != kNone) succ[op[previous].succ_begin++] = g;
+      if (previous != kNone && !op[previous].next_only) succ[op[previous].succ_begin++] = g;
       previous = g;
-      for (; k < deps && dep_op[k] == i; ++k) succ[rank_ops[dep_on[k]].succ_begin++] = g;
+      for (; k < deps && dep_op[k] == i; ++k) {
+        if (!rank_ops[dep_on[k]].next_only) succ[rank_ops[dep_on[k]].succ_begin++] = g;
+      }
       if (!global || (rank_ops[i].kind != Kind::Send && rank_ops[i].kind != Kind::Recv)) continue;
       const bool send = rank_ops[i].kind == Kind::Send;
       const auto channel = table.find_or_add(channels, send ? r : target[i], send ? target[i] : r, detail[i]);
@@ -298,8 +308,8 @@ void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t
   for (auto g = first; g < end; ++g) {
     if (op[g].kind != Kind::Compute) continue;
     const auto row_end = g + 1 < end ? op[g + 1].succ_begin : rows_end;
-    if (row_end - op[g].succ_begin != 1) continue;
-    const auto next = succ[op[g].succ_begin];
+    if (!op[g].next_only && row_end - op[g].succ_begin != 1) continue;
+    const auto next = op[g].next_only ? g + 1 : succ[op[g].succ_begin];
     // Its only predecessor is g: it starts when g ends.
     if (op[next].kind == Kind::Compute && op[next].pending == 1 && op[next].recompute == op[g].recompute) {
       op[g].link = next;

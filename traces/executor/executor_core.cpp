@@ -58,8 +58,12 @@ void ExecutorCore::State::complete(std::uint32_t g, double now) {
     __builtin_prefetch(&busy[op[g].rank], 1);
   }
   ++done;
-  for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
-    if (predecessor_done(succ[k])) make_ready(succ[k], now);
+  if (op[g].next_only) {
+    if (predecessor_done(g + 1)) make_ready(g + 1, now);
+  } else {
+    for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
+      if (predecessor_done(succ[k])) make_ready(succ[k], now);
+    }
   }
   if (!options.record_op_events) {
     last_end_s = std::max(last_end_s, now);

@@ -108,6 +108,9 @@ struct ExecutorCore::State {
     // SEND/RECV: matched in its channel's queues during the run, not paired
     // before it (Channel).
     bool matched_in_channel : 1 = false;
+    // Its one successor is the next op (global id + 1), which its row of succ
+    // leaves out (empty): nearly every op of a pipeline's streams.
+    bool next_only : 1 = false;
     // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
     std::uint8_t stream = 0;
   };
@@ -138,7 +141,7 @@ struct ExecutorCore::State {
   static constexpr std::uint8_t kStreamInColumn = 255;
   // Per op (global id), and one more whose succ_begin ends the last row.
   OpTable<OpState> op;
-  OpTable<std::uint32_t> succ;  // stream successor and dependants, global ids
+  OpTable<std::uint32_t> succ;  // stream successor and dependants, global ids (but OpState::next_only)
   // With op events (options.record_op_events): when each op started and
   // ended, side by side, so that an op's end is written to the cache line its
   // start was.
