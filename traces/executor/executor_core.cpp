@@ -138,8 +138,9 @@ void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
 void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
   op[g].status = Status::Posted;
   const bool is_send = op[g].kind == Kind::Send;
-  std::uint32_t other = op[g].link;  // paired before the run: its partner
+  std::uint32_t other;
   if (!op[g].matched_in_channel) {
+    other = op[g].link;  // paired before the run: its partner
     if (other == kNone || op[other].status != Status::Posted) return;  // the partner posts later, or never
   } else {
     Channel& c = channels[op[g].link];

@@ -116,8 +116,8 @@ struct ExecutorCore::State {
   };
   static_assert(sizeof(OpState) == 24);
   static constexpr std::uint16_t kManyPending = 0xFFFF;
-  // The predecessor counts of ops with kManyPending or more (none in the
-  // shipped planners' schedules).
+  // The predecessor counts of ops waiting for kManyPending or more others
+  // (rare: the count of every other op fits in its state).
   std::unordered_map<std::uint32_t, std::uint32_t> many_pending;
   // Building: one more predecessor for op g.
   void add_predecessor(std::uint32_t g) {
