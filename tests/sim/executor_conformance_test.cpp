@@ -276,6 +276,27 @@ TEST_P(Conformance, MemoryIsSampledPerRankAndOverFreeingMismatches) {
   EXPECT_THAT(failure(h.schedule()), HasSubstr("rank 1 op 1 frees 8 B but only 7 B are allocated"));
 }
 
+// Ranks with no ops, and an op id block shared by two ranks (ops are numbered
+// rank by rank: the executor core finds an op's rank from its id).
+TEST_P(Conformance, EveryOpRunsOnItsOwnRankWhateverTheProgramsLengths) {
+  HandSchedule h(kNodes);
+  for (int k = 0; k < 8; ++k) h.compute(1, 0);
+  h.send(1, 0, 3, 1000, 0);
+  h.recv(3, 1, 1, 1000, 0);
+  constexpr std::uint64_t kPast32Bits = (std::uint64_t{5} << 30) + 3;
+  h.memory(3, 1, true, kPast32Bits);
+  h.memory(3, 1, false, kPast32Bits);
+  const auto trace = run(h.schedule());
+  EXPECT_EQ(events_of(trace).size(), 12);
+  for (std::uint32_t k = 0; k < 8; ++k) EXPECT_EQ(event(trace, 1, k).start_ns(), k * kMs) << k;
+  EXPECT_EQ(event(trace, 1, 8).end_ns(), 8 * kMs + 2 * kUs);
+  EXPECT_EQ(event(trace, 3, 0).end_ns(), 8 * kMs + 2 * kUs);
+  ASSERT_EQ(trace.memory_size(), 2);
+  EXPECT_EQ(trace.memory(0).rank(), 3u);
+  EXPECT_EQ(trace.memory(0).bytes(), kPast32Bits);
+  EXPECT_EQ(trace.memory(1).bytes(), 0u);
+}
+
 TEST_P(Conformance, ComputeTakesTheCostModelsTimeByPhase) {
   HandSchedule h(1);
   auto work = HandSchedule::forward_layer();

@@ -40,19 +40,29 @@ class ChannelTable {
   std::uint32_t find_or_add(OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst,
                             std::uint32_t tag) {
     if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
-      if (slots_[slot] == kNone) {
-        slots_[slot] = static_cast<std::uint32_t>(channels.size());
-        channels.push_back(Channel{src, dst, tag});
-        return slots_[slot];
-      }
-      const auto& c = channels[slots_[slot]];
-      if (c.src == src && c.dst == dst && c.tag == tag) return slots_[slot];
+    auto& id = slots_[slot_of(channels, src, dst, tag)];
+    if (id == kNone) {
+      id = static_cast<std::uint32_t>(channels.size());
+      channels.push_back(Channel{src, dst, tag});
     }
+    return id;
+  }
+  // A channel find_or_add added.
+  std::uint32_t find(const OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
+    return slots_[slot_of(channels, src, dst, tag)];
   }
 
  private:
+  // The channel's slot, or the empty slot where it would go.
+  std::size_t slot_of(const OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
+      if (slots_[slot] == kNone) return slot;
+      const auto& c = channels[slots_[slot]];
+      if (c.src == src && c.dst == dst && c.tag == tag) return slot;
+    }
+  }
+
   void grow(const OpTable<Channel>& channels) {
     slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
     const std::size_t mask = slots_.size() - 1;
@@ -91,6 +101,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     if (count >= kSingleOpActivity) throw InputError(fmt::format("schedule: more than {} ops", kSingleOpActivity - 1));
     rank_offset[r + 1] = static_cast<std::uint32_t>(count);
   }
+  index_rank_blocks();
   const std::size_t n = rank_offset[ranks];
   op.assign(n + 1, OpState{});
   if (options.record_op_events) {
@@ -129,7 +140,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
   std::vector<std::uint32_t> words;  // a rank's executor words
-  std::vector<SendRecv> unequal;     // pairs of different sizes (pair_in_program_order)
+  std::vector<UnequalPair> unequal;  // pairs of different sizes (pair_in_program_order)
   for (std::uint32_t r = 0; r < ranks; ++r) {
     validator.validate_program(r);
     // The program's columns, read directly: entry i of each is op i, and the
@@ -151,7 +162,6 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
     for (std::uint32_t i = 0; i < n; ++i) {
       OpState& state = rank_ops[i];
-      state.rank = r;
       state.kind = kind_of(code[i]);
       state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
       if (state.kind == Kind::Collective) {
@@ -159,8 +169,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       } else if (state.kind == Kind::Compute) {
         state.recompute = recompute_work[target[i]];  // validate_program checked the index
       } else if (state.kind == Kind::Allocate || state.kind == Kind::Free) {
-        state.link = static_cast<std::uint32_t>(size[i]);  // memory_bytes
-        state.aux = static_cast<std::uint32_t>(size[i] >> 32);
+        state.link = static_cast<std::uint32_t>(std::min<std::uint64_t>(size[i], kNone));  // memory_bytes
       }
       memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
       communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
@@ -216,7 +225,20 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     }
   }
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
-  if (global) finish_pairing(unequal);
+  if (global && finish_pairing(unequal)) {
+    // Channels spread over several streams: their ops, found again, hold their channel.
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
+        if (op[g].kind != Kind::Send && op[g].kind != Kind::Recv) continue;
+        const OpView o = view(g);
+        const bool send = op[g].kind == Kind::Send;
+        const auto channel = table.find(channels, send ? r : o.peer(), send ? o.peer() : r, o.tag());
+        if (!channels[channel].matched_in_posting_order()) continue;
+        op[g].link = channel;
+        op[g].matched_in_channel = true;
+      }
+    }
+  }
   // With Matching::Global, each communication op joins a transfer's or a
   // collective's activity, which has a row; reserved once, so that the run
   // neither copies these tables as they grow nor touches pages it will not fill.
@@ -235,11 +257,26 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   if (global) build_collectives();
 }
 
+void ExecutorCore::State::index_rank_blocks() {
+  const std::uint32_t n = rank_offset[ranks];
+  rank_block_bits = 0;
+  while (ranks > 0 && (std::uint64_t{2} << rank_block_bits) * ranks <= n) ++rank_block_bits;
+  const std::uint32_t blocks = (n >> rank_block_bits) + 1;
+  rank_block.resize(std::size_t{blocks} + 1);
+  // The rank of each block's first op: the last rank whose ops begin at or
+  // before it (a rank with no ops is passed over). Past the last op, the last rank.
+  std::uint32_t r = 0;
+  for (std::uint32_t b = 0; b <= blocks; ++b) {
+    const std::uint64_t first = std::uint64_t{b} << rank_block_bits;
+    while (r + 1 < ranks && rank_offset[r + 1] <= first) ++r;
+    rank_block[b] = r;
+  }
+}
+
 void ExecutorCore::State::pair_in_program_order(std::uint32_t g, std::uint32_t channel, std::uint32_t stream,
-                                                 std::uint64_t bytes, std::vector<SendRecv>& unequal) {
+                                                 std::uint64_t bytes, std::vector<UnequalPair>& unequal) {
   Channel& c = channels[channel];
   const bool send = op[g].kind == Kind::Send;
-  op[g].aux = channel;
   auto& my_stream = send ? c.send_stream : c.recv_stream;
   if (my_stream == kNone) {
     my_stream = stream;
@@ -269,10 +306,10 @@ void ExecutorCore::State::pair_in_program_order(std::uint32_t g, std::uint32_t c
   }
   op[partner].link = g;
   op[g].link = partner;
-  if (partner_bytes != bytes) unequal.push_back(send ? SendRecv{g, partner} : SendRecv{partner, g});
+  if (partner_bytes != bytes) unequal.push_back({send ? SendRecv{g, partner} : SendRecv{partner, g}, channel});
 }
 
-void ExecutorCore::State::finish_pairing(const std::vector<SendRecv>& unequal) {
+bool ExecutorCore::State::finish_pairing(const std::vector<UnequalPair>& unequal) {
   bool posting_order = false;
   for (Channel& c : channels) {
     for (auto g = c.send_head != kNone ? c.send_head : c.recv_head; g != kNone;) {
@@ -283,19 +320,12 @@ void ExecutorCore::State::finish_pairing(const std::vector<SendRecv>& unequal) {
     c.send_head = c.send_tail = c.recv_head = c.recv_tail = kNone;
     posting_order = posting_order || c.matched_in_posting_order();
   }
-  for (const SendRecv pair : unequal) {
-    const Channel& c = channels[op[pair.send].aux];
-    if (!c.matched_in_posting_order()) throw_size_mismatch(pair, c.tag);
+  for (const UnequalPair& u : unequal) {
+    const Channel& c = channels[u.channel];
+    if (!c.matched_in_posting_order()) throw_size_mismatch(u.pair, c.tag);
   }
-  if (!posting_order) {
-    OpTable<Channel>().swap(channels);
-    return;
-  }
-  for (std::uint32_t g = 0; g + 1 < op.size(); ++g) {
-    if ((op[g].kind != Kind::Send && op[g].kind != Kind::Recv) || !channels[op[g].aux].matched_in_posting_order()) continue;
-    op[g].link = op[g].aux;
-    op[g].matched_in_channel = true;
-  }
+  if (!posting_order) OpTable<Channel>().swap(channels);
+  return posting_order;
 }
 
 void ExecutorCore::State::throw_size_mismatch(SendRecv pair, std::uint32_t tag) const {
@@ -346,12 +376,12 @@ void ExecutorCore::State::build_collectives() {
         counter[group] = static_cast<std::uint32_t>(issued.size());
         issued.push_back(0);
         counter_group.push_back(group);
+        counter_position.push_back(position[group]);
         counter_stream.push_back(stream_of(g));
       } else if (counter_stream[counter[group]] != stream_of(g)) {
         shapes_checked_at_arrival[group] = true;
       }
       op[g].link = counter[group];
-      op[g].aux = position[group];
       instances[group] = std::max(instances[group], ++issued[counter[group]]);
     }
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {

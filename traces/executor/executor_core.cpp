@@ -50,12 +50,14 @@ void ExecutorCore::State::complete_chain(std::uint32_t head, double now) {
 
 void ExecutorCore::State::complete(std::uint32_t g, double now) {
   op[g].status = Status::Done;
+  std::uint32_t r = 0;
   if (options.record_op_events) {
     span[g].end_s = now;
   } else {
     // The rank's busy record is asked for before the successors are
     // released, and counted after.
-    __builtin_prefetch(&busy[op[g].rank], 1);
+    r = rank_of(g);
+    __builtin_prefetch(&busy[r], 1);
   }
   ++done;
   if (op[g].next_only) {
@@ -67,7 +69,7 @@ void ExecutorCore::State::complete(std::uint32_t g, double now) {
   }
   if (!options.record_op_events) {
     last_end_s = std::max(last_end_s, now);
-    count_busy(g, now, false);
+    count_busy(g, r, now, false);
   }
 }
 
@@ -90,26 +92,31 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
   OpState& state = op[g];
   switch (state.kind) {
     case Kind::Allocate:
-    case Kind::Free:
-      started(g, now);
-      apply_memory(g, now);
+    case Kind::Free: {
+      const auto r = rank_of(g);
+      started(g, r, now);
+      apply_memory(g, r, now);
       complete(g, now);
       return;
-    case Kind::Compute:
+    }
+    case Kind::Compute: {
       state.status = Status::Running;
-      started(g, now);
-      if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), ref(g), now);
+      const OpRef at = ref(g);
+      started(g, at.rank, now);
+      if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), at, now);
       chain_refs.clear();
-      for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back(ref(c));
+      for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back({at.rank, c - rank_offset[at.rank]});  // one rank's
       hooks.compute_chain_ready(single_op_activity(g), chain_refs, now);
       return;
+    }
     case Kind::Send:
     case Kind::Recv:
     case Kind::Collective:
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
-        started(g, now);
-        hooks.communication_ready(single_op_activity(g), ref(g), now);
+        const OpRef at = ref(g);
+        started(g, at.rank, now);
+        hooks.communication_ready(single_op_activity(g), at, now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
       } else {
@@ -119,8 +126,7 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
   }
 }
 
-void ExecutorCore::State::apply_memory(std::uint32_t g, double now) {
-  const auto r = op[g].rank;
+void ExecutorCore::State::apply_memory(std::uint32_t g, std::uint32_t r, double now) {
   const auto bytes = memory_bytes(g);
   if (op[g].kind == Kind::Allocate) {
     in_use[r] += bytes;
@@ -149,34 +155,36 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
     if (their_head == kNone) {
       auto& head = is_send ? c.send_head : c.recv_head;
       auto& tail = is_send ? c.send_tail : c.recv_tail;
-      op[g].aux = kNone;
+      op[g].link = kNone;  // last in the queue
       if (tail == kNone) {
         head = g;
       } else {
-        op[tail].aux = g;
+        op[tail].link = g;
       }
       tail = g;
       return;
     }
     other = their_head;
-    their_head = op[other].aux;
+    their_head = op[other].link;
     if (their_head == kNone) their_tail = kNone;
     const SendRecv match = is_send ? SendRecv{g, other} : SendRecv{other, g};
     if (size_bytes(match.send) != size_bytes(match.recv)) throw_size_mismatch(match, c.tag);
   }
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  for (auto p : pair) {
-    op[p].status = Status::Running;
-    started(p, now);
+  const OpRef refs[2] = {ref(pair[0]), ref(pair[1])};
+  for (int i = 0; i < 2; ++i) {
+    op[pair[i]].status = Status::Running;
+    started(pair[i], refs[i].rank, now);
   }
   const auto id = new_activity(pair);
-  hooks.transfer_ready(id, ref(pair[0]), ref(pair[1]), now);
+  hooks.transfer_ready(id, refs[0], refs[1], now);
 }
 
 void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   OpState& state = op[g];
   state.status = Status::Posted;
   const auto group = counter_group[state.link];
+  const auto position = counter_position[state.link];
   const auto k = issued[state.link]++;
   const auto instance = instance_offset[group] + k;
   state.link = instance;  // the counter is not needed again
@@ -195,16 +203,16 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
       throw_shape_mismatch(k, group, g, *first);
     }
   }
-  arrival[base + state.aux] = g;
+  arrival[base + position] = g;
   if (++meeting.arrived < size) return;
   const std::span<const std::uint32_t> members(arrival.data() + base, size);
+  member_refs.clear();
   for (auto m : members) {
     op[m].status = Status::Running;
-    started(m, now);
+    member_refs.push_back(ref(m));
+    started(m, member_refs.back().rank, now);
   }
   const auto id = new_activity(members);
-  member_refs.clear();
-  for (auto m : members) member_refs.push_back(ref(m));
   hooks.collective_ready(id, member_refs, now);
 }
 
@@ -293,6 +301,7 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.arrival);
   release(s.issued);
   release(s.counter_group);
+  release(s.counter_position);
   release(s.activity_begin);
   release(s.activity_ops);
   release(s.ready);

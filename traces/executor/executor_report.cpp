@@ -66,7 +66,7 @@ std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, 
 
 std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
   const OpView o = view(g);
-  const auto r = op[g].rank;
+  const auto r = rank_of(g);
   if (options.matching == Matching::Local) {
     return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
   }
@@ -126,7 +126,7 @@ std::vector<std::string> ExecutorCore::unfinished_ops() const {
   std::size_t more = 0;
   for (std::uint32_t g = 0; g + 1 < s.op.size(); ++g) {
     const auto& state = s.op[g];
-    if (!s.local[state.rank] || (state.status != Status::Running && state.status != Status::Posted)) continue;
+    if (!s.local[s.rank_of(g)] || (state.status != Status::Running && state.status != Status::Posted)) continue;
     if (lines.size() == s.options.max_blocked_ops_reported) {
       ++more;
       continue;

@@ -72,9 +72,10 @@ struct Channel {
 
 // The schedule compiled into flat arrays indexed by a global op id (the rank's
 // offset + the op's index), so that running it allocates nothing per op. What
-// running an op reads and writes sits in one 24-byte OpState, the executor's
+// running an op reads and writes sits in one 16-byte OpState, the executor's
 // own word included, so that the event loop, which jumps across ranks in time
-// order, touches one cache line per op instead of one per table.
+// order, touches one cache line per op instead of one per table. An op's rank
+// is not in it: ops are numbered rank by rank, and rank_of finds it.
 struct ExecutorCore::State {
   State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
 
@@ -85,20 +86,32 @@ struct ExecutorCore::State {
 
   // Per rank.
   std::vector<std::uint32_t> rank_offset;  // ranks + 1
+  // The rank of op (b << rank_block_bits), for each block b of ops, and of the
+  // first op past the last block: the rank of an op in block b lies between
+  // entries b and b + 1 (rank_of). Blocks are no longer than ranks' average
+  // program, so the table has at most two entries a rank.
+  std::vector<std::uint32_t> rank_block;
+  std::uint32_t rank_block_bits = 0;
+  void index_rank_blocks();
+  std::uint32_t rank_of(std::uint32_t g) const {
+    const auto block = g >> rank_block_bits;
+    const auto lo = rank_block[block], hi = rank_block[block + 1];
+    if (lo == hi) [[likely]] return lo;
+    return static_cast<std::uint32_t>(
+        std::upper_bound(rank_offset.begin() + lo + 1, rank_offset.begin() + hi + 1, g) - rank_offset.begin() - 1);
+  }
   std::vector<char> local;                 // runs on this core
   std::vector<std::uint64_t> in_use, peak;
 
   struct OpState {
-    std::uint32_t rank = 0;
     std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
-    // SEND/RECV: its partner, or its channel (matched_in_channel). COLLECTIVE:
-    // its (rank, group) counter until it is posted, then its instance. COMPUTE,
-    // with options.compute_chains: the op it runs back to back with (kNone: none).
+    // SEND/RECV: its partner; matched in its channel (matched_in_channel), its
+    // channel until it is posted, then, waiting in the channel's queue, the
+    // next op posted there. COLLECTIVE: its (rank, group) counter until it is
+    // posted, then its instance. COMPUTE, with options.compute_chains: the op
+    // it runs back to back with (kNone: none). ALLOCATE/FREE: its bytes, or
+    // kNone past 32 bits (memory_bytes).
     std::uint32_t link = executor_detail::kNone;
-    // SEND/RECV: its channel while building, then, matched in its channel, the
-    // next posted op in the channel's queue; COLLECTIVE: its position in the
-    // group. ALLOCATE/FREE: link and aux hold its bytes (memory_bytes).
-    std::uint32_t aux = executor_detail::kNone;
     std::uint32_t executor_word = 0;  // ExecutorOptions::executor_words
     // Predecessors not yet done; kManyPending: many_pending holds the count.
     std::uint16_t pending = 0;
@@ -114,7 +127,7 @@ struct ExecutorCore::State {
     // Its stream, or kStreamInColumn past 254 streams (read the Schedule's column).
     std::uint8_t stream = 0;
   };
-  static_assert(sizeof(OpState) == 24);
+  static_assert(sizeof(OpState) == 16);
   static constexpr std::uint16_t kManyPending = 0xFFFF;
   // The predecessor counts of ops waiting for kManyPending or more others
   // (rare: the count of every other op fits in its state).
@@ -182,8 +195,9 @@ struct ExecutorCore::State {
   std::vector<Instance> meetings;
   std::vector<bool> shapes_checked_at_arrival;  // per group (check_collective_shapes)
   OpTable<std::uint32_t> arrival;
-  std::vector<std::uint32_t> issued;        // per (rank, group) counter: collectives posted so far
-  std::vector<std::uint32_t> counter_group;  // per (rank, group) counter: the group
+  std::vector<std::uint32_t> issued;            // per (rank, group) counter: collectives posted so far
+  std::vector<std::uint32_t> counter_group;     // per (rank, group) counter: the group
+  std::vector<std::uint32_t> counter_position;  // per (rank, group) counter: the rank's position in the group
 
   // Transfers and collectives handed to the executor (Matching::Global): their
   // ops' global ids in activity_ops, a row each. A compute op's activity, or a
@@ -211,41 +225,40 @@ struct ExecutorCore::State {
   std::vector<Sample> samples;
   std::size_t total = 0, done = 0;
 
-  // (Once take_trace() has freed `op`, the rank is found in rank_offset.)
   OpRef ref(std::uint32_t g) const {
-    const std::uint32_t r = op.empty() ? static_cast<std::uint32_t>(std::upper_bound(rank_offset.begin(), rank_offset.end(), g) -
-                                                                    rank_offset.begin() - 1)
-                                       : op[g].rank;
+    const auto r = rank_of(g);
     return {r, g - rank_offset[r]};
   }
   // SEND/RECV/COLLECTIVE/MEMORY: the op's bytes, from its rank's column.
   std::uint64_t size_bytes(std::uint32_t g) const {
-    const auto r = op[g].rank;
-    return schedule.programs(static_cast<int>(r)).size_bytes(static_cast<int>(g - rank_offset[r]));
+    const auto r = ref(g);
+    return schedule.programs(static_cast<int>(r.rank)).size_bytes(static_cast<int>(r.op));
   }
-  // ALLOCATE/FREE: the op's bytes, kept in its state.
-  std::uint64_t memory_bytes(std::uint32_t g) const { return std::uint64_t{op[g].aux} << 32 | op[g].link; }
+  // ALLOCATE/FREE: the op's bytes, kept in its state below 2^32 - 1.
+  std::uint64_t memory_bytes(std::uint32_t g) const {
+    return op[g].link != executor_detail::kNone ? op[g].link : size_bytes(g);
+  }
   std::uint32_t stream_of(std::uint32_t g) const {
-    const auto r = op[g].rank;
     if (op[g].stream != kStreamInColumn) return op[g].stream;
-    return schedule.programs(static_cast<int>(r)).stream(static_cast<int>(g - rank_offset[r]));
+    const auto r = ref(g);
+    return schedule.programs(static_cast<int>(r.rank)).stream(static_cast<int>(r.op));
   }
-  // Without op events: the op's (rank, stream) slot of stream_start.
-  double& stream_slot(std::uint32_t g) {
-    return stream_start[static_cast<std::size_t>(op[g].rank) * streams + stream_of(g)];
+  // Without op events: op g's (rank r, stream) slot of stream_start.
+  double& stream_slot(std::uint32_t g, std::uint32_t r) {
+    return stream_start[static_cast<std::size_t>(r) * streams + stream_of(g)];
   }
   // A running or posted op's start.
   double start_of(std::uint32_t g) const {
     if (options.record_op_events) return span[g].start_s;
-    return stream_start[static_cast<std::size_t>(op[g].rank) * streams + stream_of(g)];
+    return stream_start[static_cast<std::size_t>(rank_of(g)) * streams + stream_of(g)];
   }
   // The op in the Schedule.
   OpView view(OpRef r) const { return ops_of(schedule, r.rank)[r.op]; }
   OpView view(std::uint32_t g) const { return view(ref(g)); }
   // A COLLECTIVE op's kind, from its rank's column.
   proto::CollectiveKind collective_kind(std::uint32_t g) const {
-    const auto r = op[g].rank;
-    return static_cast<proto::CollectiveKind>(schedule.programs(static_cast<int>(r)).detail(static_cast<int>(g - rank_offset[r])));
+    const auto r = ref(g);
+    return static_cast<proto::CollectiveKind>(schedule.programs(static_cast<int>(r.rank)).detail(static_cast<int>(r.op)));
   }
   // A COLLECTIVE op's kind and bytes in one nonzero word (bytes are below
   // 2^51, validation's bound, and a kind is never 0).
@@ -261,12 +274,17 @@ struct ExecutorCore::State {
   struct SendRecv {
     std::uint32_t send, recv;
   };
+  struct UnequalPair {
+    SendRecv pair;
+    std::uint32_t channel;
+  };
   void pair_in_program_order(std::uint32_t g, std::uint32_t channel, std::uint32_t stream, std::uint64_t bytes,
-                             std::vector<SendRecv>& unequal);
-  // Ops left waiting get no partner; channels spread over several streams are
-  // matched in posting order during the run instead; a pair of different sizes
-  // that does meet throws ScheduleMismatch.
-  void finish_pairing(const std::vector<SendRecv>& unequal);
+                             std::vector<UnequalPair>& unequal);
+  // Ops left waiting get no partner; a pair of different sizes that does meet
+  // throws ScheduleMismatch. True when some channel is spread over several
+  // streams: its ops are matched in posting order during the run instead, and
+  // build() gives each its channel.
+  bool finish_pairing(const std::vector<UnequalPair>& unequal);
   [[noreturn]] void throw_size_mismatch(SendRecv pair, std::uint32_t tag) const;
   void build_collectives();
   void check_collective_shapes();
@@ -291,16 +309,17 @@ struct ExecutorCore::State {
     return id & kSingleOpActivity ? (id & ~kSingleOpActivity) + 1 < op.size() : id + 1 < activity_begin.size();
   }
   void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
-  void started(std::uint32_t g, double now) {
+  // Op g of rank r starts.
+  void started(std::uint32_t g, std::uint32_t r, double now) {
     if (options.record_op_events) {
       span[g].start_s = now;
     } else {
-      stream_slot(g) = now;
-      count_busy(g, now, true);
+      stream_slot(g, r) = now;
+      count_busy(g, r, now, true);
     }
   }
-  // Without op events: the op's start or end joins its rank's busy time.
-  void count_busy(std::uint32_t g, double now, bool start) {
+  // Without op events: the start or end of op g of rank r joins r's busy time.
+  void count_busy(std::uint32_t g, std::uint32_t r, double now, bool start) {
     const OpState& o = op[g];
     BusySet set = BusySet::Communication;
     switch (o.kind) {
@@ -311,7 +330,7 @@ struct ExecutorCore::State {
       case executor_detail::Kind::Free: return;
       default: break;
     }
-    RankBusyInTimeOrder& counted = busy[o.rank].counted;
+    RankBusyInTimeOrder& counted = busy[r].counted;
     const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
     if (start) {
       counted.start(set, at_ns);
@@ -329,7 +348,7 @@ struct ExecutorCore::State {
   void link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end);
   void drain();
   void dispatch(std::uint32_t g, double now);
-  void apply_memory(std::uint32_t g, double now);
+  void apply_memory(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   void post_p2p(std::uint32_t g, double now);
   void arrive(std::uint32_t g, double now);
 
