@@ -366,39 +366,40 @@ void ExecutorCore::State::build_collectives() {
   std::vector<std::uint32_t> position(groups, kNone), counter(groups, kNone);
   std::vector<std::uint32_t> instances(groups, 0);
   std::vector<std::uint32_t> counter_stream;  // per counter: the stream of its first collective
-  shapes_checked_at_arrival.assign(groups, false);
+  instances_of.assign(groups + 1, Instances{});
   for (std::uint32_t r = 0; r < ranks; ++r) {
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
     for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
       if (op[g].kind != Kind::Collective) continue;
       const auto group = op[g].link;  // build() left the op's group there
       if (counter[group] == kNone) {
-        counter[group] = static_cast<std::uint32_t>(issued.size());
-        issued.push_back(0);
-        counter_group.push_back(group);
-        counter_position.push_back(position[group]);
+        counter[group] = static_cast<std::uint32_t>(counters.size());
+        counters.push_back(Counter{group, position[group], 0});
         counter_stream.push_back(stream_of(g));
       } else if (counter_stream[counter[group]] != stream_of(g)) {
-        shapes_checked_at_arrival[group] = true;
+        instances_of[group].shapes_checked_at_arrival = true;
       }
       op[g].link = counter[group];
-      instances[group] = std::max(instances[group], ++issued[counter[group]]);
+      instances[group] = std::max(instances[group], ++counters[counter[group]].issued);
     }
     for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
       position[membership[m].first] = kNone;
       counter[membership[m].first] = kNone;
     }
   }
-  std::fill(issued.begin(), issued.end(), 0);
-  instance_offset.assign(groups + 1, 0);
-  arrival_offset.assign(groups + 1, 0);
+  bool any_checked_at_arrival = false;
   for (std::uint32_t g = 0; g < groups; ++g) {
-    instance_offset[g + 1] = instance_offset[g] + instances[g];
-    arrival_offset[g + 1] = arrival_offset[g] + static_cast<std::uint64_t>(instances[g]) * group_size(g);
+    Instances& of = instances_of[g];
+    of.size = group_size(g);
+    instances_of[g + 1].first = of.first + instances[g];
+    instances_of[g + 1].arrival = of.arrival + static_cast<std::uint64_t>(instances[g]) * of.size;
+    any_checked_at_arrival = any_checked_at_arrival || of.shapes_checked_at_arrival;
   }
-  meetings.assign(instance_offset[groups], Instance{});
-  arrival.assign(arrival_offset[groups], kNone);
+  arrival.assign(instances_of[groups].arrival, kNone);
+  arrived.assign(instances_of[groups].first, 0);
+  for (Counter& c : counters) c.issued = 0;
   check_collective_shapes();
+  if (any_checked_at_arrival) shapes.assign(instances_of[groups].first, 0);
 }
 
 // A rank issues the collectives it runs on a group in program order when they
@@ -408,23 +409,27 @@ void ExecutorCore::State::build_collectives() {
 // miss each). A group some rank spreads over several streams is checked at
 // arrival.
 void ExecutorCore::State::check_collective_shapes() {
-  std::vector<std::uint32_t> first_member(meetings.size(), kNone);
+  struct First {
+    std::uint32_t op = kNone;
+    std::uint64_t shape = 0;
+  };
+  std::vector<First> first(instances_of.back().first);  // per instance: its first member in rank order
   for (std::uint32_t r = 0; r < ranks; ++r) {
     for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
       if (op[g].kind != Kind::Collective) continue;
-      const auto group = counter_group[op[g].link];
-      if (shapes_checked_at_arrival[group]) continue;
-      const auto k = issued[op[g].link]++;
-      const auto instance = instance_offset[group] + k;
-      if (first_member[instance] == kNone) {
-        first_member[instance] = g;
-        meetings[instance].shape = shape(g);
-      } else if (meetings[instance].shape != shape(g)) {
-        throw_shape_mismatch(k, group, g, first_member[instance]);
+      Counter& counter = counters[op[g].link];
+      const Instances& of = instances_of[counter.group];
+      if (of.shapes_checked_at_arrival) continue;
+      const auto k = counter.issued++;
+      First& f = first[of.first + k];
+      if (f.op == kNone) {
+        f = First{g, shape(g)};
+      } else if (f.shape != shape(g)) {
+        throw_shape_mismatch(k, counter.group, g, f.op);
       }
     }
   }
-  std::fill(issued.begin(), issued.end(), 0);
+  for (Counter& c : counters) c.issued = 0;
 }
 
 void ExecutorCore::State::throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g,

@@ -183,29 +183,25 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
 void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   OpState& state = op[g];
   state.status = Status::Posted;
-  const auto group = counter_group[state.link];
-  const auto position = counter_position[state.link];
-  const auto k = issued[state.link]++;
-  const auto instance = instance_offset[group] + k;
-  state.link = instance;  // the counter is not needed again
-  const auto size = group_size(group);
-  const auto base = arrival_offset[group] + static_cast<std::uint64_t>(k) * size;
-  Instance& meeting = meetings[instance];
-  if (shapes_checked_at_arrival[group]) {
+  Counter& counter = counters[state.link];
+  const Instances& of = instances_of[counter.group];
+  const auto k = counter.issued++;
+  state.link = of.first + k;  // its instance: the counter is not needed again
+  const auto size = of.size;
+  const std::span<std::uint32_t> members(arrival.data() + of.arrival + static_cast<std::uint64_t>(k) * size, size);
+  if (of.shapes_checked_at_arrival) {
     const std::uint64_t my_shape = shape(g);
-    if (meeting.shape == 0) {
-      meeting.shape = my_shape;
-    } else if (meeting.shape != my_shape) {
+    std::uint64_t& first_shape = shapes[state.link];
+    if (first_shape == 0) {
+      first_shape = my_shape;
+    } else if (first_shape != my_shape) {
       // Every member arrived so far has the first's shape: name any of them.
-      const auto first = std::find_if(arrival.begin() + static_cast<std::ptrdiff_t>(base),
-                                      arrival.begin() + static_cast<std::ptrdiff_t>(base + size),
-                                      [](std::uint32_t m) { return m != kNone; });
-      throw_shape_mismatch(k, group, g, *first);
+      const auto first = std::find_if(members.begin(), members.end(), [](std::uint32_t m) { return m != kNone; });
+      throw_shape_mismatch(k, counter.group, g, *first);
     }
   }
-  arrival[base + position] = g;
-  if (++meeting.arrived < size) return;
-  const std::span<const std::uint32_t> members(arrival.data() + base, size);
+  members[counter.position] = g;
+  if (++arrived[state.link] < size) return;
   member_refs.clear();
   for (auto m : members) {
     op[m].status = Status::Running;
@@ -294,14 +290,11 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.op);
   release(s.succ);
   release(s.channels);
-  release(s.instance_offset);
-  release(s.arrival_offset);
-  release(s.meetings);
-  release(s.shapes_checked_at_arrival);
+  release(s.instances_of);
   release(s.arrival);
-  release(s.issued);
-  release(s.counter_group);
-  release(s.counter_position);
+  release(s.arrived);
+  release(s.shapes);
+  release(s.counters);
   release(s.activity_begin);
   release(s.activity_ops);
   release(s.ready);

@@ -77,11 +77,12 @@ std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
       return fmt::format("{}: no matching send; {}", describe(g), p2p_hint(o.peer(), r, false));
     default: {
       const auto group = o.group();
-      const auto size = group_size(group);
-      const auto base = arrival_offset[group] + static_cast<std::uint64_t>(op[g].link - instance_offset[group]) * size;  // posted: its instance
+      const Instances& of = instances_of[group];
+      // Posted: its link is its instance.
+      const auto row = of.arrival + static_cast<std::uint64_t>(op[g].link - of.first) * of.size;
       std::vector<std::uint32_t> missing;
-      for (std::uint32_t p = 0; p < size; ++p) {
-        if (arrival[base + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
+      for (std::uint32_t p = 0; p < of.size; ++p) {
+        if (arrival[row + p] == kNone) missing.push_back(group_members[group_offset[group] + p]);
       }
       return fmt::format("{}: waiting for group members {}", describe(g), fmt::join(missing, ", "));
     }

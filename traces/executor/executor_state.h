@@ -180,24 +180,31 @@ struct ExecutorCore::State {
   OpTable<executor_detail::Channel> channels;
 
   // Groups (schedule order) and collective instances: the k-th collective of
-  // group g is instance instance_offset[g] + k; its members' ops sit at
-  // arrival[arrival_offset[g] + k * size(g) + position].
+  // group g is instance instances_of[g].first + k; its row of arrival, at
+  // instances_of[g].arrival + k * size, holds each member's op at its position
+  // (kNone: not arrived).
   std::vector<std::uint32_t> group_offset, group_members;
-  std::vector<std::uint32_t> instance_offset;
-  std::vector<std::uint64_t> arrival_offset;
-  // Per instance: how many members have arrived, and the kind and bytes
-  // (shape()) every member must have: set before the run, or by the first to
-  // arrive in a group whose shapes are checked at arrival (0 until then).
-  struct Instance {
-    std::uint64_t shape = 0;
-    std::uint32_t arrived = 0;
+  struct Instances {
+    std::uint64_t arrival = 0;
+    std::uint32_t first = 0;
+    std::uint32_t size = 0;  // the group's
+    // Some member spreads the group's collectives over several streams, so
+    // their kinds and sizes are compared as they arrive (check_collective_shapes).
+    bool shapes_checked_at_arrival = false;
   };
-  std::vector<Instance> meetings;
-  std::vector<bool> shapes_checked_at_arrival;  // per group (check_collective_shapes)
+  std::vector<Instances> instances_of;  // per group, and one more past the last instance
   OpTable<std::uint32_t> arrival;
-  std::vector<std::uint32_t> issued;            // per (rank, group) counter: collectives posted so far
-  std::vector<std::uint32_t> counter_group;     // per (rank, group) counter: the group
-  std::vector<std::uint32_t> counter_position;  // per (rank, group) counter: the rank's position in the group
+  OpTable<std::uint32_t> arrived;  // per instance: how many members have arrived
+  // Per instance of a group whose shapes are checked at arrival, the kind and
+  // bytes (shape()) of its first member to arrive (0: none yet); empty when no
+  // group's are.
+  std::vector<std::uint64_t> shapes;
+  // Per (rank, group): the group, the rank's position in it, and how many
+  // collectives the rank has posted on it so far.
+  struct Counter {
+    std::uint32_t group, position, issued;
+  };
+  std::vector<Counter> counters;
 
   // Transfers and collectives handed to the executor (Matching::Global): their
   // ops' global ids in activity_ops, a row each. A compute op's activity, or a
