@@ -37,7 +37,7 @@ std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t t
 // map would allocate once per message. It doubles once half full.
 class ChannelTable {
  public:
-  std::uint32_t find_or_add(OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst,
+  std::uint32_t find_or_add(ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst,
                             std::uint32_t tag) {
     if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
     auto& id = slots_[slot_of(channels, src, dst, tag)];
@@ -48,13 +48,13 @@ class ChannelTable {
     return id;
   }
   // A channel find_or_add added.
-  std::uint32_t find(const OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
+  std::uint32_t find(const ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
     return slots_[slot_of(channels, src, dst, tag)];
   }
 
  private:
   // The channel's slot, or the empty slot where it would go.
-  std::size_t slot_of(const OpTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
+  std::size_t slot_of(const ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
       if (slots_[slot] == kNone) return slot;
@@ -63,7 +63,7 @@ class ChannelTable {
     }
   }
 
-  void grow(const OpTable<Channel>& channels) {
+  void grow(const ChunkedTable<Channel>& channels) {
     slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
     const std::size_t mask = slots_.size() - 1;
     for (std::uint32_t id = 0; id < channels.size(); ++id) {
@@ -311,7 +311,8 @@ void ExecutorCore::State::pair_in_program_order(std::uint32_t g, std::uint32_t c
 
 bool ExecutorCore::State::finish_pairing(const std::vector<UnequalPair>& unequal) {
   bool posting_order = false;
-  for (Channel& c : channels) {
+  for (std::size_t id = 0; id < channels.size(); ++id) {
+    Channel& c = channels[id];
     for (auto g = c.send_head != kNone ? c.send_head : c.recv_head; g != kNone;) {
       const auto next = op[g].link;
       op[g].link = kNone;  // waits for a partner that never comes
@@ -324,7 +325,7 @@ bool ExecutorCore::State::finish_pairing(const std::vector<UnequalPair>& unequal
     const Channel& c = channels[u.channel];
     if (!c.matched_in_posting_order()) throw_size_mismatch(u.pair, c.tag);
   }
-  if (!posting_order) OpTable<Channel>().swap(channels);
+  if (!posting_order) ChunkedTable<Channel>().swap(channels);
   return posting_order;
 }
 

@@ -19,6 +19,7 @@
 
 #include "models/errors.h"
 #include "models/input_limits.h"
+#include "traces/executor/chunked_table.h"
 #include "traces/executor/executor_core.h"
 #include "traces/executor/huge_page_allocator.h"
 #include "traces/executor/schedule_validation.h"
@@ -177,7 +178,7 @@ struct ExecutorCore::State {
 
   // Point-to-point channels (executor_detail::Channel): kept for the run only
   // when some channel is matched in posting order.
-  OpTable<executor_detail::Channel> channels;
+  ChunkedTable<executor_detail::Channel> channels;
 
   // Groups (schedule order) and collective instances: the k-th collective of
   // group g is instance instances_of[g].first + k; its row of arrival, at
