@@ -58,7 +58,7 @@ inline Kind kind_of(OpView op) { return kind_of(op.code()); }
 // k-th receive. The build pairs them so, through these queues (linked through
 // OpState::link), and checks their sizes before the run; a channel spread
 // over several streams on a side keeps them for the run instead: its unmatched
-// posted sends and receives in posting order, linked through OpState::aux.
+// posted sends and receives in posting order, linked through OpState::link too.
 struct Channel {
   std::uint32_t src, dst, tag;
   std::uint32_t send_head = kNone, send_tail = kNone, recv_head = kNone, recv_tail = kNone;
