@@ -1,11 +1,11 @@
 #pragma once
 // A table that grows by fixed chunks of huge pages instead of doubling: past
 // its first chunk, what it holds is never copied or moved, and the pages it
-// touches are those it fills. The executor core's channel table grows as it compiles the Schedule,
-// to an unknown size: doubling a vector would copy it each time and touch
-// about twice its final size in fresh pages, which the kernel must zero first.
+// touches are those it fills. The executor core's channel table grows as it
+// compiles the Schedule, to an unknown size: doubling a vector would copy it
+// each time and touch about twice its final size in fresh pages, which the
+// kernel must zero first.
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 #include <vector>
 
