@@ -15,7 +15,32 @@ double finish_at(double now_s, double remaining_s, double rate) {
 
 }  // namespace
 
-EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports) {}
+EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports), walk_(ports) {}
+
+void EndpointSharing::push_spilled(Port& port, FlowId flow) {
+  if (port.spill == kNoSpill) {
+    if (free_spills_.empty()) {
+      port.spill = static_cast<std::uint32_t>(spills_.size());
+      spills_.emplace_back();
+    } else {
+      port.spill = free_spills_.back();
+      free_spills_.pop_back();
+    }
+    spills_[port.spill].assign(port.inline_flows.begin(), port.inline_flows.end());
+  }
+  spills_[port.spill].push_back(flow);
+  ++port.size;
+}
+
+void EndpointSharing::erase_spilled(Port& port, FlowId flow) {
+  auto& list = spills_[port.spill];
+  *std::find(list.begin(), list.end(), flow) = list.back();
+  list.pop_back();
+  if (--port.size == 0) {
+    free_spills_.push_back(port.spill);
+    port.spill = kNoSpill;
+  }
+}
 
 FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s) {
   if (ports.empty()) throw std::invalid_argument("EndpointSharing::add: a flow needs at least one port");
@@ -49,9 +74,9 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   double rate = 1.0;
   for (const PortId p : ports) {
     Port& port = ports_[p];
-    alone = alone && port.flows.empty();
+    alone = alone && port.size == 0;
     rate = std::min(rate, port.limit);
-    port.flows.push_back(id);
+    push_flow(port, id);
   }
   if (alone) {
     alone_.push_back(Alone{id, rate});
@@ -82,10 +107,9 @@ void EndpointSharing::remove(FlowId id, double now_s) {
   // A port left with no flow has no rate to recompute: only those where
   // others still run are dirty.
   for (const PortId p : f.ports) {
-    auto& list = ports_[p].flows;
-    *std::find(list.begin(), list.end(), id) = list.back();
-    list.pop_back();
-    if (!list.empty()) dirty_ports_.push_back(p);
+    Port& port = ports_[p];
+    erase_flow(port, id);
+    if (port.size != 0) dirty_ports_.push_back(p);
   }
   f.live = false;
   f.remaining_s = 0.0;
@@ -141,20 +165,20 @@ void EndpointSharing::recompute(double now_s) {
   component_ports_.clear();
   component_flows_.clear();
   for (const PortId p : dirty_ports_) {
-    if (ports_[p].seen == epoch_) continue;
-    ports_[p].seen = epoch_;
+    if (walk_[p].seen == epoch_) continue;
+    walk_[p].seen = epoch_;
     component_ports_.push_back(p);
   }
   dirty_ports_.clear();
   for (std::size_t i = 0; i < component_ports_.size(); ++i) {
-    for (const FlowId f : ports_[component_ports_[i]].flows) {
+    for (const FlowId f : flows_on(component_ports_[i])) {
       Flow& flow = flows_[f];
       if (flow.seen == epoch_) continue;
       flow.seen = epoch_;
       component_flows_.push_back(f);
       for (const PortId q : flow.ports) {
-        if (ports_[q].seen == epoch_) continue;
-        ports_[q].seen = epoch_;
+        if (walk_[q].seen == epoch_) continue;
+        walk_[q].seen = epoch_;
         component_ports_.push_back(q);
       }
     }
@@ -187,10 +211,10 @@ void EndpointSharing::fill(double now_s) {
   }
   live_ports_.clear();
   for (const PortId p : component_ports_) {
-    Port& port = ports_[p];
-    port.capacity = port.limit;
+    PortWalk& port = walk_[p];
+    port.capacity = ports_[p].limit;
     port.unfrozen = 0;
-    for (const FlowId f : port.flows) port.unfrozen += flows_[f].frozen ? 0u : 1u;
+    for (const FlowId f : flows_on(p)) port.unfrozen += flows_[f].frozen ? 0u : 1u;
     if (port.unfrozen > 0) live_ports_.push_back(p);
   }
   // Progressive filling: the ports offering the smallest equal share are the
@@ -202,7 +226,7 @@ void EndpointSharing::fill(double now_s) {
     double share = std::numeric_limits<double>::infinity();
     bottlenecks_.clear();
     for (std::size_t i = 0; i < live_ports_.size();) {
-      const Port& port = ports_[live_ports_[i]];
+      const PortWalk& port = walk_[live_ports_[i]];
       if (port.unfrozen == 0) {
         live_ports_[i] = live_ports_.back();
         live_ports_.pop_back();
@@ -218,13 +242,13 @@ void EndpointSharing::fill(double now_s) {
     }
     const double rate = std::clamp(share, 0.0, 1.0);
     for (const PortId b : bottlenecks_) {
-      for (const FlowId f : ports_[b].flows) {
+      for (const FlowId f : flows_on(b)) {
         Flow& flow = flows_[f];
         if (flow.frozen) continue;
         flow.frozen = true;
         for (const PortId q : flow.ports) {
-          ports_[q].capacity -= rate;
-          --ports_[q].unfrozen;
+          walk_[q].capacity -= rate;
+          --walk_[q].unfrozen;
         }
         if (rate == flow.rate) continue;
         flow.rate = rate;

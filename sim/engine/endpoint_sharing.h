@@ -38,6 +38,7 @@
 // smallest port capacity), and reports each flow whose finishing time moved.
 // Flows and ports are indices into arrays reused across calls: adding,
 // removing and updating allocate nothing once the arrays have grown.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -97,13 +98,44 @@ class EndpointSharing {
     bool frozen = false;
     bool live = false;
   };
-  struct Port {
-    std::vector<FlowId> flows;
-    double limit = 1.0;     // the port's capacity (set_capacity)
+  // A port's flows, in the order add() and remove() leave them (a removed
+  // flow's place goes to the last one). Up to kInlineFlows stay in the port
+  // itself, next to its capacity, so that add() and remove() read one cache
+  // line a port; a port with more has them in a list of spills_ until it
+  // empties. What only a walk or a filling reads is in PortWalk.
+  static constexpr std::uint32_t kInlineFlows = 4;
+  static constexpr std::uint32_t kNoSpill = std::numeric_limits<std::uint32_t>::max();
+  struct alignas(32) Port {
+    double limit = 1.0;  // the port's capacity (set_capacity)
+    std::uint32_t size = 0;
+    std::uint32_t spill = kNoSpill;
+    std::array<FlowId, kInlineFlows> inline_flows{};
+  };
+  struct PortWalk {
     double capacity = 0.0;  // left to unfrozen flows, during the filling
     std::uint32_t unfrozen = 0;
     std::uint64_t seen = 0;
   };
+  std::span<const FlowId> flows_on(PortId p) const {
+    const Port& port = ports_[p];
+    if (port.spill == kNoSpill) return {port.inline_flows.data(), port.size};
+    return spills_[port.spill];
+  }
+  void push_flow(Port& port, FlowId flow) {
+    if (port.spill == kNoSpill && port.size < kInlineFlows) {
+      port.inline_flows[port.size++] = flow;
+    } else {
+      push_spilled(port, flow);
+    }
+  }
+  void erase_flow(Port& port, FlowId flow) {
+    if (port.spill != kNoSpill) return erase_spilled(port, flow);
+    std::uint32_t i = 0;
+    while (port.inline_flows[i] != flow) ++i;
+    port.inline_flows[i] = port.inline_flows[--port.size];
+  }
+  void push_spilled(Port& port, FlowId flow);  // past kInlineFlows
+  void erase_spilled(Port& port, FlowId flow);
 
   void recompute(double now_s);
   void fill(double now_s);
@@ -113,6 +145,9 @@ class EndpointSharing {
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<Port> ports_;
+  std::vector<PortWalk> walk_;  // by port
+  std::vector<std::vector<FlowId>> spills_;
+  std::vector<std::uint32_t> free_spills_;
   std::vector<PortId> dirty_ports_;
   std::vector<FlowId> slowed_;  // flows whose slowdown changed since the last update()
   // Flows added alone on all their ports since the last update(), with their

@@ -199,6 +199,45 @@ TEST(EndpointSharing, ARemovedFlowsIdIsReusedWithANewVersion) {
   EXPECT_THROW(sharing.remove(b, 2.0), std::logic_error);
 }
 
+// A port keeps its first few flows beside its capacity and the rest in a list
+// of their own: sharing is the same whichever way a port holds them, as flows
+// come and go past that count and a port's list is taken up by another port.
+TEST(EndpointSharing, APortSharesAlikeHoweverManyFlowsItHolds) {
+  constexpr FlowId kFlows = 9;
+  EndpointSharing sharing(2 * kFlows + 1);
+  // Flow i uses port 0 and a port of its own, 1 + i; flow 0's own port is at
+  // 10%: it gets that, and the others share the rest of port 0.
+  sharing.set_capacity(1, 0.1);
+  std::vector<FlowId> flows;
+  for (FlowId i = 0; i < kFlows; ++i) {
+    flows.push_back(sharing.add(std::array<PortId, 2>{0, 1 + i}, 1.0, 0.0));
+  }
+  update(sharing, 0.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(flows[0]), 0.1);
+  for (FlowId i = 1; i < kFlows; ++i) EXPECT_DOUBLE_EQ(sharing.rate(flows[i]), 0.9 / (kFlows - 1));
+  // Every other flow leaves: the four left share port 0 (flow 0 still held at 10%).
+  for (FlowId i = 1; i < kFlows; i += 2) sharing.remove(flows[i], 0.0);
+  update(sharing, 0.0);
+  EXPECT_EQ(sharing.active(), 5u);
+  for (FlowId i = 2; i < kFlows; i += 2) EXPECT_DOUBLE_EQ(sharing.rate(flows[i]), 0.9 / 4);
+  // Five flows on port kFlows + 1 while port 0 still holds its five: each
+  // port has its own list.
+  std::vector<FlowId> others;
+  for (PortId i = 0; i < 5; ++i) {
+    others.push_back(sharing.add(std::array<PortId, 2>{kFlows + 1, kFlows + 2 + i}, 1.0, 0.0));
+  }
+  update(sharing, 0.0);
+  for (const FlowId f : others) EXPECT_DOUBLE_EQ(sharing.rate(f), 0.2);
+  EXPECT_DOUBLE_EQ(sharing.rate(flows[2]), 0.9 / 4);
+  // Port 0 empties; a flow added there later runs alone at full speed.
+  for (FlowId i = 0; i < kFlows; i += 2) sharing.remove(flows[i], 0.0);
+  update(sharing, 0.0);
+  const FlowId last = sharing.add(std::array<PortId, 1>{0}, 1.0, 1.0);
+  const auto moved = update(sharing, 1.0);
+  EXPECT_DOUBLE_EQ(moved.at(last), 2.0);
+  for (const FlowId f : others) EXPECT_DOUBLE_EQ(sharing.rate(f), 0.2);
+}
+
 TEST(EndpointSharing, BadPortsAreRejected) {
   EndpointSharing sharing(2);
   const std::array<PortId, 1> far{2};
