@@ -1,7 +1,5 @@
 #include "traces/executor/executor_core.h"
 
-#include <functional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -9,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/errors.h"
+#include "fake_executor.h"
 #include "schedule_fixture.h"
 #include "traces/rank_busy.h"
 #include "traces/trace_events.h"
@@ -21,40 +20,10 @@ using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
+using testing::event;
+using testing::FakeExecutor;
 using testing::HandSchedule;
-
-// What the core handed to the executor, in order.
-struct Handed {
-  enum What { Compute, Transfer, Collective, Communication } what;
-  ActivityId id;
-  std::vector<OpRef> ops;
-  double now;
-};
-
-// An executor that only records; the test decides when activities finish.
-// `on_ready`, when set, runs after each record (to finish re-entrantly).
-class FakeExecutor : public ExecutorHooks {
- public:
-  void compute_ready(ActivityId id, OpRef op, double now) override { record({Handed::Compute, id, {op}, now}); }
-  void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
-    record({Handed::Transfer, id, {send, recv}, now});
-  }
-  void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
-    record({Handed::Collective, id, {members.begin(), members.end()}, now});
-  }
-  void communication_ready(ActivityId id, OpRef op, double now) override {
-    record({Handed::Communication, id, {op}, now});
-  }
-
-  std::vector<Handed> handed;
-  std::function<void(const Handed&)> on_ready;
-
- private:
-  void record(Handed h) {
-    handed.push_back(h);
-    if (on_ready) on_ready(handed.back());
-  }
-};
+using testing::Handed;
 
 // An executor of the compute-only kind: no Matching::Local support.
 class ComputeOnlyExecutor : public ExecutorHooks {
@@ -63,19 +32,6 @@ class ComputeOnlyExecutor : public ExecutorHooks {
   void transfer_ready(ActivityId, OpRef, OpRef, double) override {}
   void collective_ready(ActivityId, std::span<const OpRef>, double) override {}
 };
-
-}  // namespace
-
-void PrintTo(const OpRef& ref, std::ostream* os) { *os << "{rank " << ref.rank << ", op " << ref.op << "}"; }
-
-namespace {
-
-OpEventRef event(const proto::Trace& trace, std::uint32_t rank, std::uint32_t op) {
-  for (const OpEventRef e : events_of(trace)) {
-    if (e.rank() == rank && e.op() == op) return e;
-  }
-  throw std::runtime_error("no event");
-}
 
 TEST(ExecutorCore, StreamOrderAndDependencies) {
   HandSchedule h(1);
@@ -247,95 +203,6 @@ TEST(ExecutorCore, GlobalMatchingRejectsDifferentSizes) {
   h.recv(1, 0, 0, 32, 1);  // a side per stream: paired in program order, and rejected, before the run
   EXPECT_THAT([&] { ExecutorCore core(h.schedule(), exec); },
               ThrowsMessage<ScheduleMismatch>(HasSubstr("rank 0 op 0 sends 64 bytes (tag 1) to rank 1, whose op 0 receives 32 bytes")));
-}
-
-TEST(ExecutorCore, CollectivesMeetByTheirIndexOnEachGroup) {
-  HandSchedule h(3, {"a", "b"});
-  const auto g01 = h.group({1, 0});  // members listed out of rank order
-  const auto g12 = h.group({1, 2});
-  h.collective(0, 0, g01, 8);
-  h.collective(0, 0, g01, 16);
-  h.collective(1, 0, g12, 4);  // rank 1 meets group 1-2 first, on the same stream
-  h.collective(1, 0, g01, 8);
-  h.collective(1, 0, g01, 16);
-  h.collective(2, 0, g12, 4);
-  FakeExecutor exec;
-  ExecutorCore core(h.schedule(), exec);
-  core.start();
-  ASSERT_EQ(exec.handed.size(), 1u);
-  EXPECT_EQ(exec.handed[0].what, Handed::Collective);
-  EXPECT_THAT(exec.handed[0].ops, ElementsAre(OpRef{1, 0}, OpRef{2, 0}));
-  core.finish(exec.handed[0].id, 1.0);
-  ASSERT_EQ(exec.handed.size(), 2u);
-  EXPECT_THAT(exec.handed[1].ops, ElementsAre(OpRef{1, 1}, OpRef{0, 0}));  // the group's rank order
-  EXPECT_THAT(core.group_ranks(g01), ElementsAre(1u, 0u));
-  core.finish(exec.handed[1].id, 2.0);
-  ASSERT_EQ(exec.handed.size(), 3u);
-  EXPECT_THAT(exec.handed[2].ops, ElementsAre(OpRef{1, 2}, OpRef{0, 1}));
-  core.finish(exec.handed[2].id, 3.0);
-  EXPECT_TRUE(core.all_done());
-  const auto trace = core.trace("fake");
-  EXPECT_EQ(event(trace, 0, 0).start_ns(), 1'000'000'000);  // waited for rank 1 in idle time
-}
-
-// Each rank issues its collectives on the group from one stream, so in program
-// order: the core compares them before the run.
-TEST(ExecutorCore, CollectivesOfDifferentKindsOrSizesMismatch) {
-  HandSchedule h(2);
-  const auto g = h.group({0, 1});
-  h.collective(0, 1, g, 8, proto::ALL_REDUCE);
-  h.collective(1, 1, g, 8, proto::ALL_GATHER);
-  FakeExecutor exec;
-  try {
-    ExecutorCore core(h.schedule(), exec);
-    FAIL() << "expected a mismatch";
-  } catch (const ScheduleMismatch& e) {
-    EXPECT_THAT(e.what(), HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-gather of 8 bytes, but rank 0 op 0 is "
-                                    "a all-reduce of 8 bytes"));
-  }
-}
-
-// Rank 1 issues its collectives on the group from two streams, the later one
-// in program order first: they meet in the order they are issued, and are
-// compared as they arrive.
-TEST(ExecutorCore, CollectivesOnSeveralStreamsMeetInIssueOrder) {
-  const auto build = [](std::uint64_t rank1_second_bytes) {
-    HandSchedule h(2, {"a", "b"});
-    const auto g = h.group({0, 1});
-    h.collective(0, 0, g, 8);
-    h.collective(0, 0, g, 16);
-    const auto waits = h.compute(1, 0);
-    h.collective(1, 0, g, rank1_second_bytes, proto::ALL_REDUCE, {waits});  // issued second
-    h.collective(1, 1, g, 8);                                               // issued first
-    return h.schedule();
-  };
-  {
-    const proto::Schedule schedule = build(16);
-    FakeExecutor exec;
-    ExecutorCore core(schedule, exec);
-    core.start();
-    ASSERT_EQ(exec.handed.size(), 2u);  // rank 1's compute, the first all-reduce
-    EXPECT_THAT(exec.handed[1].ops, ElementsAre(OpRef{0, 0}, OpRef{1, 2}));
-    core.finish(exec.handed[0].id, 1.0);
-    ASSERT_EQ(exec.handed.size(), 2u);  // rank 0's second waits for its first
-    core.finish(exec.handed[1].id, 2.0);
-    ASSERT_EQ(exec.handed.size(), 3u);
-    EXPECT_THAT(exec.handed[2].ops, ElementsAre(OpRef{0, 1}, OpRef{1, 1}));
-    core.finish(exec.handed[2].id, 3.0);
-    EXPECT_TRUE(core.all_done());
-  }
-  const proto::Schedule schedule = build(32);
-  FakeExecutor exec;
-  ExecutorCore core(schedule, exec);  // in program order rank 1's 32 bytes would meet rank 0's 8
-  core.start();
-  core.finish(exec.handed[1].id, 1.0);
-  try {
-    core.finish(exec.handed[0].id, 2.0);
-    FAIL() << "expected a mismatch";
-  } catch (const ScheduleMismatch& e) {
-    EXPECT_THAT(e.what(), HasSubstr("collective 1 on group 0: rank 1 op 1 is a all-reduce of 32 bytes, but rank 0 op 1 "
-                                    "is a all-reduce of 16 bytes"));
-  }
 }
 
 TEST(ExecutorCore, MemoryIsAccountedPerRank) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -78,6 +79,111 @@ class ChannelTable {
 
 }  // namespace
 
+// A rank issues the collectives it runs on a group in program order when they
+// share a stream: then the k-th in program order meets the k-th of every other
+// member, and their kinds and sizes are compared here, from the columns
+// build() has in cache, rather than as each arrives (its size a cache miss
+// each). A group some rank spreads over several streams is checked at arrival;
+// that is known only once every rank is read, so a mismatch found earlier is
+// kept until then, the first of each group.
+struct ExecutorCore::State::CollectiveCounting {
+  explicit CollectiveCounting(State& state) : s(state) {
+    const auto groups = s.group_offset.size() - 1;
+    // Rank -> (group, position) rows, to find positions without a search.
+    membership_offset.assign(s.ranks + 1, 0);
+    for (auto r : s.group_members) ++membership_offset[r + 1];
+    for (std::uint32_t r = 0; r < s.ranks; ++r) membership_offset[r + 1] += membership_offset[r];
+    membership.resize(s.group_members.size());
+    std::vector<std::uint32_t> fill(membership_offset.begin(), membership_offset.end() - 1);
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      for (auto i = s.group_offset[g]; i < s.group_offset[g + 1]; ++i) {
+        membership[fill[s.group_members[i]]++] = {g, i - s.group_offset[g]};
+      }
+    }
+    position.assign(groups, kNone);
+    counter.assign(groups, kNone);
+    first.resize(groups);
+    mismatch.assign(groups, Mismatch{});
+    s.instances_of.assign(groups + 1, Instances{});
+  }
+
+  void begin_rank(std::uint32_t r) {
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
+  }
+  void end_rank(std::uint32_t r) {
+    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
+      position[membership[m].first] = kNone;
+      counter[membership[m].first] = kNone;
+    }
+  }
+
+  // Collective op g of the rank begun, on `group` and `stream`, of `shape`
+  // (State::shape): its counter.
+  std::uint32_t add(std::uint32_t g, std::uint32_t group, std::uint32_t stream, std::uint64_t shape) {
+    auto& c = counter[group];
+    if (c == kNone) {
+      c = static_cast<std::uint32_t>(s.counters.size());
+      s.counters.push_back(Counter{group, position[group], 0});
+      counter_stream.push_back(stream);
+    } else if (counter_stream[c] != stream) {
+      s.instances_of[group].shapes_checked_at_arrival = true;
+    }
+    const auto k = s.counters[c].issued++;
+    auto& instances = first[group];
+    if (k == instances.size()) {
+      instances.push_back(First{g, shape});
+    } else if (instances[k].shape != shape && mismatch[group].op == kNone) {
+      mismatch[group] = Mismatch{g, k, instances[k].op};
+    }
+    return c;
+  }
+
+  // Every rank read: the first mismatch of a group checked here throws;
+  // the instances' tables are laid out.
+  void finish() {
+    const auto groups = s.group_offset.size() - 1;
+    const Mismatch* earliest = nullptr;
+    std::uint32_t earliest_group = 0;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      const Mismatch& m = mismatch[g];
+      if (m.op == kNone || s.instances_of[g].shapes_checked_at_arrival) continue;
+      if (earliest == nullptr || m.op < earliest->op) {
+        earliest = &m;
+        earliest_group = g;
+      }
+    }
+    if (earliest != nullptr) s.throw_shape_mismatch(earliest->k, earliest_group, earliest->op, earliest->other);
+    bool any_checked_at_arrival = false;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+      Instances& of = s.instances_of[g];
+      of.size = s.group_size(g);
+      s.instances_of[g + 1].first = of.first + static_cast<std::uint32_t>(first[g].size());
+      s.instances_of[g + 1].arrival = of.arrival + static_cast<std::uint64_t>(first[g].size()) * of.size;
+      any_checked_at_arrival = any_checked_at_arrival || of.shapes_checked_at_arrival;
+    }
+    s.arrival.assign(s.instances_of[groups].arrival, kNone);
+    s.arrived.assign(s.instances_of[groups].first, 0);
+    if (any_checked_at_arrival) s.shapes.assign(s.instances_of[groups].first, 0);
+    for (Counter& c : s.counters) c.issued = 0;
+  }
+
+  State& s;
+  std::vector<std::uint32_t> membership_offset;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> membership;
+  // Per group, for the rank being read: its position and its counter.
+  std::vector<std::uint32_t> position, counter;
+  std::vector<std::uint32_t> counter_stream;  // per counter: the stream of its first collective
+  struct First {
+    std::uint32_t op;
+    std::uint64_t shape;
+  };
+  std::vector<std::vector<First>> first;  // per group and instance: its first member in rank order
+  struct Mismatch {
+    std::uint32_t op = kNone, k = 0, other = 0;  // op: kNone, none
+  };
+  std::vector<Mismatch> mismatch;  // per group: its first
+};
+
 void ExecutorCore::State::build(ScheduleValidator& validator) {
   ranks = schedule.num_ranks();
   if (options.matching == Matching::Global && !options.local_ranks.empty()) {
@@ -126,8 +232,17 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     most_edges += ops_of(schedule, r).size() + static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).dep_op_size());
   }
   succ.reserve(std::min<std::uint64_t>(most_edges, kNone));
-  // Matching::Global: the second pass also gives every SEND and RECV its channel.
+  // Matching::Global: the second pass also gives every SEND and RECV its
+  // channel, and the first every COLLECTIVE its counter.
   const bool global = options.matching == Matching::Global;
+  group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
+  for (int g = 0; g < schedule.groups_size(); ++g) {
+    const auto& members = schedule.groups(g).ranks();
+    group_members.insert(group_members.end(), members.begin(), members.end());
+    group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
+  }
+  std::optional<CollectiveCounting> counting;
+  if (global) counting.emplace(*this);
   ChannelTable table;
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
   // Whether each work recomputes (the validator's constructor checked the
@@ -159,13 +274,16 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     const auto deps = static_cast<std::uint32_t>(program.dep_op_size());
     OpState* const rank_ops = op.data() + first;
     if (local[r]) total += n;
+    if (counting) counting->begin_rank(r);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
     for (std::uint32_t i = 0; i < n; ++i) {
       OpState& state = rank_ops[i];
       state.kind = kind_of(code[i]);
       state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
       if (state.kind == Kind::Collective) {
-        state.link = target[i];  // the group, until build_collectives gives it a counter
+        // Its counter; with Matching::Local, its group.
+        state.link = counting ? counting->add(first + i, target[i], stream[i], std::uint64_t(detail[i]) << 56 | size[i])
+                              : target[i];
       } else if (state.kind == Kind::Compute) {
         state.recompute = recompute_work[target[i]];  // validate_program checked the index
       } else if (state.kind == Kind::Allocate || state.kind == Kind::Free) {
@@ -205,6 +323,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       auto& previous = last_on_stream[stream[i]];
       if (previous != kNone && !op[previous].next_only) succ[op[previous].succ_begin++] = g;
       previous = g;
+      if (local[r] && rank_ops[i].pending == 0) initially_ready.push_back(g);
       for (; k < deps && dep_op[k] == i; ++k) {
         if (!rank_ops[dep_on[k]].next_only) succ[rank_ops[dep_on[k]].succ_begin++] = g;
       }
@@ -223,6 +342,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       options.executor_words(r, words);
       for (std::uint32_t i = 0; i < n; ++i) rank_ops[i].executor_word = words[i];
     }
+    if (counting) counting->end_rank(r);
   }
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
   if (global && finish_pairing(unequal)) {
@@ -247,14 +367,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     activity_begin.reserve(communication_ops + 1);
   }
   if (options.record_memory_samples) samples.reserve(memory_ops);
-
-  group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
-  for (int g = 0; g < schedule.groups_size(); ++g) {
-    const auto& members = schedule.groups(g).ranks();
-    group_members.insert(group_members.end(), members.begin(), members.end());
-    group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
-  }
-  if (global) build_collectives();
+  if (counting) counting->finish();
 }
 
 void ExecutorCore::State::index_rank_blocks() {
@@ -346,91 +459,6 @@ void ExecutorCore::State::link_compute_chains(std::uint32_t first, std::uint32_t
       op[g].link = next;
     }
   }
-}
-
-// Counts each rank's collectives per group (the number of instances of a group
-// is the most any member issues) and each op's position in its group, then
-// checks that the members of each instance agree (check_collective_shapes).
-void ExecutorCore::State::build_collectives() {
-  const auto groups = group_offset.size() - 1;
-  // Rank -> (group, position) rows, to find positions without a search.
-  std::vector<std::uint32_t> membership_offset(ranks + 1, 0);
-  for (auto r : group_members) ++membership_offset[r + 1];
-  for (std::uint32_t r = 0; r < ranks; ++r) membership_offset[r + 1] += membership_offset[r];
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> membership(group_members.size());
-  {
-    std::vector<std::uint32_t> fill(membership_offset.begin(), membership_offset.end() - 1);
-    for (std::uint32_t g = 0; g < groups; ++g) {
-      for (auto i = group_offset[g]; i < group_offset[g + 1]; ++i) membership[fill[group_members[i]]++] = {g, i - group_offset[g]};
-    }
-  }
-  std::vector<std::uint32_t> position(groups, kNone), counter(groups, kNone);
-  std::vector<std::uint32_t> instances(groups, 0);
-  std::vector<std::uint32_t> counter_stream;  // per counter: the stream of its first collective
-  instances_of.assign(groups + 1, Instances{});
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) position[membership[m].first] = membership[m].second;
-    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
-      if (op[g].kind != Kind::Collective) continue;
-      const auto group = op[g].link;  // build() left the op's group there
-      if (counter[group] == kNone) {
-        counter[group] = static_cast<std::uint32_t>(counters.size());
-        counters.push_back(Counter{group, position[group], 0});
-        counter_stream.push_back(stream_of(g));
-      } else if (counter_stream[counter[group]] != stream_of(g)) {
-        instances_of[group].shapes_checked_at_arrival = true;
-      }
-      op[g].link = counter[group];
-      instances[group] = std::max(instances[group], ++counters[counter[group]].issued);
-    }
-    for (auto m = membership_offset[r]; m < membership_offset[r + 1]; ++m) {
-      position[membership[m].first] = kNone;
-      counter[membership[m].first] = kNone;
-    }
-  }
-  bool any_checked_at_arrival = false;
-  for (std::uint32_t g = 0; g < groups; ++g) {
-    Instances& of = instances_of[g];
-    of.size = group_size(g);
-    instances_of[g + 1].first = of.first + instances[g];
-    instances_of[g + 1].arrival = of.arrival + static_cast<std::uint64_t>(instances[g]) * of.size;
-    any_checked_at_arrival = any_checked_at_arrival || of.shapes_checked_at_arrival;
-  }
-  arrival.assign(instances_of[groups].arrival, kNone);
-  arrived.assign(instances_of[groups].first, 0);
-  for (Counter& c : counters) c.issued = 0;
-  check_collective_shapes();
-  if (any_checked_at_arrival) shapes.assign(instances_of[groups].first, 0);
-}
-
-// A rank issues the collectives it runs on a group in program order when they
-// share a stream: then the k-th in program order meets the k-th of every other
-// member, and their kinds and sizes are compared here, in one pass over the
-// Schedule's columns in order, rather than as each arrives (its size a cache
-// miss each). A group some rank spreads over several streams is checked at
-// arrival.
-void ExecutorCore::State::check_collective_shapes() {
-  struct First {
-    std::uint32_t op = kNone;
-    std::uint64_t shape = 0;
-  };
-  std::vector<First> first(instances_of.back().first);  // per instance: its first member in rank order
-  for (std::uint32_t r = 0; r < ranks; ++r) {
-    for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
-      if (op[g].kind != Kind::Collective) continue;
-      Counter& counter = counters[op[g].link];
-      const Instances& of = instances_of[counter.group];
-      if (of.shapes_checked_at_arrival) continue;
-      const auto k = counter.issued++;
-      First& f = first[of.first + k];
-      if (f.op == kNone) {
-        f = First{g, shape(g)};
-      } else if (f.shape != shape(g)) {
-        throw_shape_mismatch(k, counter.group, g, f.op);
-      }
-    }
-  }
-  for (Counter& c : counters) c.issued = 0;
 }
 
 void ExecutorCore::State::throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g,

@@ -222,12 +222,8 @@ ExecutorCore::~ExecutorCore() = default;
 
 void ExecutorCore::start(double now) {
   auto& s = *state_;
-  for (std::uint32_t r = 0; r < s.ranks; ++r) {
-    if (!s.local[r]) continue;
-    for (auto g = s.rank_offset[r]; g < s.rank_offset[r + 1]; ++g) {
-      if (s.op[g].pending == 0) s.make_ready(g, now);
-    }
-  }
+  for (const auto g : s.initially_ready) s.make_ready(g, now);
+  std::vector<std::uint32_t>().swap(s.initially_ready);
   s.drain();
 }
 

@@ -190,7 +190,7 @@ struct ExecutorCore::State {
     std::uint32_t first = 0;
     std::uint32_t size = 0;  // the group's
     // Some member spreads the group's collectives over several streams, so
-    // their kinds and sizes are compared as they arrive (check_collective_shapes).
+    // their kinds and sizes are compared as they arrive (CollectiveCounting).
     bool shapes_checked_at_arrival = false;
   };
   std::vector<Instances> instances_of;  // per group, and one more past the last instance
@@ -221,6 +221,8 @@ struct ExecutorCore::State {
   // A compute chain's ops, for compute_chain_ready (the same).
   std::vector<OpRef> chain_refs;
 
+  // Ops of local ranks with no predecessor, in id order, ready at start().
+  std::vector<std::uint32_t> initially_ready;
   // Ops that became ready, with the time they did, dispatched in order.
   std::vector<std::pair<std::uint32_t, double>> ready;
   bool draining = false;
@@ -294,8 +296,10 @@ struct ExecutorCore::State {
   // build() gives each its channel.
   bool finish_pairing(const std::vector<UnequalPair>& unequal);
   [[noreturn]] void throw_size_mismatch(SendRecv pair, std::uint32_t tag) const;
-  void build_collectives();
-  void check_collective_shapes();
+  // Building, with Matching::Global: gives each collective its (rank, group)
+  // counter and checks each instance's shapes as build() reads each rank's
+  // program (executor_build.cpp).
+  struct CollectiveCounting;
   [[noreturn]] void throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g, std::uint32_t other) const;
 
   ActivityId new_activity(std::span<const std::uint32_t> gids);
