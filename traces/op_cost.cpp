@@ -1,5 +1,6 @@
 #include "traces/op_cost.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -9,6 +10,8 @@
 
 namespace eppsim {
 namespace {
+
+std::uint32_t shards_of(const proto::ComputeOp& c) { return c.shards() > 1 ? c.shards() : 1; }
 
 Seconds fixed(OpView op) { return Seconds(static_cast<double>(op.fixed_duration_ns()) * 1e-9); }
 
@@ -62,8 +65,32 @@ Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& c, std::
   work.pass = pass_of(c.phase());
   work.chunk = ChunkWork{segments, c.layer_count(), c.first_layer() == 0, c.includes_lm_head()};
   work.part = to_model(c.layer_part());
-  work.shards = c.shards() > 1 ? c.shards() : 1;
+  work.shards = shards_of(c);
   return cost.compute_time(work);
+}
+
+bool same_compute_duration_inputs(const proto::ComputeOp& a, const proto::ComputeOp& b) {
+  const auto same = [](const auto& x, const auto& y) { return std::equal(x.begin(), x.end(), y.begin(), y.end()); };
+  return a.phase() == b.phase() && a.memory_traffic_bytes() == b.memory_traffic_bytes() &&
+         a.layer_count() == b.layer_count() && (a.first_layer() == 0) == (b.first_layer() == 0) &&
+         a.includes_lm_head() == b.includes_lm_head() && a.layer_part() == b.layer_part() &&
+         shards_of(a) == shards_of(b) && same(a.segment_tokens(), b.segment_tokens()) &&
+         same(a.segment_context_tokens(), b.segment_context_tokens());
+}
+
+std::uint64_t compute_duration_inputs_hash(const proto::ComputeOp& c) {
+  std::uint64_t h = 0;
+  const auto mix = [&h](std::uint64_t v) {  // splitmix64's finaliser over the running hash and v
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+  };
+  mix(static_cast<std::uint64_t>(c.phase()) << 32 | static_cast<std::uint32_t>(c.layer_part()));
+  mix(c.memory_traffic_bytes());
+  mix(std::uint64_t{c.layer_count()} << 32 | shards_of(c));
+  mix(std::uint64_t{c.first_layer() == 0} << 1 | std::uint64_t{c.includes_lm_head()});
+  for (const auto t : c.segment_tokens()) mix(t);
+  for (const auto t : c.segment_context_tokens()) mix(t);
+  return h;
 }
 
 Seconds transfer_duration(const CostModel& cost, OpView send, std::uint32_t src_rank,

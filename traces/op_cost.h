@@ -25,6 +25,12 @@ Seconds compute_duration(const CostModel& cost, const proto::Schedule& schedule,
                          std::vector<Segment>& segments);
 // The same for the op's compute fields alone (its duration_source not consulted).
 Seconds compute_duration(const CostModel& cost, const proto::ComputeOp& compute, std::vector<Segment>& segments);
+// What compute_duration(cost, compute, ...) reads of a compute op, compared
+// and hashed: two works equal here take the same time on any cost model, so a
+// schedule's many copies of one chunk's work (its pipelines' and replicas')
+// can be priced once.
+bool same_compute_duration_inputs(const proto::ComputeOp& a, const proto::ComputeOp& b);
+std::uint64_t compute_duration_inputs_hash(const proto::ComputeOp& compute);
 // Duration of a matched SEND/RECV pair (the send's op decides a fixed duration).
 Seconds transfer_duration(const CostModel& cost, OpView send, std::uint32_t src_rank,
                           std::uint32_t dst_rank);

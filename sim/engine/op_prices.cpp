@@ -26,6 +26,18 @@ OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost)
       shared_price_(static_cast<std::size_t>(schedule.shared_computes_size()), 0),
       recent_price_(std::size_t{1} << kRecentPriceBits, 0) {}
 
+// A shared compute's price: that of the first work priced with equal inputs,
+// or a new one.
+template <typename NewPrice>
+std::uint32_t OpPrices::price_work(std::uint32_t w, NewPrice& new_price) {
+  const proto::ComputeOp& work = schedule_.shared_computes(static_cast<int>(w));
+  const auto [at, added] = work_of_inputs_.try_emplace(compute_duration_inputs_hash(work), w);
+  if (!added && same_compute_duration_inputs(work, schedule_.shared_computes(static_cast<int>(at->second)))) {
+    return shared_price_[at->second];
+  }
+  return new_price(compute_duration(cost_, work, segments_).value);
+}
+
 void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
   // Equal durations share an entry, so that the table the run reads at random
   // stays small: a duration seen recently is found in a direct-mapped memo
@@ -48,7 +60,7 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
       case proto::OP_COMPUTE:
         if (!fixed) {
           std::uint32_t& shared = shared_price_[op.shared_compute()];
-          if (shared == 0) shared = new_price(compute_duration(cost_, schedule_, op, segments_).value);
+          if (shared == 0) shared = price_work(op.shared_compute(), new_price);
           price = shared;
         } else {
           price = new_price(compute_duration(cost_, schedule_, op, segments_).value);
@@ -86,6 +98,7 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
 
 void OpPrices::release_pricing_tables() {
   std::vector<std::uint32_t>().swap(shared_price_);
+  decltype(work_of_inputs_)().swap(work_of_inputs_);
   decltype(collective_price_of_shape_)().swap(collective_price_of_shape_);
   std::vector<std::uint32_t>().swap(recent_price_);
   std::vector<Segment>().swap(segments_);
