@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/mix64.h"
 #include "traces/compute_segments.h"
 #include "traces/shared_compute.h"
 
@@ -80,10 +81,7 @@ bool same_compute_duration_inputs(const proto::ComputeOp& a, const proto::Comput
 
 std::uint64_t compute_duration_inputs_hash(const proto::ComputeOp& c) {
   std::uint64_t h = 0;
-  const auto mix = [&h](std::uint64_t v) {  // splitmix64's finaliser over the running hash and v
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31;
-  };
+  const auto mix = [&h](std::uint64_t v) { h = mix64(h ^ v); };
   mix(static_cast<std::uint64_t>(c.phase()) << 32 | static_cast<std::uint32_t>(c.layer_part()));
   mix(c.memory_traffic_bytes());
   mix(std::uint64_t{c.layer_count()} << 32 | shards_of(c));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/cluster_spec.h"
+#include "models/mix64.h"
 #include "models/units.h"
 
 namespace eppsim {
@@ -186,13 +187,6 @@ class ShortestPathRouter {
   std::unique_ptr<Graph> graph_;
 };
 
-// A deterministic 64-bit mix (splitmix64's finaliser) for ECMP hashing.
-constexpr std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 // The ECMP hash of one flow between two chips.
 constexpr std::uint64_t ecmp_hash(VertexId src, VertexId dst, std::uint64_t flow) {
   return mix64(flow ^ (static_cast<std::uint64_t>(src) * 0x9e3779b97f4a7c15ull) ^

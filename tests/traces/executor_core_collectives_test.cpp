@@ -16,6 +16,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 using testing::event;
 using testing::FakeExecutor;
 using testing::HandSchedule;
@@ -58,13 +59,9 @@ TEST(ExecutorCore, CollectivesOfDifferentKindsOrSizesMismatch) {
   h.collective(0, 1, g, 8, proto::ALL_REDUCE);
   h.collective(1, 1, g, 8, proto::ALL_GATHER);
   FakeExecutor exec;
-  try {
-    ExecutorCore core(h.schedule(), exec);
-    FAIL() << "expected a mismatch";
-  } catch (const ScheduleMismatch& e) {
-    EXPECT_THAT(e.what(), HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-gather of 8 bytes, but rank 0 op 0 is "
-                                    "a all-reduce of 8 bytes"));
-  }
+  EXPECT_THAT([&] { ExecutorCore core(h.schedule(), exec); },
+              ThrowsMessage<ScheduleMismatch>(HasSubstr("collective 0 on group 0: rank 1 op 0 is a all-gather of 8 "
+                                                        "bytes, but rank 0 op 0 is a all-reduce of 8 bytes")));
 }
 
 // Shapes are compared as each rank's program is read, but a group is known to
@@ -84,13 +81,9 @@ TEST(ExecutorCore, TheFirstMismatchInRankOrderIsNamed) {
   h.collective(3, 0, g03, 64);  // mismatched in program order, but rank 3 spreads
   h.collective(3, 1, g03, 8);   // group 2 over two streams: compared as they arrive
   FakeExecutor exec;
-  try {
-    ExecutorCore core(h.schedule(), exec);
-    FAIL() << "expected a mismatch";
-  } catch (const ScheduleMismatch& e) {
-    EXPECT_THAT(e.what(), HasSubstr("collective 0 on group 1: rank 1 op 0 is a all-reduce of 16 bytes, but rank 0 op 1 "
-                                    "is a all-reduce of 8 bytes"));
-  }
+  EXPECT_THAT([&] { ExecutorCore core(h.schedule(), exec); },
+              ThrowsMessage<ScheduleMismatch>(HasSubstr("collective 0 on group 1: rank 1 op 0 is a all-reduce of 16 "
+                                                        "bytes, but rank 0 op 1 is a all-reduce of 8 bytes")));
 }
 
 // Rank 1 issues its collectives on the group from two streams, the later one
@@ -127,13 +120,9 @@ TEST(ExecutorCore, CollectivesOnSeveralStreamsMeetInIssueOrder) {
   ExecutorCore core(schedule, exec);  // in program order rank 1's 32 bytes would meet rank 0's 8
   core.start();
   core.finish(exec.handed[1].id, 1.0);
-  try {
-    core.finish(exec.handed[0].id, 2.0);
-    FAIL() << "expected a mismatch";
-  } catch (const ScheduleMismatch& e) {
-    EXPECT_THAT(e.what(), HasSubstr("collective 1 on group 0: rank 1 op 1 is a all-reduce of 32 bytes, but rank 0 op 1 "
-                                    "is a all-reduce of 16 bytes"));
-  }
+  EXPECT_THAT([&] { core.finish(exec.handed[0].id, 2.0); },
+              ThrowsMessage<ScheduleMismatch>(HasSubstr("collective 1 on group 0: rank 1 op 1 is a all-reduce of 32 "
+                                                        "bytes, but rank 0 op 1 is a all-reduce of 16 bytes")));
 }
 
 }  // namespace

@@ -118,7 +118,7 @@ struct ExecutorCore::State::CollectiveCounting {
   }
 
   // Collective op g of the rank begun, on `group` and `stream`, of `shape`
-  // (State::shape): its counter.
+  // (State::shape_word): its counter.
   std::uint32_t add(std::uint32_t g, std::uint32_t group, std::uint32_t stream, std::uint64_t shape) {
     auto& c = counter[group];
     if (c == kNone) {
@@ -285,7 +285,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       state.stream = static_cast<std::uint8_t>(std::min<std::uint32_t>(stream[i], kStreamInColumn));
       if (state.kind == Kind::Collective) {
         // Its counter; with Matching::Local, its group.
-        state.link = counting ? counting->add(first + i, target[i], stream[i], std::uint64_t(detail[i]) << 56 | size[i])
+        state.link = counting ? counting->add(first + i, target[i], stream[i], shape_word(detail[i], size[i]))
                               : target[i];
       } else if (state.kind == Kind::Compute) {
         state.recompute = recompute_work[target[i]];  // validate_program checked the index

@@ -272,7 +272,8 @@ struct ExecutorCore::State {
   }
   // A COLLECTIVE op's kind and bytes in one nonzero word (bytes are below
   // 2^51, validation's bound, and a kind is never 0).
-  std::uint64_t shape(std::uint32_t g) const { return std::uint64_t(collective_kind(g)) << 56 | size_bytes(g); }
+  static std::uint64_t shape_word(std::uint32_t kind, std::uint64_t bytes) { return std::uint64_t{kind} << 56 | bytes; }
+  std::uint64_t shape(std::uint32_t g) const { return shape_word(collective_kind(g), size_bytes(g)); }
   bool done_op(std::uint32_t g) const { return op.empty() ? done_after_run[g] : op[g].status == executor_detail::Status::Done; }
   std::uint32_t group_size(std::uint32_t g) const { return group_offset[g + 1] - group_offset[g]; }
 
