@@ -156,6 +156,39 @@ TEST(ValidateSchedule, SharedComputesAreCheckedOnceAndPerRank) {
               HasSubstr("shared_computes[0].shards: must be the product of the split groups' sizes (2), got 4"));
 }
 
+// Works split over the same groups share one membership check a rank; a work
+// split over more groups, or other ones, is checked on its own.
+TEST(ValidateSchedule, EachWorkIsCheckedAgainstItsOwnSplitGroups) {
+  HandSchedule h(3);
+  const auto a = h.group({0, 1});
+  const auto b = h.group({1, 2});
+  const auto split_over = [&](std::initializer_list<std::uint32_t> groups, std::uint32_t layers) {
+    auto c = HandSchedule::forward_layer();
+    c.set_layer_count(layers);
+    c.set_shards(static_cast<std::uint32_t>(1) << groups.size());  // every group has two members
+    for (auto g : groups) {
+      auto* split = c.add_splits();
+      split->set_kind(proto::SEQUENCE_PARALLEL);
+      split->set_group(g);
+    }
+    return c;
+  };
+  h.compute(0, 0, {}, split_over({a}, 1));     // shared_computes[0]
+  h.compute(1, 0, {}, split_over({a, b}, 1));  // [1]: a, then one group more
+  h.compute(0, 0, {}, split_over({a}, 2));     // [2]: a again, after [1]
+  h.compute(1, 0, {}, split_over({a}, 2));
+  ASSERT_EQ(h.schedule().shared_computes_size(), 3);
+  EXPECT_EQ(error_of(h.schedule()), "");
+  auto outside = h;
+  outside.compute(2, 0, {}, split_over({a}, 2));
+  EXPECT_THAT(error_of(outside.schedule()),
+              HasSubstr("schedule: rank 2 op 0: shared_computes[2].splits[0].group: rank 2 is not a member of group 0"));
+  auto one_more = h;
+  one_more.compute(0, 0, {}, split_over({a, b}, 1));
+  EXPECT_THAT(error_of(one_more.schedule()),
+              HasSubstr("schedule: rank 0 op 2: shared_computes[1].splits[1].group: rank 0 is not a member of group 1"));
+}
+
 TEST(ValidateSchedule, DurationSourcesAreConsistent) {
   HandSchedule h(1);
   h.compute(0, 0);

@@ -1,8 +1,9 @@
 #include "traces/executor/schedule_validation.h"
 
 #include <algorithm>
-#include <memory>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -182,14 +183,6 @@ void check_columns(const proto::RankProgram& p, std::uint32_t rank) {
   }
 }
 
-// Whether rank `rank` is in every group the work `c` is split over.
-bool in_split_groups(const proto::ComputeOp& c, const GroupMembers& groups, std::uint32_t rank) {
-  for (int s = 0; s < c.splits_size(); ++s) {
-    if (!groups.contains(c.splits(s).group(), rank)) return false;
-  }
-  return true;
-}
-
 // The values below 64 an enum's IsValid accepts, as bits, so that a column of
 // them is checked with a shift and a mask instead of a call per entry.
 template <class IsValid>
@@ -205,11 +198,30 @@ bool in(std::uint64_t bits, std::uint64_t value) { return value < 64 && (bits >>
 struct ScheduleValidator::Checked {
   explicit Checked(const proto::Schedule& s) : groups(s) {}
   GroupMembers groups;
-  // The last rank whose membership of each work's split groups, and of each
-  // group, was checked: a rank runs the same work many times (its layers, its
+  // The groups each work is split over, as a set shared by every work split
+  // over the same groups in the same order (a handful of sets for millions
+  // of works): read from the works in one pass, in order, so that checking
+  // a rank's ops reads a word per op instead of its work's message, which
+  // lies anywhere in the Schedule (a cache miss or more an op once the
+  // Schedule outgrows the cache).
+  std::vector<std::uint32_t> split_set_of_work;
+  std::vector<std::uint32_t> split_set_offset{0};  // per set, and one more: its row of split_set_groups
+  std::vector<std::uint32_t> split_set_groups;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> split_set_of_groups;
+  // Interns work `c`'s split groups: their set.
+  std::uint32_t split_set(const proto::ComputeOp& c);
+  bool in_split_set(std::uint32_t set, std::uint32_t rank) const {
+    for (auto k = split_set_offset[set]; k < split_set_offset[set + 1]; ++k) {
+      if (!groups.contains(split_set_groups[k], rank)) return false;
+    }
+    return true;
+  }
+  // The last rank whose membership of each split set, and of each group, was
+  // checked: a rank runs works of the same sets many times (its layers, its
   // micro-batches) and meets the same groups many times.
-  std::vector<std::uint32_t> members_checked_for;
+  std::vector<std::uint32_t> split_set_checked_for;
   std::vector<std::uint32_t> group_checked_for;
+  std::vector<std::uint32_t> scratch;  // split_set's
   const std::uint64_t collective_kinds = valid_below_64(proto::CollectiveKind_IsValid) & ~std::uint64_t{1};
   const std::uint64_t memory_tags = valid_below_64(proto::MemoryTag_IsValid);
   const std::uint64_t algorithms = valid_below_64(proto::CollectiveAlgorithm_IsValid);
@@ -229,11 +241,31 @@ ScheduleValidator::ScheduleValidator(const proto::Schedule& schedule) : schedule
     fail(fmt::format("num_ranks is {} but there are {} placements", ranks, schedule.placement_size()));
   }
   checked_ = std::make_unique<Checked>(schedule);
+  checked_->split_set_of_work.reserve(static_cast<std::size_t>(schedule.shared_computes_size()));
   for (int w = 0; w < schedule.shared_computes_size(); ++w) {
-    check_work(schedule.shared_computes(w), checked_->groups, w);
+    const proto::ComputeOp& work = schedule.shared_computes(w);
+    check_work(work, checked_->groups, w);
+    checked_->split_set_of_work.push_back(checked_->split_set(work));
   }
-  checked_->members_checked_for.assign(static_cast<std::size_t>(schedule.shared_computes_size()), ranks);
+  checked_->split_set_checked_for.assign(checked_->split_set_offset.size() - 1, ranks);
   checked_->group_checked_for.assign(checked_->groups.groups(), ranks);
+}
+
+std::uint32_t ScheduleValidator::Checked::split_set(const proto::ComputeOp& c) {
+  scratch.clear();
+  for (const auto& split : c.splits()) scratch.push_back(split.group());
+  // Works come in runs split alike: the last set first.
+  const auto sets = static_cast<std::uint32_t>(split_set_offset.size() - 1);
+  if (sets > 0 && std::equal(scratch.begin(), scratch.end(), split_set_groups.begin() + split_set_offset[sets - 1],
+                             split_set_groups.end())) {
+    return sets - 1;
+  }
+  const auto [at, added] = split_set_of_groups.try_emplace(scratch, sets);
+  if (added) {
+    split_set_groups.insert(split_set_groups.end(), scratch.begin(), scratch.end());
+    split_set_offset.push_back(static_cast<std::uint32_t>(split_set_groups.size()));
+  }
+  return at->second;
 }
 
 ScheduleValidator::~ScheduleValidator() = default;
@@ -294,9 +326,10 @@ bool ScheduleValidator::passes_column_checks(std::uint32_t r) {
       case proto::OP_COMPUTE: {
         const auto w = target[i];
         if (w >= works || bytes[i] != 0 || detail[i] != 0) return false;
-        if (checked.members_checked_for[w] != r) {
-          if (!in_split_groups(schedule.shared_computes(static_cast<int>(w)), checked.groups, r)) return false;
-          checked.members_checked_for[w] = r;
+        const auto set = checked.split_set_of_work[w];
+        if (checked.split_set_checked_for[set] != r) {
+          if (!checked.in_split_set(set, r)) return false;
+          checked.split_set_checked_for[set] = r;
         }
         break;
       }
@@ -327,7 +360,7 @@ bool ScheduleValidator::passes_column_checks(std::uint32_t r) {
 void ScheduleValidator::validate_program_op_by_op(std::uint32_t r) {
   const proto::Schedule& schedule = schedule_;
   const GroupMembers& groups = checked_->groups;
-  std::vector<std::uint32_t>& members_checked_for = checked_->members_checked_for;
+  Checked& checked = *checked_;
   const auto ranks = schedule.num_ranks();
   const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
   const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
@@ -364,9 +397,10 @@ void ScheduleValidator::validate_program_op_by_op(std::uint32_t r) {
         if (index >= works) {
           fail(fmt::format("{}: shared_compute: index {} out of range ({} shared computes)", at, index, works));
         }
-        if (members_checked_for[index] != r) {
+        const auto set = checked.split_set_of_work[index];
+        if (checked.split_set_checked_for[set] != r) {
           check_split_members(schedule.shared_computes(static_cast<int>(index)), groups, at, static_cast<int>(index));
-          members_checked_for[index] = r;
+          checked.split_set_checked_for[set] = r;
         }
         if (op.size_bytes() != 0 || op.detail() != 0)
           fail(fmt::format("{}: a COMPUTE op has no size_bytes or detail, got {} and {}", at, op.size_bytes(), op.detail()));
