@@ -20,22 +20,24 @@ std::uint32_t OpPrices::index_of_last(const Table& table) {
 }
 
 OpPrices::OpPrices(const proto::Schedule& schedule, const CostModel& cost)
-    : schedule_(schedule),
-      cost_(cost),
-      prices_s_(1, 0.0),
-      shared_price_(static_cast<std::size_t>(schedule.shared_computes_size()), 0),
-      recent_price_(std::size_t{1} << kRecentPriceBits, 0) {}
-
-// A shared compute's price: that of the first work priced with equal inputs,
-// or a new one.
-template <typename NewPrice>
-std::uint32_t OpPrices::price_work(std::uint32_t w, NewPrice& new_price) {
-  const proto::ComputeOp& work = schedule_.shared_computes(static_cast<int>(w));
-  const auto [at, added] = work_of_inputs_.try_emplace(compute_duration_inputs_hash(work), w);
-  if (!added && same_compute_duration_inputs(work, schedule_.shared_computes(static_cast<int>(at->second)))) {
-    return shared_price_[at->second];
+    : schedule_(schedule), cost_(cost), prices_s_(1, 0.0), recent_price_(std::size_t{1} << kRecentPriceBits, 0) {
+  // A work joins the class of the first work whose inputs hash alike, when
+  // they are equal (a rare collision starts a class of its own).
+  std::unordered_map<std::uint64_t, std::uint32_t> class_of_hash;
+  const auto works = static_cast<std::uint32_t>(schedule.shared_computes_size());
+  class_of_work_.reserve(works);
+  for (std::uint32_t w = 0; w < works; ++w) {
+    const proto::ComputeOp& work = schedule.shared_computes(static_cast<int>(w));
+    const auto next = static_cast<std::uint32_t>(class_work_.size());
+    const auto [at, added] = class_of_hash.try_emplace(compute_duration_inputs_hash(work), next);
+    if (!added && same_compute_duration_inputs(work, schedule.shared_computes(static_cast<int>(class_work_[at->second])))) {
+      class_of_work_.push_back(at->second);
+      continue;
+    }
+    class_of_work_.push_back(next);
+    class_work_.push_back(w);
   }
-  return new_price(compute_duration(cost_, work, segments_).value);
+  class_price_.assign(class_work_.size(), 0);
 }
 
 void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
@@ -59,8 +61,14 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
     switch (op.code()) {
       case proto::OP_COMPUTE:
         if (!fixed) {
-          std::uint32_t& shared = shared_price_[op.shared_compute()];
-          if (shared == 0) shared = price_work(op.shared_compute(), new_price);
+          // Works of equal inputs take the same time: the class is priced
+          // with its first work.
+          const auto c = class_of_work_[op.shared_compute()];
+          std::uint32_t& shared = class_price_[c];
+          if (shared == 0) {
+            const proto::ComputeOp& work = schedule_.shared_computes(static_cast<int>(class_work_[c]));
+            shared = new_price(compute_duration(cost_, work, segments_).value);
+          }
           price = shared;
         } else {
           price = new_price(compute_duration(cost_, schedule_, op, segments_).value);
@@ -97,8 +105,9 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
 }
 
 void OpPrices::release_pricing_tables() {
-  std::vector<std::uint32_t>().swap(shared_price_);
-  decltype(work_of_inputs_)().swap(work_of_inputs_);
+  std::vector<std::uint32_t>().swap(class_of_work_);
+  std::vector<std::uint32_t>().swap(class_work_);
+  std::vector<std::uint32_t>().swap(class_price_);
   decltype(collective_price_of_shape_)().swap(collective_price_of_shape_);
   std::vector<std::uint32_t>().swap(recent_price_);
   std::vector<Segment>().swap(segments_);

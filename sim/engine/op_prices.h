@@ -73,19 +73,19 @@ class OpPrices {
   // The index of the table's last entry (an InputError past kPriceIndex).
   template <typename Table>
   static std::uint32_t index_of_last(const Table& table);
-  template <typename NewPrice>
-  std::uint32_t price_work(std::uint32_t w, NewPrice& new_price);
   const proto::Schedule& schedule_;
   const CostModel& cost_;
   std::vector<double> prices_s_;
   std::vector<CollectivePrice> collective_prices_;
-  // While pricing: each shared compute's price (0: not priced yet), each
-  // collective shape's, works of equal inputs, a memo of recent durations (bits to index), and the
-  // cost model's scratch.
-  std::vector<std::uint32_t> shared_price_;
-  // Each shared compute's inputs' hash (compute_duration_inputs_hash) -> the
-  // first work priced with that hash, whose price a work with equal inputs takes.
-  std::unordered_map<std::uint64_t, std::uint32_t> work_of_inputs_;
+  // While pricing: the works' classes of equal inputs (same_compute_duration_inputs)
+  // and each class's price (0: not priced yet), each collective shape's, a
+  // memo of recent durations (bits to index), and the cost model's scratch.
+  // The classes are found in one pass over the works in order, which reads
+  // their messages one after another; pricing a rank's ops then reads a word
+  // per op rather than its work, which lies anywhere in the Schedule.
+  std::vector<std::uint32_t> class_of_work_;
+  std::vector<std::uint32_t> class_work_;  // per class: its first work, which it is priced with
+  std::vector<std::uint32_t> class_price_;
   std::unordered_map<CollectiveShape, std::uint32_t, CollectiveShapeHash> collective_price_of_shape_;
   std::vector<std::uint32_t> recent_price_;
   std::vector<Segment> segments_;
