@@ -20,6 +20,7 @@ using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
+using ::testing::UnorderedElementsAre;
 using testing::event;
 using testing::FakeExecutor;
 using testing::HandSchedule;
@@ -194,6 +195,29 @@ TEST(ExecutorCore, GlobalMatchingPairsSendsAndReceivesInPostingOrderPerTag) {
   core.finish(exec.handed[2].id, 2.0);
   core.finish(exec.handed[0].id, 3.0);
   EXPECT_TRUE(core.all_done());
+}
+
+TEST(ExecutorCore, GlobalMatchingFindsChannelsWhicheverSideComesFirstInRankOrder) {
+  HandSchedule h(3, {"a", "b"});
+  h.recv(0, 0, 2, 10, 5);  // its send is on a later rank
+  h.recv(0, 0, 1, 20, 5);  // the same tag from another rank: another channel
+  h.send(0, 0, 0, 30, 5);  // to itself, the receive on another stream
+  h.recv(0, 1, 0, 30, 5);
+  h.send(1, 0, 0, 20, 5);
+  h.send(1, 0, 2, 40, 6);  // its receive is on a later rank
+  h.send(2, 0, 0, 10, 5);
+  h.recv(2, 0, 1, 40, 6);
+  FakeExecutor exec;
+  ExecutorCore core(h.schedule(), exec);
+  exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, 1.0); };
+  core.start(0.0);
+  EXPECT_TRUE(core.all_done());
+  std::vector<std::vector<OpRef>> transfers;
+  for (const Handed& handed : exec.handed) {
+    if (handed.what == Handed::Transfer) transfers.push_back(handed.ops);
+  }
+  EXPECT_THAT(transfers, UnorderedElementsAre(ElementsAre(OpRef{2, 0}, OpRef{0, 0}), ElementsAre(OpRef{1, 0}, OpRef{0, 1}),
+                                              ElementsAre(OpRef{0, 2}, OpRef{0, 3}), ElementsAre(OpRef{1, 1}, OpRef{2, 1})));
 }
 
 TEST(ExecutorCore, GlobalMatchingRejectsDifferentSizes) {

@@ -22,59 +22,75 @@ using namespace executor_detail;
 
 namespace {
 
-std::uint64_t channel_hash(std::uint32_t src, std::uint32_t dst, std::uint32_t tag) {
-  // splitmix64's finaliser over the three words.
-  std::uint64_t h = (static_cast<std::uint64_t>(src) << 32 | dst) ^ (static_cast<std::uint64_t>(tag) * 0x9E3779B97F4A7C15ull);
-  h ^= h >> 30;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 27;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  return h;
-}
-
-// Channel ids of (sender, receiver, tag) through an open-addressing table: most
-// channels carry a single message (tags number micro-batches), so a node-based
-// map would allocate once per message. It doubles once half full.
-class ChannelTable {
+// Channel ids of (sender, receiver, tag), ranks read in increasing order: a
+// channel is opened (given the next id) by the first op that names it, in rank
+// then program order. No table holds every channel: each rank's are found in
+// a small table of its own, holding the channels earlier ranks opened towards
+// it and those it opens itself, so that a lookup stays in cache (a table of
+// every channel missed the cache on nearly every probe once it outgrew it).
+class ChannelIndex {
  public:
-  std::uint32_t find_or_add(ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst,
-                            std::uint32_t tag) {
-    if (2 * (channels.size() + 1) > slots_.size()) grow(channels);
-    auto& id = slots_[slot_of(channels, src, dst, tag)];
-    if (id == kNone) {
-      id = static_cast<std::uint32_t>(channels.size());
-      channels.push_back(Channel{src, dst, tag});
+  explicit ChannelIndex(std::uint32_t ranks) : towards_(ranks) {}
+
+  // Rank r's ops come next; `p2p_ops` of them send or receive.
+  void begin_rank(std::uint32_t r, std::uint32_t p2p_ops) {
+    rank_ = r;
+    std::vector<Key> opened_towards;
+    opened_towards.swap(towards_[r]);
+    // The rank's entries (those opened towards it, and at most two an op of
+    // its own: a message to itself has one for each side) fill at most half of
+    // the slots it uses; the table only grows. Each slot names the rank it was
+    // written for: the previous ranks' are empty, nothing is cleared.
+    std::size_t used = 16;
+    while (used < 2 * (opened_towards.size() + 2 * std::size_t{p2p_ops})) used *= 2;
+    if (used > slots_.size()) slots_.assign(used, Key{});
+    mask_ = used - 1;
+    for (const Key& k : opened_towards) insert(k);
+  }
+
+  // The channel of an op of the current rank with `peer`, which it sends to
+  // (`send`) or receives from.
+  std::uint32_t find_or_open(std::uint32_t peer, std::uint32_t tag, bool send) {
+    Key& slot = slots_[slot_of(peer, tag, send)];
+    if (slot.rank_plus_one == rank_ + 1) return slot.id;
+    const std::uint32_t id = opened_++;
+    slot = Key{peer, tag, send, id, rank_ + 1};
+    if (peer == rank_) {
+      insert(Key{peer, tag, !send, id});  // its other side, on this rank too
+    } else if (peer > rank_) {
+      towards_[peer].push_back(Key{rank_, tag, !send, id});  // as the peer's op will name it
     }
     return id;
   }
-  // A channel find_or_add added.
-  std::uint32_t find(const ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
-    return slots_[slot_of(channels, src, dst, tag)];
-  }
 
  private:
-  // The channel's slot, or the empty slot where it would go.
-  std::size_t slot_of(const ChunkedTable<Channel>& channels, std::uint32_t src, std::uint32_t dst, std::uint32_t tag) const {
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t slot = channel_hash(src, dst, tag) & mask;; slot = (slot + 1) & mask) {
-      if (slots_[slot] == kNone) return slot;
-      const auto& c = channels[slots_[slot]];
-      if (c.src == src && c.dst == dst && c.tag == tag) return slot;
+  // An op's view of its channel (the peer, the tag, whether it sends) and the
+  // channel's id; in the table, with the rank it was written for, plus one.
+  struct Key {
+    std::uint32_t peer = 0, tag = 0, send = 0, id = 0, rank_plus_one = 0;
+  };
+
+  // The slot of the current rank's entry, or the empty slot where it would go.
+  std::size_t slot_of(std::uint32_t peer, std::uint32_t tag, bool send) const {
+    // splitmix64's finaliser over the key's three words.
+    std::uint64_t h = (std::uint64_t{peer} << 1 | send) ^ (std::uint64_t{tag} * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    for (std::size_t slot = h & mask_;; slot = (slot + 1) & mask_) {
+      const Key& k = slots_[slot];
+      if (k.rank_plus_one != rank_ + 1 || (k.peer == peer && k.tag == tag && k.send == send)) return slot;
     }
   }
-
-  void grow(const ChunkedTable<Channel>& channels) {
-    slots_.assign(std::max<std::size_t>(16, 2 * slots_.size()), kNone);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t id = 0; id < channels.size(); ++id) {
-      std::size_t slot = channel_hash(channels[id].src, channels[id].dst, channels[id].tag) & mask;
-      while (slots_[slot] != kNone) slot = (slot + 1) & mask;
-      slots_[slot] = id;
-    }
+  void insert(Key key) {
+    key.rank_plus_one = rank_ + 1;
+    slots_[slot_of(key.peer, key.tag, key.send != 0)] = key;
   }
 
-  OpTable<std::uint32_t> slots_;
+  std::vector<std::vector<Key>> towards_;  // per rank not yet read: the channels opened towards it
+  std::vector<Key> slots_;                 // open addressing; the current rank's use slots 0..mask_
+  std::size_t mask_ = 0;
+  std::uint32_t rank_ = 0, opened_ = 0;
 };
 
 }  // namespace
@@ -246,7 +262,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   }
   std::optional<CollectiveCounting> counting;
   if (global) counting.emplace(*this);
-  ChannelTable table;
+  ChannelIndex channel_index(global ? ranks : 0);
   std::vector<std::uint32_t> last_on_stream(static_cast<std::size_t>(schedule.stream_names_size()));
   // Whether each work recomputes (the validator's constructor checked the
   // phases), read once: a compute op's work may be anywhere among the
@@ -279,6 +295,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     if (is_local) total += n;
     if (counting) counting->begin_rank(r);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
+    std::uint32_t p2p_ops = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
       OpState state;
       state.kind = kind_of(code[i]);
@@ -293,6 +310,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
         state.link = static_cast<std::uint32_t>(std::min<std::uint64_t>(size[i], kNone));  // memory_bytes
       }
       memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
+      p2p_ops += state.kind == Kind::Send || state.kind == Kind::Recv;
       communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
       auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) {
@@ -322,6 +340,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
     }
     succ.resize(edges);
+    if (global) channel_index.begin_rank(r, p2p_ops);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
     for (std::uint32_t i = 0, k = 0; i < n; ++i) {
       const auto g = first + i;
@@ -334,7 +353,8 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       }
       if (!global || (rank_ops[i].kind != Kind::Send && rank_ops[i].kind != Kind::Recv)) continue;
       const bool send = rank_ops[i].kind == Kind::Send;
-      const auto channel = table.find_or_add(channels, send ? r : target[i], send ? target[i] : r, detail[i]);
+      const auto channel = channel_index.find_or_open(target[i], detail[i], send);
+      if (channel == channels.size()) channels.push_back(Channel{send ? r : target[i], send ? target[i] : r, detail[i]});
       pair_in_program_order(g, channel, stream[i], size[i], unequal);
     }
     // The last op's row ends where the next rank's first begins (op[end], set
@@ -352,13 +372,18 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   op.push_back(OpState{});
   op[n].succ_begin = static_cast<std::uint32_t>(edges);
   if (global && finish_pairing(unequal)) {
-    // Channels spread over several streams: their ops, found again, hold their channel.
+    // Channels spread over several streams: their ops, found again (opened
+    // again in the same order, under the same ids), hold their channel.
+    ChannelIndex again(ranks);
     for (std::uint32_t r = 0; r < ranks; ++r) {
+      const auto is_p2p = [&](std::uint32_t g) { return op[g].kind == Kind::Send || op[g].kind == Kind::Recv; };
+      std::uint32_t p2p_ops = 0;
+      for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) p2p_ops += is_p2p(g);
+      again.begin_rank(r, p2p_ops);
       for (auto g = rank_offset[r]; g < rank_offset[r + 1]; ++g) {
-        if (op[g].kind != Kind::Send && op[g].kind != Kind::Recv) continue;
+        if (!is_p2p(g)) continue;
         const OpView o = view(g);
-        const bool send = op[g].kind == Kind::Send;
-        const auto channel = table.find(channels, send ? r : o.peer(), send ? o.peer() : r, o.tag());
+        const auto channel = again.find_or_open(o.peer(), o.tag(), op[g].kind == Kind::Send);
         if (!channels[channel].matched_in_posting_order()) continue;
         op[g].link = channel;
         op[g].matched_in_channel = true;
