@@ -234,6 +234,7 @@ class AnalyticExecutor final : public ExecutorHooks {
     o.executor_words = [this](std::uint32_t rank, std::span<std::uint32_t> words) { prices_->price_rank(rank, words); };
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
     o.record_op_events = options.record_op_events;
+    o.record_memory_samples = options.record_op_events;  // without op events a report reads only the peaks
     // A compute op's duration is known when it starts unless faults or
     // interference change its rate as it runs.
     o.compute_chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;

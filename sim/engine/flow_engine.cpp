@@ -192,6 +192,7 @@ class FlowExecutor final : public ExecutorHooks {
     ExecutorOptions o;
     o.max_blocked_ops_reported = options.max_blocked_ops_reported;
     o.record_op_events = op_events;
+    o.record_memory_samples = op_events;  // without op events a report reads only the peaks
     return o;
   }
   // Whether a calibration's fit prices the collective `op` (its time is then slept).

@@ -250,16 +250,33 @@ TEST(ExecutorCore, MemoryIsAccountedPerRank) {
   EXPECT_EQ(event(trace, 0, 2).end_ns(), 500'000'000);
 }
 
-TEST(ExecutorCore, MemorySamplesCanBeLeftOut) {
-  HandSchedule h(1);
+TEST(ExecutorCore, WithoutMemorySamplesTheTraceHoldsEachRanksPeak) {
+  HandSchedule h(3);
   h.memory(0, 0, true, 10);
+  h.compute(0, 0);
+  h.memory(0, 0, true, 5);  // the peak, 15, first reached at 1 s
+  h.memory(0, 0, false, 10);
+  h.compute(0, 0);
+  h.memory(0, 0, true, 10);  // 15 again at 2 s
+  h.memory(1, 0, true, 0);   // never holds bytes: no sample
+  h.memory(2, 0, true, 3);
   FakeExecutor exec;
   ExecutorOptions options;
   options.record_memory_samples = false;
   ExecutorCore core(h.schedule(), exec, options);
-  core.start();
-  EXPECT_EQ(core.trace("fake").memory_size(), 0);
-  EXPECT_THAT(core.memory_peak(), ElementsAre(10u));
+  double clock = 0.0;
+  exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
+  core.start(0.0);
+  ASSERT_TRUE(core.all_done());
+  EXPECT_THAT(core.memory_peak(), ElementsAre(15u, 0u, 3u));
+  const auto trace = core.trace("fake");
+  ASSERT_EQ(trace.memory_size(), 2);
+  EXPECT_EQ(trace.memory(0).rank(), 0u);
+  EXPECT_EQ(trace.memory(0).bytes(), 15u);
+  EXPECT_EQ(trace.memory(0).time_ns(), 1'000'000'000);
+  EXPECT_EQ(trace.memory(1).rank(), 2u);
+  EXPECT_EQ(trace.memory(1).bytes(), 3u);
+  EXPECT_EQ(trace.memory(1).time_ns(), 0);
 }
 
 // Without op events the trace lists each rank's busy times, as the events

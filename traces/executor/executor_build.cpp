@@ -238,6 +238,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   }
   in_use.assign(ranks, 0);
   peak.assign(ranks, 0);
+  peak_time_s.assign(ranks, 0.0);
 
   // Successor rows (stream successor and dependants, each row in increasing op
   // order), a rank at a time right after its program is validated, while its

@@ -130,7 +130,10 @@ void ExecutorCore::State::apply_memory(std::uint32_t g, std::uint32_t r, double 
   const auto bytes = memory_bytes(g);
   if (op[g].kind == Kind::Allocate) {
     in_use[r] += bytes;
-    peak[r] = std::max(peak[r], in_use[r]);
+    if (in_use[r] > peak[r]) {
+      peak[r] = in_use[r];
+      peak_time_s[r] = now;
+    }
   } else {
     if (bytes > in_use[r]) {
       throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],

@@ -76,6 +76,10 @@ struct ExecutorOptions {
   // Matching::Local: the ranks this process runs (empty = all).
   std::vector<std::uint32_t> local_ranks;
   std::size_t max_blocked_ops_reported = 20;
+  // Whether the trace lists every memory sample (Trace.memory: each rank's
+  // bytes in use after each ALLOCATE and FREE) or, per rank, one: its peak,
+  // at the time it was first reached (a rank that never holds bytes has none),
+  // which is all a report reads of them.
   bool record_memory_samples = true;
   // Whether the trace lists every op's event (Trace.op_events) or, per rank,
   // only how long its ops kept it busy (Trace.busy): what a report needs, for

@@ -217,6 +217,17 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     }
     t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
   }
+  if (!s.options.record_memory_samples) {
+    // Each rank's peak, as one sample.
+    for (std::uint32_t r = 0; r < s.ranks; ++r) {
+      if (s.peak[r] == 0) continue;
+      auto* m = t.add_memory();
+      m->set_rank(r);
+      m->set_time_ns(to_ns(s.peak_time_s[r], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
+      m->set_bytes(s.peak[r]);
+    }
+    return t;
+  }
   // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
   std::vector<std::size_t> first(s.ranks + 1, 0);
   for (const auto& sample : s.samples) ++first[sample.rank + 1];

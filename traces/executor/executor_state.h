@@ -103,6 +103,7 @@ struct ExecutorCore::State {
   }
   std::vector<char> local;                 // runs on this core
   std::vector<std::uint64_t> in_use, peak;
+  std::vector<double> peak_time_s;  // when each rank's peak was first reached
 
   struct OpState {
     std::uint32_t succ_begin = 0;  // its row of succ; the row ends at the next op's succ_begin
