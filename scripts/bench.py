@@ -3,17 +3,21 @@
 and writes every figure, the machine and the git commit to one JSON file.
 
     cmake --build build -j --target eppsim eppsim_speed_probe
-    scripts/bench.py [--build build] [--out bench.json] [--strategies a,b,...]
-                     [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
+    scripts/bench.py [--build build] [--out bench.json] [--strategies a,b,...] [--repeat N]
+                     [--cpu C] [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
 
-Each measurement runs in a child process pinned to one CPU (the first this
-process may use), with a wall-clock limit and an address-space limit
+Each measurement runs in a child process pinned to one CPU (--cpu; by default
+the last this process may use: on the lent host the first, which a machine's
+interrupts and daemons favour, was the slower in three of four comparisons,
+docs/bench/host-33299b7.json), with a wall-clock limit and an address-space limit
 (--memory-limit-gib): a run past its time is killed and recorded as
 {"timed_out": true, "limit_s": S}, and one that fails (past its memory it
 fails with std::bad_alloc) records its exit status and the last line of its
 error. A child is build/tests/bench/
 eppsim_speed_probe (plan, then the engine once, no output files; its peak RSS
-is its own) or, for the wall time a user sees, `eppsim run` itself.
+is its own) or, for the wall time a user sees, `eppsim run` itself. Each probe
+runs --repeat times (default 3) in a row: its record is the run of median
+engine time, with every run's engine time and ops/s beside it ("runs").
 
 Sections of the JSON:
   engine_ops      (a) analytic engine ops/s on training-step schedules of every
@@ -53,9 +57,12 @@ RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluste
 GIB = 1024.0 ** 3
 
 
+CPU = [None]  # set from --cpu
+
+
 def one_core():
-    """The first CPU this process may run on: every child is pinned to it."""
-    return min(os.sched_getaffinity(0))
+    """The CPU every child is pinned to: --cpu, else the last this process may run on."""
+    return max(os.sched_getaffinity(0)) if CPU[0] is None else CPU[0]
 
 
 MEMORY_LIMIT_BYTES = [16 * 1024 ** 3]  # set from --memory-limit-gib
@@ -87,7 +94,7 @@ def run_child(argv, limit_s, cwd):
     return wall, done.stdout
 
 
-def probe(args, scenario, sets, limit_s):
+def probe_once(args, scenario, sets, limit_s):
     argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), scenario]
     for s in sets:
         argv += ["--set", s]
@@ -98,6 +105,19 @@ def probe(args, scenario, sets, limit_s):
     record["wall_s"] = round(wall, 3)
     record["peak_rss_gib"] = round(record["peak_rss_bytes"] / GIB, 3)
     return record
+
+
+def probe(args, scenario, sets, limit_s):
+    """--repeat runs of one probe: the run of median engine time (the first that fails, if any)."""
+    records = []
+    for _ in range(args.repeat):
+        record = probe_once(args, scenario, sets, limit_s)
+        if "engine_time_s" not in record:
+            return record
+        records.append(record)
+    median = sorted(records, key=lambda r: r["engine_time_s"])[(len(records) - 1) // 2]
+    median["runs"] = [{k: r[k] for k in ("engine_time_s", "ops_per_s", "wall_s")} for r in records]
+    return median
 
 
 def git_commit(source):
@@ -119,7 +139,7 @@ def machine():
     except OSError:
         pass
     return {"cpu_model": model or platform.processor(), "cores": os.cpu_count(),
-            "cores_usable": len(os.sched_getaffinity(0)), "measured_on_cores": 1,
+            "cores_usable": len(os.sched_getaffinity(0)), "measured_on_cores": 1, "measured_on_cpu": one_core(),
             "system": f"{platform.system()} {platform.release()}"}
 
 
@@ -191,6 +211,8 @@ def main(argv):
     parser.add_argument("--out", default="bench.json", help="the JSON file to write (default bench.json)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES),
                         help=f"strategies to time (default {','.join(STRATEGIES)})")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each probe; the median is kept (default 3)")
+    parser.add_argument("--cpu", type=int, help="the CPU to run on (default: the last this process may use)")
     parser.add_argument("--limit-1k", type=float, default=45.0, help="seconds per 1,024-GPU run (default 45)")
     parser.add_argument("--limit-16k", type=float, default=60.0,
                         help="seconds per 16,384-GPU run (default 60, the target)")
@@ -200,6 +222,11 @@ def main(argv):
                         help="address space per run (default 16 GiB; twice the 8 GiB target): past it a run fails")
     args = parser.parse_args(argv[1:])
     MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
+    if args.repeat < 1:
+        parser.error(f"--repeat must be >= 1, got {args.repeat}")
+    if args.cpu is not None and args.cpu not in os.sched_getaffinity(0):
+        parser.error(f"--cpu {args.cpu} is not among the CPUs this process may use {sorted(os.sched_getaffinity(0))}")
+    CPU[0] = args.cpu
     args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args.build = os.path.abspath(args.build)
     strategies = [s for s in args.strategies.split(",") if s]
@@ -207,7 +234,7 @@ def main(argv):
     result = {"benchmark": "eppsim speed (issue 10, item 5)", "command": " ".join(["scripts/bench.py", *argv[1:]]),
               "git": git_commit(args.source), "machine": machine(), "build_type": build_type(args.build),
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "memory_limit_gib": args.memory_limit_gib, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
+              "memory_limit_gib": args.memory_limit_gib, "repeat": args.repeat, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
 
     for s in strategies:  # (a) at 1K
         record = probe(args, STEP_16K, STEP_1K_SETS + [f"plan.strategy={s}"], args.limit_1k)
@@ -228,7 +255,7 @@ def main(argv):
     for s in strategies:  # (c) one step on 16K GPUs; (a) at 16K
         record = probe(args, STEP_16K, [f"plan.strategy={s}"], args.limit_16k)
         result["step_16k"][s] = record
-        result["engine_ops"]["16384"][s] = {k: record[k] for k in ("ops", "engine_time_s", "ops_per_s") if k in record}
+        result["engine_ops"]["16384"][s] = {k: record[k] for k in ("ops", "engine_time_s", "ops_per_s", "runs") if k in record}
         if "ops" not in record:
             result["engine_ops"]["16384"][s] = record
         log(f"16K {s}: {summary(record)}")
