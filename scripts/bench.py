@@ -7,9 +7,8 @@ and writes every figure, the machine and the git commit to one JSON file.
                      [--cpu C] [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
 
 Each measurement runs in a child process pinned to one CPU (--cpu; by default
-the last this process may use: on the lent host the first, which a machine's
-interrupts and daemons favour, was the slower in three of four comparisons,
-docs/bench/host-33299b7.json), with a wall-clock limit and an address-space limit
+the last this process may use: on the lent host the first was the slower in
+three of four comparisons, docs/bench/host-33299b7.json), with a wall-clock limit and an address-space limit
 (--memory-limit-gib): a run past its time is killed and recorded as
 {"timed_out": true, "limit_s": S}, and one that fails (past its memory it
 fails with std::bad_alloc) records its exit status and the last line of its
