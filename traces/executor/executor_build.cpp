@@ -3,6 +3,7 @@
 // validated, point-to-point channels, compute chains, and each collective's
 // group counter, position and shape, checked before the run.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -234,10 +235,8 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   } else {
     streams = static_cast<std::uint32_t>(schedule.stream_names_size());
     stream_start.assign(static_cast<std::size_t>(ranks) * streams, std::numeric_limits<double>::infinity());
-    busy.assign(ranks, Busy{});
   }
-  in_use.assign(ranks, 0);
-  peak.assign(ranks, 0);
+  rank_run.assign(ranks, RankRun{});
   peak_time_s.assign(ranks, 0.0);
 
   // Successor rows (stream successor and dependants, each row in increasing op
@@ -245,8 +244,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   // columns are in cache, with no edge list: a first pass counts each op's
   // successors into its succ_begin, the counts become row starts (an op whose
   // one successor is the next op gets an empty row: OpState::next_only), a
-  // second fills the rows, each start advancing to its row's end (the next
-  // row's start), and the starts are shifted back by one row.
+  // second fills the rows through a cursor a row (row_fill).
   std::uint64_t most_edges = 0;  // every op a stream successor, plus the deps
   for (std::uint32_t r = 0; r < ranks; ++r) {
     most_edges += ops_of(schedule, r).size() + static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).dep_op_size());
@@ -274,7 +272,8 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   }
   std::size_t memory_ops = 0, communication_ops = 0;
   std::uint64_t edges = 0;
-  std::vector<std::uint32_t> words;  // a rank's executor words
+  std::vector<std::uint32_t> words;     // a rank's executor words
+  std::vector<std::uint32_t> row_fill;  // a rank's ops: where the next entry of its row goes
   std::vector<UnequalPair> unequal;  // pairs of different sizes (pair_in_program_order)
   for (std::uint32_t r = 0; r < ranks; ++r) {
     validator.validate_program(r);
@@ -296,7 +295,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
     if (is_local) total += n;
     if (counting) counting->begin_rank(r);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-    std::uint32_t p2p_ops = 0;
+    std::array<std::uint32_t, 6> kinds{};  // the rank's ops of each Kind
     for (std::uint32_t i = 0; i < n; ++i) {
       OpState state;
       state.kind = kind_of(code[i]);
@@ -310,58 +309,56 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
       } else if (state.kind == Kind::Allocate || state.kind == Kind::Free) {
         state.link = static_cast<std::uint32_t>(std::min<std::uint64_t>(size[i], kNone));  // memory_bytes
       }
-      memory_ops += state.kind == Kind::Allocate || state.kind == Kind::Free;
-      p2p_ops += state.kind == Kind::Send || state.kind == Kind::Recv;
-      communication_ops += state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
+      ++kinds[static_cast<std::size_t>(state.kind)];
       auto& previous = last_on_stream[stream[i]];
       if (previous != kNone) {
         ++op[previous].succ_begin;
-        op[previous].next_only |= previous + 1 == first + i;  // kept only if it is the one successor
         state.pending = 1;
       }
       previous = first + i;
       op.push_back(state);
     }
+    const auto kinds_of = [&](Kind a, Kind b) { return kinds[static_cast<std::size_t>(a)] + kinds[static_cast<std::size_t>(b)]; };
+    const std::uint32_t p2p_ops = kinds_of(Kind::Send, Kind::Recv);
+    memory_ops += kinds_of(Kind::Allocate, Kind::Free);
+    communication_ops += p2p_ops + kinds[static_cast<std::size_t>(Kind::Collective)];
     OpState* const rank_ops = op.data() + first;
     for (std::uint32_t k = 0; k < deps; ++k) {
       ++rank_ops[dep_on[k]].succ_begin;
-      rank_ops[dep_on[k]].next_only |= dep_on[k] + 1 == dep_op[k];
+      rank_ops[dep_on[k]].next_only |= dep_on[k] + 1 == dep_op[k];  // kept only if it is the one successor
       add_predecessor(first + dep_op[k]);
     }
-    const auto rank_edges = edges;
-    for (auto g = first; g < end; ++g) {
-      auto count = op[g].succ_begin;
-      if (count == 1 && op[g].next_only) {
-        count = 0;  // the row leaves its one successor, the next op, out
-      } else {
-        op[g].next_only = false;
-      }
-      op[g].succ_begin = static_cast<std::uint32_t>(edges);
-      edges += count;
-      if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
+    row_fill.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      OpState& o = rank_ops[i];
+      const auto count = o.succ_begin;
+      // Its one successor is the next op, on its stream or through its one
+      // dependency: the row leaves it out.
+      o.next_only = count == 1 && (o.next_only || (i + 1 < n && stream[i + 1] == stream[i]));
+      o.succ_begin = row_fill[i] = static_cast<std::uint32_t>(edges);
+      edges += o.next_only ? 0 : count;
     }
+    if (edges >= kNone) throw InputError(fmt::format("schedule: more than {} dependencies", kNone - 1));
     succ.resize(edges);
     if (global) channel_index.begin_rank(r, p2p_ops);
     std::fill(last_on_stream.begin(), last_on_stream.end(), kNone);
-    for (std::uint32_t i = 0, k = 0; i < n; ++i) {
+    for (std::uint32_t i = 0, k = 0, next_dep = deps > 0 ? dep_op[0] : n; i < n; ++i) {
       const auto g = first + i;
       auto& previous = last_on_stream[stream[i]];
-      if (previous != kNone && !op[previous].next_only) succ[op[previous].succ_begin++] = g;
+      if (previous != kNone && !op[previous].next_only) succ[row_fill[previous - first]++] = g;
       previous = g;
       if (is_local && rank_ops[i].pending == 0) initially_ready.push_back(g);
-      for (; k < deps && dep_op[k] == i; ++k) {
-        if (!rank_ops[dep_on[k]].next_only) succ[rank_ops[dep_on[k]].succ_begin++] = g;
+      for (; next_dep == i; next_dep = ++k < deps ? dep_op[k] : n) {
+        if (!rank_ops[dep_on[k]].next_only) succ[row_fill[dep_on[k]]++] = g;
       }
-      if (!global || (rank_ops[i].kind != Kind::Send && rank_ops[i].kind != Kind::Recv)) continue;
-      const bool send = rank_ops[i].kind == Kind::Send;
+      if (!global || (code[i] != proto::OP_SEND && code[i] != proto::OP_RECV)) continue;
+      const bool send = code[i] == proto::OP_SEND;
       const auto channel = channel_index.find_or_open(target[i], detail[i], send);
       if (channel == channels.size()) channels.push_back(Channel{send ? r : target[i], send ? target[i] : r, detail[i]});
       pair_in_program_order(g, channel, stream[i], size[i], unequal);
     }
     // The last op's row ends where the next rank's first begins (op[end], set
     // by the next rank's first pass, or the end of the table below).
-    for (auto g = end; g-- > first + 1;) op[g].succ_begin = op[g - 1].succ_begin;
-    if (end > first) op[first].succ_begin = static_cast<std::uint32_t>(rank_edges);
     if (options.compute_chains) link_compute_chains(first, end, static_cast<std::uint32_t>(edges));
     if (options.executor_words) {
       words.assign(n, 0);

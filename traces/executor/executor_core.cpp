@@ -48,23 +48,21 @@ void ExecutorCore::State::complete_chain(std::uint32_t head, double now) {
   complete(g, now);
 }
 
-void ExecutorCore::State::complete(std::uint32_t g, double now) {
+void ExecutorCore::State::complete(std::uint32_t g, std::uint32_t r, double now) {
   op[g].status = Status::Done;
-  std::uint32_t r = 0;
   if (options.record_op_events) {
     span[g].end_s = now;
   } else {
-    // The rank's busy record is asked for before the successors are
-    // released, and counted after.
-    r = rank_of(g);
-    __builtin_prefetch(&busy[r], 1);
+    // The rank's busy record is asked for before the successors (ops of the
+    // same rank) are released, and counted after.
+    __builtin_prefetch(&rank_run[r], 1);
   }
   ++done;
   if (op[g].next_only) {
-    if (predecessor_done(g + 1)) make_ready(g + 1, now);
+    if (predecessor_done(g + 1)) make_ready(g + 1, r, now);
   } else {
     for (auto k = op[g].succ_begin; k < op[g + 1].succ_begin; ++k) {
-      if (predecessor_done(succ[k])) make_ready(succ[k], now);
+      if (predecessor_done(succ[k])) make_ready(succ[k], r, now);
     }
   }
   if (!options.record_op_events) {
@@ -85,24 +83,25 @@ void ExecutorCore::State::drain() {
       s.draining = false;
     }
   } reset{*this};
-  for (std::size_t i = 0; i < ready.size(); ++i) dispatch(ready[i].first, ready[i].second);
+  for (std::size_t i = 0; i < ready.size(); ++i) dispatch(ready[i].g, ready[i].rank, ready[i].now);
 }
 
-void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
+void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, double now) {
   OpState& state = op[g];
   switch (state.kind) {
     case Kind::Allocate:
     case Kind::Free: {
-      const auto r = rank_of(g);
-      started(g, r, now);
+      // It ends as it starts: without op events nothing records its start
+      // (it is never running, and it keeps no rank busy).
+      if (options.record_op_events) span[g].start_s = now;
       apply_memory(g, r, now);
-      complete(g, now);
+      complete(g, r, now);
       return;
     }
     case Kind::Compute: {
       state.status = Status::Running;
-      const OpRef at = ref(g);
-      started(g, at.rank, now);
+      const OpRef at{r, g - rank_offset[r]};
+      started(g, r, now);
       if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), at, now);
       chain_refs.clear();
       for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back({at.rank, c - rank_offset[at.rank]});  // one rank's
@@ -114,13 +113,13 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
     case Kind::Collective:
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
-        const OpRef at = ref(g);
-        started(g, at.rank, now);
+        const OpRef at{r, g - rank_offset[r]};
+        started(g, r, now);
         hooks.communication_ready(single_op_activity(g), at, now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
       } else {
-        post_p2p(g, now);
+        post_p2p(g, r, now);
       }
       return;
   }
@@ -128,23 +127,24 @@ void ExecutorCore::State::dispatch(std::uint32_t g, double now) {
 
 void ExecutorCore::State::apply_memory(std::uint32_t g, std::uint32_t r, double now) {
   const auto bytes = memory_bytes(g);
+  RankRun& run = rank_run[r];
   if (op[g].kind == Kind::Allocate) {
-    in_use[r] += bytes;
-    if (in_use[r] > peak[r]) {
-      peak[r] = in_use[r];
+    run.in_use += bytes;
+    if (run.in_use > run.peak) {
+      run.peak = run.in_use;
       peak_time_s[r] = now;
     }
   } else {
-    if (bytes > in_use[r]) {
+    if (bytes > run.in_use) {
       throw ScheduleMismatch(fmt::format("rank {} op {} frees {} but only {} are allocated", r, g - rank_offset[r],
-                                         format_bytes(Bytes(bytes)), format_bytes(Bytes(in_use[r]))));
+                                         format_bytes(Bytes(bytes)), format_bytes(Bytes(run.in_use))));
     }
-    in_use[r] -= bytes;
+    run.in_use -= bytes;
   }
-  if (options.record_memory_samples) samples.push_back({r, now, in_use[r]});
+  if (options.record_memory_samples) samples.push_back({r, now, run.in_use});
 }
 
-void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
+void ExecutorCore::State::post_p2p(std::uint32_t g, std::uint32_t r, double now) {
   op[g].status = Status::Posted;
   const bool is_send = op[g].kind == Kind::Send;
   std::uint32_t other;
@@ -174,7 +174,8 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, double now) {
     if (size_bytes(match.send) != size_bytes(match.recv)) throw_size_mismatch(match, c.tag);
   }
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  const OpRef refs[2] = {ref(pair[0]), ref(pair[1])};
+  const OpRef mine{r, g - rank_offset[r]}, theirs = ref(other);
+  const OpRef refs[2] = {is_send ? mine : theirs, is_send ? theirs : mine};
   for (int i = 0; i < 2; ++i) {
     op[pair[i]].status = Status::Running;
     started(pair[i], refs[i].rank, now);
@@ -225,7 +226,7 @@ ExecutorCore::~ExecutorCore() = default;
 
 void ExecutorCore::start(double now) {
   auto& s = *state_;
-  for (const auto g : s.initially_ready) s.make_ready(g, now);
+  for (const auto g : s.initially_ready) s.make_ready(g, s.rank_of(g), now);
   std::vector<std::uint32_t>().swap(s.initially_ready);
   s.drain();
 }
@@ -317,7 +318,15 @@ std::vector<OpRef> ExecutorCore::activity_ops(ActivityId id) const {
   return ops;
 }
 
-std::span<const std::uint64_t> ExecutorCore::memory_in_use() const { return state_->in_use; }
-std::span<const std::uint64_t> ExecutorCore::memory_peak() const { return state_->peak; }
+std::vector<std::uint64_t> ExecutorCore::memory_in_use() const {
+  std::vector<std::uint64_t> bytes;
+  for (const auto& run : state_->rank_run) bytes.push_back(run.in_use);
+  return bytes;
+}
+std::vector<std::uint64_t> ExecutorCore::memory_peak() const {
+  std::vector<std::uint64_t> bytes;
+  for (const auto& run : state_->rank_run) bytes.push_back(run.peak);
+  return bytes;
+}
 
 }  // namespace eppsim

@@ -176,8 +176,8 @@ class ExecutorCore {
   // ops_done(), ops_total(), all_done() and the memory figures may be called.
   proto::Trace take_trace(const std::string& engine);
   // Bytes in use and peak on each rank so far.
-  std::span<const std::uint64_t> memory_in_use() const;
-  std::span<const std::uint64_t> memory_peak() const;
+  std::vector<std::uint64_t> memory_in_use() const;
+  std::vector<std::uint64_t> memory_peak() const;
 
  private:
   struct State;

@@ -161,7 +161,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
   if (!s.options.record_op_events) {
     // The busy times counted as the ops ran (no per-op record was kept).
-    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.busy[r].counted.figures(r);
+    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.rank_run[r].counted.figures(r);
     t.set_step_time_ns(to_ns(s.last_end_s, [] { return std::string("schedule: the step"); }));
   } else {
     // Each done op's event, and the step (the last end).
@@ -220,11 +220,11 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   if (!s.options.record_memory_samples) {
     // Each rank's peak, as one sample.
     for (std::uint32_t r = 0; r < s.ranks; ++r) {
-      if (s.peak[r] == 0) continue;
+      if (s.rank_run[r].peak == 0) continue;
       auto* m = t.add_memory();
       m->set_rank(r);
       m->set_time_ns(to_ns(s.peak_time_s[r], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
-      m->set_bytes(s.peak[r]);
+      m->set_bytes(s.rank_run[r].peak);
     }
     return t;
   }

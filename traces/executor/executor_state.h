@@ -102,7 +102,6 @@ struct ExecutorCore::State {
         std::upper_bound(rank_offset.begin() + lo + 1, rank_offset.begin() + hi + 1, g) - rank_offset.begin() - 1);
   }
   std::vector<char> local;                 // runs on this core
-  std::vector<std::uint64_t> in_use, peak;
   std::vector<double> peak_time_s;  // when each rank's peak was first reached
 
   struct OpState {
@@ -164,15 +163,19 @@ struct ExecutorCore::State {
     double start_s = 0.0, end_s = 0.0;
   };
   OpTable<Span> span;
-  // Without: no per-op record. The start of the op each (rank, stream) runs
-  // or ran last (ops of a stream run one at a time), each rank's busy time
-  // counted as its ops start and end (a cache line a rank), and the last end.
+  // Per rank, in one cache line: the bytes of memory it has in use and its
+  // peak, and, without op events (no per-op record), its busy time counted as
+  // its ops start and end.
+  struct alignas(64) RankRun {
+    RankBusyInTimeOrder counted;
+    std::uint64_t in_use = 0, peak = 0;
+  };
+  static_assert(sizeof(RankRun) == 64);
+  std::vector<RankRun> rank_run;
+  // Without op events: the start of the op each (rank, stream) runs or ran
+  // last (ops of a stream run one at a time).
   std::uint32_t streams = 0;
   std::vector<double> stream_start;
-  struct alignas(64) Busy {
-    RankBusyInTimeOrder counted;
-  };
-  std::vector<Busy> busy;
   double last_end_s = 0.0;
   // Once take_trace() has freed `op`, with op events: which ops are done.
   std::vector<bool> done_after_run;
@@ -224,8 +227,13 @@ struct ExecutorCore::State {
 
   // Ops of local ranks with no predecessor, in id order, ready at start().
   std::vector<std::uint32_t> initially_ready;
-  // Ops that became ready, with the time they did, dispatched in order.
-  std::vector<std::pair<std::uint32_t, double>> ready;
+  // Ops that became ready, with their rank and the time they did, dispatched
+  // in order.
+  struct Ready {
+    std::uint32_t g, rank;
+    double now;
+  };
+  std::vector<Ready> ready;
   bool draining = false;
 
   struct Sample {
@@ -322,7 +330,7 @@ struct ExecutorCore::State {
   bool known_activity(ActivityId id) const {
     return id & kSingleOpActivity ? (id & ~kSingleOpActivity) + 1 < op.size() : id + 1 < activity_begin.size();
   }
-  void make_ready(std::uint32_t g, double now) { ready.emplace_back(g, now); }
+  void make_ready(std::uint32_t g, std::uint32_t r, double now) { ready.push_back(Ready{g, r, now}); }
   // Op g of rank r starts.
   void started(std::uint32_t g, std::uint32_t r, double now) {
     if (options.record_op_events) {
@@ -344,7 +352,7 @@ struct ExecutorCore::State {
       case executor_detail::Kind::Free: return;
       default: break;
     }
-    RankBusyInTimeOrder& counted = busy[r].counted;
+    RankBusyInTimeOrder& counted = rank_run[r].counted;
     const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
     if (start) {
       counted.start(set, at_ns);
@@ -352,7 +360,8 @@ struct ExecutorCore::State {
       counted.end(set, at_ns);
     }
   }
-  void complete(std::uint32_t g, double now);
+  void complete(std::uint32_t g, double now) { complete(g, rank_of(g), now); }
+  void complete(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   // A chain's first op finished with the whole chain: every op done, the last
   // at `now`.
   void complete_chain(std::uint32_t head, double now);
@@ -361,9 +370,9 @@ struct ExecutorCore::State {
   // `rows_end` ends the last op's successor row.
   void link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end);
   void drain();
-  void dispatch(std::uint32_t g, double now);
+  void dispatch(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   void apply_memory(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
-  void post_p2p(std::uint32_t g, double now);
+  void post_p2p(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   void arrive(std::uint32_t g, double now);
 
   std::string describe(std::uint32_t g) const;
