@@ -19,6 +19,14 @@ engine time covers) with --toggle-collect. A run's ops and events come from the
 engine's debug line. Each run takes about a minute for epp. --keep-profiles keeps
 each run's callgrind file (DIR/STRATEGY.callgrind), whose split by function
 `callgrind_annotate --inclusive=no DIR/epp.callgrind` prints.
+
+--cache-sim BYTES also simulates the data caches (callgrind --cache-sim=yes): a
+48 KiB, 12-way first level and a last level of BYTES, 16-way, 64-byte lines (the
+lent H200 host's Xeon has 48 KiB of L1d and 2 MiB of L2 a core: --cache-sim
+2097152), and records each run's misses of both per op. At 16K GPUs (--set
+cluster.nodes=2048 --set workload.global_batch=16384) the engine's working set
+outgrows the 2 MiB level, and its misses per op are what slows it there against
+1K; the simulation takes about twice as long as counting alone.
 """
 import argparse
 import json
@@ -37,7 +45,8 @@ SETS_256 = ["cluster.nodes=32", "workload.global_batch=256"]
 
 def count(args, strategy, sets, scratch):
     out_file = os.path.join(scratch, f"{strategy}.callgrind")
-    argv = ["valgrind", "--tool=callgrind", "--toggle-collect=eppsim::run_analytic*",
+    cache = ["--cache-sim=yes", "--D1=49152,12,64", f"--LL={args.cache_sim},16,64"] if args.cache_sim else []
+    argv = ["valgrind", "--tool=callgrind", *cache, "--toggle-collect=eppsim::run_analytic*",
             f"--callgrind-out-file={out_file}", os.path.join(args.build, "sim/eppsim"), "run", STEP_16K,
             "--set", f"plan.strategy={strategy}", "--outputs", "none", "-o", os.path.join(scratch, strategy),
             "--log", "engine.analytic:debug"]
@@ -48,10 +57,14 @@ def count(args, strategy, sets, scratch):
         lines = done.stderr.strip().splitlines()
         return {"failed": True, "exit_status": done.returncode, "error": lines[-1] if lines else ""}
     instructions = None
+    counts = {}
     with open(out_file, encoding="utf-8") as f:
         for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
             if line.startswith("summary:") or line.startswith("totals:"):
-                instructions = int(line.split()[1])
+                counts = dict(zip(names, (int(v) for v in line.split()[1:])))
+                instructions = counts.get("Ir")
     ops = re.search(r"(\d+) ops: validation", done.stderr)
     events = re.search(r"\((\d+) events", done.stderr)  # (builds before f8daf06 do not count them)
     if instructions is None or ops is None:
@@ -60,6 +73,10 @@ def count(args, strategy, sets, scratch):
               "instructions_per_op": round(instructions / int(ops.group(1)), 1)}
     if events is not None:
         record["events"] = int(events.group(1))
+    if args.cache_sim:
+        # Data misses, reads and writes, of the first level and of the last (the --cache-sim level).
+        record["l1d_misses_per_op"] = round((counts.get("D1mr", 0) + counts.get("D1mw", 0)) / record["ops"], 2)
+        record["last_level_misses_per_op"] = round((counts.get("DLmr", 0) + counts.get("DLmw", 0)) / record["ops"], 2)
     return record
 
 
@@ -71,6 +88,8 @@ def main(argv):
     parser.add_argument("--set", action="append", default=[], dest="sets", metavar="FIELD=VALUE",
                         help="a scenario override after the 256-GPU ones")
     parser.add_argument("--keep-profiles", metavar="DIR", help="keep each run's callgrind file in DIR")
+    parser.add_argument("--cache-sim", type=int, metavar="BYTES",
+                        help="also simulate the data caches, with a last level of BYTES, and count their misses")
     args = parser.parse_args(argv)
     args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args.build = os.path.abspath(args.build)
@@ -78,7 +97,10 @@ def main(argv):
         sys.exit("engine_instructions.py: valgrind is not installed (apt-get install valgrind)")
     valgrind = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
     sets = SETS_256 + args.sets
-    result = {"what": "instructions inside run_analytic (callgrind), per strategy", "scenario": STEP_16K,
+    what = "instructions inside run_analytic (callgrind), per strategy"
+    if args.cache_sim:
+        what += f", with data cache misses (48 KiB 12-way L1d, {args.cache_sim}-byte 16-way last level)"
+    result = {"what": what, "scenario": STEP_16K,
               "sets": sets, "valgrind": valgrind, "build": args.build, "build_type": build_type(args.build),
               "machine": machine(), **git_commit(cache_value(args.build, "CMAKE_HOME_DIRECTORY") or args.source), "strategies": {}}
     with tempfile.TemporaryDirectory() as scratch:

@@ -69,6 +69,13 @@ class AnalyticExecutor final : public ExecutorHooks {
     std::size_t next_fault = 0, next_endpoint = 0;
     const EngineFault* fatal = nullptr;
     constexpr double kNever = std::numeric_limits<double>::infinity();
+    // When the next fault or endpoint change strikes (kNever: none is left).
+    const auto next_fault_s = [&] {
+      return std::min(
+          next_fault < faults.faults().size() ? faults.faults()[next_fault].at_s : kNever,
+          next_endpoint < faults.endpoint_changes().size() ? faults.endpoint_changes()[next_endpoint].at_s : kNever);
+    };
+    double fault_s = next_fault_s();
     for (;;) {
       // Rates change only between instants: once every event of this instant
       // is handled, the flows started or ended in it get their new rates.
@@ -81,9 +88,6 @@ class AnalyticExecutor final : public ExecutorHooks {
       }
       // The next fault strikes after every completion of its instant and
       // before anything later; once the step is done, none strikes.
-      const double fault_s =
-          std::min(next_fault < faults.faults().size() ? faults.faults()[next_fault].at_s : kNever,
-                   next_endpoint < faults.endpoint_changes().size() ? faults.endpoint_changes()[next_endpoint].at_s : kNever);
       if (fault_s < (heap_.empty() ? kNever : heap_.top().time_s) && !core_.all_done()) {
         now = fault_s;
         for (; next_endpoint < faults.endpoint_changes().size() && faults.endpoint_changes()[next_endpoint].at_s <= now;
@@ -97,6 +101,7 @@ class AnalyticExecutor final : public ExecutorHooks {
           if (faults.faults()[next_fault].fatal && fatal == nullptr) fatal = &faults.faults()[next_fault];
         }
         if (fatal != nullptr) break;
+        fault_s = next_fault_s();
         continue;
       }
       if (heap_.empty()) break;
