@@ -173,7 +173,7 @@ struct ExecutorCore::State {
   static_assert(sizeof(RankRun) == 64);
   std::vector<RankRun> rank_run;
   // Without op events: the start of the op each (rank, stream) runs or ran
-  // last (ops of a stream run one at a time).
+  // last (ops of a stream run one at a time), and the last end.
   std::uint32_t streams = 0;
   std::vector<double> stream_start;
   double last_end_s = 0.0;
