@@ -22,11 +22,11 @@ each run's callgrind file (DIR/STRATEGY.callgrind), whose split by function
 
 --cache-sim BYTES also simulates the data caches (callgrind --cache-sim=yes): a
 48 KiB, 12-way first level and a last level of BYTES, 16-way, 64-byte lines (the
-lent H200 host's Xeon has 48 KiB of L1d and 2 MiB of L2 a core: --cache-sim
-2097152), and records each run's misses of both per op. At 16K GPUs (--set
-cluster.nodes=2048 --set workload.global_batch=16384) the engine's working set
-outgrows the 2 MiB level, and its misses per op are what slows it there against
-1K; the simulation takes about twice as long as counting alone.
+lent H200 host's Xeon has 2 MiB of L2 a core: --cache-sim 2097152), and records
+each run's misses of both per op. At 16K GPUs (--set cluster.nodes=2048 --set
+workload.global_batch=16384) the engine's working set outgrows the 2 MiB level:
+its misses per op are three to six times those at 1K. The simulation takes about
+twice as long as counting alone.
 """
 import argparse
 import json
@@ -57,7 +57,7 @@ def count(args, strategy, sets, scratch):
         lines = done.stderr.strip().splitlines()
         return {"failed": True, "exit_status": done.returncode, "error": lines[-1] if lines else ""}
     instructions = None
-    counts = {}
+    counts, names = {}, []
     with open(out_file, encoding="utf-8") as f:
         for line in f:
             if line.startswith("events:"):
