@@ -15,31 +15,62 @@ double finish_at(double now_s, double remaining_s, double rate) {
 
 }  // namespace
 
-EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports), walk_(ports) {}
+EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports) {}
 
-void EndpointSharing::push_spilled(Port& port, FlowId flow) {
-  if (port.spill == kNoSpill) {
-    if (free_spills_.empty()) {
-      port.spill = static_cast<std::uint32_t>(spills_.size());
-      spills_.emplace_back();
-    } else {
-      port.spill = free_spills_.back();
-      free_spills_.pop_back();
-    }
-    spills_[port.spill].assign(port.inline_flows.begin(), port.inline_flows.end());
+EndpointSharing::ClassId EndpointSharing::new_class(double limit) {
+  ClassId c;
+  if (free_classes_.empty()) {
+    c = static_cast<ClassId>(classes_.size());
+    classes_.emplace_back();
+  } else {
+    c = free_classes_.back();
+    free_classes_.pop_back();
   }
-  spills_[port.spill].push_back(flow);
-  ++port.size;
+  PortClass& k = classes_[c];
+  k.flows.assign(class_flows_.begin(), class_flows_.end());
+  k.limit = limit;
+  k.ports = 0;
+  for (const FlowId f : k.flows) flows_[f].classes.push_back(c);
+  return c;
 }
 
-void EndpointSharing::erase_spilled(Port& port, FlowId flow) {
-  auto& list = spills_[port.spill];
-  *std::find(list.begin(), list.end(), flow) = list.back();
-  list.pop_back();
-  if (--port.size == 0) {
-    free_spills_.push_back(port.spill);
-    port.spill = kNoSpill;
+EndpointSharing::ClassId EndpointSharing::find_class(double limit) {
+  // Such a class is among the classes of each of the flows: look through the
+  // shortest list of them.
+  FlowId probe = class_flows_.front();
+  ++mark_stamp_;
+  for (const FlowId f : class_flows_) {
+    flows_[f].marked = mark_stamp_;
+    if (flows_[f].classes.size() < flows_[probe].classes.size()) probe = f;
   }
+  for (const ClassId c : flows_[probe].classes) {
+    const PortClass& k = classes_[c];
+    if (k.limit != limit || k.flows.size() != class_flows_.size() || k.ports == 0) continue;
+    if (std::all_of(k.flows.begin(), k.flows.end(), [&](FlowId f) { return flows_[f].marked == mark_stamp_; })) return c;
+  }
+  return kNoClass;
+}
+
+void EndpointSharing::move_port(Port& port, ClassId to, FlowId sole) {
+  if (port.of != kNoClass && --classes_[port.of].ports == 0) emptied_.push_back(port.of);
+  port.of = to;
+  port.sole = sole;
+  if (to != kNoClass) ++classes_[to].ports;
+}
+
+void EndpointSharing::free_emptied(FlowId leaving) {
+  for (const ClassId c : emptied_) {
+    PortClass& k = classes_[c];
+    for (const FlowId f : k.flows) {
+      if (f == leaving) continue;
+      std::vector<ClassId>& list = flows_[f].classes;
+      *std::find(list.begin(), list.end(), c) = list.back();
+      list.pop_back();
+    }
+    k.flows.clear();
+    free_classes_.push_back(c);
+  }
+  emptied_.clear();
 }
 
 FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s) {
@@ -59,6 +90,7 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   }
   Flow& f = flows_[id];
   f.ports.assign(ports.begin(), ports.end());
+  f.classes.clear();
   f.remaining_s = duration_s;
   f.updated_s = now_s;
   f.rate = 0.0;
@@ -67,6 +99,12 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   ++f.version;  // outdates whatever a previous flow in this slot left in a caller's heap
   f.live = true;
   f.seen = 0;  // (no walk's epoch: a walk this instant marks it if it reaches it)
+  // Each port goes from its class to the class of the same flows and this
+  // one, made once for all the ports of a class (or of a flow holding ports
+  // alone); a port with no flow yet records this one, or at a lowered
+  // capacity goes to the class of this flow alone at that capacity.
+  ++move_stamp_;
+  fresh_.clear();
   // A flow alone on every one of its ports is a component of its own (unless
   // a flow added later in this instant joins one of them, whose walk then
   // reaches it): its rate is its smallest port capacity, and no walk is needed.
@@ -74,15 +112,51 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   double rate = 1.0;
   for (const PortId p : ports) {
     Port& port = ports_[p];
-    alone = alone && port.size == 0;
     rate = std::min(rate, port.limit);
-    push_flow(port, id);
+    ClassId to = kNoClass;
+    if (port.of == kNoClass && port.sole == kNoFlow) {
+      if (port.limit == 1.0) {
+        port.sole = id;
+        continue;
+      }
+      for (const Fresh& fresh : fresh_) {
+        if (fresh.limit == port.limit) to = fresh.to;
+      }
+      if (to == kNoClass) {
+        class_flows_.assign(1, id);
+        to = new_class(port.limit);
+        fresh_.push_back(Fresh{port.limit, to});
+      }
+      move_port(port, to);
+      continue;
+    }
+    alone = false;
+    if (port.of == kNoClass) {
+      Flow& other = flows_[port.sole];
+      if (other.moved_at == move_stamp_) {
+        to = other.moved_to;
+      } else {
+        class_flows_.assign({port.sole, id});
+        to = new_class(1.0);
+        other.moved_to = to;
+        other.moved_at = move_stamp_;
+        dirty_classes_.push_back(to);
+      }
+    } else if (classes_[port.of].moved_at == move_stamp_) {
+      to = classes_[port.of].moved_to;
+    } else {
+      class_flows_.assign(classes_[port.of].flows.begin(), classes_[port.of].flows.end());
+      class_flows_.push_back(id);
+      to = new_class(classes_[port.of].limit);
+      classes_[port.of].moved_to = to;
+      classes_[port.of].moved_at = move_stamp_;
+      // Its other flows' rates change: the walk starts from here.
+      dirty_classes_.push_back(to);
+    }
+    move_port(port, to);
   }
-  if (alone) {
-    alone_.push_back(Alone{id, rate});
-  } else {
-    dirty_ports_.insert(dirty_ports_.end(), ports.begin(), ports.end());
-  }
+  free_emptied(kNoFlow);
+  if (alone) alone_.push_back(Alone{id, rate});
   ++active_;
   return id;
 }
@@ -104,13 +178,52 @@ void EndpointSharing::rate_alone(double now_s) {
 void EndpointSharing::remove(FlowId id, double now_s) {
   Flow& f = flows_[id];
   if (!f.live) throw std::logic_error(fmt::format("EndpointSharing::remove: flow {} is not running", id));
-  // A port left with no flow has no rate to recompute: only those where
-  // others still run are dirty.
+  // Each port goes from its class to the class of the same flows but this
+  // one: one that exists already, or a new one; out of any class if one
+  // flow is left at full capacity, or none. A port left with no flow has no
+  // rate to recompute: only the classes and flows where others still run are
+  // dirty.
+  ++move_stamp_;
   for (const PortId p : f.ports) {
     Port& port = ports_[p];
-    erase_flow(port, id);
-    if (port.size != 0) dirty_ports_.push_back(p);
+    if (port.of == kNoClass) {
+      port.sole = kNoFlow;
+      continue;
+    }
+    PortClass& from = classes_[port.of];
+    if (from.flows.size() == 1) {
+      move_port(port, kNoClass);
+      continue;
+    }
+    if (from.flows.size() == 2 && from.limit == 1.0) {
+      const FlowId other = from.flows[0] == id ? from.flows[1] : from.flows[0];
+      if (from.moved_at != move_stamp_) {
+        from.moved_at = move_stamp_;
+        dirty_flows_.push_back(other);
+      }
+      move_port(port, kNoClass, other);
+      continue;
+    }
+    ClassId to;
+    if (from.moved_at == move_stamp_) {
+      to = from.moved_to;
+    } else {
+      class_flows_.clear();
+      for (const FlowId other : from.flows) {
+        if (other != id) class_flows_.push_back(other);
+      }
+      const double limit = from.limit;
+      to = find_class(limit);
+      if (to == kNoClass) to = new_class(limit);
+      dirty_classes_.push_back(to);
+      classes_[port.of].moved_to = to;
+      classes_[port.of].moved_at = move_stamp_;
+    }
+    move_port(port, to);
   }
+  // Every class of the flow held only ports of its own: all are empty now.
+  free_emptied(id);
+  f.classes.clear();
   f.live = false;
   f.remaining_s = 0.0;
   f.updated_s = now_s;
@@ -119,12 +232,32 @@ void EndpointSharing::remove(FlowId id, double now_s) {
   --active_;
 }
 
-void EndpointSharing::set_capacity(PortId port, double capacity) {
-  if (port >= ports_.size() || !(capacity >= 0.0 && capacity <= 1.0)) {
-    throw std::invalid_argument(fmt::format("EndpointSharing::set_capacity: port {} of {}, capacity {}", port, ports_.size(), capacity));
+void EndpointSharing::set_capacity(PortId p, double capacity) {
+  if (p >= ports_.size() || !(capacity >= 0.0 && capacity <= 1.0)) {
+    throw std::invalid_argument(fmt::format("EndpointSharing::set_capacity: port {} of {}, capacity {}", p, ports_.size(), capacity));
   }
-  ports_[port].limit = capacity;
-  dirty_ports_.push_back(port);
+  Port& port = ports_[p];
+  if (port.limit == capacity) return;
+  port.limit = capacity;
+  if (port.of == kNoClass && port.sole == kNoFlow) return;
+  // The port leaves its class for that of the same flows at its new
+  // capacity; a port one flow holds at full capacity needs none.
+  if (port.of == kNoClass) {
+    class_flows_.assign(1, port.sole);
+  } else {
+    class_flows_.assign(classes_[port.of].flows.begin(), classes_[port.of].flows.end());
+    if (capacity == 1.0 && class_flows_.size() == 1) {
+      move_port(port, kNoClass, class_flows_.front());
+      free_emptied(kNoFlow);
+      dirty_flows_.push_back(class_flows_.front());
+      return;
+    }
+  }
+  ClassId to = find_class(capacity);
+  if (to == kNoClass) to = new_class(capacity);
+  move_port(port, to);
+  free_emptied(kNoFlow);
+  dirty_classes_.push_back(to);
 }
 
 void EndpointSharing::set_slowdown(FlowId id, double slowdown, double now_s) {
@@ -157,29 +290,44 @@ void EndpointSharing::retime_slowed(double now_s) {
 
 void EndpointSharing::recompute(double now_s) {
   changed_.clear();
-  walked_ = !dirty_ports_.empty();
+  walked_ = !dirty_classes_.empty() || !dirty_flows_.empty();
   if (!walked_) return;
-  // The connected component of the changed ports: a breadth-first walk over
-  // port -> flows on it -> their ports, marked with this update's epoch.
+  // The connected component of the changed classes and flows: a breadth-first
+  // walk over class -> flows in it -> their classes, marked with this update's
+  // epoch. A class freed since it was made dirty holds no port and is passed
+  // over, as is a flow removed since.
   ++epoch_;
-  component_ports_.clear();
+  component_classes_.clear();
   component_flows_.clear();
-  for (const PortId p : dirty_ports_) {
-    if (walk_[p].seen == epoch_) continue;
-    walk_[p].seen = epoch_;
-    component_ports_.push_back(p);
+  for (const FlowId f : dirty_flows_) {
+    Flow& flow = flows_[f];
+    if (!flow.live || flow.seen == epoch_) continue;
+    flow.seen = epoch_;
+    component_flows_.push_back(f);
+    for (const ClassId q : flow.classes) {
+      if (classes_[q].seen == epoch_) continue;
+      classes_[q].seen = epoch_;
+      component_classes_.push_back(q);
+    }
   }
-  dirty_ports_.clear();
-  for (std::size_t i = 0; i < component_ports_.size(); ++i) {
-    for (const FlowId f : flows_on(component_ports_[i])) {
+  dirty_flows_.clear();
+  for (const ClassId c : dirty_classes_) {
+    PortClass& k = classes_[c];
+    if (k.ports == 0 || k.seen == epoch_) continue;
+    k.seen = epoch_;
+    component_classes_.push_back(c);
+  }
+  dirty_classes_.clear();
+  for (std::size_t i = 0; i < component_classes_.size(); ++i) {
+    for (const FlowId f : classes_[component_classes_[i]].flows) {
       Flow& flow = flows_[f];
       if (flow.seen == epoch_) continue;
       flow.seen = epoch_;
       component_flows_.push_back(f);
-      for (const PortId q : flow.ports) {
-        if (walk_[q].seen == epoch_) continue;
-        walk_[q].seen = epoch_;
-        component_ports_.push_back(q);
+      for (const ClassId q : flow.classes) {
+        if (classes_[q].seen == epoch_) continue;
+        classes_[q].seen = epoch_;
+        component_classes_.push_back(q);
       }
     }
   }
@@ -200,7 +348,7 @@ void EndpointSharing::fill(double now_s) {
   if (component_flows_.size() == 1) {
     Flow& flow = flows_[component_flows_.front()];
     double rate = 1.0;
-    for (const PortId p : flow.ports) rate = std::min(rate, ports_[p].limit);
+    for (const ClassId q : flow.classes) rate = std::min(rate, classes_[q].limit);
     if (!flow.frozen && flow.rate != rate) {
       flow.rate = rate;
       flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
@@ -209,46 +357,46 @@ void EndpointSharing::fill(double now_s) {
     }
     return;
   }
-  live_ports_.clear();
-  for (const PortId p : component_ports_) {
-    PortWalk& port = walk_[p];
-    port.capacity = ports_[p].limit;
-    port.unfrozen = 0;
-    for (const FlowId f : flows_on(p)) port.unfrozen += flows_[f].frozen ? 0u : 1u;
-    if (port.unfrozen > 0) live_ports_.push_back(p);
+  live_classes_.clear();
+  for (const ClassId c : component_classes_) {
+    PortClass& k = classes_[c];
+    k.capacity = k.limit;
+    k.unfrozen = 0;
+    for (const FlowId f : k.flows) k.unfrozen += flows_[f].frozen ? 0u : 1u;
+    if (k.unfrozen > 0) live_classes_.push_back(c);
   }
-  // Progressive filling: the ports offering the smallest equal share are the
-  // bottlenecks of their unfrozen flows, which get that share and leave the
-  // rest. Every port offering it is settled in the same round (freezing the
-  // flows of one leaves the others' share unchanged); a port with no unfrozen
-  // flow left drops out of the scan.
-  while (!live_ports_.empty()) {
+  // Progressive filling: the classes offering the smallest equal share are
+  // the bottlenecks of their unfrozen flows, which get that share and leave
+  // the rest. Every class offering it is settled in the same round (freezing
+  // the flows of one leaves the others' share unchanged); a class with no
+  // unfrozen flow left drops out of the scan.
+  while (!live_classes_.empty()) {
     double share = std::numeric_limits<double>::infinity();
     bottlenecks_.clear();
-    for (std::size_t i = 0; i < live_ports_.size();) {
-      const PortWalk& port = walk_[live_ports_[i]];
-      if (port.unfrozen == 0) {
-        live_ports_[i] = live_ports_.back();
-        live_ports_.pop_back();
+    for (std::size_t i = 0; i < live_classes_.size();) {
+      const PortClass& k = classes_[live_classes_[i]];
+      if (k.unfrozen == 0) {
+        live_classes_[i] = live_classes_.back();
+        live_classes_.pop_back();
         continue;
       }
-      const double s = port.capacity / port.unfrozen;
+      const double s = k.capacity / k.unfrozen;
       if (s < share) {
         share = s;
         bottlenecks_.clear();
       }
-      if (s == share) bottlenecks_.push_back(live_ports_[i]);
+      if (s == share) bottlenecks_.push_back(live_classes_[i]);
       ++i;
     }
     const double rate = std::clamp(share, 0.0, 1.0);
-    for (const PortId b : bottlenecks_) {
-      for (const FlowId f : flows_on(b)) {
+    for (const ClassId b : bottlenecks_) {
+      for (const FlowId f : classes_[b].flows) {
         Flow& flow = flows_[f];
         if (flow.frozen) continue;
         flow.frozen = true;
-        for (const PortId q : flow.ports) {
-          walk_[q].capacity -= rate;
-          --walk_[q].unfrozen;
+        for (const ClassId q : flow.classes) {
+          classes_[q].capacity -= rate;
+          --classes_[q].unfrozen;
         }
         if (rate == flow.rate) continue;
         flow.rate = rate;
@@ -257,6 +405,15 @@ void EndpointSharing::fill(double now_s) {
         changed_.push_back(f);
       }
     }
+  }
+  // A flow in no class (alone at each of its ports, at full capacity) runs at full speed.
+  for (const FlowId f : component_flows_) {
+    Flow& flow = flows_[f];
+    if (flow.frozen || flow.rate == 1.0) continue;
+    flow.rate = 1.0;
+    flow.finish_s = finish_at(now_s, flow.remaining_s, flow.speed);
+    ++flow.version;
+    changed_.push_back(f);
   }
 }
 

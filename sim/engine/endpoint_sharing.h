@@ -36,9 +36,20 @@
 // the rates of the flows connected (through shared ports, transitively) to
 // the changed ones only (a flow added alone on all its ports simply takes its
 // smallest port capacity), and reports each flow whose finishing time moved.
-// Flows and ports are indices into arrays reused across calls: adding,
-// removing and updating allocate nothing once the arrays have grown.
-#include <array>
+//
+// Ports are kept in classes: the ports that hold the same flows and have the
+// same capacity form one class, and max-min fairness cannot tell them apart
+// (they offer the same share at every step of the filling). A collective over
+// 16,384 ranks uses 32,768 ports or more, and another over the same ranks the
+// same ports: the two make one class, and an update walks and fills classes,
+// not ports. add() and remove() move each of the flow's ports to the class
+// of the port's new set of flows: an existing class where one holds that set
+// (so that classes split as flows come and merge again as they go), else a
+// new one. A port at full capacity with one flow is in no class: it bounds
+// its flow's rate by 1, which every rate is anyway, so it only records which
+// flow holds it. Flows, ports and classes are indices into arrays reused
+// across calls: adding, removing and updating allocate nothing once they
+// have grown.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -78,15 +89,21 @@ class EndpointSharing {
     if (!slowed_.empty()) retime_slowed(now_s);
     for (const FlowId f : changed_) moved(f, flows_[f].finish_s);
   }
-  bool pending() const { return !dirty_ports_.empty() || !alone_.empty() || !slowed_.empty(); }
+  bool pending() const {
+    return !dirty_classes_.empty() || !dirty_flows_.empty() || !alone_.empty() || !slowed_.empty();
+  }
 
   double rate(FlowId flow) const { return flows_[flow].rate; }
   std::uint32_t version(FlowId flow) const { return flows_[flow].version; }
   std::size_t active() const { return active_; }
 
  private:
+  using ClassId = std::uint32_t;
+  static constexpr ClassId kNoClass = std::numeric_limits<ClassId>::max();
+  static constexpr FlowId kNoFlow = std::numeric_limits<FlowId>::max();
   struct Flow {
     std::vector<PortId> ports;
+    std::vector<ClassId> classes;  // the classes of its ports, each once
     double remaining_s = 0.0;  // work left at full speed, as of updated_s
     double updated_s = 0.0;
     double rate = 0.0;
@@ -95,47 +112,48 @@ class EndpointSharing {
     std::uint32_t version = 0;
     std::uint64_t seen = 0;  // epoch of the last update() that reached it
     std::uint64_t retimed = 0;  // epoch of the last update() that moved its finishing time
+    std::uint64_t marked = 0;  // a stamp of find_class()'s set comparison
+    // Where the add() of stamp moved_at takes the ports this flow held alone.
+    std::uint64_t moved_at = 0;
+    ClassId moved_to = kNoClass;
     bool frozen = false;
     bool live = false;
   };
-  // A port's flows, in the order add() and remove() leave them (a removed
-  // flow's place goes to the last one). Up to kInlineFlows stay in the port
-  // itself, next to its capacity, so that add() and remove() read one cache
-  // line a port; a port with more has them in a list of spills_ until it
-  // empties. What only a walk or a filling reads is in PortWalk.
-  static constexpr std::uint32_t kInlineFlows = 4;
-  static constexpr std::uint32_t kNoSpill = std::numeric_limits<std::uint32_t>::max();
-  struct alignas(32) Port {
+  // A port holds no flow (of == kNoClass, sole == kNoFlow), one flow at
+  // full capacity (of == kNoClass, sole == that flow), or is in class `of`.
+  struct Port {
     double limit = 1.0;  // the port's capacity (set_capacity)
-    std::uint32_t size = 0;
-    std::uint32_t spill = kNoSpill;
-    std::array<FlowId, kInlineFlows> inline_flows{};
+    ClassId of = kNoClass;
+    FlowId sole = kNoFlow;
   };
-  struct PortWalk {
-    double capacity = 0.0;  // left to unfrozen flows, during the filling
+  struct PortClass {
+    std::vector<FlowId> flows;  // on each of its ports
+    double limit = 1.0;  // each of its ports' capacity
+    std::uint32_t ports = 0;  // how many ports it holds; 0: free
+    // During a filling: the capacity left to unfrozen flows, and how many.
+    double capacity = 0.0;
     std::uint32_t unfrozen = 0;
-    std::uint64_t seen = 0;
+    std::uint64_t seen = 0;  // epoch of the last walk that reached it
+    // Where the add() or remove() of stamp moved_at takes its ports.
+    ClassId moved_to = kNoClass;
+    std::uint64_t moved_at = 0;
   };
-  std::span<const FlowId> flows_on(PortId p) const {
-    const Port& port = ports_[p];
-    if (port.spill == kNoSpill) return {port.inline_flows.data(), port.size};
-    return spills_[port.spill];
-  }
-  void push_flow(Port& port, FlowId flow) {
-    if (port.spill == kNoSpill && port.size < kInlineFlows) {
-      port.inline_flows[port.size++] = flow;
-    } else {
-      push_spilled(port, flow);
-    }
-  }
-  void erase_flow(Port& port, FlowId flow) {
-    if (port.spill != kNoSpill) return erase_spilled(port, flow);
-    std::uint32_t i = 0;
-    while (port.inline_flows[i] != flow) ++i;
-    port.inline_flows[i] = port.inline_flows[--port.size];
-  }
-  void push_spilled(Port& port, FlowId flow);  // past kInlineFlows
-  void erase_spilled(Port& port, FlowId flow);
+  // The class a flow being added takes at its ports that had none, by their capacity.
+  struct Fresh {
+    double limit;
+    ClassId to;
+  };
+
+  // A new class of the flows in class_flows_ at `limit`, holding no port yet.
+  ClassId new_class(double limit);
+  // The class of exactly the flows in class_flows_ (not empty) at `limit`, if
+  // one exists; else kNoClass.
+  ClassId find_class(double limit);
+  // Puts `port` in class `to` (kNoClass: out of any class, holding `sole`).
+  void move_port(Port& port, ClassId to, FlowId sole = kNoFlow);
+  // Frees the classes move_port() emptied; `leaving` (a flow being removed,
+  // or kNoFlow) keeps them in its list of classes.
+  void free_emptied(FlowId leaving);
 
   void recompute(double now_s);
   void fill(double now_s);
@@ -145,10 +163,17 @@ class EndpointSharing {
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<Port> ports_;
-  std::vector<PortWalk> walk_;  // by port
-  std::vector<std::vector<FlowId>> spills_;
-  std::vector<std::uint32_t> free_spills_;
-  std::vector<PortId> dirty_ports_;
+  std::vector<PortClass> classes_;
+  std::vector<ClassId> free_classes_;
+  // Scratch of one add(), remove() or set_capacity(): the flows of a class to
+  // find or make, the classes it left with no port, the fresh classes of add().
+  std::vector<FlowId> class_flows_;
+  std::vector<ClassId> emptied_;
+  std::vector<Fresh> fresh_;
+  std::uint64_t move_stamp_ = 0;  // of PortClass::moved_at
+  std::uint64_t mark_stamp_ = 0;  // of Flow::marked
+  std::vector<ClassId> dirty_classes_;
+  std::vector<FlowId> dirty_flows_;  // flows left alone at a port: no class of theirs changed
   std::vector<FlowId> slowed_;  // flows whose slowdown changed since the last update()
   // Flows added alone on all their ports since the last update(), with their
   // rate: no walk over their ports is needed unless another flow joins them.
@@ -160,12 +185,12 @@ class EndpointSharing {
   bool walked_ = false;  // this update's recompute() walked a component (at epoch_)
   std::uint64_t epoch_ = 0;
   std::size_t active_ = 0;
-  // Scratch of one update(): the component's ports and flows, the ports still
-  // to settle and this round's bottlenecks, the flows whose finishing time moved.
-  std::vector<PortId> component_ports_;
+  // Scratch of one update(): the component's classes and flows, the classes
+  // still to settle and this round's bottlenecks, the flows whose finishing time moved.
+  std::vector<ClassId> component_classes_;
   std::vector<FlowId> component_flows_;
-  std::vector<PortId> live_ports_;
-  std::vector<PortId> bottlenecks_;
+  std::vector<ClassId> live_classes_;
+  std::vector<ClassId> bottlenecks_;
   std::vector<FlowId> changed_;
 };
 

@@ -1,8 +1,11 @@
 #include "sim/engine/endpoint_sharing.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -199,9 +202,8 @@ TEST(EndpointSharing, ARemovedFlowsIdIsReusedWithANewVersion) {
   EXPECT_THROW(sharing.remove(b, 2.0), std::logic_error);
 }
 
-// A port keeps its first few flows beside its capacity and the rest in a list
-// of their own: sharing is the same whichever way a port holds them, as flows
-// come and go past that count and a port's list is taken up by another port.
+// Ports holding the same flows share a class: sharing is the same as flows
+// come and go, classes split and merge, and a class's slot is taken up by another.
 TEST(EndpointSharing, APortSharesAlikeHoweverManyFlowsItHolds) {
   constexpr FlowId kFlows = 9;
   EndpointSharing sharing(2 * kFlows + 1);
@@ -236,6 +238,95 @@ TEST(EndpointSharing, APortSharesAlikeHoweverManyFlowsItHolds) {
   const auto moved = update(sharing, 1.0);
   EXPECT_DOUBLE_EQ(moved.at(last), 2.0);
   for (const FlowId f : others) EXPECT_DOUBLE_EQ(sharing.rate(f), 0.2);
+}
+
+// Max-min rates computed port by port, the textbook way: every round, the
+// ports offering the smallest share to their unfrozen flows freeze them at it.
+std::map<FlowId, double> max_min_rates(const std::map<FlowId, std::vector<PortId>>& flows,
+                                       const std::vector<double>& capacities) {
+  std::vector<double> left = capacities;
+  std::map<FlowId, double> rates;
+  while (rates.size() < flows.size()) {
+    std::vector<int> unfrozen(capacities.size(), 0);
+    for (const auto& [f, ports] : flows) {
+      if (rates.count(f) == 0) {
+        for (const PortId p : ports) ++unfrozen[p];
+      }
+    }
+    double share = std::numeric_limits<double>::infinity();
+    for (std::size_t p = 0; p < left.size(); ++p) {
+      if (unfrozen[p] > 0) share = std::min(share, left[p] / unfrozen[p]);
+    }
+    std::vector<PortId> bottlenecks;
+    for (std::size_t p = 0; p < left.size(); ++p) {
+      if (unfrozen[p] > 0 && left[p] / unfrozen[p] == share) bottlenecks.push_back(static_cast<PortId>(p));
+    }
+    for (const PortId b : bottlenecks) {
+      for (const auto& [f, ports] : flows) {
+        if (rates.count(f) != 0 || std::find(ports.begin(), ports.end(), b) == ports.end()) continue;
+        rates[f] = std::clamp(share, 0.0, 1.0);
+        for (const PortId p : ports) left[p] -= rates[f];
+      }
+    }
+  }
+  return rates;
+}
+
+// Random flows over a few ports, added and removed in batches, some over the
+// same ports as others, some over most ports (as a collective over every
+// rank is), with capacities changing: after each update every flow has the
+// rate a port-by-port filling gives it, and every flow whose rate changed
+// was reported.
+TEST(EndpointSharing, RatesMatchAPortByPortFillingAsFlowsComeAndGo) {
+  constexpr PortId kPorts = 12;
+  std::mt19937 random(20261128);
+  EndpointSharing sharing(kPorts);
+  std::map<FlowId, std::vector<PortId>> flows;
+  std::vector<double> capacities(kPorts, 1.0);
+  const std::vector<double> kCapacities{1.0, 1.0, 0.5, 0.25, 0.0};
+  std::map<FlowId, double> rates;
+  for (int step = 0; step < 400; ++step) {
+    const int changes = 1 + static_cast<int>(random() % 4);
+    for (int c = 0; c < changes; ++c) {
+      const unsigned action = random() % 10;
+      if (action < 5 || flows.empty()) {
+        std::vector<PortId> ports;
+        if (action == 0 && !flows.empty()) {
+          ports = std::next(flows.begin(), static_cast<long>(random() % flows.size()))->second;  // the same ports as another
+        } else {
+          std::vector<PortId> all(kPorts);
+          for (PortId p = 0; p < kPorts; ++p) all[p] = p;
+          std::shuffle(all.begin(), all.end(), random);
+          const std::size_t size = action == 1 ? kPorts - random() % 3 : 1 + random() % 4;
+          ports.assign(all.begin(), all.begin() + static_cast<long>(size));
+        }
+        const FlowId f = sharing.add(ports, 1e9, 0.0);
+        ASSERT_EQ(flows.count(f), 0u);
+        flows[f] = ports;
+      } else if (action < 9) {
+        const auto it = std::next(flows.begin(), static_cast<long>(random() % flows.size()));
+        sharing.remove(it->first, 0.0);
+        rates.erase(it->first);
+        flows.erase(it);
+      } else {
+        const PortId p = random() % kPorts;
+        capacities[p] = kCapacities[random() % kCapacities.size()];
+        sharing.set_capacity(p, capacities[p]);
+      }
+    }
+    const auto moved = update(sharing, 0.0);
+    const auto expected = max_min_rates(flows, capacities);
+    ASSERT_EQ(sharing.active(), flows.size());
+    for (const auto& [f, rate] : expected) {
+      ASSERT_NEAR(sharing.rate(f), rate, 1e-12) << "flow " << f << " at step " << step;
+      // (A flow added on a dead port stays at rate 0 and is not reported.)
+      const auto before = rates.find(f);
+      if (before == rates.end() ? rate != 0.0 : before->second != rate) {
+        ASSERT_EQ(moved.count(f), 1u) << "flow " << f << " changed rate unreported at step " << step;
+      }
+    }
+    rates = expected;
+  }
 }
 
 TEST(EndpointSharing, BadPortsAreRejected) {
