@@ -6,12 +6,22 @@
 # targets with clang and fuzzes each briefly, after replaying its regression
 # inputs (scripts/fuzz.sh). Set EPPSIM_SKIP_SANITIZERS=1 to skip the three
 # sanitizer passes, EPPSIM_FUZZ_SECONDS to fuzz each target longer (default 20).
+# Each stage ends with a line on stderr giving its wall time, so that a CI log
+# shows where the time went.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+stage_start=$SECONDS
+stage_done() {
+  echo "run-tests: $1 took $((SECONDS - stage_start)) s (${SECONDS} s in all)" >&2
+  stage_start=$SECONDS
+}
 bash "$root/scripts/install-deps.sh"
+stage_done "installing packages"
 
 BUILD_DIR="$root/build" bash "$root/scripts/build.sh"
+stage_done "the plain build"
 ctest --test-dir "$root/build" --output-on-failure -j"$(nproc)"
+stage_done "the plain suite"
 
 if [ "${EPPSIM_SKIP_SANITIZERS:-0}" != 1 ]; then
   # The instrumented builds compile at -O1 with line tables only (-g1: enough for the
@@ -23,20 +33,26 @@ if [ "${EPPSIM_SKIP_SANITIZERS:-0}" != 1 ]; then
   BUILD_DIR="$root/build-sanitize" bash "$root/scripts/build.sh" \
     -DEPPSIM_SANITIZE=address,undefined -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$instrumented_flags"
+  stage_done "the ASan and UBSan build"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir "$root/build-sanitize" --output-on-failure -j"$(nproc)"
+  stage_done "the suite under ASan and UBSan"
 
   # ThreadSanitizer: only the tests labelled "threads" (tests/runtime/CMakeLists.txt says which and why).
   cmake -S "$root" -B "$root/build-tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPPSIM_SANITIZE=thread \
     -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$instrumented_flags" >&2
   cmake --build "$root/build-tsan" -j"$(nproc)" --target eppsim_threads_tests >&2
+  stage_done "the TSan build"
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/runtime/tsan_suppressions.txt" \
     ctest --test-dir "$root/build-tsan" --output-on-failure -j"$(nproc)" -L threads
+  stage_done "the threads tests under TSan"
 
   # Fuzzing: the targets and the libraries they link, with clang, libFuzzer, ASan and UBSan.
   cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
     -DEPPSIM_FUZZ=ON -DEPPSIM_BUILD_TESTS=OFF -DEPPSIM_BUILD_BENCHMARKS=OFF -DWITH_CUDA=OFF \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$instrumented_flags" >&2
   cmake --build "$root/build-fuzz" -j"$(nproc)" --target eppsim_fuzz >&2
+  stage_done "the fuzz build"
   BUILD_DIR="$root/build-fuzz" bash "$root/scripts/fuzz.sh" "${EPPSIM_FUZZ_SECONDS:-20}"
+  stage_done "fuzzing"
 fi
