@@ -155,7 +155,7 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
     }
     move_port(port, to);
   }
-  free_emptied(kNoFlow);
+  if (!emptied_.empty()) free_emptied(kNoFlow);
   if (alone) alone_.push_back(Alone{id, rate});
   ++active_;
   return id;
@@ -222,7 +222,7 @@ void EndpointSharing::remove(FlowId id, double now_s) {
     move_port(port, to);
   }
   // Every class of the flow held only ports of its own: all are empty now.
-  free_emptied(id);
+  if (!emptied_.empty()) free_emptied(id);
   f.classes.clear();
   f.live = false;
   f.remaining_s = 0.0;
