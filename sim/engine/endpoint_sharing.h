@@ -151,8 +151,9 @@ class EndpointSharing {
   ClassId find_class(double limit);
   // Puts `port` in class `to` (kNoClass: out of any class, holding `sole`).
   void move_port(Port& port, ClassId to, FlowId sole = kNoFlow);
-  // Frees the classes move_port() emptied; `leaving` (a flow being removed,
-  // or kNoFlow) keeps them in its list of classes.
+  // Frees the classes move_port() emptied, taking each out of its flows'
+  // lists of classes but that of `leaving` (a flow being removed, whose list
+  // remove() clears; kNoFlow: none).
   void free_emptied(FlowId leaving);
 
   void recompute(double now_s);
