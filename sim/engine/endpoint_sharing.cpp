@@ -167,10 +167,7 @@ void EndpointSharing::rate_alone(double now_s) {
     // Reached by this update's walk (another flow joined one of its ports, or
     // a port's capacity changed): rated there.
     if (!flow.live || (walked_ && flow.seen == epoch_) || flow.rate == a.rate) continue;
-    flow.rate = a.rate;
-    flow.finish_s = finish_at(now_s, flow.remaining_s, a.rate * flow.speed);
-    ++flow.version;
-    changed_.push_back(a.flow);
+    set_rate(a.flow, a.rate, now_s);
   }
   alone_.clear();
 }
@@ -288,6 +285,25 @@ void EndpointSharing::retime_slowed(double now_s) {
   slowed_.clear();
 }
 
+void EndpointSharing::set_rate(FlowId f, double rate, double now_s) {
+  Flow& flow = flows_[f];
+  flow.rate = rate;
+  flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
+  ++flow.version;
+  changed_.push_back(f);
+}
+
+void EndpointSharing::reach(FlowId f) {
+  Flow& flow = flows_[f];
+  flow.seen = epoch_;
+  component_flows_.push_back(f);
+  for (const ClassId q : flow.classes) {
+    if (classes_[q].seen == epoch_) continue;
+    classes_[q].seen = epoch_;
+    component_classes_.push_back(q);
+  }
+}
+
 void EndpointSharing::recompute(double now_s) {
   changed_.clear();
   walked_ = !dirty_classes_.empty() || !dirty_flows_.empty();
@@ -300,15 +316,7 @@ void EndpointSharing::recompute(double now_s) {
   component_classes_.clear();
   component_flows_.clear();
   for (const FlowId f : dirty_flows_) {
-    Flow& flow = flows_[f];
-    if (!flow.live || flow.seen == epoch_) continue;
-    flow.seen = epoch_;
-    component_flows_.push_back(f);
-    for (const ClassId q : flow.classes) {
-      if (classes_[q].seen == epoch_) continue;
-      classes_[q].seen = epoch_;
-      component_classes_.push_back(q);
-    }
+    if (flows_[f].live && flows_[f].seen != epoch_) reach(f);
   }
   dirty_flows_.clear();
   for (const ClassId c : dirty_classes_) {
@@ -320,15 +328,7 @@ void EndpointSharing::recompute(double now_s) {
   dirty_classes_.clear();
   for (std::size_t i = 0; i < component_classes_.size(); ++i) {
     for (const FlowId f : classes_[component_classes_[i]].flows) {
-      Flow& flow = flows_[f];
-      if (flow.seen == epoch_) continue;
-      flow.seen = epoch_;
-      component_flows_.push_back(f);
-      for (const ClassId q : flow.classes) {
-        if (classes_[q].seen == epoch_) continue;
-        classes_[q].seen = epoch_;
-        component_classes_.push_back(q);
-      }
+      if (flows_[f].seen != epoch_) reach(f);
     }
   }
   fill(now_s);
@@ -349,12 +349,7 @@ void EndpointSharing::fill(double now_s) {
     Flow& flow = flows_[component_flows_.front()];
     double rate = 1.0;
     for (const ClassId q : flow.classes) rate = std::min(rate, classes_[q].limit);
-    if (!flow.frozen && flow.rate != rate) {
-      flow.rate = rate;
-      flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
-      ++flow.version;
-      changed_.push_back(component_flows_.front());
-    }
+    if (!flow.frozen && flow.rate != rate) set_rate(component_flows_.front(), rate, now_s);
     return;
   }
   live_classes_.clear();
@@ -398,22 +393,13 @@ void EndpointSharing::fill(double now_s) {
           classes_[q].capacity -= rate;
           --classes_[q].unfrozen;
         }
-        if (rate == flow.rate) continue;
-        flow.rate = rate;
-        flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
-        ++flow.version;
-        changed_.push_back(f);
+        if (rate != flow.rate) set_rate(f, rate, now_s);
       }
     }
   }
   // A flow in no class (alone at each of its ports, at full capacity) runs at full speed.
   for (const FlowId f : component_flows_) {
-    Flow& flow = flows_[f];
-    if (flow.frozen || flow.rate == 1.0) continue;
-    flow.rate = 1.0;
-    flow.finish_s = finish_at(now_s, flow.remaining_s, flow.speed);
-    ++flow.version;
-    changed_.push_back(f);
+    if (!flows_[f].frozen && flows_[f].rate != 1.0) set_rate(f, 1.0, now_s);
   }
 }
 

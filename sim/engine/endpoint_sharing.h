@@ -156,6 +156,10 @@ class EndpointSharing {
   // remove() clears; kNoFlow: none).
   void free_emptied(FlowId leaving);
 
+  // Gives `flow` its new rate from `now_s` on, and reports it moved.
+  void set_rate(FlowId flow, double rate, double now_s);
+  // Adds `flow` to this update's component, with its classes not yet in it.
+  void reach(FlowId flow);
   void recompute(double now_s);
   void fill(double now_s);
   void rate_alone(double now_s);
