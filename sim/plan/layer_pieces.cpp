@@ -2,9 +2,12 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "models/compute_cost.h"
 #include "models/sequence_parallel_cost.h"
 #include "traces/compute_segments.h"
+#include "traces/executor/simulated_ns.h"
 
 namespace eppsim {
 
@@ -48,7 +51,11 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::u
   for (const auto& seg : segments) add_segment(op, seg);
   op.set_flops(cost.flops.total());
   op.set_memory_traffic_bytes(cost.memory_traffic.count);
-  op.set_estimated_duration_ns(static_cast<std::int64_t>(cost.time.value * 1e9 + 0.5));
+  op.set_estimated_duration_ns(to_ns(cost.time.value, [&] {
+    const char* pass_name = pass == Pass::Forward ? "forward" : pass == Pass::Backward ? "backward" : "recompute";
+    return fmt::format("{}: plan: the {} compute of stage {}, chunk {}, layers {}-{}", sc.source, pass_name,
+                       stage, chunk, first_layer, first_layer + layer_count - 1);
+  }));
   op.set_includes_lm_head(lm_head);
   split.apply(op);
   op.set_layer_part(to_proto(part));

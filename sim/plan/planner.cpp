@@ -4,6 +4,7 @@
 
 #include "models/errors.h"
 #include "sim/plan/schedule_builder.h"
+#include "traces/executor/simulated_ns.h"
 
 namespace eppsim {
 
@@ -17,8 +18,8 @@ proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, s
   const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
   optimizer.set_flops(shard_params * 12.0);
   optimizer.set_memory_traffic_bytes(traffic);
-  optimizer.set_estimated_duration_ns(
-      static_cast<std::int64_t>(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value * 1e9 + 0.5));
+  optimizer.set_estimated_duration_ns(to_ns(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value,
+                                            [&] { return fmt::format("{}: plan: the optimizer step of stage {}", sc.source, stage); }));
   return optimizer;
 }
 

@@ -152,11 +152,9 @@ CASES = [
          {"s.textproto": 'workload { collective { kind: ALL_REDUCE bytes: "1e30B" } }\n'
                          'cluster { nodes: 2 gpus_per_node: 8 gpu { preset: "A100-80GB" } '
                          'intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }\n'}),
-    Case("scenario-time-overflow", "scenario", "a GPU of 1 FLOP/s: within its bound, but the step would take 10^11 s",
-         RUN, "{d}/s.textproto: schedule: rank 0 op ...ends: simulated time ...cannot be represented",
-         {"s.textproto": scenario(('gpu { preset: "A100-80GB" }', 'gpu { preset: "A100-80GB" peak_flops: "1FLOPS" }'))}),
-    Case("scenario-time-overflow-flow", "scenario", "the same on the flow engine (it reported a bogus deadlock)",
-         RUN + ["--engine", "flow"], "{d}/s.textproto: schedule: an op of rank ...ends at simulated time ...cannot be represented",
+    Case("scenario-time-overflow", "scenario",
+         "a GPU of 1 FLOP/s: within its bound, but a forward pass over 8 layers would take 10^13 s (a planner made it a wrapped, negative duration)",
+         RUN, "{d}/s.textproto: plan: the forward compute of stage 0, chunk 0, layers 0-7: simulated time ...cannot be represented",
          {"s.textproto": scenario(('gpu { preset: "A100-80GB" }', 'gpu { preset: "A100-80GB" peak_flops: "1FLOPS" }'))}),
     Case("compare-time-overflow", "scenario", "compare on a GPU of 1 FLOP/s: every strategy fails, on one line",
          ["compare", "{d}/s.textproto", "--strategies", "packed-1f1b,ulysses", "-o", "{d}/out"],
@@ -336,6 +334,11 @@ CASES = [
                          "ops { stream: 0 deps: 1 compute { layer_count: 1 } } ops { stream: 0 compute { layer_count: 1 } } }\n"}),
     Case("schedule-duration-overflow", "schedule", "fixed durations whose sum overflows 64-bit nanoseconds",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 1 (stream compute) ends: simulated time 18000000000 s cannot be represented",
+         {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
+                                  "detail: [0, 0] duration_source: [DURATION_FIXED, DURATION_FIXED] "
+                                  "fixed_duration_ns: [9000000000000000000, 9000000000000000000]", ONE_LAYER)}),
+    Case("schedule-duration-overflow-flow", "schedule", "the same on the flow engine (it reported a bogus deadlock)",
+         SIMT + ["--engine", "flow"], "{d}/x.textproto: schedule: an op of rank 0 (stream 0) ends at simulated time 18000000000 s, which cannot be represented",
          {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "
                                   "detail: [0, 0] duration_source: [DURATION_FIXED, DURATION_FIXED] "
                                   "fixed_duration_ns: [9000000000000000000, 9000000000000000000]", ONE_LAYER)}),
