@@ -20,10 +20,19 @@ std::uint64_t host_key(VertexId chip, std::uint32_t channel) { return static_cas
 
 }  // namespace
 
+// GCC says that AddressSanitizer is on with a macro, clang (14) through __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define EPPSIM_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EPPSIM_ADDRESS_SANITIZER 1
+#endif
+#endif
+
 sg4::Engine& start_simgrid_engine() {
   static char name[] = "eppsim";
   static char log[] = "--log=root.thres:warning";
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(EPPSIM_ADDRESS_SANITIZER)
   // SimGrid's default contexts switch stacks by hand, which AddressSanitizer
   // cannot follow (an exception unwinding an actor's stack is reported as an
   // overflow); under the sanitizer every actor runs on a thread of its own.

@@ -4,8 +4,9 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
-#include <ranges>
 #include <vector>
+
+#include <boost/iterator/counting_iterator.hpp>
 
 namespace eppsim {
 
@@ -27,10 +28,11 @@ std::vector<std::uint32_t> split_consecutive(std::span<const std::uint64_t> size
       // prefix[i] - prefix[c] never rises, so their maximum falls, then rises:
       // its minimum is beside the first c where the first reaches the second.
       const std::size_t first = j - 1;
-      const auto cuts = std::views::iota(first, i);
-      const auto cross = first + static_cast<std::size_t>(std::ranges::partition_point(cuts, [&](std::size_t c) {
-                                                            return previous[c] < prefix[i] - prefix[c];
-                                                          }) - cuts.begin());
+      // (Counting iterators rather than std::views::iota: clang 14, which the
+      // sanitizer and fuzz builds use, cannot take libstdc++ 12's iota_view.)
+      const std::size_t cross = std::partition_point(boost::make_counting_iterator(first), boost::make_counting_iterator(i),
+                                                     [&](std::size_t c) { return previous[c] < prefix[i] - prefix[c]; })
+                                    .base();
       std::size_t c_best = cross;
       std::uint64_t v_best = c_best < i ? previous[c_best] : std::numeric_limits<std::uint64_t>::max();
       if (cross > first) {

@@ -170,7 +170,10 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   }
 
   ScheduleBuilder b(num_ranks, sc.proto.name(), name(), model);
-  const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
+  // Copied out, not bound: clang 14 (the sanitizer and fuzz builds) lets no lambda capture a structured binding.
+  const PipelineStreams streams = add_pipeline_streams(b);
+  const std::uint32_t compute = streams.compute, recv_prev = streams.recv_prev, send_next = streams.send_next,
+                      recv_next = streams.recv_next, send_prev = streams.send_prev, comm = streams.comm;
   // The context-parallel ring's sends and receives, beside the attention they overlap.
   const std::uint32_t ring_send = cp > 1 ? b.stream("cp_ring_send") : 0;
   const std::uint32_t ring_recv = cp > 1 ? b.stream("cp_ring_recv") : 0;
