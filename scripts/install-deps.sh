@@ -9,7 +9,8 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libfmt-dev
   libjemalloc-dev   # the allocator of eppsim's programs (CMakeLists.txt EPPSIM_ALLOCATOR)
-  clang libclang-rt-14-dev   # the fuzz targets (fuzz/): clang's libFuzzer, whose runtime libclang-rt-14-dev ships
+  clang libclang-rt-14-dev   # the sanitizer and fuzz build: clang's sanitizers and libFuzzer, whose runtimes libclang-rt-14-dev ships
+  lld               # clang's programs link with LLVM's linker (CMakeLists.txt)
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   coinor-libcbc-dev coinor-libcgl-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
