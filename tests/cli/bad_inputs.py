@@ -153,7 +153,7 @@ CASES = [
                          'cluster { nodes: 2 gpus_per_node: 8 gpu { preset: "A100-80GB" } '
                          'intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }\n'}),
     Case("scenario-time-overflow", "scenario",
-         "a GPU of 1 FLOP/s: within its bound, but a forward pass over 8 layers would take 10^13 s (a planner made it a wrapped, negative duration)",
+         "a GPU of 1 FLOP/s: within its bound, but a forward pass over 8 layers would take 10^13 s (a planner cast its nanoseconds to int64: undefined behaviour)",
          RUN, "{d}/s.textproto: plan: the forward compute of stage 0, chunk 0, layers 0-7: simulated time ...cannot be represented",
          {"s.textproto": scenario(('gpu { preset: "A100-80GB" }', 'gpu { preset: "A100-80GB" peak_flops: "1FLOPS" }'))}),
     Case("compare-time-overflow", "scenario", "compare on a GPU of 1 FLOP/s: every strategy fails, on one line",
