@@ -41,7 +41,6 @@ class AnalyticExecutor final : public ExecutorHooks {
   AnalyticExecutor(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options,
                    Clock::time_point started)
       : started_(started),
-        cost_(cost),
         options_(options),
         prices_(std::in_place, schedule, cost),
         core_(schedule, *this, core_options(options)),
@@ -453,7 +452,6 @@ class AnalyticExecutor final : public ExecutorHooks {
   const Clock::time_point started_;
   Clock::time_point compiled_;
   double compiled_rss_ = 0.0;
-  const CostModel& cost_;
   const AnalyticEngineOptions& options_;
   std::optional<OpPrices> prices_;  // from construction until the step is done
   ExecutorCore core_;

@@ -30,9 +30,9 @@ std::vector<std::uint32_t> split_consecutive(std::span<const std::uint64_t> size
       const std::size_t first = j - 1;
       // (Counting iterators rather than std::views::iota: clang 14, which the
       // sanitizer and fuzz builds use, cannot take libstdc++ 12's iota_view.)
-      const std::size_t cross = std::partition_point(boost::make_counting_iterator(first), boost::make_counting_iterator(i),
-                                                     [&](std::size_t c) { return previous[c] < prefix[i] - prefix[c]; })
-                                    .base();
+      const auto below = [&](std::size_t c) { return previous[c] < prefix[i] - prefix[c]; };
+      const std::size_t cross =
+          std::partition_point(boost::make_counting_iterator(first), boost::make_counting_iterator(i), below).base();
       std::size_t c_best = cross;
       std::uint64_t v_best = c_best < i ? previous[c_best] : std::numeric_limits<std::uint64_t>::max();
       if (cross > first) {

@@ -18,8 +18,9 @@ proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, s
   const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
   optimizer.set_flops(shard_params * 12.0);
   optimizer.set_memory_traffic_bytes(traffic);
-  optimizer.set_estimated_duration_ns(to_ns(static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value,
-                                            [&] { return fmt::format("{}: plan: the optimizer step of stage {}", sc.source, stage); }));
+  const double seconds = static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value;
+  optimizer.set_estimated_duration_ns(
+      to_ns(seconds, [&] { return fmt::format("{}: plan: the optimizer step of stage {}", sc.source, stage); }));
   return optimizer;
 }
 
