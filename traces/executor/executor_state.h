@@ -177,6 +177,9 @@ struct ExecutorCore::State {
   std::uint32_t streams = 0;
   std::vector<double> stream_start;
   double last_end_s = 0.0;
+  // The instant count_busy last converted (NaN: none yet), and its nanoseconds.
+  double busy_clock_s = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t busy_clock_ns = 0;
   // Once take_trace() has freed `op`, with op events: which ops are done.
   std::vector<bool> done_after_run;
 
@@ -353,7 +356,12 @@ struct ExecutorCore::State {
       default: break;
     }
     RankBusyInTimeOrder& counted = rank_run[r].counted;
-    const auto at_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
+    // Ops start and end in bursts at one instant: its nanoseconds are worked out once.
+    if (now != busy_clock_s) {
+      busy_clock_ns = to_ns(now, [&] { return fmt::format("schedule: {} {}", describe(g), start ? "starts" : "ends"); });
+      busy_clock_s = now;
+    }
+    const auto at_ns = busy_clock_ns;
     if (start) {
       counted.start(set, at_ns);
     } else {
