@@ -113,18 +113,4 @@ void OpPrices::release_pricing_tables() {
   std::vector<Segment>().swap(segments_);
 }
 
-OpPrices::Price OpPrices::of(std::uint32_t word) const {
-  Price p;
-  if (word & kCollectivePrice) {
-    const CollectivePrice& c = collective_prices_[word & kPriceIndex];
-    p.duration_s = c.duration_s;
-    p.group = c.group;
-    p.hierarchical = c.hierarchical;
-  } else {
-    p.duration_s = prices_s_[word & kPriceIndex];
-  }
-  p.fixed = (word & kFixedPrice) != 0;
-  return p;
-}
-
 }  // namespace eppsim

@@ -41,7 +41,8 @@ class OpPrices {
   // Frees what pricing needed and running does not, once every rank is priced.
   void release_pricing_tables();
 
-  // The price of an op whose executor word is `word` (0: never priced).
+  // The price of an op whose executor word is `word` (0: never priced):
+  // inline, as the engine asks it once an op.
   Price of(std::uint32_t word) const;
 
  private:
@@ -90,5 +91,19 @@ class OpPrices {
   std::vector<std::uint32_t> recent_price_;
   std::vector<Segment> segments_;
 };
+
+inline OpPrices::Price OpPrices::of(std::uint32_t word) const {
+  Price p;
+  if (word & kCollectivePrice) {
+    const CollectivePrice& c = collective_prices_[word & kPriceIndex];
+    p.duration_s = c.duration_s;
+    p.group = c.group;
+    p.hierarchical = c.hierarchical;
+  } else {
+    p.duration_s = prices_s_[word & kPriceIndex];
+  }
+  p.fixed = (word & kFixedPrice) != 0;
+  return p;
+}
 
 }  // namespace eppsim
