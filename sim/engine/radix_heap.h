@@ -6,8 +6,8 @@
 // Items of one time wait in a list of their own, in push order, and the radix
 // heap orders the distinct times: a training step's symmetric replicas end
 // many ops at exactly the same time (about 7 items a time on packed-1f1b at
-// 16K GPUs, 9 on flexsp), and a push to a time already waiting only appends
-// to its list, found through a hash table of the waiting times.
+// 16K GPUs, 9 on flexsp at 2K), and a push to a time already waiting only
+// appends to its list, found through a hash table of the waiting times.
 //
 // A time's bits (a non-negative double) order as the time does. The time
 // being drained is the last popped one; bucket b > 0 holds the waiting times

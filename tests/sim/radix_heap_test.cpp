@@ -1,5 +1,6 @@
 #include "sim/engine/radix_heap.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <queue>
@@ -75,6 +76,42 @@ TEST(RadixHeap, MatchesABinaryHeapOverARandomEventLoop) {
     now = time_s;
   }
   EXPECT_GT(next_id, 100000u);
+}
+
+// Items of one time wait in a list, and the waiting times in a hash table
+// that grows and shifts slots back as times are drained: thousands of
+// distinct times, each pushed several times in random order, popped while
+// more are pushed.
+TEST(RadixHeap, ManyTimesEachPushedManyTimes) {
+  std::mt19937_64 random(11);
+  RadixHeap<Event> heap;
+  Reference reference;
+  std::vector<double> times;
+  for (int k = 0; k < 4000; ++k) times.push_back(1.0 + 1e-6 * static_cast<double>(random() % 100000));
+  std::uint32_t next_id = 0;
+  double now = 0.0;
+  for (int round = 0; round < 40; ++round) {
+    for (int k = 0; k < 500; ++k) {
+      const double t = std::max(now, times[random() % times.size()]);
+      heap.push({t, next_id});
+      reference.push({t, next_id});
+      ++next_id;
+    }
+    for (int k = 0; k < 400 && !heap.empty(); ++k) {
+      const auto [time_s, seq, id] = reference.queue.top();
+      ASSERT_EQ(heap.top().time_s, time_s) << "round " << round;
+      ASSERT_EQ(heap.top().id, id) << "round " << round;
+      heap.pop();
+      reference.queue.pop();
+      now = time_s;
+    }
+  }
+  while (!heap.empty()) {
+    ASSERT_EQ(heap.top().id, std::get<2>(reference.queue.top()));
+    heap.pop();
+    reference.queue.pop();
+  }
+  EXPECT_TRUE(reference.queue.empty());
 }
 
 TEST(RadixHeap, RejectsAnItemBeforeTheLastPopped) {
