@@ -75,10 +75,12 @@ void EndpointSharing::free_emptied(FlowId leaving) {
 
 FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s) {
   if (ports.empty()) throw std::invalid_argument("EndpointSharing::add: a flow needs at least one port");
-  for (const PortId p : ports) {
-    if (p >= ports_.size()) {
-      throw std::invalid_argument(fmt::format("EndpointSharing::add: port {} of {}", p, ports_.size()));
-    }
+  // The largest port, found without a branch a port (a collective's flow
+  // holds two or four ports a member).
+  PortId largest = 0;
+  for (const PortId p : ports) largest = std::max(largest, p);
+  if (largest >= ports_.size()) {
+    throw std::invalid_argument(fmt::format("EndpointSharing::add: port {} of {}", largest, ports_.size()));
   }
   FlowId id;
   if (!free_flows_.empty()) {
