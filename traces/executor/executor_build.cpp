@@ -393,6 +393,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   // neither copies these tables as they grow nor touches pages it will not fill.
   if (global) {
     activity_ops.reserve(communication_ops);
+    activity_ranks.reserve(communication_ops);
     activity_begin.reserve(communication_ops + 1);
   }
   if (options.record_memory_samples) samples.reserve(memory_ops);

@@ -29,9 +29,10 @@ void ExecutorHooks::compute_chain_ready(ActivityId, std::span<const OpRef> ops, 
 }
 
 
-ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids) {
+ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids, std::span<const OpRef> refs) {
   const auto id = static_cast<ActivityId>(activity_begin.size() - 1);
   activity_ops.insert(activity_ops.end(), gids.begin(), gids.end());
+  for (const OpRef ref : refs) activity_ranks.push_back(ref.rank);
   activity_begin.push_back(static_cast<std::uint32_t>(activity_ops.size()));
   return id;
 }
@@ -180,7 +181,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, std::uint32_t r, double now)
     op[pair[i]].status = Status::Running;
     started(pair[i], refs[i].rank, now);
   }
-  const auto id = new_activity(pair);
+  const auto id = new_activity(pair, refs);
   hooks.transfer_ready(id, refs[0], refs[1], now);
 }
 
@@ -206,13 +207,16 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   }
   members[counter.position] = g;
   if (++arrived[state.link] < size) return;
+  // Member i is the group's i-th rank.
+  const std::uint32_t* ranks = group_members.data() + group_offset[counter.group];
   member_refs.clear();
-  for (auto m : members) {
+  for (std::uint32_t i = 0; i < size; ++i) {
+    const auto m = members[i];
     op[m].status = Status::Running;
-    member_refs.push_back(ref(m));
-    started(m, member_refs.back().rank, now);
+    member_refs.push_back({ranks[i], m - rank_offset[ranks[i]]});
+    started(m, ranks[i], now);
   }
-  const auto id = new_activity(members);
+  const auto id = new_activity(members, member_refs);
   hooks.collective_ready(id, member_refs, now);
 }
 
@@ -234,16 +238,20 @@ void ExecutorCore::start(double now) {
 void ExecutorCore::finish(ActivityId id, double now) {
   auto& s = *state_;
   if (!s.known_activity(id)) throw std::logic_error(fmt::format("finish: unknown activity {}", id));
-  const auto complete = [&](std::uint32_t g) {
+  const auto check_running = [&](std::uint32_t g) {
     if (s.op[g].status != Status::Running) {
       const OpRef at = s.ref(g);
       throw std::logic_error(fmt::format("finish: activity {} (rank {} op {}) is not running", id, at.rank, at.op));
     }
-    if (s.op[g].kind == Kind::Compute && s.op[g].link != kNone) return s.complete_chain(g, now);
-    s.complete(g, now);
   };
   if (id & State::kSingleOpActivity) {
-    complete(id & ~State::kSingleOpActivity);
+    const auto g = id & ~State::kSingleOpActivity;
+    check_running(g);
+    if (s.op[g].kind == Kind::Compute && s.op[g].link != kNone) {
+      s.complete_chain(g, now);
+    } else {
+      s.complete(g, now);
+    }
   } else {
     // Indices, not iterators: the hooks called below may add activities. A
     // collective's members are on other ranks, a cache miss each: their states
@@ -258,7 +266,8 @@ void ExecutorCore::finish(ActivityId id, double now) {
         __builtin_prefetch(s.succ.data() + s.op[ahead].succ_begin);
         if (!s.span.empty()) __builtin_prefetch(&s.span[ahead], 1);
       }
-      complete(s.activity_ops[k]);
+      check_running(s.activity_ops[k]);
+      s.complete(s.activity_ops[k], s.activity_ranks[k], now);
     }
   }
   s.drain();
@@ -297,6 +306,7 @@ proto::Trace ExecutorCore::take_trace(const std::string& engine) {
   release(s.counters);
   release(s.activity_begin);
   release(s.activity_ops);
+  release(s.activity_ranks);
   release(s.ready);
   release(s.stream_start);
   return trace(engine);

@@ -221,6 +221,7 @@ struct ExecutorCore::State {
   static constexpr ActivityId kSingleOpActivity = ActivityId{1} << 31;
   OpTable<std::uint32_t> activity_begin{0};
   OpTable<std::uint32_t> activity_ops;
+  OpTable<std::uint32_t> activity_ranks;  // the rank of each op in activity_ops
   // A collective's members as OpRefs, for collective_ready (its hook may
   // finish activities re-entrantly, but then nothing is dispatched until it
   // returns: drain()).
@@ -315,7 +316,8 @@ struct ExecutorCore::State {
   struct CollectiveCounting;
   [[noreturn]] void throw_shape_mismatch(std::uint32_t k, std::uint32_t group, std::uint32_t g, std::uint32_t other) const;
 
-  ActivityId new_activity(std::span<const std::uint32_t> gids);
+  // A row of the ops `gids` of ranks refs[i].rank.
+  ActivityId new_activity(std::span<const std::uint32_t> gids, std::span<const OpRef> refs);
   static ActivityId single_op_activity(std::uint32_t g) { return kSingleOpActivity | g; }
   // The global ids of an activity's ops (the id must be known: known_activity):
   // a compute op's with those chained after it (options.compute_chains).
