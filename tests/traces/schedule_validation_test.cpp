@@ -368,7 +368,10 @@ TEST(ValidateSchedule, ColumnChecksAgreeWithTheOpByOpWalk) {
   base.memory(1, 0, false, 0);
   base.fix_duration(1, 0, 1000);
   const std::vector<std::uint64_t> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 42, 63, 64, 99, 1000,
-                                             (std::uint64_t{1} << 50) + 1, 0xffffffffull, ~std::uint64_t{0}};
+                                             std::uint64_t{1} << 50, (std::uint64_t{1} << 50) + 1,
+                                             (std::uint64_t{1} << 51) - 1, std::uint64_t{1} << 63,
+                                             ~std::uint64_t{0} - (std::uint64_t{1} << 50) + 2, 0xffffffffull,
+                                             ~std::uint64_t{0}};
   int rejected = 0, cases = 0;
   for (std::uint32_t rank = 0; rank < 2; ++rank) {
     const int ops = base.program(rank).stream_size();

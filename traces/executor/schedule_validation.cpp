@@ -286,14 +286,21 @@ bool ScheduleValidator::passes_column_checks(std::uint32_t r) {
   const auto n = static_cast<std::size_t>(program.stream_size());
   const std::uint32_t* stream = program.stream().data();
   const std::uint64_t* bytes = program.size_bytes().data();
-  bool bad = false;
+  // The first three columns' checks OR into a word, which the compiler
+  // vectorises (into a bool it does not). x86-64's baseline has no 64-bit
+  // compare in its vectors: a size above kMaxOpBytes = 2^50 is one whose sum
+  // with 2^50 - 1 reaches 2^51, or, where that sum would wrap, has its top bit.
+  static_assert(limits::kMaxOpBytes == std::uint64_t{1} << 50);
+  std::uint64_t over = 0;
   const auto streams = static_cast<std::uint32_t>(schedule.stream_names_size());
-  for (std::size_t i = 0; i < n; ++i) bad |= stream[i] >= streams;
-  for (std::size_t i = 0; i < n; ++i) bad |= bytes[i] > limits::kMaxOpBytes;
+  for (std::size_t i = 0; i < n; ++i) over |= stream[i] >= streams;
+  for (std::size_t i = 0; i < n; ++i) over |= (bytes[i] + (limits::kMaxOpBytes - 1)) >> 51 | bytes[i] >> 63;
   const std::uint32_t* dep_op = program.dep_op().data();
   const std::uint32_t* dep_on = program.dep_on().data();
-  for (int k = 0; k < program.dep_op_size(); ++k) bad |= dep_on[k] >= dep_op[k];
-  if (bad) return false;
+  const auto deps = static_cast<std::size_t>(program.dep_op_size());
+  for (std::size_t k = 0; k < deps; ++k) over |= dep_on[k] >= dep_op[k];
+  if (over != 0) return false;
+  bool bad = false;
 
   const int* code = program.code().data();
   const std::uint32_t* target = program.target().data();
