@@ -37,19 +37,7 @@ ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids
   return id;
 }
 
-// The chain's ops start and end back to back and count toward the same busy
-// figures: the first op's start and the last op's end count for them all.
-void ExecutorCore::State::complete_chain(std::uint32_t head, double now) {
-  auto g = head;
-  for (; op[g].link != kNone; g = op[g].link) {
-    op[g].status = Status::Done;
-    op[op[g].link].pending = 0;
-    ++done;
-  }
-  complete(g, now);
-}
-
-void ExecutorCore::State::complete(std::uint32_t g, std::uint32_t r, double now) {
+inline void ExecutorCore::State::complete(std::uint32_t g, std::uint32_t r, double now) {
   op[g].status = Status::Done;
   if (options.record_op_events) {
     span[g].end_s = now;
@@ -72,22 +60,21 @@ void ExecutorCore::State::complete(std::uint32_t g, std::uint32_t r, double now)
   }
 }
 
-// Dispatches ready ops in the order they became ready. A hook that finishes an
-// activity at once re-enters finish(), which only queues the successors.
-void ExecutorCore::State::drain() {
-  if (draining) return;
-  draining = true;
-  struct Reset {
-    State& s;
-    ~Reset() {
-      s.ready.clear();
-      s.draining = false;
-    }
-  } reset{*this};
-  for (std::size_t i = 0; i < ready.size(); ++i) dispatch(ready[i].g, ready[i].rank, ready[i].now);
+inline void ExecutorCore::State::complete(std::uint32_t g, double now) { complete(g, rank_of(g), now); }
+
+// The chain's ops start and end back to back and count toward the same busy
+// figures: the first op's start and the last op's end count for them all.
+void ExecutorCore::State::complete_chain(std::uint32_t head, double now) {
+  auto g = head;
+  for (; op[g].link != kNone; g = op[g].link) {
+    op[g].status = Status::Done;
+    op[op[g].link].pending = 0;
+    ++done;
+  }
+  complete(g, now);
 }
 
-void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, double now) {
+inline void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, double now) {
   OpState& state = op[g];
   switch (state.kind) {
     case Kind::Allocate:
@@ -124,6 +111,21 @@ void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, double now)
       }
       return;
   }
+}
+
+// Dispatches ready ops in the order they became ready. A hook that finishes an
+// activity at once re-enters finish(), which only queues the successors.
+void ExecutorCore::State::drain() {
+  if (draining) return;
+  draining = true;
+  struct Reset {
+    State& s;
+    ~Reset() {
+      s.ready.clear();
+      s.draining = false;
+    }
+  } reset{*this};
+  for (std::size_t i = 0; i < ready.size(); ++i) dispatch(ready[i].g, ready[i].rank, ready[i].now);
 }
 
 void ExecutorCore::State::apply_memory(std::uint32_t g, std::uint32_t r, double now) {

@@ -370,8 +370,11 @@ struct ExecutorCore::State {
       counted.end(set, at_ns);
     }
   }
-  void complete(std::uint32_t g, double now) { complete(g, rank_of(g), now); }
-  void complete(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
+  // Op g of rank r; inlined into its callers (finish() above all), which it
+  // otherwise cost a dozen instructions an op to call.
+  [[gnu::always_inline]] inline void complete(std::uint32_t g, std::uint32_t r, double now);
+  // The same, op g's rank looked up (executor_core.cpp only, as the above).
+  [[gnu::always_inline]] inline void complete(std::uint32_t g, double now);
   // A chain's first op finished with the whole chain: every op done, the last
   // at `now`.
   void complete_chain(std::uint32_t head, double now);
@@ -380,7 +383,8 @@ struct ExecutorCore::State {
   // `rows_end` ends the last op's successor row.
   void link_compute_chains(std::uint32_t first, std::uint32_t end, std::uint32_t rows_end);
   void drain();
-  void dispatch(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
+  // Op g of rank r; inlined into drain(), its one caller.
+  [[gnu::always_inline]] inline void dispatch(std::uint32_t g, std::uint32_t r, double now);
   void apply_memory(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   void post_p2p(std::uint32_t g, std::uint32_t r, double now);  // op g of rank r
   void arrive(std::uint32_t g, double now);
