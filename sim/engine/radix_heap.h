@@ -35,12 +35,11 @@ class RadixHeap {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
-  void push(const Item& item) {
+  // Inline: an event loop pushes about once an event, and most pushes go to a
+  // time already waiting.
+  [[gnu::always_inline]] void push(const Item& item) {
     const std::uint64_t key = key_of(item);
-    if (key < last_) {
-      throw std::logic_error(fmt::format("radix heap: an item at {} s after one at {} s was popped", item.time_s,
-                                         std::bit_cast<double>(last_)));
-    }
+    if (key < last_) [[unlikely]] throw_before_last(item.time_s);
     const std::uint32_t node = new_node(item);
     ++size_;
     Slot& slot = slot_of(key);
@@ -50,20 +49,7 @@ class RadixHeap {
       time.tail = node;
       return;
     }
-    const std::uint32_t t = new_time(key, node);
-    slot = Slot{key, t};
-    ++waiting_;
-    if (key == last_) {
-      current_ = t;  // the last popped time, drained already: nothing waits before it
-      return;
-    }
-    const unsigned b = bucket_of(key);
-    buckets_[b].push_back(Entry{key, t});
-    nonempty_ |= std::uint64_t{1} << (b - 1);
-    // An earlier time than the one found next: look again.
-    if (earliest_bucket_ != 0 && (b < earliest_bucket_ || (b == earliest_bucket_ && key < earliest_key_))) {
-      earliest_bucket_ = 0;
-    }
+    push_time(slot, key, node);
   }
 
   // The earliest item (the heap is not empty).
@@ -111,6 +97,29 @@ class RadixHeap {
     std::uint32_t time = kNone;
   };
 
+  [[noreturn, gnu::noinline, gnu::cold]] void throw_before_last(double time_s) const {
+    throw std::logic_error(fmt::format("radix heap: an item at {} s after one at {} s was popped", time_s,
+                                       std::bit_cast<double>(last_)));
+  }
+
+  // A new waiting time `key`, in its empty `slot`, with the item `node`.
+  [[gnu::noinline]] void push_time(Slot& slot, std::uint64_t key, std::uint32_t node) {
+    const std::uint32_t t = new_time(key, node);
+    slot = Slot{key, t};
+    ++waiting_;
+    if (key == last_) {
+      current_ = t;  // the last popped time, drained already: nothing waits before it
+      return;
+    }
+    const unsigned b = bucket_of(key);
+    buckets_[b].push_back(Entry{key, t});
+    nonempty_ |= std::uint64_t{1} << (b - 1);
+    // An earlier time than the one found next: look again.
+    if (earliest_bucket_ != 0 && (b < earliest_bucket_ || (b == earliest_bucket_ && key < earliest_key_))) {
+      earliest_bucket_ = 0;
+    }
+  }
+
   static std::uint64_t key_of(const Item& item) { return std::bit_cast<std::uint64_t>(item.time_s + 0.0); }
   unsigned bucket_of(std::uint64_t key) const {
     return key == last_ ? 0u : 64u - static_cast<unsigned>(std::countl_zero(key ^ last_));
@@ -148,7 +157,7 @@ class RadixHeap {
       if (table_[i].time == kNone || table_[i].key == key) return table_[i];
     }
   }
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<Slot> old(table_.size() < 16 ? 16 : 2 * table_.size());
     old.swap(table_);
     table_shift_ = 64 - static_cast<unsigned>(std::countr_zero(table_.size()));
