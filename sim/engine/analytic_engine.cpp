@@ -225,11 +225,11 @@ class AnalyticExecutor final : public ExecutorHooks {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     logging::debug("engine.analytic",
                    "{:.0f} ops: validation, flat arrays and pricing {:.3f} s (peak RSS {:.2f} GiB), event "
-                   "loop {:.3f} s ({} events, {:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s (peak RSS {:.2f} "
-                   "GiB); {:.2f} M ops/s in all",
+                   "loop {:.3f} s ({} events at {} instants, {:.2f} M ops/s, peak RSS {:.2f} GiB), trace {:.3f} s "
+                   "(peak RSS {:.2f} GiB); {:.2f} M ops/s in all",
                    ops, seconds_between(started_, compiled_), compiled_rss_ / kGiB,
-                   loop_s, events_, ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB, seconds_between(simulated, traced),
-                   peak_rss_bytes() / kGiB, ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
+                   loop_s, events_, heap_.times_opened(), ops / std::max(loop_s, 1e-9) / 1e6, simulated_rss / kGiB,
+                   seconds_between(simulated, traced), peak_rss_bytes() / kGiB, ops / std::max(seconds_between(started_, traced), 1e-9) / 1e6);
   }
 
   // The core keeps each op's price as its executor word, priced as it compiles each rank.

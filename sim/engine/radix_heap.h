@@ -34,6 +34,9 @@ class RadixHeap {
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
+  // Pushes that found no item waiting at their time and opened a list of
+  // their own (an instant drained and pushed to again opens another).
+  std::uint64_t times_opened() const { return times_opened_; }
 
   // Inline: an event loop pushes about once an event, and most pushes go to a
   // time already waiting.
@@ -107,6 +110,7 @@ class RadixHeap {
     const std::uint32_t t = new_time(key, node);
     slot = Slot{key, t};
     ++waiting_;
+    ++times_opened_;
     if (key == last_) {
       current_ = t;  // the last popped time, drained already: nothing waits before it
       return;
@@ -226,6 +230,7 @@ class RadixHeap {
   std::vector<Slot> table_;
   unsigned table_shift_ = 64;
   std::size_t waiting_ = 0;  // times waiting (in the table), the one being drained included
+  std::uint64_t times_opened_ = 0;
   std::vector<Entry> buckets_[65];  // bucket 0 stays empty: its time is current_
   std::uint32_t current_ = kNone;  // the time being drained (its key is last_), or kNone
   std::uint64_t nonempty_ = 0;  // bit b - 1: bucket b > 0 has times

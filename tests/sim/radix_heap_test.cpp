@@ -33,6 +33,7 @@ TEST(RadixHeap, EqualTimesComeOutInTheOrderTheyWerePushed) {
   heap.push({1.0, 9});
   heap.push({-0.0, 7});  // -0.0 is 0.0
   heap.push({0.0, 8});
+  EXPECT_EQ(heap.times_opened(), 3u);  // 2.0, 1.0 and 0.0 (-0.0 is 0.0)
   std::vector<std::uint32_t> order;
   while (!heap.empty()) {
     order.push_back(heap.top().id);
