@@ -7,6 +7,8 @@
 #include <initializer_list>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "traces/chakra/chakra_attributes.h"
 #include "traces/chakra/chakra_stream.h"
 
@@ -23,7 +25,7 @@ inline chakra::Node chakra_node(std::uint64_t id, chakra::NodeType type, std::in
                                 std::initializer_list<std::uint64_t> ctrl_deps = {}) {
   chakra::Node node;
   node.set_id(id);
-  node.set_name("n" + std::to_string(id));
+  node.set_name(fmt::format("n{}", id));
   node.set_type(type);
   for (auto d : data_deps) node.add_data_deps(d);
   for (auto d : ctrl_deps) node.add_ctrl_deps(d);

@@ -65,8 +65,8 @@ TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
   write_message(trace, dir_ / "ranks.pb");
   EXPECT_THAT(error_of(dir_ / "ranks.pb"), HasSubstr("ranks.pb: num_ranks: must be <= 4194304"));
   trace.set_num_ranks(1u << 20);
-  for (int i = 0; i < 3; ++i) trace.add_stream_names("s");  // 5 declared
-  trace.mutable_op_events()->set_stream(0, 9);               // and one more
+  for (int i = 0; i < 3; ++i) trace.add_stream_names(std::string("s"));  // 5 declared
+  trace.mutable_op_events()->set_stream(0, 9);                           // and one more
   write_message(trace, dir_ / "streams.pb");
   EXPECT_THAT(error_of(dir_ / "streams.pb"),
               HasSubstr("streams.pb: num_ranks x streams: must be at most 4194304, got 1048576 ranks x 6 streams"));
