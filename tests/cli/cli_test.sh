@@ -68,6 +68,11 @@ check "run into the current directory" 2 "is the current directory or one of its
   "$eppsim" run "$src/scenarios/quickstart.textproto" -o .
 check "run again with every output" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
 
+# Waits (up to 60 s) for a run in the background to log that it simulates.
+wait_until_simulating() {
+  for _ in $(seq 3000); do grep -q "\[info sim\] simulating" "$1" && return; sleep 0.02; done
+}
+
 # SIGTERM mid-run (its planner and engine check for it): exit 143, the
 # directory keeps the previous complete run, no staging directory is left. The
 # victim simulates for 1.8 s in a Release build on a 2-core machine (plan 1.6 s);
@@ -77,7 +82,7 @@ md5_before=$(md5sum < "$work/run/report.json")
 "$eppsim" run "$src/scenarios/showcase.textproto" -o "$work/run" --set workload.global_batch=8192 \
   --set cluster.nodes=64 --outputs none >"$work/killed.out" 2>"$work/killed.err" &
 victim=$!
-for _ in $(seq 3000); do grep -q "\[info sim\] simulating" "$work/killed.err" && break; sleep 0.02; done
+wait_until_simulating "$work/killed.err"
 # While it runs, it holds the directory's lock.
 check "second run into a locked directory" 2 "run: another eppsim run (pid $victim) is writing it" -- \
   "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/run"
@@ -101,7 +106,7 @@ check "plan a long step" 0 "" -- "$eppsim" plan "$src/scenarios/showcase.textpro
 "$eppsim" sim "$work/big.pb" --cluster "$src/scenarios/showcase.textproto" --set cluster.nodes=16 -o "$work/run" \
   --outputs none --log=info >"$work/sim-killed.out" 2>"$work/sim-killed.err" &
 victim=$!
-for _ in $(seq 3000); do grep -q "\[info sim\] simulating" "$work/sim-killed.err" && break; sleep 0.02; done
+wait_until_simulating "$work/sim-killed.err"
 kill -INT $victim
 wait $victim
 status=$?

@@ -88,11 +88,11 @@ inline void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, doub
     }
     case Kind::Compute: {
       state.status = Status::Running;
-      const OpRef at{r, g - rank_offset[r]};
+      const OpRef at = ref(g, r);
       started(g, r, now);
       if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), at, now);
       chain_refs.clear();
-      for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back({at.rank, c - rank_offset[at.rank]});  // one rank's
+      for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back(ref(c, r));  // one rank's
       hooks.compute_chain_ready(single_op_activity(g), chain_refs, now);
       return;
     }
@@ -101,7 +101,7 @@ inline void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, doub
     case Kind::Collective:
       if (options.matching == Matching::Local) {
         state.status = Status::Running;
-        const OpRef at{r, g - rank_offset[r]};
+        const OpRef at = ref(g, r);
         started(g, r, now);
         hooks.communication_ready(single_op_activity(g), at, now);
       } else if (state.kind == Kind::Collective) {
@@ -177,7 +177,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, std::uint32_t r, double now)
     if (size_bytes(match.send) != size_bytes(match.recv)) throw_size_mismatch(match, c.tag);
   }
   const std::uint32_t pair[2] = {is_send ? g : other, is_send ? other : g};
-  const OpRef mine{r, g - rank_offset[r]}, theirs = ref(other);
+  const OpRef mine = ref(g, r), theirs = ref(other);
   const OpRef refs[2] = {is_send ? mine : theirs, is_send ? theirs : mine};
   for (int i = 0; i < 2; ++i) {
     op[pair[i]].status = Status::Running;
@@ -215,7 +215,7 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
   for (std::uint32_t i = 0; i < size; ++i) {
     const auto m = members[i];
     op[m].status = Status::Running;
-    member_refs.push_back({ranks[i], m - rank_offset[ranks[i]]});
+    member_refs.push_back(ref(m, ranks[i]));
     started(m, ranks[i], now);
   }
   const auto id = new_activity(members, member_refs);

@@ -248,10 +248,9 @@ struct ExecutorCore::State {
   std::vector<Sample> samples;
   std::size_t total = 0, done = 0;
 
-  OpRef ref(std::uint32_t g) const {
-    const auto r = rank_of(g);
-    return {r, g - rank_offset[r]};
-  }
+  // Op g of rank r as its rank and its index in that rank's program.
+  OpRef ref(std::uint32_t g, std::uint32_t r) const { return {r, g - rank_offset[r]}; }
+  OpRef ref(std::uint32_t g) const { return ref(g, rank_of(g)); }
   // SEND/RECV/COLLECTIVE/MEMORY: the op's bytes, from its rank's column.
   std::uint64_t size_bytes(std::uint32_t g) const {
     const auto r = ref(g);
