@@ -8,16 +8,16 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
 #include "traces/chrome_trace.h"
-#include "traces/executor/schedule_validation.h"
-#include "traces/program_ops.h"
-#include "traces/proto_io.h"
+#include "schedule/schedule_validation.h"
+#include "schedule/program_ops.h"
+#include "base/proto_io.h"
 #include "traces/rank_timeline.h"
-#include "traces/scenario.h"
-#include "traces/trace_file.h"
+#include "scenario/scenario.h"
+#include "schedule/trace_file.h"
 
 namespace eppsim::fuzz {
 namespace {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "tests/traces/chakra_fixture.h"
-#include "tests/traces/schedule_fixture.h"
-#include "tests/traces/trace_fixture.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "tests/schedule/trace_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chakra/chakra_stream.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace {
 

@@ -43,7 +43,7 @@
 
 #include "models/chunk.h"
 #include "models/transformer_spec.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

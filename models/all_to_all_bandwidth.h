@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

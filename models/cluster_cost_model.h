@@ -4,14 +4,14 @@
 //   network          a NetworkTimeModel bound to the ranks' placement (network_time_model.h:
 //                    closed forms or routed over a topology)
 //   HBM bandwidth    the GPU's, for optimizer steps: time = memory_traffic / bandwidth
-// traces/cost_model_factory.h builds one from a scenario; planners and engines
+// scenario/cost_model_factory.h builds one from a scenario; planners and engines
 // share it.
 #include <memory>
 
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
 #include "models/network_time_model.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

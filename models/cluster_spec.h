@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "models/gpu_spec.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/memory_model.h"
 
 namespace eppsim {

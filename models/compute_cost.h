@@ -44,7 +44,7 @@
 #include "models/cost_model.h"
 #include "models/gpu_spec.h"
 #include "models/transformer_spec.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

@@ -16,13 +16,13 @@
 //
 // Implementation: models/cluster_cost_model.h composes a compute model
 // (roofline or calibrated fits) with a network time model (the simple
-// cluster's closed forms or routed over a topology); traces/cost_model_factory.h
+// cluster's closed forms or routed over a topology); scenario/cost_model_factory.h
 // builds it from a scenario's `cost_model` block.
 #include <cstdint>
 #include <span>
 
 #include "models/chunk.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

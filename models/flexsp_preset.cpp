@@ -5,7 +5,7 @@
 #include <array>
 #include <cmath>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/memory_model.h"
 #include "models/preset_name.h"
 

@@ -24,7 +24,7 @@
 #include <string_view>
 
 #include "models/all_to_all_bandwidth.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

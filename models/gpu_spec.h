@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

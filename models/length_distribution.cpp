@@ -16,8 +16,8 @@
 #include <stdexcept>
 
 #include "models/embedded/quantile_tables.h"
-#include "models/errors.h"
-#include "models/input_limits.h"
+#include "base/errors.h"
+#include "base/input_limits.h"
 
 namespace eppsim {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/rng.h"
+#include "base/rng.h"
 
 namespace eppsim {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "models/transformer_spec.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

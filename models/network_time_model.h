@@ -14,7 +14,7 @@
 #include <span>
 
 #include "models/cost_model.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 

@@ -42,7 +42,7 @@
 #include "models/chunk.h"
 #include "models/cost_model.h"
 #include "models/transformer_spec.h"
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

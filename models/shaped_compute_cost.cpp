@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runtime/compute_queue.h"
-#include "traces/executor/executor_core.h"
+#include "schedule/executor/executor_core.h"
 
 namespace eppsim::runtime {
 

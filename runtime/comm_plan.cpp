@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/units.h"
-#include "traces/op_names.h"
-#include "traces/shared_compute.h"
+#include "base/units.h"
+#include "schedule/op_names.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim::runtime {
 

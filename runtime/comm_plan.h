@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "traces/executor/executor_core.h"
-#include "traces/program_ops.h"
-#include "traces/schedule.pb.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/program_ops.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 

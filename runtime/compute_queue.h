@@ -10,7 +10,7 @@
 
 #include "runtime/kernel_plan.h"
 #include "runtime/step_clock.h"
-#include "traces/executor/executor_core.h"
+#include "schedule/executor/executor_core.h"
 
 namespace eppsim::runtime {
 

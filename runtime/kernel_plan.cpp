@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/transformer_spec.h"
-#include "traces/compute_segments.h"
-#include "traces/model_shape.h"
-#include "traces/op_cost.h"
+#include "schedule/compute_segments.h"
+#include "schedule/model_shape.h"
+#include "schedule/op_cost.h"
 
 namespace eppsim::runtime {
 namespace {

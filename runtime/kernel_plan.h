@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/chunk.h"
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 

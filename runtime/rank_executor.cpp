@@ -8,7 +8,7 @@
 
 #include "runtime/comm_plan.h"
 #include "runtime/fault_signals.h"
-#include "traces/shared_compute.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim::runtime {
 

@@ -1,6 +1,6 @@
 #pragma once
 // One rank's interpreter of a Schedule on real hardware: the executor core
-// (traces/executor/executor_core.h, Matching::Local for this rank) decides what
+// (schedule/executor/executor_core.h, Matching::Local for this rank) decides what
 // may run; COMPUTE ops go to a ComputeQueue as the kernels of plan_kernels,
 // SEND/RECV/COLLECTIVE ops to a CommEngine; the loop polls both and reports
 // every completion to the core with its time on the step clock. So the
@@ -29,9 +29,9 @@
 #include "runtime/compute_queue.h"
 #include "runtime/kernel_plan.h"
 #include "runtime/step_clock.h"
-#include "traces/executor/executor_core.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "schedule/executor/executor_core.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim::runtime {
 

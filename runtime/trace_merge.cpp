@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "traces/trace_events.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "traces/trace.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim::runtime {
 

@@ -14,10 +14,10 @@
 #include <fmt/ranges.h>
 #include <google/protobuf/util/message_differencer.h>
 
-#include "models/calibrated_network.h"
-#include "models/errors.h"
-#include "traces/field_locator.h"
-#include "traces/proto_io.h"
+#include "models/network/calibrated_network.h"
+#include "base/errors.h"
+#include "scenario/field_locator.h"
+#include "base/proto_io.h"
 
 // LAPACK (OpenBLAS's, through Debian's liblapack.so): the minimum-norm
 // least-squares solution by the SVD, with the effective rank.

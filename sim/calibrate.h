@@ -1,7 +1,7 @@
 #pragma once
 // `eppsim calibrate BENCH.json... -o CALIBRATION`: the cost model's
 // coefficients fitted to microbenchmarks (`eppsim-bench compute|comm|interference`; the
-// BENCH.json format is traces/proto/bench.proto), with how well they fit.
+// BENCH.json format is proto/bench.proto), with how well they fit.
 //
 //   compute  per pass (forward, backward), from the "layer" rows (one whole
 //            transformer layer, one shard, s new tokens after c of context):
@@ -13,7 +13,7 @@
 //            head's alpha2 * s + beta (at least 3 values of s a pass)
 //   comm     per (op, group size, crosses nodes), from the comm rows:
 //              time = latency + bus_bytes(op, n, bytes) / bus_bandwidth
-//            (bus bytes as nccl-tests counts them: models/calibrated_network.h)
+//            (bus bytes as nccl-tests counts them: models/network/calibrated_network.h)
 //   interference  per class of traffic (point-to-point: send-recv rows;
 //            intra-node-collective and inter-node-collective: the other ops by
 //            crosses_nodes), from `eppsim-bench interference` rows:
@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "traces/bench.pb.h"
-#include "traces/calibration.pb.h"
+#include "proto/bench.pb.h"
+#include "proto/calibration.pb.h"
 
 namespace eppsim {
 

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/errors.h"
-#include "models/units.h"
+#include "base/errors.h"
+#include "base/units.h"
 #include "traces/csv_export.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 namespace {

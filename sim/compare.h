@@ -14,8 +14,8 @@
 
 #include "sim/plan/planner.h"
 #include "sim/run.h"
-#include "traces/report.pb.h"
-#include "traces/scenario.h"
+#include "proto/report.pb.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 
@@ -52,7 +52,7 @@ void fill_speedups(proto::Comparison* comparison);
 // comparison.speedup[a][b]; std::out_of_range when either is missing.
 double speedup(const proto::Comparison& comparison, const std::string& a, const std::string& b);
 
-// compare.json: the comparison as to_json (traces/proto_io.h) prints it, but
+// compare.json: the comparison as to_json (base/proto_io.h) prints it, but
 // with map keys in sorted order, so that the same inputs give the same file.
 std::string comparison_json(const proto::Comparison& comparison);
 

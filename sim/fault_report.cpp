@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/units.h"
+#include "base/units.h"
 
 namespace eppsim {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "sim/engine/fault_plan.h"
-#include "traces/report.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/report.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

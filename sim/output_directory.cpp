@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "models/interrupt.h"
-#include "traces/proto_io.h"
+#include "base/errors.h"
+#include "base/interrupt.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 namespace fs = std::filesystem;

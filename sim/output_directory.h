@@ -13,12 +13,12 @@
 // directory or one of its parents) is an InputError naming DIR and the rule.
 #include <filesystem>
 
-#include "traces/trace.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 
 // A step interrupted by SIGINT or SIGTERM (StepInterrupted,
-// traces/executor/step_incomplete.h) keeps the trace of what finished in
+// schedule/executor/step_incomplete.h) keeps the trace of what finished in
 // DIR.interrupted-trace.pb beside its output directory DIR, which keeps what
 // it held before. Writes it atomically and returns its path.
 std::filesystem::path write_partial_trace(const proto::Trace& partial, const std::filesystem::path& dir);

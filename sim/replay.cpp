@@ -7,16 +7,16 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "models/log.h"
+#include "base/errors.h"
+#include "base/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
-#include "traces/program_ops.h"
-#include "traces/proto_io.h"
-#include "traces/schedule_file.h"
-#include "traces/shared_compute.h"
-#include "traces/trace_events.h"
-#include "traces/trace_file.h"
+#include "schedule/program_ops.h"
+#include "base/proto_io.h"
+#include "schedule/schedule_file.h"
+#include "schedule/shared_compute.h"
+#include "schedule/trace_events.h"
+#include "schedule/trace_file.h"
 
 namespace eppsim {
 namespace {

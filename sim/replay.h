@@ -15,9 +15,9 @@
 
 #include "models/gpu_spec.h"
 #include "sim/run.h"
-#include "traces/scenario.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "scenario/scenario.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

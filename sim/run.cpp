@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/errors.h"
-#include "models/log.h"
+#include "base/errors.h"
+#include "base/log.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/engine/fault_plan.h"
@@ -19,10 +19,10 @@
 #include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
-#include "traces/cost_model_factory.h"
+#include "scenario/cost_model_factory.h"
 #include "traces/csv_export.h"
-#include "traces/model_shape.h"
-#include "traces/proto_io.h"
+#include "schedule/model_shape.h"
+#include "base/proto_io.h"
 #include "traces/trace_report.h"
 
 namespace eppsim {
@@ -55,7 +55,7 @@ std::vector<RankPlacement> placement_of(const proto::Schedule& schedule, const R
 }
 
 // The cost model for `placement`: the scenario's own when it is the default
-// one, else one built for it (traces/cost_model_factory.h checks the placement).
+// one, else one built for it (scenario/cost_model_factory.h checks the placement).
 std::shared_ptr<const CostModel> cost_for(std::span<const RankPlacement> placement, const ResolvedScenario& scenario) {
   bool is_default = true;
   for (std::uint32_t r = 0; r < placement.size() && is_default; ++r) {

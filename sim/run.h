@@ -7,12 +7,12 @@
 #include <string_view>
 #include <vector>
 
-#include "models/peak_rss.h"
-#include "traces/report.pb.h"
-#include "traces/scenario.h"
-#include "traces/scenario.pb.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "base/peak_rss.h"
+#include "proto/report.pb.h"
+#include "scenario/scenario.h"
+#include "proto/scenario.pb.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

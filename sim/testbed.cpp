@@ -9,16 +9,16 @@
 #include <fmt/format.h>
 #include <google/protobuf/util/message_differencer.h>
 
-#include "models/errors.h"
-#include "models/log.h"
+#include "base/errors.h"
+#include "base/log.h"
 #include "sim/calibrate.h"
 #include "sim/run.h"
 #include "sim/subprocess.h"
 #include "sim/validate.h"
-#include "traces/field_locator.h"
-#include "traces/model_shape.h"
-#include "traces/proto_io.h"
-#include "traces/scenario.h"
+#include "scenario/field_locator.h"
+#include "schedule/model_shape.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 
 #include "models/topology/railx.h"
 #include "models/topology/topology_metrics.h"
-#include "models/units.h"
-#include "traces/proto_io.h"
+#include "base/units.h"
+#include "base/proto_io.h"
 #include "traces/trace_report.h"
 
 namespace eppsim {

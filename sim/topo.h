@@ -8,8 +8,8 @@
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
 #include "models/topology/topology_metrics.h"
-#include "traces/scenario.h"
-#include "traces/topology_report.pb.h"
+#include "scenario/scenario.h"
+#include "proto/topology_report.pb.h"
 
 namespace eppsim {
 

@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "traces/trace_events.h"
-#include "traces/trace_file.h"
+#include "base/errors.h"
+#include "schedule/trace_events.h"
+#include "schedule/trace_file.h"
 #include "traces/trace_stats.h"
 
 namespace eppsim {

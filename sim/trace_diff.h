@@ -1,18 +1,18 @@
 #pragma once
 // `eppsim diff BASE NEW [-o DIR] [--top N]`: what changed between two traces
-// (trace files or run directories; traces/trace_file.h), e.g. one Schedule on
+// (trace files or run directories; schedule/trace_file.h), e.g. one Schedule on
 // two clusters, two engines, or before and after a change to a planner:
 // the step time; per kind of op, the summed durations; per rank, busy and idle
 // time; the (rank, kind) pairs whose time grew most; and, when both traces ran
 // the same Schedule (same ranks and ops: validate's rule), the ops whose
-// duration grew most. DIR/diff.json (traces/proto/diff.proto).
+// duration grew most. DIR/diff.json (proto/diff.proto).
 #include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
-#include "traces/diff.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/diff.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

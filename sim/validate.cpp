@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "traces/csv_export.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
-#include "traces/trace_file.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
+#include "schedule/trace_file.h"
 #include "traces/trace_stats.h"
 
 namespace eppsim {

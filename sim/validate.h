@@ -3,7 +3,7 @@
 // Trace against a measured one of the same Schedule (ops matched by rank and
 // op index).
 //
-// DIR/validation.json (traces/proto/validation.proto):
+// DIR/validation.json (proto/validation.proto):
 //   step_time_error   (simulated - measured) / measured of the traces' step times
 //   kinds             per kind of op (compute by phase, send, recv, each
 //                     collective kind): busy time summed over every op of the
@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/trace.pb.h"
-#include "traces/validation.pb.h"
+#include "proto/trace.pb.h"
+#include "proto/validation.pb.h"
 
 namespace eppsim {
 
@@ -48,7 +48,7 @@ struct ValidationResult {
 // validation.json.
 ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
                                  std::string_view simulated_name, std::string_view measured_name);
-// Reads both traces (trace files or run directories: traces/trace_file.h) and validates them.
+// Reads both traces (trace files or run directories: schedule/trace_file.h) and validates them.
 ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured);
 
 // DIR/validation.json and DIR/timeline.csv, each written atomically.

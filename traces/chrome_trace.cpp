@@ -1,5 +1,5 @@
 #include "traces/chrome_trace.h"
-#include "traces/op_names.h"
+#include "schedule/op_names.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include "traces/atomic_file.h"
-#include "traces/trace_events.h"
+#include "base/atomic_file.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

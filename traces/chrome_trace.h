@@ -10,16 +10,16 @@
 // "recompute", "optimizer") or the op kind ("send", "recv", "collective",
 // "memory"); args carry op, stream, size_bytes and chunk/stage, peer or
 // group/collective. Memory samples are counter events (ph "C") named "memory"
-// with args {"bytes": N}. The schema is traces/proto/chrome_trace.proto.
+// with args {"bytes": N}. The schema is proto/chrome_trace.proto.
 #include <filesystem>
 #include <string>
 
-#include "traces/trace.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 
 std::string chrome_trace_json(const proto::Trace& trace);
-// Streamed to the file in bounded pieces, atomically (traces/atomic_file.h);
+// Streamed to the file in bounded pieces, atomically (base/atomic_file.h);
 // std::runtime_error naming the path.
 void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path);
 

@@ -10,9 +10,9 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
-#include "traces/atomic_file.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
+#include "base/atomic_file.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "traces/report.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/report.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "traces/csv_export.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/trace.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "traces/rank_busy.h"
-#include "traces/trace_events.h"
+#include "schedule/rank_busy.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
-#include "traces/report.pb.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/report.pb.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

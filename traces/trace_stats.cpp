@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "traces/op_names.h"
-#include "traces/trace_events.h"
+#include "base/errors.h"
+#include "schedule/op_names.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 

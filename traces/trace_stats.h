@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "traces/trace.pb.h"
-#include "traces/trace_events.h"
+#include "proto/trace.pb.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 

@@ -8,7 +8,7 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/topology/fat_tree.h"
 #include "models/topology/rail_optimized.h"
 #include "models/topology/railx.h"

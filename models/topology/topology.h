@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "models/cluster_spec.h"
-#include "models/mix64.h"
-#include "models/units.h"
+#include "base/mix64.h"
+#include "base/units.h"
 
 namespace eppsim {
 

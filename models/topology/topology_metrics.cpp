@@ -16,7 +16,7 @@
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <fmt/format.h>
 
-#include "models/rng.h"
+#include "base/rng.h"
 #include "models/topology/torus.h"
 
 namespace eppsim {

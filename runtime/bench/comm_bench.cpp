@@ -13,13 +13,13 @@
 #include <fmt/format.h>
 #include <google/protobuf/struct.pb.h>
 
-#include "models/errors.h"
-#include "models/units.h"
-#include "runtime/bench/comm_bench_data.h"
+#include "base/errors.h"
+#include "base/units.h"
+#include "runtime/comm_bench_data.h"
 #include "runtime/bench/comm_measure.h"
 #include "runtime/mpi/mpi_main.h"
 #include "runtime/mpi/mpi_wait.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 #ifdef EPPSIM_WITH_NCCL
 #include "runtime/cuda/nccl_bench.h"
 #endif

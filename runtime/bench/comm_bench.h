@@ -16,7 +16,7 @@
 // `correct`. Rank 0 writes BENCH.json (the format in the runtime README).
 // cpu: MPI on host buffers, timed with steady_clock; cuda (builds with CUDA
 // and NCCL, runtime/cuda/nccl_bench.h): NCCL on device buffers, timed with
-// CUDA events. Buffers and checks: runtime/bench/comm_bench_data.h.
+// CUDA events. Buffers and checks: runtime/comm_bench_data.h.
 namespace eppsim::runtime {
 
 // main() of `eppsim-bench comm` (argv[0] is "comm"); initialises and

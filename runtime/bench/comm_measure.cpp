@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/mpi/mpi_wait.h"
 #ifdef EPPSIM_WITH_NCCL
 #include "runtime/cuda/nccl_bench.h"

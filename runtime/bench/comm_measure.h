@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/bench/comm_bench_data.h"
+#include "runtime/comm_bench_data.h"
 
 namespace eppsim::runtime {
 

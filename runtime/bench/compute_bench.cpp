@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/cpu/cpu_compute_queue.h"
 #include "runtime/kernel_plan.h"
-#include "traces/compute_segments.h"
-#include "traces/model_shape.h"
-#include "traces/proto_io.h"
-#include "traces/scenario.h"
+#include "schedule/compute_segments.h"
+#include "schedule/model_shape.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
 #ifdef EPPSIM_WITH_CUDA
 #include "runtime/cuda/cuda_compute.h"
 #endif

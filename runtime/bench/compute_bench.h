@@ -31,7 +31,7 @@
 
 #include "runtime/compute_queue.h"
 #include "runtime/step_clock.h"
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 

@@ -17,7 +17,7 @@
 //                    thread that wakes often gets more of the core than one that blocks)
 //   comm alone       calls back to back, as eppsim-bench comm times them
 //                    (cpu: blocking MPI calls; cuda: NCCL calls between CUDA events)
-//   beside           a window of K calls of the op (runtime/bench/comm_window.h:
+//   beside           a window of K calls of the op (runtime/comm_window.h:
 //                    cpu, each started when the previous one is seen complete,
 //                    polled as runtime/rank_executor polls beside compute; cuda,
 //                    all enqueued at once on the comm stream, timed with CUDA
@@ -34,7 +34,7 @@
 // Every time is the median over `repeats` (after `warmup` untimed runs), the
 // slowest rank's; compute_slowdown = compute_beside_s / compute_alone_s,
 // comm_slowdown = comm_beside_s / comm_alone_s. Rank 0 writes BENCH.json: kind
-// "interference" (traces/proto/bench.proto), read by `eppsim calibrate`.
+// "interference" (proto/bench.proto), read by `eppsim calibrate`.
 // --backend cuda needs a build with CUDA/NCCL (bad input otherwise) and a GPU
 // per rank (an error naming the missing GPU otherwise); it is built, never run.
 namespace eppsim::runtime {

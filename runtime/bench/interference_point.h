@@ -1,7 +1,7 @@
 #pragma once
 // What `eppsim-bench interference` (runtime/bench/interference_bench.h) does
 // the same on every backend, without MPI calls of its own: how many calls a
-// window holds, one window of communication (runtime/bench/comm_window.h)
+// window holds, one window of communication (runtime/comm_window.h)
 // beside the layer run back to back on a ComputeQueue, and the BENCH.json row
 // of a point.
 #include <cstdint>
@@ -10,8 +10,8 @@
 
 #include <google/protobuf/struct.pb.h>
 
-#include "runtime/bench/comm_bench_data.h"
-#include "runtime/bench/comm_window.h"
+#include "runtime/comm_bench_data.h"
+#include "runtime/comm_window.h"
 #include "runtime/compute_queue.h"
 #include "runtime/kernel_plan.h"
 #include "runtime/step_clock.h"
@@ -58,7 +58,7 @@ struct InterferenceSetting {
   int repeats = 0;
 };
 
-// The BENCH.json row (traces/proto/bench.proto, kind "interference"): the
+// The BENCH.json row (proto/bench.proto, kind "interference"): the
 // setting, the four times and compute_slowdown / comm_slowdown (beside / alone).
 google::protobuf::Struct interference_row(const InterferenceSetting& setting, const InterferencePoint& point);
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/bench/comm_bench.h"
 #include "runtime/bench/compute_bench.h"
 #include "runtime/bench/interference_bench.h"

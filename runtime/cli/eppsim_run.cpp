@@ -1,14 +1,14 @@
-// mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE  (runtime/run_command.h)
+// mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE  (runtime/mpi/run_command.h)
 // The backends: cpu = OpenBLAS kernels (runtime/cpu/) + MPI; cuda = cuBLAS
 // kernels (runtime/cuda/) + NCCL, in builds that have them.
 #include <memory>
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/cpu/cpu_compute_queue.h"
 #include "runtime/mpi/mpi_comm_engine.h"
-#include "runtime/run_command.h"
+#include "runtime/mpi/run_command.h"
 #ifdef EPPSIM_WITH_NCCL
 #include "runtime/cuda/cuda_compute.h"
 #include "runtime/cuda/nccl_comm.h"

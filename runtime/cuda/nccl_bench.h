@@ -3,7 +3,7 @@
 // the GPU of this rank, on an NCCL communicator over the members of `comm`
 // (bootstrapped through it), timed with CUDA events around `iterations` calls
 // on one stream after `warmup` calls; buffers and checks as
-// runtime/bench/comm_bench_data.h; and the same op as a window of communication
+// runtime/comm_bench_data.h; and the same op as a window of communication
 // beside compute (eppsim-bench interference). Built only with CUDA and NCCL.
 #include <mpi.h>
 
@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/bench/comm_bench_data.h"
-#include "runtime/bench/comm_window.h"
+#include "runtime/comm_bench_data.h"
+#include "runtime/comm_window.h"
 #include "runtime/step_clock.h"
 
 namespace eppsim::runtime {
@@ -24,7 +24,7 @@ int nccl_bench_setup();
 BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup);
 
 // `eppsim-bench interference --backend cuda`: the CommWindow
-// (runtime/bench/comm_window.h) of `op` of `bytes` over the members of `comm`,
+// (runtime/comm_window.h) of `op` of `bytes` over the members of `comm`,
 // on a communicator and a stream of its own, the same buffers and check as
 // measure_nccl; its calls enqueued at once between CUDA events, its end mapped
 // onto `clock` (which must outlive it). Collective over `comm`.

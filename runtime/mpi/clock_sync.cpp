@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "runtime/mpi/mpi_wait.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace eppsim::runtime {
 

@@ -9,7 +9,7 @@
 
 #include "runtime/step_clock.h"
 #include "runtime/trace_merge.h"
-#include "traces/trace.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim::runtime {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/mpi/mpi_wait.h"
 
 namespace eppsim::runtime {

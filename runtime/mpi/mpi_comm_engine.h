@@ -21,7 +21,7 @@
 #include "runtime/comm_plan.h"
 #include "runtime/mpi/mpi_groups.h"
 #include "runtime/step_clock.h"
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 

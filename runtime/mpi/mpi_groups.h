@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 

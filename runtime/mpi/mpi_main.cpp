@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim::runtime {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 

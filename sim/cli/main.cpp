@@ -14,14 +14,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/gpu_spec.h"
-#include "models/input_limits.h"
-#include "models/interrupt.h"
-#include "models/log.h"
-#include "models/progress.h"
+#include "base/input_limits.h"
+#include "base/interrupt.h"
+#include "base/log.h"
+#include "base/progress.h"
 #include "models/transformer_spec.h"
-#include "models/utf8.h"
+#include "base/utf8.h"
 #include "sim/calibrate.h"
 #include "sim/cli/command_options.h"
 #include "sim/compare.h"
@@ -37,12 +37,12 @@
 #include "sim/validate.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chrome_trace.h"
-#include "traces/executor/step_incomplete.h"
-#include "traces/proto_io.h"
+#include "schedule/executor/step_incomplete.h"
+#include "base/proto_io.h"
 #include "traces/rank_timeline.h"
-#include "traces/scenario.h"
-#include "traces/schedule_file.h"
-#include "traces/trace_file.h"
+#include "scenario/scenario.h"
+#include "schedule/schedule_file.h"
+#include "schedule/trace_file.h"
 #include "traces/trace_report.h"
 
 namespace po = boost::program_options;
@@ -196,7 +196,7 @@ int command_diff(const po::variables_map& vars) {
   const int top = vars["top"].as<int>();
   if (top < 0) throw InputError(fmt::format("diff: --top: must be >= 0, got {}", top));
   if (static_cast<std::uint32_t>(top) > limits::kMaxTop)
-    throw InputError(fmt::format("diff: --top: must be <= {} (the bound of models/input_limits.h), got {}", limits::kMaxTop, top));
+    throw InputError(fmt::format("diff: --top: must be <= {} (the bound of base/input_limits.h), got {}", limits::kMaxTop, top));
   const auto diff =
       diff_trace_files(vars["base"].as<std::string>(), vars["new"].as<std::string>(), static_cast<std::size_t>(top));
   fs::create_directories(out);

@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "models/log.h"
-#include "models/peak_rss.h"
-#include "models/progress.h"
+#include "base/log.h"
+#include "base/peak_rss.h"
+#include "base/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "sim/engine/op_prices.h"
 #include "sim/engine/radix_heap.h"
-#include "traces/executor/step_incomplete.h"
+#include "schedule/executor/step_incomplete.h"
 
 namespace eppsim {
 namespace {

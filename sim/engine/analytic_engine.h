@@ -1,10 +1,10 @@
 #pragma once
 // The analytic engine: an event-driven executor of a Schedule on the executor
-// core (traces/executor/executor_core.h), which holds the Schedule's semantics:
+// core (schedule/executor/executor_core.h), which holds the Schedule's semantics:
 // readiness, stream order, matching, memory, deadlock and mismatch diagnosis,
 // the trace. The engine supplies time: a COMPUTE op takes the cost model's
 // duration; a matched transfer or a collective takes the cost model's
-// uncontended time (traces/op_cost.h) when it runs alone, and longer when it
+// uncontended time (schedule/op_cost.h) when it runs alone, and longer when it
 // shares an endpoint with other communication (below). DURATION_FIXED ops take
 // their fixed duration and share nothing: they are measured times. Completions
 // are kept in one event heap, in time order, ties in the order they were
@@ -59,10 +59,10 @@
 #include "models/cost_model.h"
 #include "models/interference.h"
 #include "sim/engine/fault_plan.h"
-#include "traces/executor/executor_core.h"
-#include "traces/executor/schedule_validation.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/schedule_validation.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

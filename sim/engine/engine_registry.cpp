@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/flow_engine.h"
 

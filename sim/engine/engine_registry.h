@@ -14,8 +14,8 @@
 #include "models/interference.h"
 #include "models/topology/topology.h"
 #include "sim/engine/fault_plan.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

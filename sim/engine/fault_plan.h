@@ -1,5 +1,5 @@
 #pragma once
-// Simulated faults (scenario.proto's `faults`, traces/scenario_faults.h) as the
+// Simulated faults (scenario.proto's `faults`, scenario/scenario_faults.h) as the
 // engines apply them to one Schedule on one placement. README.md, "Simulated
 // faults", has the user's view; the model, per fault kind:
 //   straggler      the rank's COMPUTE ops run `slowdown` times slower from `at`
@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "models/topology/topology.h"
-#include "traces/executor/executor_core.h"
-#include "traces/executor/step_incomplete.h"  // mark_incomplete
-#include "traces/field_locator.h"
-#include "traces/scenario_faults.h"
-#include "traces/trace.pb.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/executor/step_incomplete.h"  // mark_incomplete
+#include "scenario/field_locator.h"
+#include "scenario/scenario_faults.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "traces/op_cost.h"
+#include "schedule/op_cost.h"
 
 namespace eppsim {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // How the flow engine (flow_engine.h) spells a collective out over its group:
 // the members in plan position order, the steps of the algorithm the analytic
-// engine would price (models/collective_steps.h, chosen by RoutedNetwork), and
+// engine would price (models/network/collective_steps.h, chosen by RoutedNetwork), and
 // the platform flows those steps make, so that the SimGrid platform routes
 // exactly them (simgrid_platform.h).
 #include <cstdint>
@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "models/collective_steps.h"
-#include "models/routed_network.h"
+#include "models/network/collective_steps.h"
+#include "models/network/routed_network.h"
 #include "models/topology/topology.h"
 #include "sim/engine/simgrid_platform.h"
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

@@ -16,18 +16,18 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
-#include "models/calibrated_network.h"
-#include "models/errors.h"
-#include "models/input_limits.h"
-#include "models/progress.h"
-#include "models/routed_network.h"
+#include "models/network/calibrated_network.h"
+#include "base/errors.h"
+#include "base/input_limits.h"
+#include "base/progress.h"
+#include "models/network/routed_network.h"
 #include "sim/engine/flow_collective_plan.h"
 #include "sim/engine/flow_interference.h"
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
-#include "traces/executor/executor_core.h"
-#include "traces/executor/step_incomplete.h"
-#include "traces/op_cost.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/executor/step_incomplete.h"
+#include "schedule/op_cost.h"
 
 namespace eppsim {
 
@@ -42,12 +42,12 @@ namespace {
 constexpr double kDeadlockTimeout_s = 1e17;
 
 // An op of `rank`'s `stream` ending at `end_s`: a simulated time the trace
-// cannot represent is an input error (traces/executor/executor_report.cpp
+// cannot represent is an input error (schedule/executor/executor_report.cpp
 // checks the same when the trace is written).
 void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream) {
   if (!(end_s <= limits::kMaxSimulatedSeconds)) {
     throw InputError(fmt::format("schedule: an op of rank {} (stream {}) ends at simulated time {} s, which cannot be "
-                                 "represented (it must lie in 0 to {} s, the bound of models/input_limits.h): an "
+                                 "represented (it must lie in 0 to {} s, the bound of base/input_limits.h): an "
                                  "input's duration, size or rate is out of proportion",
                                  rank, stream, end_s, limits::kMaxSimulatedSeconds));
   }

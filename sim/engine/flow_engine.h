@@ -1,6 +1,6 @@
 #pragma once
 // The flow engine: a Schedule run on SimGrid (3.32, S4U API) through the
-// executor core (traces/executor/executor_core.h, Matching::Global), so that
+// executor core (schedule/executor/executor_core.h, Matching::Global), so that
 // concurrent traffic shares links max-min fairly. The analytic engine
 // (analytic_engine.h) is its uncontended counterpart; where nothing contends
 // the two agree (tests/sim/flow_agreement_test.cpp).
@@ -10,7 +10,7 @@
 // placement's chips.
 //
 // Timing:
-//   COMPUTE       the cost model's duration (traces/op_cost.h), slept.
+//   COMPUTE       the cost model's duration (schedule/op_cost.h), slept.
 //   SEND/RECV     once both sides have posted (the core's rendezvous), the
 //                 sender's stream puts `size_bytes` on a mailbox the receiver's
 //                 stream gets from: one SimGrid communication over the route
@@ -19,7 +19,7 @@
 //                 of the algorithm RoutedNetwork would price the collective
 //                 with (RoutedNetwork::collective_choice: the hint, Auto's pick
 //                 or the fallback, and its channel count), spelled out by
-//                 models/collective_steps.h: per round, a put of the round's
+//                 models/network/collective_steps.h: per round, a put of the round's
 //                 bytes to each destination and a get from each source, then a
 //                 wait; C > 1 channels run their programs at once from the
 //                 members' channel hosts. The collective ends when the last
@@ -28,7 +28,7 @@
 //   DURATION_FIXED ops (compute, transfer or collective) take their fixed
 //                 duration and put nothing on the network.
 //   Calibrated    a transfer or collective that a calibration's fit covers
-//                 (models/calibrated_network.h: same kind, group size and
+//                 (models/network/calibrated_network.h: same kind, group size and
 //                 node-crossing) takes the fitted time, slept, and puts nothing
 //                 on the network: the fit measured the real library, as the
 //                 analytic engine prices it.
@@ -74,8 +74,8 @@
 
 #include "models/cost_model.h"
 #include "sim/engine/engine_registry.h"
-#include "traces/schedule.pb.h"
-#include "traces/trace.pb.h"
+#include "proto/schedule.pb.h"
+#include "proto/trace.pb.h"
 
 namespace eppsim {
 

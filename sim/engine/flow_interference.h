@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/interference.h"
-#include "traces/executor/executor_core.h"
+#include "schedule/executor/executor_core.h"
 
 namespace eppsim {
 

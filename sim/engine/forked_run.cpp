@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "traces/executor/executor_core.h"
+#include "base/errors.h"
+#include "schedule/executor/executor_core.h"
 
 namespace eppsim {
 namespace {

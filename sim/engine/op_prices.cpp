@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
-#include "traces/program_ops.h"
+#include "base/errors.h"
+#include "schedule/program_ops.h"
 
 namespace eppsim {
 

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "traces/executor/executor_core.h"
-#include "traces/op_cost.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/op_cost.h"
 
 namespace eppsim {
 

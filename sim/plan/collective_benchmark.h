@@ -6,9 +6,9 @@
 // the one group, chunk c of bytes / chunks (the first bytes % chunks chunks one
 // byte more), issued back to back. Any engine runs it; the report derives the
 // iteration's time, algbw and busbw (collective_report below).
-#include "traces/report.pb.h"
-#include "traces/scenario.h"
-#include "traces/schedule.pb.h"
+#include "proto/report.pb.h"
+#include "scenario/scenario.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

@@ -16,9 +16,9 @@
 
 #include "models/activation_memory.h"
 #include "models/compute_cost.h"
-#include "models/errors.h"
-#include "models/log.h"
-#include "models/progress.h"
+#include "base/errors.h"
+#include "base/log.h"
+#include "base/progress.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/seq1f1b.h"
 
 namespace eppsim {

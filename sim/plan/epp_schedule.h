@@ -11,7 +11,7 @@
 #include "sim/plan/epp.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/schedule_builder.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "models/chunk.h"
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/flexsp_preset.h"
-#include "models/log.h"
-#include "models/progress.h"
+#include "base/log.h"
+#include "base/progress.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/flexsp_partition.h"

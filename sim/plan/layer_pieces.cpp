@@ -6,8 +6,8 @@
 
 #include "models/compute_cost.h"
 #include "models/sequence_parallel_cost.h"
-#include "traces/compute_segments.h"
-#include "traces/executor/simulated_ns.h"
+#include "schedule/compute_segments.h"
+#include "schedule/executor/simulated_ns.h"
 
 namespace eppsim {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/chunk.h"
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/schedule_builder.h"
-#include "traces/executor/simulated_ns.h"
+#include "schedule/executor/simulated_ns.h"
 
 namespace eppsim {
 

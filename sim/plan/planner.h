@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/scenario.h"
-#include "traces/schedule.pb.h"
+#include "scenario/scenario.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/plan/planner.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "traces/model_shape.h"
-#include "traces/program_ops.h"
-#include "traces/schedule_schema.h"
+#include "schedule/model_shape.h"
+#include "schedule/program_ops.h"
+#include "schedule/schedule_schema.h"
 #include "traces/trace_report.h"
 
 namespace eppsim {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "models/transformer_spec.h"
-#include "traces/program_ops.h"
-#include "traces/schedule.pb.h"
-#include "traces/shared_compute.h"
+#include "schedule/program_ops.h"
+#include "proto/schedule.pb.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 
@@ -47,7 +47,7 @@ class ScheduleBuilder {
   std::uint32_t group_size(std::uint32_t group) const;
 
   // The op's work goes to the Schedule's shared_computes once, whichever ranks
-  // run it (traces/shared_compute.h).
+  // run it (schedule/shared_compute.h).
   OpIndex compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps, proto::ComputeOp op);
   // The same in two steps, for a planner that knows which ranks run one work:
   // share() lists it (without looking for an equal one already listed) and

@@ -10,7 +10,7 @@
 
 #include "models/activation_memory.h"
 #include "models/compute_cost.h"
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/memory_model.h"
 #include "models/pipeline_traffic.h"
 #include "models/sequence_parallel_cost.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <span>
 
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

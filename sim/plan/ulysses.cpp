@@ -11,8 +11,8 @@
 
 #include "models/activation_memory.h"
 #include "models/chunk.h"
-#include "models/errors.h"
-#include "models/log.h"
+#include "base/errors.h"
+#include "base/log.h"
 #include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"

@@ -10,7 +10,7 @@
 #include "models/activation_memory.h"
 #include "models/compute_cost.h"
 #include "models/flexsp_preset.h"
-#include "models/input_limits.h"
+#include "base/input_limits.h"
 #include "models/memory_model.h"
 
 namespace eppsim {
@@ -22,7 +22,7 @@ Zero3Options resolve_zero3_options(const ResolvedScenario& resolved) {
   if (options.has_prefetch_depth()) {
     // Each buffer holds a layer: as many as a model may have layers, at most.
     if (options.prefetch_depth() > limits::kMaxLayers) {
-      where.fail("plan.zero3.prefetch_depth", fmt::format("must be <= {} (the bound of models/input_limits.h), got {}",
+      where.fail("plan.zero3.prefetch_depth", fmt::format("must be <= {} (the bound of base/input_limits.h), got {}",
                                                          limits::kMaxLayers, options.prefetch_depth()));
     }
     out.prefetch_depth = options.prefetch_depth();

@@ -48,8 +48,8 @@
 #include "models/chunk.h"
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/schedule_builder.h"
-#include "traces/scenario.h"
-#include "traces/schedule.pb.h"
+#include "scenario/scenario.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

@@ -8,7 +8,7 @@
 
 #include "sim/engine/analytic_engine.h"
 #include "sim/run.h"
-#include "traces/program_ops.h"
+#include "schedule/program_ops.h"
 
 namespace eppsim {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "sim/engine/flow_engine.h"
 #include "tests/sim/flow_fixture.h"
-#include "tests/traces/schedule_fixture.h"
+#include "tests/schedule/schedule_fixture.h"
 
 namespace eppsim {
 namespace {

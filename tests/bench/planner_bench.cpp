@@ -8,11 +8,11 @@
 
 #include <benchmark/benchmark.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
-#include "traces/program_ops.h"
-#include "traces/scenario.h"
+#include "schedule/program_ops.h"
+#include "scenario/scenario.h"
 
 namespace {
 

@@ -18,11 +18,11 @@
 
 #include <google/protobuf/struct.pb.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/run.h"
-#include "traces/program_ops.h"
-#include "traces/proto_io.h"
+#include "schedule/program_ops.h"
+#include "base/proto_io.h"
 
 namespace {
 

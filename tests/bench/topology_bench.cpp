@@ -14,10 +14,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "models/peak_rss.h"
+#include "base/peak_rss.h"
 #include "models/topology/topology_metrics.h"
 #include "sim/topo.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

@@ -4,7 +4,7 @@
 # another locale and time zone, glibc's malloc filling fresh memory with a
 # pattern (MALLOC_PERTURB_) and another BLAS thread count, and every output
 # but timings.json (wall-clock facts) must be byte-identical (and but
-# topology.json's build_time_s, which DESIGN.md's contract asks for). Topology studies
+# topology.json's build_time_s, the wall-clock figure docs/architecture.md, "Outputs", puts there). Topology studies
 # (a .topology.expected.textproto beside them) are compared through
 # `eppsim topo`; small scenarios also through the flow engine (SimGrid).
 # The engines and planners run on one thread, so no thread count can change a
@@ -34,7 +34,7 @@ run_twice() {
         "$eppsim" "${second[@]}" -o "../$name" --log=warn >/dev/null 2>"$work/err"); then
     echo "FAIL $name (perturbed): eppsim ${second[*]} exited"; cat "$work/err"; failures=$((failures + 1)); return
   fi
-  # topology.json's build_time_s is the one wall-clock figure DESIGN.md's contract puts there.
+  # topology.json's build_time_s is the one wall-clock figure there (docs/architecture.md, "Outputs").
   for json in "$work/first/$name/topology.json" "$work/other/$name/topology.json"; do
     [ -e "$json" ] && sed -i '/"build_time_s": /d' "$json"
   done

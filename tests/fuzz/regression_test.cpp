@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz/fuzz_entries.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace eppsim::fuzz {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/closed_form_network.h"
+#include "models/network/closed_form_network.h"
 #include "models/gpu_spec.h"
 #include "models/transformer_spec.h"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/memory_model.h"
 
 namespace eppsim {

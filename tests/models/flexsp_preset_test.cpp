@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/transformer_spec.h"
 
 namespace eppsim {

@@ -13,7 +13,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

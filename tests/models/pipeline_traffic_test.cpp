@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
-#include "models/closed_form_network.h"
+#include "models/network/closed_form_network.h"
 #include "models/cluster_cost_model.h"
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/flexsp_preset.h"
 #include "models/gpu_spec.h"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "models/errors.h"
+#include "base/errors.h"
 
 namespace eppsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "runtime/bench/comm_bench_data.h"
+#include "runtime/comm_bench_data.h"
 
 #include <gtest/gtest.h>
 

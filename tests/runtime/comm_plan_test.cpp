@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/runtime/runtime_fixture.h"
-#include "traces/program_ops.h"
+#include "schedule/program_ops.h"
 
 namespace eppsim::runtime {
 namespace {

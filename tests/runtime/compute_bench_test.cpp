@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/cpu/cpu_compute_queue.h"
 #include "runtime/kernel_plan.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace eppsim::runtime {
 namespace {

@@ -17,9 +17,9 @@
 #include <google/protobuf/struct.pb.h>
 
 #include "tests/runtime/runtime_fixture.h"
-#include "traces/bench.pb.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
+#include "proto/bench.pb.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {

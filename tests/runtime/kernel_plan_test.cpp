@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "models/compute_cost.h"
-#include "models/errors.h"
-#include "traces/compute_segments.h"
-#include "traces/model_shape.h"
-#include "traces/op_cost.h"
+#include "base/errors.h"
+#include "schedule/compute_segments.h"
+#include "schedule/model_shape.h"
+#include "schedule/op_cost.h"
 
 namespace eppsim::runtime {
 namespace {

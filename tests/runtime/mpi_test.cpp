@@ -15,7 +15,7 @@
 #include "runtime/rank_executor.h"
 #include "tests/runtime/runtime_fixture.h"
 #include "tests/runtime/sleep_compute_queue.h"
-#include "traces/trace_events.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {

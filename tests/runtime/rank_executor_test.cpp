@@ -6,7 +6,7 @@
 
 #include "tests/runtime/runtime_fixture.h"
 #include "tests/runtime/sleep_compute_queue.h"
-#include "traces/trace_events.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {

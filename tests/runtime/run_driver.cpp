@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "runtime/mpi/mpi_comm_engine.h"
-#include "runtime/run_command.h"
+#include "runtime/mpi/run_command.h"
 #include "tests/runtime/sleep_compute_queue.h"
 
 int main(int argc, char** argv) {

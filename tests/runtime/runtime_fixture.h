@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "tests/traces/schedule_fixture.h"
-#include "traces/program_ops.h"
-#include "traces/schedule_schema.h"
-#include "traces/trace.pb.h"
-#include "traces/trace_events.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "schedule/program_ops.h"
+#include "schedule/schedule_schema.h"
+#include "proto/trace.pb.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime::testing {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "traces/trace_events.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
 namespace {

@@ -10,8 +10,8 @@
 #include "sim/plan/planner.h"
 #include "sim/plan/schedule_builder.h"
 #include "test_scenarios.h"
-#include "traces/program_ops.h"
-#include "traces/trace_events.h"
+#include "schedule/program_ops.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -11,11 +11,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/calibrated_network.h"
-#include "models/errors.h"
+#include "models/network/calibrated_network.h"
+#include "base/errors.h"
 #include "sim/run.h"
-#include "traces/proto_io.h"
-#include "traces/scenario.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

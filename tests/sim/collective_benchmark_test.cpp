@@ -1,5 +1,5 @@
 // Collective micro-benchmarks (workload.collective): the Schedule's shape, the
-// simulated times against the closed forms of models/closed_form_network.h on
+// simulated times against the closed forms of models/network/closed_form_network.h on
 // a ring of chips one link apart, chunking, groups, and nccl-tests' algbw and
 // busbw.
 #include "sim/plan/collective_benchmark.h"
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/run.h"
-#include "traces/program_ops.h"
+#include "schedule/program_ops.h"
 
 namespace eppsim {
 namespace {

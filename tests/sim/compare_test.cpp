@@ -17,12 +17,12 @@
 #include <gtest/gtest.h>
 #include <google/protobuf/struct.pb.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/planner.h"
 #include "sim/run.h"
-#include "traces/proto_io.h"
-#include "traces/scenario.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "models/compute_cost.h"
-#include "models/errors.h"
-#include "models/rng.h"
+#include "base/errors.h"
+#include "base/rng.h"
 #include "sim/plan/seq1f1b.h"
 
 namespace eppsim {

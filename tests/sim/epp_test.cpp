@@ -7,13 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/run.h"
-#include "traces/compute_segments.h"
-#include "traces/program_ops.h"
-#include "traces/scenario.h"
+#include "schedule/compute_segments.h"
+#include "schedule/program_ops.h"
+#include "scenario/scenario.h"
 #include "test_scenarios.h"
-#include "traces/shared_compute.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

@@ -1,4 +1,4 @@
-// The Schedule's semantics (DESIGN.md, "The Schedule"), pinned for every
+// The Schedule's semantics (docs/architecture.md, "The Schedule"), pinned for every
 // registered engine: small hand-built schedules on a cost model with fixed
 // compute and link times, so each expected time is a short sum.
 #include <cmath>
@@ -9,13 +9,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "models/routed_network.h"
+#include "base/errors.h"
+#include "models/network/routed_network.h"
 #include "models/topology/topology.h"
 #include "sim/engine/engine_registry.h"
-#include "tests/traces/schedule_fixture.h"
-#include "traces/executor/executor_core.h"
-#include "traces/trace_events.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "schedule/executor/executor_core.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

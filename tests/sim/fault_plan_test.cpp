@@ -9,12 +9,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/flow_engine.h"
 #include "tests/sim/flow_fixture.h"
-#include "tests/traces/schedule_fixture.h"
-#include "traces/trace_events.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

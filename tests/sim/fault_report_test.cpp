@@ -11,7 +11,7 @@
 
 #include "sim/compare.h"
 #include "sim/run.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
-#include "traces/program_ops.h"
-#include "traces/scenario.h"
+#include "schedule/program_ops.h"
+#include "scenario/scenario.h"
 #include "test_scenarios.h"
-#include "traces/shared_compute.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

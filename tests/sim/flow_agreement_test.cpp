@@ -16,7 +16,7 @@
 #include "sim/run.h"
 #include "tests/sim/flow_fixture.h"
 #include "tests/sim/test_scenarios.h"
-#include "tests/traces/schedule_fixture.h"
+#include "tests/schedule/schedule_fixture.h"
 
 namespace eppsim {
 namespace {

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/sim/flow_fixture.h"
-#include "tests/traces/schedule_fixture.h"
-#include "traces/trace_events.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "models/routed_network.h"
+#include "models/network/routed_network.h"
 #include "models/topology/topology.h"
 #include "sim/engine/engine_registry.h"
 

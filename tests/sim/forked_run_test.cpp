@@ -7,8 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "traces/executor/executor_core.h"
+#include "base/errors.h"
+#include "schedule/executor/executor_core.h"
 
 namespace eppsim {
 namespace {

@@ -8,14 +8,14 @@
 
 #include <gtest/gtest.h>
 
-#include "models/closed_form_network.h"
+#include "models/network/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/flow_engine.h"
 #include "sim/plan/planner.h"
 #include "tests/sim/flow_fixture.h"
 #include "tests/sim/test_scenarios.h"
-#include "tests/traces/schedule_fixture.h"
-#include "traces/trace_events.h"
+#include "tests/schedule/schedule_fixture.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

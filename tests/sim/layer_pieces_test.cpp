@@ -9,8 +9,8 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
 #include "test_scenarios.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

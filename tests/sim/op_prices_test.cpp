@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "models/cost_model.h"
-#include "tests/traces/schedule_fixture.h"
+#include "tests/schedule/schedule_fixture.h"
 
 namespace eppsim {
 namespace {

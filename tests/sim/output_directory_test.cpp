@@ -12,8 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "traces/proto_io.h"
+#include "base/errors.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 namespace {

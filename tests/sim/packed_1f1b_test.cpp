@@ -6,13 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
-#include "traces/trace_events.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -7,10 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/run.h"
-#include "traces/scenario.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

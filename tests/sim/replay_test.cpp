@@ -10,11 +10,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/traces/chakra_fixture.h"
 #include "traces/chakra/chakra_export.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

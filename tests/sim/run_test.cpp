@@ -16,10 +16,10 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/plan/planner.h"
-#include "traces/proto_io.h"
-#include "traces/scenario.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "tests/sim/test_scenarios.h"
 #include "sim/run.h"
-#include "traces/proto_io.h"
-#include "traces/report.pb.h"
+#include "base/proto_io.h"
+#include "proto/report.pb.h"
 
 namespace eppsim {
 namespace {

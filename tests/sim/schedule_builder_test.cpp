@@ -15,12 +15,12 @@
 
 #include "sim/plan/planner.h"
 #include "sim/run.h"
-#include "traces/model_shape.h"
-#include "traces/program_ops.h"
-#include "traces/schedule_schema.h"
-#include "traces/scenario.h"
+#include "schedule/model_shape.h"
+#include "schedule/program_ops.h"
+#include "schedule/schedule_schema.h"
+#include "scenario/scenario.h"
 #include "traces/trace_report.h"
-#include "traces/shared_compute.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

@@ -12,13 +12,13 @@
 #include <gtest/gtest.h>
 
 #include "models/compute_cost.h"
-#include "models/errors.h"
+#include "base/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
-#include "traces/compute_segments.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
+#include "schedule/compute_segments.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

@@ -13,9 +13,9 @@
 
 #include "sim/plan/planner.h"
 #include "test_scenarios.h"
-#include "traces/compute_segments.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
+#include "schedule/compute_segments.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

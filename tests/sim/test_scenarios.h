@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "models/closed_form_network.h"
-#include "models/errors.h"
+#include "models/network/closed_form_network.h"
+#include "base/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/plan/planner.h"
-#include "traces/op_cost.h"
-#include "traces/program_ops.h"
-#include "traces/scenario.h"
-#include "traces/shared_compute.h"
+#include "schedule/op_cost.h"
+#include "schedule/program_ops.h"
+#include "scenario/scenario.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim::testing {
 
@@ -79,7 +79,7 @@ inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Sc
   return simulate(sc, schedule).step_time_ns();
 }
 
-// Communication by the closed forms (models/closed_form_network.h) over one
+// Communication by the closed forms (models/network/closed_form_network.h) over one
 // `link` for every pair (`ranks` ranks on one node); no compute: schedules run
 // on it carry fixed durations (with_planner_estimates).
 class UniformNetworkCost final : public CostModel {

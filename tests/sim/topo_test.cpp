@@ -19,10 +19,10 @@
 #include <google/protobuf/descriptor.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "traces/proto_io.h"
-#include "traces/report.pb.h"
-#include "traces/scenario.h"
+#include "base/errors.h"
+#include "base/proto_io.h"
+#include "proto/report.pb.h"
+#include "scenario/scenario.h"
 
 namespace eppsim {
 namespace {
@@ -252,7 +252,7 @@ cluster {
   EXPECT_THROW(resolve_full(with_bad_plan), InputError);
 }
 
-// topology.json carries the fields of DESIGN.md's output contract, as numbers.
+// topology.json carries the fields of the output contract (README, "What a run gives you"), as numbers.
 TEST(TopologyJson, HasTheContractFields) {
   const auto& report = study("scenarios/topology_small.textproto");
   const fs::path dir = fs::temp_directory_path() / ("eppsim_topo_test_" + std::to_string(::getpid()));

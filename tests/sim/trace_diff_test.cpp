@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "tests/traces/trace_fixture.h"
-#include "traces/trace_events.h"
+#include "base/errors.h"
+#include "tests/schedule/trace_fixture.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -7,12 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "traces/compute_segments.h"
-#include "traces/program_ops.h"
-#include "traces/scenario.h"
+#include "base/errors.h"
+#include "schedule/compute_segments.h"
+#include "schedule/program_ops.h"
+#include "scenario/scenario.h"
 #include "test_scenarios.h"
-#include "traces/shared_compute.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

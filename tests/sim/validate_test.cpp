@@ -6,10 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
-#include "tests/traces/trace_fixture.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
+#include "base/errors.h"
+#include "tests/schedule/trace_fixture.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "models/closed_form_network.h"
+#include "models/network/closed_form_network.h"
 #include "sim/engine/analytic_engine.h"
 #include "test_scenarios.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

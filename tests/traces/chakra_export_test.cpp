@@ -5,12 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "tests/traces/chakra_fixture.h"
-#include "tests/traces/schedule_fixture.h"
+#include "tests/schedule/schedule_fixture.h"
 #include "traces/chakra/chakra_attributes.h"
 #include "traces/chakra/chakra_import.h"
-#include "traces/program_ops.h"
-#include "traces/proto_io.h"
-#include "traces/schedule_schema.h"
+#include "schedule/program_ops.h"
+#include "base/proto_io.h"
+#include "schedule/schedule_schema.h"
 
 namespace eppsim {
 namespace {

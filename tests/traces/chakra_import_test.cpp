@@ -5,10 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/traces/chakra_fixture.h"
-#include "traces/program_ops.h"
-#include "traces/shared_compute.h"
+#include "schedule/program_ops.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

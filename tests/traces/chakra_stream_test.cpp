@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/traces/chakra_fixture.h"
-#include "traces/proto_io.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 namespace {

@@ -8,10 +8,10 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
-#include "traces/chrome_trace.pb.h"
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
-#include "tests/traces/sample_messages.h"
+#include "proto/chrome_trace.pb.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
+#include "tests/schedule/sample_messages.h"
 
 namespace eppsim {
 namespace {
@@ -26,7 +26,7 @@ Struct parse_struct(const std::string& json) {
   return parsed;
 }
 
-// Strictly into the schema of traces/proto/chrome_trace.proto: an unknown key
+// Strictly into the schema of proto/chrome_trace.proto: an unknown key
 // is an error.
 proto::chrome::Trace parse_schema(const std::string& json) {
   proto::chrome::Trace parsed;

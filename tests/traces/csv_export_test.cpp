@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/proto_io.h"
-#include "traces/trace_events.h"
-#include "tests/traces/sample_messages.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
+#include "tests/schedule/sample_messages.h"
 
 namespace eppsim {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "tests/traces/trace_fixture.h"
+#include "tests/schedule/trace_fixture.h"
 
 namespace eppsim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "traces/trace_events.h"
+#include "schedule/trace_events.h"
 
 namespace eppsim {
 namespace {

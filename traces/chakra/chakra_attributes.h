@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/chakra_et.pb.h"
+#include "proto/chakra_et.pb.h"
 
 namespace eppsim {
 

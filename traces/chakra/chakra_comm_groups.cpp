@@ -9,8 +9,8 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
-#include "models/errors.h"
-#include "traces/proto_io.h"
+#include "base/errors.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 

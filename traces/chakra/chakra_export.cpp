@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "traces/chakra/chakra_attributes.h"
-#include "traces/executor/schedule_validation.h"
-#include "traces/proto_io.h"
-#include "traces/shared_compute.h"
+#include "schedule/schedule_validation.h"
+#include "base/proto_io.h"
+#include "schedule/shared_compute.h"
 
 namespace eppsim {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "traces/chakra/chakra_comm_groups.h"
 #include "traces/chakra/chakra_stream.h"
-#include "traces/schedule.pb.h"
+#include "proto/schedule.pb.h"
 
 namespace eppsim {
 

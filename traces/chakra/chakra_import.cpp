@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "traces/chakra/chakra_attributes.h"
-#include "traces/executor/schedule_validation.h"
-#include "traces/program_ops.h"
-#include "traces/schedule_schema.h"
+#include "schedule/schedule_validation.h"
+#include "schedule/program_ops.h"
+#include "schedule/schedule_schema.h"
 
 namespace eppsim {
 namespace {

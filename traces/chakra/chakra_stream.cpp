@@ -6,8 +6,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
-#include "models/errors.h"
-#include "traces/proto_io.h"
+#include "base/errors.h"
+#include "base/proto_io.h"
 
 namespace eppsim {
 namespace {

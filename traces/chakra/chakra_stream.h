@@ -1,6 +1,6 @@
 #pragma once
 // Chakra execution-trace files (MLCommons Chakra ET; schema in
-// traces/proto/chakra_et.proto): one file per rank, PREFIX.<rank>.et, each a
+// proto/chakra_et.proto): one file per rank, PREFIX.<rank>.et, each a
 // stream of varint-length-prefixed protobuf messages, one GlobalMetadata and
 // then the rank's Nodes. This is how ASTRA-sim names and reads them.
 //
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "traces/chakra_et.pb.h"
+#include "proto/chakra_et.pb.h"
 
 namespace eppsim {
 

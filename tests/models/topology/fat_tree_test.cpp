@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/models/topology/route_check.h"
 
 namespace eppsim {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/models/topology/route_check.h"
 
 namespace eppsim {

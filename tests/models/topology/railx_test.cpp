@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <set>
 
-#include "models/errors.h"
+#include "base/errors.h"
 #include "tests/models/topology/route_check.h"
 
 namespace eppsim {

@@ -1,0 +1,92 @@
+#pragma once
+// Communication priced by fits measured on real hardware (`eppsim calibrate`
+// from `eppsim-bench comm`), falling back to an analytic model where no fit
+// applies.
+//
+// A fit covers one kind of communication over one group size, inside a node or
+// across nodes:  time = latency + bus_bytes / bus_bandwidth,  where bus_bytes
+// is the data each rank moves as nccl-tests counts it (its "busbw" is
+// bus_bytes / time), from schedule.proto's size_bytes S and group size n:
+//   send-recv       S                  (n = 2)
+//   all-reduce      2(n-1)/n * S       (S = the whole vector)
+//   reduce-scatter  (n-1)/n * S        (S = the whole vector)
+//   all-gather      (n-1) * S          (S = the per-rank input; n S the output)
+//   all-to-all      (n-1)/n * S        (S = the per-rank send buffer)
+//   broadcast       S
+// CalibratedNetwork prices a message or a collective by the fit of the same
+// kind, group size and node-crossing when there is one (whatever the
+// algorithm hint: the fit measured what the library chose), and otherwise asks
+// the model it wraps.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "models/network_time_model.h"
+#include "base/units.h"
+
+namespace eppsim {
+
+enum class CommKind : std::uint8_t { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
+
+// "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast".
+std::string_view comm_kind_name(CommKind kind);
+// The kind of one of those names; nullopt for any other.
+std::optional<CommKind> parse_comm_kind(std::string_view name);
+// Every name parse_comm_kind knows, comma-separated, for messages.
+std::string_view comm_kind_names();
+CommKind comm_kind_of(CollectiveKind kind);
+
+// Bytes each rank moves, by the table above (size_bytes as in schedule.proto).
+double bus_bytes(CommKind kind, std::uint32_t group_size, double size_bytes);
+
+struct CommFit {
+  CommKind kind = CommKind::SendRecv;
+  std::uint32_t group_size = 2;
+  bool crosses_nodes = false;
+  Seconds latency;
+  BytesPerSecond bus_bandwidth;
+};
+
+// latency + bus_bytes(kind, group_size, size) / bus_bandwidth.
+Seconds fitted_time(const CommFit& fit, Bytes size);
+
+class CalibratedNetwork final : public NetworkTimeModel {
+ public:
+  // `node_of_rank[r]` is rank r's node (a group crosses nodes when its ranks'
+  // nodes differ). Throws std::invalid_argument for two fits of the same kind,
+  // group size and node-crossing, a group size below 2, a negative or
+  // non-finite latency, or a bandwidth that is not positive and finite
+  // (scenario loading checks these first and names the fields).
+  CalibratedNetwork(std::vector<CommFit> fits, std::shared_ptr<const NetworkTimeModel> fallback,
+                    std::vector<std::uint32_t> node_of_rank);
+
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
+  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                          std::span<const std::uint32_t> ranks, Bytes size) const override;
+
+  // The fit that prices (kind, group_size, crosses_nodes); null when none does.
+  const CommFit* find(CommKind kind, std::uint32_t group_size, bool crosses_nodes) const;
+  // Whether a fit prices this message / this collective (else the wrapped model does).
+  bool covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
+  bool covers(CollectiveKind kind, std::span<const std::uint32_t> ranks) const;
+
+ private:
+  const CommFit* fit_for_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
+  const CommFit* fit_for(CollectiveKind kind, std::span<const std::uint32_t> ranks) const;
+
+  std::vector<CommFit> fits_;
+  std::shared_ptr<const NetworkTimeModel> fallback_;
+  std::vector<std::uint32_t> node_of_rank_;
+};
+
+// The CalibratedNetwork `cost` prices communication with: a ClusterCostModel
+// (cluster_cost_model.h) whose network is one; null otherwise. Engines that
+// run the network themselves (the flow engine) take the fitted times where a
+// fit covers an op.
+const CalibratedNetwork* calibrated_network_of(const CostModel& cost);
+
+}  // namespace eppsim

@@ -1,0 +1,260 @@
+#include "runtime/mpi/run_command.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <optional>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "base/errors.h"
+#include "base/input_limits.h"
+#include "runtime/comm_plan.h"
+#include "runtime/fault_signals.h"
+#include "runtime/mpi/clock_sync.h"
+#include "runtime/mpi/mpi_wait.h"
+#include "runtime/rank_executor.h"
+#include "runtime/trace_merge.h"
+#include "base/proto_io.h"
+#include "schedule/schedule_file.h"
+
+namespace po = boost::program_options;
+
+namespace eppsim::runtime {
+namespace {
+
+constexpr int kClockRounds = 10;
+
+// --inject-fault KIND:RANK:OP: rank RANK, as its op OP starts in the first
+// measured step, kills itself (SIGKILL: dies without a word, as under the OOM
+// killer), crashes (SIGSEGV) or stalls (SIGSTOP: stops answering). For tests
+// of the fault handling and for chaos runs.
+struct InjectedFault {
+  std::string kind;
+  std::uint32_t rank = 0;
+  std::uint32_t op = 0;
+};
+
+InjectedFault parse_fault(const std::string& text) {
+  const auto error = [&](const std::string& rule) {
+    return InputError(fmt::format("eppsim-run: --inject-fault '{}': {}", text, rule));
+  };
+  const auto first = text.find(':');
+  const auto second = first == std::string::npos ? first : text.find(':', first + 1);
+  if (second == std::string::npos) throw error("must be KIND:RANK:OP");
+  InjectedFault f;
+  f.kind = text.substr(0, first);
+  if (f.kind != "kill" && f.kind != "crash" && f.kind != "stall") throw error("KIND must be kill, crash or stall");
+  try {
+    std::size_t used = 0;
+    const std::string rank = text.substr(first + 1, second - first - 1), op = text.substr(second + 1);
+    f.rank = static_cast<std::uint32_t>(std::stoul(rank, &used));
+    if (used != rank.size()) throw std::invalid_argument(rank);
+    f.op = static_cast<std::uint32_t>(std::stoul(op, &used));
+    if (used != op.size()) throw std::invalid_argument(op);
+  } catch (const std::logic_error&) {
+    throw error("RANK and OP must be non-negative integers");
+  }
+  return f;
+}
+
+// MEMORY ops never start on the rank's streams, so a fault must name another kind.
+void check_fault(const InjectedFault& fault, const proto::Schedule& schedule, const std::string& file) {
+  if (fault.rank >= schedule.num_ranks() ||
+      fault.op >= ops_of(schedule, fault.rank).size()) {
+    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: there is no rank {} op {}", file, fault.rank, fault.op));
+  }
+  if (ops_of(schedule, fault.rank)[fault.op].is_memory()) {
+    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: rank {} op {} is a MEMORY op; name a COMPUTE, SEND, "
+                                 "RECV or COLLECTIVE op",
+                                 file, fault.rank, fault.op));
+  }
+}
+
+void inject(const InjectedFault& fault, const proto::Schedule& schedule, OpRef op) {
+  const int signal = fault.kind == "kill" ? SIGKILL : fault.kind == "crash" ? SIGSEGV : SIGSTOP;
+  fmt::print(stderr, "eppsim-run: rank {}: injected fault: {} as {} starts\n", op.rank, fault.kind,
+             describe_op(schedule, op));
+  std::fflush(stderr);
+  std::raise(signal);
+}
+
+struct RunOptions {
+  std::string schedule;
+  std::string backend;
+  std::string trace;
+  int warmup_steps = 1;
+  int steps = 3;
+  double timeout_s = 300.0;
+  std::optional<InjectedFault> fault;
+};
+
+std::optional<RunOptions> parse(int argc, char** argv, int rank) {
+  RunOptions o;
+  std::string fault;
+  po::options_description options("mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE [options]");
+  options.add_options()("help,h", "show this help")                                               //
+      ("schedule", po::value(&o.schedule)->required(), "the Schedule (.pb, .json or .textproto)")  //
+      ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS + MPI) or cuda (cuBLAS + NCCL)")
+      ("output,o", po::value(&o.trace)->required(), "the merged Trace to write (.pb, .json or .textproto)")
+      ("warmup-steps", po::value(&o.warmup_steps)->default_value(1), "steps run before the measured ones")
+      ("steps", po::value(&o.steps)->default_value(3), "measured steps; the trace is the median one's")
+      ("timeout", po::value(&o.timeout_s)->default_value(300.0),
+       "seconds an op may wait on its peers before the run fails naming the rank and op")
+      ("inject-fault", po::value(&fault),
+       "KIND:RANK:OP: rank RANK kills itself (kill), crashes (crash) or stops answering (stall) as its op OP "
+       "starts in the first measured step; to test fault handling");
+  po::positional_options_description positional;
+  positional.add("schedule", 1);
+  po::variables_map vars;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vars);
+    if (vars.count("help")) {
+      if (rank == 0) std::cout << options << "\n";
+      return std::nullopt;
+    }
+    po::notify(vars);
+  } catch (const po::error& e) {
+    throw InputError(fmt::format("eppsim-run: {}", e.what()));
+  }
+  if (o.backend != "cpu" && o.backend != "cuda") {
+    throw InputError(fmt::format("eppsim-run: --backend: must be cpu or cuda, got '{}'", o.backend));
+  }
+  if (o.warmup_steps < 0 || o.warmup_steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
+    throw InputError(fmt::format("eppsim-run: --warmup-steps: must be in [0, {}], got {}", limits::kMaxMeasuredSteps,
+                                 o.warmup_steps));
+  }
+  if (o.steps < 1 || o.steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
+    throw InputError(fmt::format("eppsim-run: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps, o.steps));
+  }
+  if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
+  if (!fault.empty()) o.fault = parse_fault(fault);
+  return o;
+}
+
+// The index of the median of `values` (the lower one of an even count).
+std::size_t median_index(const std::vector<double>& values) {
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  return order[(order.size() - 1) / 2];
+}
+
+struct Run {
+  int rank = 0;
+  int size = 1;
+  std::optional<RunOptions> options;
+  proto::Schedule schedule;  // outlives the executor, which reads it for the partial trace
+  std::unique_ptr<RankExecutor> executor;
+
+  int execute(int argc, char** argv, const BackendFactory& make_backend) {
+    options = parse(argc, argv, rank);
+    if (!options) return 0;
+    const RunOptions& o = *options;
+    // Checked before anything reads it (groups, kernel plans): an index out of
+    // range is a message naming the file, not a crash.
+    schedule = read_schedule_file(o.schedule);
+    if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
+      throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
+                                   schedule.num_ranks(), size, schedule.num_ranks()));
+    }
+    if (o.fault) check_fault(*o.fault, schedule, o.schedule);
+    const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
+    StepClock clock;
+    MpiGroups groups(schedule, MPI_COMM_WORLD);
+    Backend backend = make_backend(o.backend, schedule, groups, clock);
+    RankExecutorOptions executor_options;
+    executor_options.timeout_s = o.timeout_s;
+    executor_options.engine = o.backend;
+    int step = 0;
+    if (o.fault && o.fault->rank == static_cast<std::uint32_t>(rank)) {
+      executor_options.on_op_started = [&](OpRef op) {
+        if (step == o.warmup_steps && op.op == o.fault->op) inject(*o.fault, schedule, op);
+      };
+    }
+    executor = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute, *backend.comm,
+                                              clock, executor_options);
+    std::vector<proto::Trace> traces;
+    std::vector<std::vector<double>> offsets;  // rank 0: per measured step
+    std::vector<double> step_times_s;          // rank 0
+    for (; step < o.warmup_steps + o.steps; ++step) {
+      barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", rank, step + 1));
+      clock.restart();
+      proto::Trace trace = executor->run_step();
+      if (step < o.warmup_steps) continue;
+      offsets.push_back(measure_clock_offsets(MPI_COMM_WORLD, clock, kClockRounds, wait_s));
+      const auto spans = gather_spans(MPI_COMM_WORLD, trace_span(trace), wait_s);
+      if (rank == 0) step_times_s.push_back(merged_step_time_s(spans, offsets.back()));
+      traces.push_back(std::move(trace));
+    }
+    int chosen = rank == 0 ? static_cast<int>(median_index(step_times_s)) : 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "choosing the median step");
+    wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", rank));
+    const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
+    if (rank == 0) {
+      const proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+      write_message(merged, o.trace);
+      std::string times;
+      for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);
+      fmt::print(stderr, "eppsim-run: {} ranks, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
+                 "the median step ({:.6f} s) written to {}\n",
+                 size, o.backend, o.warmup_steps, o.steps, times, step_times_s[static_cast<std::size_t>(chosen)], o.trace);
+    }
+    return 0;
+  }
+
+  // Prints the failure, keeps rank 0's partial trace, ends every rank.
+  [[noreturn]] void fail(int status, const std::string& message) {
+    fmt::print(stderr, "eppsim-run: rank {}: error: {}\n", rank, message);
+    if (rank == 0 && executor && options) {
+      try {
+        write_message(executor->partial_trace(), options->trace);
+        fmt::print(stderr, "eppsim-run: rank 0: the trace of what completed on rank 0 (its own clock) is in {}\n",
+                   options->trace);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "eppsim-run: rank 0: could not keep the partial trace: {}\n", e.what());
+      }
+    }
+    std::fflush(stderr);
+    // Told to end, the rank has about a second before mpirun's SIGKILL: the
+    // job is ending already, so no MPI_Abort.
+    if (termination_signal() != 0) std::_Exit(status);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    std::_Exit(status);  // MPI_Abort does not return; this is for the compiler
+  }
+};
+
+}  // namespace
+
+int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
+  int provided = 0;
+  // Only the main thread calls MPI; compute workers never do.
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  Run run;
+  MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &run.size);
+  install_fault_signals(run.rank);  // after MPI_Init, whose handlers these replace
+  int status = 0;
+  try {
+    if (provided < MPI_THREAD_FUNNELED) {
+      throw std::runtime_error("this MPI does not support MPI_THREAD_FUNNELED (compute runs on its own threads)");
+    }
+    status = run.execute(argc, argv, make_backend);
+  } catch (const InputError& e) {
+    run.fail(2, e.what());
+  } catch (const std::exception& e) {
+    run.fail(1, e.what());
+  }
+  run.executor.reset();
+  MPI_Finalize();
+  return status;
+}
+
+}  // namespace eppsim::runtime

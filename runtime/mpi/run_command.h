@@ -1,0 +1,46 @@
+#pragma once
+// The `eppsim-run` command on one rank (one MPI process per rank):
+//   mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE
+//          [--warmup-steps K (1)] [--steps S (3)] [--timeout SECONDS (300)]
+// Every rank reads the Schedule (.pb, .json or .textproto), checks that N is
+// its num_ranks, builds the communicators of its groups, runs K warm-up and S
+// measured steps of its program (each after a barrier and a clock restart)
+// through the RankExecutor, and after each measured step measures the clock
+// offsets onto rank 0 and the step time (the latest end minus the earliest
+// start, on rank 0's clock). Rank 0 writes the Trace of the step with the
+// median step time, merged onto its clock (runtime/trace_merge.h), atomically.
+//
+// Faults: an op waiting longer than the timeout on its peers fails the rank
+// with a message naming the rank and op; waits outside a step (barriers,
+// gathering) fail after twice the timeout, so that the rank stuck on an op
+// reports first. A failure on any rank prints its message on stderr and ends
+// every rank (MPI_Abort) with exit status 2 for bad input, 1 otherwise; rank 0
+// writes the trace of what completed on it to TRACE when it is the one failing.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "runtime/comm_engine.h"
+#include "runtime/compute_queue.h"
+#include "runtime/mpi/mpi_groups.h"
+#include "runtime/step_clock.h"
+#include "proto/schedule.pb.h"
+
+namespace eppsim::runtime {
+
+// A backend's two engines for this rank.
+struct Backend {
+  std::unique_ptr<ComputeQueue> compute;
+  std::unique_ptr<CommEngine> comm;
+};
+
+// Builds the named backend ("cpu" or "cuda"); InputError for a name it does
+// not know or a backend this build lacks.
+using BackendFactory = std::function<Backend(const std::string& name, const proto::Schedule& schedule,
+                                             const MpiGroups& groups, const StepClock& clock)>;
+
+// main() of eppsim-run: initialises and finalises MPI; returns the exit status
+// (or ends the process through MPI_Abort on a failure).
+int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend);
+
+}  // namespace eppsim::runtime

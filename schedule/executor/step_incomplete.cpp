@@ -1,0 +1,31 @@
+#include "schedule/executor/step_incomplete.h"
+
+#include <cmath>
+#include <utility>
+
+namespace eppsim {
+
+void mark_incomplete(proto::Trace& trace, double stopped_s, const std::string& reason, const ExecutorCore& core) {
+  auto* incomplete = trace.mutable_incomplete();
+  incomplete->set_stopped_ns(std::llround(stopped_s * 1e9));
+  incomplete->set_reason(reason);
+  incomplete->set_ops_done(core.ops_done());
+  incomplete->set_ops_total(core.ops_total());
+  for (const std::string& line : core.unfinished_ops()) incomplete->add_unfinished(line);
+}
+
+StepInterrupted::StepInterrupted(int signal, proto::Trace partial) : Interrupted(signal), partial_(std::move(partial)) {}
+
+void rethrow_keeping_partial_trace(std::exception_ptr error, const ExecutorCore& core, const std::string& engine) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const StepInterrupted&) {
+    throw;
+  } catch (const Interrupted& e) {
+    proto::Trace partial = core.trace(engine);
+    mark_incomplete(partial, static_cast<double>(partial.step_time_ns()) * 1e-9, e.what(), core);
+    throw StepInterrupted(e.signal(), std::move(partial));
+  }
+}
+
+}  // namespace eppsim

@@ -1,0 +1,104 @@
+#include "schedule/trace_file.h"
+
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/errors.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
+
+namespace eppsim {
+namespace {
+
+// Chrome traces are JSON objects whose first key is "traceEvents" (ours: see
+// chrome_trace.h), or a bare JSON array of events.
+bool looks_like_chrome_trace(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[256] = {};
+  in.read(head, sizeof(head) - 1);
+  const std::string_view text(head, static_cast<std::size_t>(in.gcount()));
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return false;
+  if (text[first] == '[') return true;
+  return text[first] == '{' && text.find("\"traceEvents\"") != std::string_view::npos;
+}
+
+void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& file) {
+  const auto declared = static_cast<std::uint32_t>(trace.stream_names_size());
+  std::set<std::uint32_t> undeclared;
+  for (const auto stream : trace.op_events().stream()) {
+    if (stream >= declared) undeclared.insert(stream);
+  }
+  const std::uint64_t streams = std::uint64_t{declared} + undeclared.size();
+  if (std::uint64_t{trace.num_ranks()} * streams > kMaxTraceRankStreams) {
+    throw InputError(fmt::format("{}: num_ranks x streams: must be at most {}, got {} ranks x {} streams (stream_names "
+                                 "and the streams events use beyond them)",
+                                 file.string(), kMaxTraceRankStreams, trace.num_ranks(), streams));
+  }
+}
+
+}  // namespace
+
+std::filesystem::path trace_file_of(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(path, error)) return path;
+  const auto file = path / "trace.pb";
+  if (!std::filesystem::exists(file, error)) {
+    throw InputError(fmt::format("{}: a directory without trace.pb (a run directory written with --outputs "
+                                 "none or without trace?); give a trace file or a run directory with its trace",
+                                 path.string()));
+  }
+  return file;
+}
+
+proto::Trace read_trace(const std::filesystem::path& path) {
+  const auto file = trace_file_of(path);
+  std::error_code error;  // not a regular file (a FIFO would block the peek): read_message says what is wrong
+  if (file.extension() == ".json" && std::filesystem::is_regular_file(file, error) && looks_like_chrome_trace(file)) {
+    throw InputError(fmt::format("{}: a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back; "
+                                 "give the run's trace.pb or its run directory",
+                                 file.string()));
+  }
+  proto::Trace trace;
+  read_message(file, &trace);
+  // Checked before anything is sized by num_ranks or indexed by an event's rank.
+  check_num_ranks(trace, trace.num_ranks(), file);
+  // A trace of the form before op_events names its events' fields as its file does.
+  for (int i = 0; i < trace.events_size(); ++i) {
+    if (trace.events(i).rank() >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), trace.events(i).rank()));
+    }
+  }
+  convert_event_messages(trace, file.string());
+  check_event_columns(trace, file.string());
+  const auto& ranks = trace.op_events().rank();
+  for (int i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: op_events.rank[{}]: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), ranks[i]));
+    }
+  }
+  for (int i = 0; i < trace.memory_size(); ++i) {
+    if (trace.memory(i).rank() >= trace.num_ranks()) {
+      throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
+                                   trace.num_ranks(), trace.memory(i).rank()));
+    }
+  }
+  check_trace_bounds(trace, file);
+  return trace;
+}
+
+void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what) {
+  if (trace.has_incomplete()) {
+    const auto& incomplete = trace.incomplete();
+    throw InputError(fmt::format("{}: incomplete: a partial trace ({}; {} of {} ops finished): {} needs a whole step; "
+                                 "`eppsim export` shows what finished",
+                                 path.string(), incomplete.reason(), incomplete.ops_done(), incomplete.ops_total(),
+                                 what));
+  }
+}
+
+}  // namespace eppsim

@@ -1,0 +1,35 @@
+#pragma once
+// Reading a Trace from any form eppsim writes: a trace file (`trace.pb`,
+// or the same Trace as `.json` or `.textproto`; simulated by `eppsim run`,
+// measured by `eppsim-run`), or a run directory (its `trace.pb`). A Chrome
+// trace (`trace.json` of a run directory, `eppsim export chrome`) is for
+// viewers and cannot be read back: that is an InputError saying so.
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+#include "proto/trace.pb.h"
+
+namespace eppsim {
+
+// Besides num_ranks <= limits::kMaxRanks (base/input_limits.h), a Trace's
+// rank streams are bounded when it is read: the exports write a row per rank
+// and stream (the Chrome trace names every stream of every rank), so a few
+// bytes declaring millions of ranks and streams would otherwise make
+// gigabytes. 2^22 rank streams: num_ranks x (stream_names + streams the
+// events use beyond them), 200k ranks with 20 streams.
+inline constexpr std::uint64_t kMaxTraceRankStreams = std::uint64_t{1} << 22;
+
+// The trace file `path` names: `path` itself, or `path/trace.pb` for a
+// directory. Throws InputError when a directory holds no trace.pb.
+std::filesystem::path trace_file_of(const std::filesystem::path& path);
+
+// Reads the Trace at `path` (see above), strictly, and checks the bounds above.
+proto::Trace read_trace(const std::filesystem::path& path);
+
+// Throws InputError when `trace` (read from `path`) is partial (its step did
+// not complete: a simulated fault, or an interrupted run's kept trace):
+// `what` (e.g. "diff") needs a whole step; `eppsim export` shows a partial one.
+void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what);
+
+}  // namespace eppsim

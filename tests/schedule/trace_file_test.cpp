@@ -1,0 +1,140 @@
+#include "schedule/trace_file.h"
+
+#include <filesystem>
+#include <string>
+#include <utility>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include "base/errors.h"
+#include "base/input_limits.h"
+#include "tests/schedule/trace_fixture.h"
+#include "traces/chrome_trace.h"
+#include "base/proto_io.h"
+#include "schedule/trace_events.h"
+
+namespace eppsim {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class TraceFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("trace_file_test_{}", ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string error_of(const fs::path& path) {
+    try {
+      read_trace(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  fs::path dir_;
+};
+
+TEST_F(TraceFile, ReadsEveryFormAndRunDirectories) {
+  const auto trace = testing::two_rank_trace("analytic");
+  for (const char* name : {"t.pb", "t.json", "t.textproto", "trace.pb"}) write_message(trace, dir_ / name);
+  for (const char* name : {"t.pb", "t.json", "t.textproto"}) {
+    EXPECT_EQ(read_trace(dir_ / name).op_events().rank_size(), events_of(trace).size()) << name;
+  }
+  EXPECT_EQ(trace_file_of(dir_), dir_ / "trace.pb");
+  EXPECT_EQ(read_trace(dir_).step_time_ns(), trace.step_time_ns());
+}
+
+TEST_F(TraceFile, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
+  write_chrome_trace(testing::two_rank_trace("analytic"), dir_ / "trace.json");
+  EXPECT_THAT(error_of(dir_ / "trace.json"), HasSubstr("trace.json: a Chrome trace"));
+  EXPECT_THAT(error_of(dir_), HasSubstr("a directory without trace.pb"));
+}
+
+TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.set_num_ranks(limits::kMaxRanks + 1);
+  write_message(trace, dir_ / "ranks.pb");
+  EXPECT_THAT(error_of(dir_ / "ranks.pb"), HasSubstr("ranks.pb: num_ranks: must be <= 4194304"));
+  trace.set_num_ranks(1u << 20);
+  for (int i = 0; i < 3; ++i) trace.add_stream_names(std::string("s"));  // 5 declared
+  trace.mutable_op_events()->set_stream(0, 9);                           // and one more
+  write_message(trace, dir_ / "streams.pb");
+  EXPECT_THAT(error_of(dir_ / "streams.pb"),
+              HasSubstr("streams.pb: num_ranks x streams: must be at most 4194304, got 1048576 ranks x 6 streams"));
+  trace.set_num_ranks(1u << 17);
+  write_message(trace, dir_ / "fits.pb");
+  EXPECT_EQ(read_trace(dir_ / "fits.pb").num_ranks(), 1u << 17);
+}
+
+TEST_F(TraceFile, ATraceOfEventMessagesIsReadIntoOpEventsInOrder) {
+  proto::Trace trace = testing::two_rank_trace("analytic");
+  // The events backwards (in no sorted order), so that a reordering shows.
+  proto::OpEvents backwards;
+  for (int i = events_of(trace).size() - 1; i >= 0; --i) add_event(backwards, fields_of(events_of(trace)[i]));
+  *trace.mutable_op_events() = std::move(backwards);
+  // Every field of some event set, so that a field lost on the way shows.
+  trace.mutable_op_events()->set_chunk(1, 3);
+  trace.mutable_op_events()->set_stage(1, 2);
+  trace.mutable_op_events()->set_group(3, 5);
+  trace.mutable_op_events()->set_phase(3, proto::OPTIMIZER);
+  const proto::Trace old_form = testing::in_event_messages(trace);
+  ASSERT_EQ(old_form.events_size(), events_of(trace).size());
+  ASSERT_TRUE(events_of(old_form).empty());
+  for (const char* name : {"old.pb", "old.json", "old.textproto"}) {
+    write_message(old_form, dir_ / name);
+    const proto::Trace read = read_trace(dir_ / name);
+    EXPECT_EQ(read.events_size(), 0) << name;
+    // The same trace as written in op_events: every column, in the order of the messages.
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(read, trace))
+        << name << ": read\n" << read.DebugString() << "expected\n" << trace.DebugString();
+  }
+}
+
+TEST_F(TraceFile, ATraceWithEventsInBothFormsIsBadInput) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.add_events()->set_end_ns(10);
+  write_message(trace, dir_ / "both.pb");
+  const std::string error = error_of(dir_ / "both.pb");
+  EXPECT_THAT(error, HasSubstr((dir_ / "both.pb").string() + ": events: "));
+  EXPECT_THAT(error, HasSubstr("not both"));
+}
+
+TEST_F(TraceFile, OpEventColumnsOfDifferentLengthsAreBadInput) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.mutable_op_events()->mutable_end_ns()->RemoveLast();
+  write_message(trace, dir_ / "short.pb");
+  EXPECT_THAT(error_of(dir_ / "short.pb"),
+              HasSubstr("short.pb: op_events.end_ns: must have one entry per event (8, as op_events.rank), got 7"));
+  trace = testing::two_rank_trace("analytic");
+  trace.mutable_op_events()->add_peer(1);
+  write_message(trace, dir_ / "long.textproto");
+  EXPECT_THAT(error_of(dir_ / "long.textproto"),
+              HasSubstr("long.textproto: op_events.peer: must have one entry per event (8, as op_events.rank), got 9"));
+  trace = testing::two_rank_trace("analytic");
+  trace.mutable_op_events()->mutable_rank()->RemoveLast();
+  write_message(trace, dir_ / "ranks.json");
+  EXPECT_THAT(error_of(dir_ / "ranks.json"),
+              HasSubstr("ranks.json: op_events.op: must have one entry per event (7, as op_events.rank), got 8"));
+}
+
+TEST_F(TraceFile, AnEventOnARankPastNumRanksIsBadInput) {
+  auto trace = testing::two_rank_trace("analytic");
+  trace.mutable_op_events()->set_rank(5, 2);
+  write_message(trace, dir_ / "rank.pb");
+  EXPECT_THAT(error_of(dir_ / "rank.pb"), HasSubstr("rank.pb: op_events.rank[5]: must be < num_ranks (2), got 2"));
+  // A trace of the older form is told of the field its file has.
+  write_message(testing::in_event_messages(trace), dir_ / "old.pb");
+  EXPECT_THAT(error_of(dir_ / "old.pb"), HasSubstr("old.pb: events[5].rank: must be < num_ranks (2), got 2"));
+}
+
+}  // namespace
+}  // namespace eppsim
