@@ -59,14 +59,6 @@ void RankExecutor::communication_ready(ActivityId id, OpRef op, double now) {
   comm_.start(id, op);
 }
 
-void RankExecutor::transfer_ready(ActivityId, OpRef, OpRef, double) {
-  throw std::logic_error("RankExecutor runs Matching::Local: transfer_ready is never called");
-}
-
-void RankExecutor::collective_ready(ActivityId, std::span<const OpRef>, double) {
-  throw std::logic_error("RankExecutor runs Matching::Local: collective_ready is never called");
-}
-
 void RankExecutor::check_timeouts(double now) const {
   for (const auto& o : outstanding_) {
     if (now - o.start_s <= options_.timeout_s) continue;
@@ -94,7 +86,6 @@ void RankExecutor::finished(const std::vector<Completion>& done) {
 proto::Trace RankExecutor::run_step() {
   outstanding_.clear();
   ExecutorOptions options;
-  options.matching = Matching::Local;
   options.local_ranks = {rank_};
   core_ = std::make_unique<ExecutorCore>(schedule_, *this, options);
   last_s_ = clock_.now_s();

@@ -1,6 +1,6 @@
 #pragma once
 // One rank's interpreter of a Schedule on real hardware: the executor core
-// (schedule/executor/executor_core.h, Matching::Local for this rank) decides what
+// (schedule/executor/executor_core.h, LocalExecutorHooks, for this rank) decides what
 // may run; COMPUTE ops go to a ComputeQueue as the kernels of plan_kernels,
 // SEND/RECV/COLLECTIVE ops to a CommEngine; the loop polls both and reports
 // every completion to the core with its time on the step clock. So the
@@ -55,7 +55,7 @@ struct RankExecutorOptions {
   std::function<void(OpRef)> on_op_started;
 };
 
-class RankExecutor final : public ExecutorHooks {
+class RankExecutor final : public LocalExecutorHooks {
  public:
   // Plans every COMPUTE op of `rank` once (plan_kernels with the Schedule's
   // header.model). The schedule, queues and clock must outlive the executor.
@@ -72,8 +72,6 @@ class RankExecutor final : public ExecutorHooks {
   proto::Trace partial_trace() const;
 
   void compute_ready(ActivityId id, OpRef op, double now) override;
-  void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override;
-  void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override;
   void communication_ready(ActivityId id, OpRef op, double now) override;
 
  private:

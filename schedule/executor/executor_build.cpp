@@ -203,14 +203,14 @@ struct ExecutorCore::State::CollectiveCounting {
 
 void ExecutorCore::State::build(ScheduleValidator& validator) {
   ranks = schedule.num_ranks();
-  if (options.matching == Matching::Global && !options.local_ranks.empty()) {
-    throw std::invalid_argument("ExecutorOptions::local_ranks needs Matching::Local");
+  if (matching == Matching::Global && !options.local_ranks.empty()) {
+    throw std::invalid_argument("ExecutorOptions::local_ranks needs LocalExecutorHooks");
   }
   if (options.compute_chains && options.record_op_events) {
     throw std::invalid_argument("ExecutorOptions::compute_chains needs record_op_events off");
   }
-  local.assign(ranks, options.matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
-  if (options.matching == Matching::Local && !options.local_ranks.empty()) {
+  local.assign(ranks, matching == Matching::Global || options.local_ranks.empty() ? 1 : 0);
+  if (matching == Matching::Local && !options.local_ranks.empty()) {
     for (auto r : options.local_ranks) {
       if (r >= ranks) throw std::invalid_argument(fmt::format("local rank {} out of range (num_ranks {})", r, ranks));
       local[r] = 1;
@@ -252,7 +252,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   succ.reserve(std::min<std::uint64_t>(most_edges, kNone));
   // Matching::Global: the second pass also gives every SEND and RECV its
   // channel, and the first every COLLECTIVE its counter.
-  const bool global = options.matching == Matching::Global;
+  const bool global = matching == Matching::Global;
   group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
   for (int g = 0; g < schedule.groups_size(); ++g) {
     const auto& members = schedule.groups(g).ranks();

@@ -19,15 +19,6 @@ namespace eppsim {
 
 using namespace executor_detail;
 
-void ExecutorHooks::communication_ready(ActivityId, OpRef op, double) {
-  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run Matching::Local", op.rank, op.op));
-}
-
-void ExecutorHooks::compute_chain_ready(ActivityId, std::span<const OpRef> ops, double) {
-  throw std::logic_error(fmt::format("rank {} op {}: this executor does not run compute chains", ops.front().rank,
-                                     ops.front().op));
-}
-
 
 ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids, std::span<const OpRef> refs) {
   const auto id = static_cast<ActivityId>(activity_begin.size() - 1);
@@ -93,17 +84,17 @@ inline void ExecutorCore::State::dispatch(std::uint32_t g, std::uint32_t r, doub
       if (state.link == kNone) return hooks.compute_ready(single_op_activity(g), at, now);
       chain_refs.clear();
       for (auto c = g; c != kNone; c = op[c].link) chain_refs.push_back(ref(c, r));  // one rank's
-      hooks.compute_chain_ready(single_op_activity(g), chain_refs, now);
+      options.compute_chains->compute_chain_ready(single_op_activity(g), chain_refs, now);
       return;
     }
     case Kind::Send:
     case Kind::Recv:
     case Kind::Collective:
-      if (options.matching == Matching::Local) {
+      if (matching == Matching::Local) {
         state.status = Status::Running;
         const OpRef at = ref(g, r);
         started(g, r, now);
-        hooks.communication_ready(single_op_activity(g), at, now);
+        local_hooks->communication_ready(single_op_activity(g), at, now);
       } else if (state.kind == Kind::Collective) {
         arrive(g, now);
       } else {
@@ -184,7 +175,7 @@ void ExecutorCore::State::post_p2p(std::uint32_t g, std::uint32_t r, double now)
     started(pair[i], refs[i].rank, now);
   }
   const auto id = new_activity(pair, refs);
-  hooks.transfer_ready(id, refs[0], refs[1], now);
+  global_hooks->transfer_ready(id, refs[0], refs[1], now);
 }
 
 void ExecutorCore::State::arrive(std::uint32_t g, double now) {
@@ -219,10 +210,16 @@ void ExecutorCore::State::arrive(std::uint32_t g, double now) {
     started(m, ranks[i], now);
   }
   const auto id = new_activity(members, member_refs);
-  hooks.collective_ready(id, member_refs, now);
+  global_hooks->collective_ready(id, member_refs, now);
 }
 
-ExecutorCore::ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options)
+ExecutorCore::ExecutorCore(const proto::Schedule& schedule, GlobalExecutorHooks& hooks, ExecutorOptions options)
+    : state_(std::make_unique<State>(schedule, hooks, std::move(options))) {
+  ScheduleValidator validator(schedule);
+  state_->build(validator);
+}
+
+ExecutorCore::ExecutorCore(const proto::Schedule& schedule, LocalExecutorHooks& hooks, ExecutorOptions options)
     : state_(std::make_unique<State>(schedule, hooks, std::move(options))) {
   ScheduleValidator validator(schedule);
   state_->build(validator);

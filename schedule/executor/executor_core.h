@@ -14,16 +14,16 @@
 //     executor calls ExecutorCore::finish when its model (or the hardware) says
 //     the op is over.
 //   - SEND and RECV match in posting order per (sender, receiver, tag). With
-//     Matching::Global (simulators), the transfer is handed to the executor when
+//     GlobalExecutorHooks (simulators), the transfer is handed to the executor when
 //     both sides have posted (rendezvous); both ops end when the executor
 //     finishes it. Sizes must agree (ScheduleMismatch).
 //   - The k-th COLLECTIVE a rank issues on a group meets the k-th of every other
-//     member; with Matching::Global it is handed to the executor when every
+//     member; with GlobalExecutorHooks it is handed to the executor when every
 //     member has arrived and ends for all members at once. Kinds and sizes must
 //     agree (ScheduleMismatch): checked on construction where every rank issues
 //     a group's collectives from one stream (then in program order), else as
 //     members arrive.
-//   - With Matching::Local (one process per rank, the runtime), the core runs
+//   - With LocalExecutorHooks (one process per rank, the runtime), the core runs
 //     only the ranks it is given; each SEND, RECV and COLLECTIVE is handed to the
 //     executor when it is ready on this rank, and the executor (MPI, NCCL)
 //     matches it with the peers and finishes it.
@@ -69,11 +69,10 @@ struct OpRef {
 // Opaque to executors (not dense: a compute op's has bit 31 set).
 using ActivityId = std::uint32_t;
 
-enum class Matching : std::uint8_t { Global, Local };
+class ComputeChainHooks;
 
 struct ExecutorOptions {
-  Matching matching = Matching::Global;
-  // Matching::Local: the ranks this process runs (empty = all).
+  // With LocalExecutorHooks: the ranks this process runs (empty = all).
   std::vector<std::uint32_t> local_ranks;
   std::size_t max_blocked_ops_reported = 20;
   // Whether the trace lists every memory sample (Trace.memory: each rank's
@@ -91,40 +90,60 @@ struct ExecutorOptions {
   // when they start (a simulator without faults or interference): a compute op
   // whose only successor is a compute op waiting for nothing else, of the same
   // kind (recompute or not), runs back to back with it. Such a chain starts as
-  // one activity (ExecutorHooks::compute_chain_ready) and is finished once, at
-  // its last op's end: one event instead of one per op. The busy figures are
-  // those of the ops one by one, since the chain's ops touch and count alike.
-  bool compute_chains = false;
+  // one activity (ComputeChainHooks::compute_chain_ready, on the executor given
+  // here) and is finished once, at its last op's end: one event instead of one
+  // per op. The busy figures are those of the ops one by one, since the chain's
+  // ops touch and count alike. Null: no chains.
+  ComputeChainHooks* compute_chains = nullptr;
   // Called for each rank once its program is validated, before the run:
   // `words` (one per op of the rank, in program order, zero) takes the ops'
   // executor words (ExecutorCore::executor_word). Empty: every word is 0.
   std::function<void(std::uint32_t rank, std::span<std::uint32_t> words)> executor_words;
 };
 
+// What every executor is asked: when a COMPUTE op may start. An executor is
+// one of the two kinds below, which differ in who matches communication.
 class ExecutorHooks {
  public:
   virtual ~ExecutorHooks() = default;
   // A COMPUTE op may start now.
   virtual void compute_ready(ActivityId id, OpRef op, double now) = 0;
-  // Matching::Global: both sides of a transfer have posted.
+};
+
+// An executor of every rank in one process (the simulators): the core matches
+// transfers and collectives and hands each over once all its sides have arrived.
+class GlobalExecutorHooks : public ExecutorHooks {
+ public:
+  // Both sides of a transfer have posted.
   virtual void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) = 0;
-  // Matching::Global: every member has arrived; `members` in the group's rank order.
+  // Every member has arrived; `members` in the group's rank order.
   virtual void collective_ready(ActivityId id, std::span<const OpRef> members, double now) = 0;
-  // With ExecutorOptions::compute_chains: compute ops that run back to back
-  // may start now, `ops` in order, each starting when the one before ends; the
-  // executor finishes the activity when the last ends. Default: throws
-  // std::logic_error.
-  virtual void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now);
-  // Matching::Local: a SEND, RECV or COLLECTIVE is ready on a local rank; the
-  // executor matches it with its peers. Default: throws std::logic_error.
-  virtual void communication_ready(ActivityId id, OpRef op, double now);
+};
+
+// An executor of one process's own ranks (the runtime, ExecutorOptions::
+// local_ranks): each SEND, RECV and COLLECTIVE is handed over when it is ready
+// on a local rank, and the executor (MPI, NCCL) matches it with its peers.
+class LocalExecutorHooks : public ExecutorHooks {
+ public:
+  virtual void communication_ready(ActivityId id, OpRef op, double now) = 0;
+};
+
+// ExecutorOptions::compute_chains: compute ops that run back to back may start
+// now, `ops` in order, each starting when the one before ends; the executor
+// finishes the activity when the last ends.
+class ComputeChainHooks {
+ public:
+  virtual ~ComputeChainHooks() = default;
+  virtual void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) = 0;
 };
 
 class ExecutorCore {
  public:
   // Validates the schedule (schedule/schedule_validation.h). The schedule
-  // and the hooks must outlive the core.
-  ExecutorCore(const proto::Schedule& schedule, ExecutorHooks& hooks, ExecutorOptions options = {});
+  // and the hooks must outlive the core. The kind of hooks decides who
+  // matches communication: the core (Global) or the executor (Local).
+  ExecutorCore(const proto::Schedule& schedule, GlobalExecutorHooks& hooks, ExecutorOptions options = {});
+  ExecutorCore(const proto::Schedule& schedule, LocalExecutorHooks& hooks, ExecutorOptions options = {});
   ~ExecutorCore();
   ExecutorCore(const ExecutorCore&) = delete;
   ExecutorCore& operator=(const ExecutorCore&) = delete;

@@ -67,7 +67,7 @@ std::string ExecutorCore::State::p2p_hint(std::uint32_t src, std::uint32_t dst, 
 std::string ExecutorCore::State::blocked_line(std::uint32_t g) const {
   const OpView o = view(g);
   const auto r = rank_of(g);
-  if (options.matching == Matching::Local) {
+  if (matching == Matching::Local) {
     return fmt::format("{}: handed to the executor, which has not finished it (its peers did not match it)", describe(g));
   }
   switch (op[g].kind) {
@@ -103,7 +103,7 @@ void ExecutorCore::throw_deadlock() const {
       stuck = true;
       const bool communication = state.kind == Kind::Send || state.kind == Kind::Recv || state.kind == Kind::Collective;
       const bool waits_on_peers = state.status == Status::Posted ||
-                                  (s.options.matching == Matching::Local && state.status == Status::Running && communication);
+                                  (s.matching == State::Matching::Local && state.status == Status::Running && communication);
       if (waits_on_peers) {
         blocked.push_back(g);
       } else {

@@ -78,10 +78,20 @@ struct Channel {
 // order, touches one cache line per op instead of one per table. An op's rank
 // is not in it: ops are numbered rank by rank, and rank_of finds it.
 struct ExecutorCore::State {
-  State(const proto::Schedule& s, ExecutorHooks& h, ExecutorOptions o) : schedule(s), hooks(h), options(std::move(o)) {}
+  State(const proto::Schedule& s, GlobalExecutorHooks& h, ExecutorOptions o)
+      : schedule(s), hooks(h), global_hooks(&h), matching(Matching::Global), options(std::move(o)) {}
+  State(const proto::Schedule& s, LocalExecutorHooks& h, ExecutorOptions o)
+      : schedule(s), hooks(h), local_hooks(&h), matching(Matching::Local), options(std::move(o)) {}
+
+  // Who matches communication: the core, for an executor of every rank
+  // (GlobalExecutorHooks), or the executor of a process's own ranks (Local).
+  enum class Matching : std::uint8_t { Global, Local };
 
   const proto::Schedule& schedule;
   ExecutorHooks& hooks;
+  GlobalExecutorHooks* global_hooks = nullptr;  // the hooks, when Matching::Global
+  LocalExecutorHooks* local_hooks = nullptr;    // the hooks, when Matching::Local
+  Matching matching;
   ExecutorOptions options;
   std::uint32_t ranks = 0;
 

@@ -35,7 +35,7 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 // Times the executor core's activities with a cost model; communication shares
 // its endpoints (EndpointSharing); an event heap of completions advances time.
-class AnalyticExecutor final : public ExecutorHooks {
+class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHooks {
  public:
   // `started`: when the run began, for the phase times logged at debug level.
   AnalyticExecutor(const proto::Schedule& schedule, const CostModel& cost, const AnalyticEngineOptions& options,
@@ -241,7 +241,8 @@ class AnalyticExecutor final : public ExecutorHooks {
     o.record_memory_samples = options.record_op_events;  // without op events a report reads only the peaks
     // A compute op's duration is known when it starts unless faults or
     // interference change its rate as it runs.
-    o.compute_chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;
+    const bool chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;
+    o.compute_chains = chains ? this : nullptr;
     return o;
   }
 

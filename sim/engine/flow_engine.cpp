@@ -83,7 +83,7 @@ struct StreamActor {
   std::deque<Task> tasks;
 };
 
-class FlowExecutor final : public ExecutorHooks {
+class FlowExecutor final : public GlobalExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
                std::shared_ptr<const Topology> topology, const FaultPlan* faults, const Interference& interference,

@@ -63,7 +63,7 @@ TEST(RankExecutor, RunsOneRankOfAPipelineWithTheCoreSemantics) {
   const proto::Trace t = executor.run_step();
   const auto events = rank_events(t, 0);
   ASSERT_EQ(events.size(), ops_of(schedule, 0).size());
-  EXPECT_TRUE(rank_events(t, 1).empty());  // Matching::Local: only this rank runs
+  EXPECT_TRUE(rank_events(t, 1).empty());  // LocalExecutorHooks: only this rank runs
   for (const auto& [i, e] : events) {
     for (const auto d : ops_of(schedule, 0)[i].deps()) EXPECT_GE(e.start_ns(), events.at(d).end_ns()) << "op " << i;
     EXPECT_LE(e.start_ns(), e.end_ns());

@@ -1,6 +1,7 @@
 #include "schedule/executor/executor_core.h"
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -23,16 +24,15 @@ using ::testing::ThrowsMessage;
 using ::testing::UnorderedElementsAre;
 using testing::event;
 using testing::FakeExecutor;
+using testing::FakeLocalExecutor;
 using testing::HandSchedule;
 using testing::Handed;
 
-// An executor of the compute-only kind: no Matching::Local support.
-class ComputeOnlyExecutor : public ExecutorHooks {
- public:
-  void compute_ready(ActivityId, OpRef, double) override {}
-  void transfer_ready(ActivityId, OpRef, OpRef, double) override {}
-  void collective_ready(ActivityId, std::span<const OpRef>, double) override {}
-};
+// Who matches communication follows from the kind of hooks: an executor that
+// is neither kind cannot be given a core.
+static_assert(std::is_constructible_v<ExecutorCore, const proto::Schedule&, GlobalExecutorHooks&>);
+static_assert(std::is_constructible_v<ExecutorCore, const proto::Schedule&, LocalExecutorHooks&>);
+static_assert(!std::is_constructible_v<ExecutorCore, const proto::Schedule&, ExecutorHooks&>);
 
 TEST(ExecutorCore, StreamOrderAndDependencies) {
   HandSchedule h(1);
@@ -339,7 +339,7 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
     h.collective(r, 1, g, 8, proto::ALL_REDUCE, {c});  // 6
   }
   // Each compute op takes 1 s; a collective 0.5 s.
-  struct Timed : FakeExecutor {
+  struct Timed : FakeExecutor, ComputeChainHooks {
     void compute_chain_ready(ActivityId id, std::span<const OpRef> ops, double now) override {
       chains.emplace_back(ops.begin(), ops.end());
       chain_ids.push_back(id);
@@ -353,7 +353,7 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
     Timed exec;
     ExecutorOptions options;
     options.record_op_events = events;
-    options.compute_chains = chains;
+    options.compute_chains = chains ? &exec : nullptr;
     ExecutorCore core(h.schedule(), exec, options);
     exec.on_ready = [&](const Handed& handed) {
       exec.ends.emplace_back(handed.id, handed.now + (handed.what == Handed::Compute ? 1.0 : 0.5));
@@ -384,14 +384,10 @@ TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
     EXPECT_EQ(one_by_one.busy(static_cast<int>(r)).SerializeAsString(), expected.SerializeAsString()) << r;
   }
   // Chains are for runs without op events, whose ops need no times of their own.
-  FakeExecutor exec;
+  Timed exec;
   ExecutorOptions both;
-  both.compute_chains = true;
+  both.compute_chains = &exec;
   EXPECT_THROW(ExecutorCore(h.schedule(), exec, both), std::invalid_argument);
-  // An executor that does not time chains says so.
-  both.record_op_events = false;
-  ExecutorCore core(h.schedule(), exec, both);
-  EXPECT_THROW(core.start(0.0), std::logic_error);
 }
 
 TEST(ExecutorCore, FreeingMoreThanAllocatedMismatches) {
@@ -448,9 +444,8 @@ TEST(ExecutorCore, LocalMatchingRunsOnlyTheLocalRanksAndHandsCommunicationOver) 
   h.recv(1, 1, 0, 64, 1);
   h.compute(1, 0, {0});
   h.collective(1, 1, g, 8);
-  FakeExecutor exec;
+  FakeLocalExecutor exec;
   ExecutorOptions options;
-  options.matching = Matching::Local;
   options.local_ranks = {1};
   ExecutorCore core(h.schedule(), exec, options);
   EXPECT_EQ(core.ops_total(), 3u);
@@ -474,25 +469,15 @@ TEST(ExecutorCore, LocalMatchingRunsOnlyTheLocalRanksAndHandsCommunicationOver) 
   for (const OpEventRef e : events_of(trace)) EXPECT_EQ(e.rank(), 1u);
 }
 
-TEST(ExecutorCore, LocalMatchingNeedsAnExecutorThatSupportsIt) {
-  HandSchedule h(2);
-  h.send(0, 1, 1, 64, 1);
-  h.recv(1, 1, 0, 64, 1);
-  ComputeOnlyExecutor exec;
-  ExecutorOptions options;
-  options.matching = Matching::Local;
-  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options).start(), std::logic_error);
-}
-
 TEST(ExecutorCore, LocalRanksNeedLocalMatching) {
   HandSchedule h(2);
   FakeExecutor exec;
   ExecutorOptions options;
   options.local_ranks = {0};
   EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
-  options.matching = Matching::Local;
+  FakeLocalExecutor local;
   options.local_ranks = {2};
-  EXPECT_THROW(ExecutorCore(h.schedule(), exec, options), std::invalid_argument);
+  EXPECT_THROW(ExecutorCore(h.schedule(), local, options), std::invalid_argument);
 }
 
 TEST(ExecutorCore, ValidatesTheSchedule) {

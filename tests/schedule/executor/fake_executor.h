@@ -24,9 +24,21 @@ struct Handed {
   double now;
 };
 
-// An executor that only records; the test decides when activities finish.
-// `on_ready`, when set, runs after each record (to finish re-entrantly).
-class FakeExecutor : public ExecutorHooks {
+// What both fakes share: the record of what was handed over, and `on_ready`,
+// which, when set, runs after each record (to finish re-entrantly).
+struct HandedRecord {
+  std::vector<Handed> handed;
+  std::function<void(const Handed&)> on_ready;
+
+  void record(Handed h) {
+    handed.push_back(h);
+    if (on_ready) on_ready(handed.back());
+  }
+};
+
+// An executor of every rank (as the simulators are) that only records; the
+// test decides when activities finish.
+class FakeExecutor : public GlobalExecutorHooks, public HandedRecord {
  public:
   void compute_ready(ActivityId id, OpRef op, double now) override { record({Handed::Compute, id, {op}, now}); }
   void transfer_ready(ActivityId id, OpRef send, OpRef recv, double now) override {
@@ -35,17 +47,14 @@ class FakeExecutor : public ExecutorHooks {
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
     record({Handed::Collective, id, {members.begin(), members.end()}, now});
   }
+};
+
+// An executor of its own ranks (as the runtime's are) that only records.
+class FakeLocalExecutor : public LocalExecutorHooks, public HandedRecord {
+ public:
+  void compute_ready(ActivityId id, OpRef op, double now) override { record({Handed::Compute, id, {op}, now}); }
   void communication_ready(ActivityId id, OpRef op, double now) override {
     record({Handed::Communication, id, {op}, now});
-  }
-
-  std::vector<Handed> handed;
-  std::function<void(const Handed&)> on_ready;
-
- private:
-  void record(Handed h) {
-    handed.push_back(h);
-    if (on_ready) on_ready(handed.back());
   }
 };
 
