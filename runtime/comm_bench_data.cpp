@@ -15,16 +15,18 @@ float value(std::uint32_t rank, std::uint64_t i) { return static_cast<float>(ran
 
 }  // namespace
 
-std::string_view bench_op_name(BenchOp op) {
+eppsim::CommKind comm_kind_of(BenchOp op) {
   switch (op) {
-    case BenchOp::SendRecv: return "send-recv";
-    case BenchOp::AllReduce: return "all-reduce";
-    case BenchOp::AllGather: return "all-gather";
-    case BenchOp::ReduceScatter: return "reduce-scatter";
-    case BenchOp::AllToAll: return "all-to-all";
+    case BenchOp::SendRecv: return eppsim::CommKind::SendRecv;
+    case BenchOp::AllReduce: return eppsim::CommKind::AllReduce;
+    case BenchOp::AllGather: return eppsim::CommKind::AllGather;
+    case BenchOp::ReduceScatter: return eppsim::CommKind::ReduceScatter;
+    case BenchOp::AllToAll: return eppsim::CommKind::AllToAll;
   }
-  return "?";
+  throw std::invalid_argument(fmt::format("comm_kind_of: unknown bench op {}", static_cast<int>(op)));
 }
+
+std::string_view bench_op_name(BenchOp op) { return comm_kind_name(comm_kind_of(op)); }
 
 std::optional<BenchOp> parse_bench_op(std::string_view name) {
   for (BenchOp op : {BenchOp::SendRecv, BenchOp::AllReduce, BenchOp::AllGather, BenchOp::ReduceScatter, BenchOp::AllToAll}) {
@@ -118,19 +120,6 @@ bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t 
     if (received[i] != expected) return false;
   }
   return true;
-}
-
-double bench_bus_factor(BenchOp op, std::uint32_t group_size) {
-  const double n = group_size;
-  switch (op) {
-    case BenchOp::SendRecv: return 1.0;
-    case BenchOp::AllReduce: return 2.0 * (n - 1) / n;
-    default: return (n - 1) / n;
-  }
-}
-
-double bench_algbw_bytes(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
-  return static_cast<double>(bytes) * (op == BenchOp::AllGather ? group_size : 1);
 }
 
 }  // namespace eppsim::runtime

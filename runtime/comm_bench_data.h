@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/network/comm_kind.h"
 #include "runtime/comm_plan.h"
 
 namespace eppsim::runtime {
@@ -47,11 +48,8 @@ std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t posit
 bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
                               const std::vector<float>& received);
 
-// nccl-tests' bus bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
-// all-gather, reduce-scatter and all-to-all, 1 for send-recv.
-double bench_bus_factor(BenchOp op, std::uint32_t group_size);
-
-// nccl-tests' size for algbw: the gathered output for all-gather, else the op's bytes.
-double bench_algbw_bytes(BenchOp op, std::uint64_t bytes, std::uint32_t group_size);
+// The kind of communication `op` measures, whose name it has and whose bus and
+// algbw bytes (models/network/comm_kind.h) its row reports.
+eppsim::CommKind comm_kind_of(BenchOp op);
 
 }  // namespace eppsim::runtime

@@ -11,59 +11,6 @@
 #include "models/cluster_cost_model.h"
 
 namespace eppsim {
-namespace {
-
-constexpr std::array<std::pair<CommKind, std::string_view>, 6> kNames = {{
-    {CommKind::SendRecv, "send-recv"},
-    {CommKind::AllReduce, "all-reduce"},
-    {CommKind::AllGather, "all-gather"},
-    {CommKind::ReduceScatter, "reduce-scatter"},
-    {CommKind::AllToAll, "all-to-all"},
-    {CommKind::Broadcast, "broadcast"},
-}};
-
-}  // namespace
-
-std::string_view comm_kind_name(CommKind kind) {
-  for (const auto& [k, name] : kNames) {
-    if (k == kind) return name;
-  }
-  throw std::invalid_argument(fmt::format("comm_kind_name: unknown kind {}", static_cast<int>(kind)));
-}
-
-std::optional<CommKind> parse_comm_kind(std::string_view name) {
-  for (const auto& [k, known] : kNames) {
-    if (known == name) return k;
-  }
-  return std::nullopt;
-}
-
-std::string_view comm_kind_names() { return "send-recv, all-reduce, all-gather, reduce-scatter, all-to-all, broadcast"; }
-
-CommKind comm_kind_of(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::AllReduce: return CommKind::AllReduce;
-    case CollectiveKind::AllGather: return CommKind::AllGather;
-    case CollectiveKind::ReduceScatter: return CommKind::ReduceScatter;
-    case CollectiveKind::AllToAll: return CommKind::AllToAll;
-    case CollectiveKind::Broadcast: return CommKind::Broadcast;
-  }
-  throw std::invalid_argument(fmt::format("comm_kind_of: unknown collective kind {}", static_cast<int>(kind)));
-}
-
-double bus_bytes(CommKind kind, std::uint32_t group_size, double size_bytes) {
-  const double n = group_size;
-  switch (kind) {
-    case CommKind::SendRecv:
-    case CommKind::Broadcast: return size_bytes;
-    case CommKind::AllReduce: return 2.0 * (n - 1.0) / n * size_bytes;
-    case CommKind::ReduceScatter:
-    case CommKind::AllToAll: return (n - 1.0) / n * size_bytes;
-    case CommKind::AllGather: return (n - 1.0) * size_bytes;
-  }
-  throw std::invalid_argument(fmt::format("bus_bytes: unknown kind {}", static_cast<int>(kind)));
-}
-
 Seconds fitted_time(const CommFit& fit, Bytes size) {
   return fit.latency + Seconds(bus_bytes(fit.kind, fit.group_size, static_cast<double>(size.count)) / fit.bus_bandwidth.value);
 }

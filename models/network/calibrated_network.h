@@ -4,15 +4,8 @@
 // applies.
 //
 // A fit covers one kind of communication over one group size, inside a node or
-// across nodes:  time = latency + bus_bytes / bus_bandwidth,  where bus_bytes
-// is the data each rank moves as nccl-tests counts it (its "busbw" is
-// bus_bytes / time), from schedule.proto's size_bytes S and group size n:
-//   send-recv       S                  (n = 2)
-//   all-reduce      2(n-1)/n * S       (S = the whole vector)
-//   reduce-scatter  (n-1)/n * S        (S = the whole vector)
-//   all-gather      (n-1) * S          (S = the per-rank input; n S the output)
-//   all-to-all      (n-1)/n * S        (S = the per-rank send buffer)
-//   broadcast       S
+// across nodes:  time = latency + bus_bytes / bus_bandwidth,  with bus_bytes
+// the data each rank moves as nccl-tests counts it (models/network/comm_kind.h).
 // CalibratedNetwork prices a message or a collective by the fit of the same
 // kind, group size and node-crossing when there is one (whatever the
 // algorithm hint: the fit measured what the library chose), and otherwise asks
@@ -25,23 +18,11 @@
 #include <vector>
 
 #include "models/cost_model.h"
+#include "models/network/comm_kind.h"
 #include "models/network_time_model.h"
 #include "base/units.h"
 
 namespace eppsim {
-
-enum class CommKind : std::uint8_t { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
-
-// "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast".
-std::string_view comm_kind_name(CommKind kind);
-// The kind of one of those names; nullopt for any other.
-std::optional<CommKind> parse_comm_kind(std::string_view name);
-// Every name parse_comm_kind knows, comma-separated, for messages.
-std::string_view comm_kind_names();
-CommKind comm_kind_of(CollectiveKind kind);
-
-// Bytes each rank moves, by the table above (size_bytes as in schedule.proto).
-double bus_bytes(CommKind kind, std::uint32_t group_size, double size_bytes);
 
 struct CommFit {
   CommKind kind = CommKind::SendRecv;

@@ -128,8 +128,10 @@ int bench(const BenchOptions& o, int rank, int size) {
           p.correct = ok != 0;
           if (rank != 0) continue;
           const auto un = static_cast<std::uint32_t>(n);
-          const double algbw = p.time_s > 0 ? bench_algbw_bytes(op, bytes, un) / p.time_s : 0.0;
-          const double busbw = algbw * bench_bus_factor(op, un);
+          const auto kind = comm_kind_of(op);
+          const double size = static_cast<double>(bytes);
+          const double algbw = p.time_s > 0 ? algbw_bytes(kind, un, size) / p.time_s : 0.0;
+          const double busbw = p.time_s > 0 ? bus_bytes(kind, un, size) / p.time_s : 0.0;
           auto& row = *results->add_values()->mutable_struct_value()->mutable_fields();
           row["op"].set_string_value(std::string(bench_op_name(op)));
           row["bytes"].set_number_value(static_cast<double>(bytes));

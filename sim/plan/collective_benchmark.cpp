@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/network/comm_kind.h"
+#include "schedule/op_cost.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/schedule_builder.h"
 
@@ -44,16 +46,8 @@ proto::Schedule plan_collective_benchmark(const ResolvedScenario& scenario) {
 }
 
 proto::CollectiveReport collective_report(const CollectiveBenchmarkSpec& b, double step_time_s) {
-  const double n = b.group_size;
+  const auto kind = comm_kind_of(to_model(b.kind));
   const double size = static_cast<double>(b.size.count);
-  double data = size;
-  double factor = (n - 1) / n;
-  switch (b.kind) {
-    case proto::ALL_REDUCE: factor = 2 * (n - 1) / n; break;
-    case proto::ALL_GATHER: data = size * n; break;
-    case proto::BROADCAST: factor = 1.0; break;
-    default: break;  // REDUCE_SCATTER, ALL_TO_ALL: (n-1)/n of the per-rank buffer
-  }
   proto::CollectiveReport report;
   report.set_kind(proto::CollectiveKind_Name(b.kind));
   report.set_algorithm(proto::CollectiveAlgorithm_Name(b.algorithm));
@@ -63,9 +57,8 @@ proto::CollectiveReport collective_report(const CollectiveBenchmarkSpec& b, doub
   report.set_iterations(b.iterations);
   const double time = step_time_s / b.iterations;
   report.set_time_s(time);
-  const double algbw = time > 0 ? data / time : 0.0;
-  report.set_algbw_bps(algbw);
-  report.set_busbw_bps(algbw * factor);
+  report.set_algbw_bps(time > 0 ? algbw_bytes(kind, b.group_size, size) / time : 0.0);
+  report.set_busbw_bps(time > 0 ? bus_bytes(kind, b.group_size, size) / time : 0.0);
   return report;
 }
 

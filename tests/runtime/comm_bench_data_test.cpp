@@ -51,15 +51,15 @@ TEST(CommBenchData, SendRecvIsCheckedOnTheReceiverOnly) {
   EXPECT_TRUE(bench_received_correctly(BenchOp::SendRecv, shape, 0, 2, {}));
 }
 
-// nccl-tests' conventions.
-TEST(CommBenchData, BandwidthFactors) {
-  EXPECT_DOUBLE_EQ(bench_bus_factor(BenchOp::AllReduce, 4), 1.5);
-  EXPECT_DOUBLE_EQ(bench_bus_factor(BenchOp::AllGather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bench_bus_factor(BenchOp::ReduceScatter, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bench_bus_factor(BenchOp::AllToAll, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bench_bus_factor(BenchOp::SendRecv, 2), 1.0);
-  EXPECT_DOUBLE_EQ(bench_algbw_bytes(BenchOp::AllGather, 1024, 4), 4096.0);
-  EXPECT_DOUBLE_EQ(bench_algbw_bytes(BenchOp::AllReduce, 1024, 4), 1024.0);
+// Each op is a kind of the calibration's vocabulary (models/network/comm_kind.h),
+// under its name, so that the fits of `eppsim calibrate` read the rows as written.
+TEST(CommBenchData, EachOpIsAKindOfTheCalibration) {
+  for (BenchOp op : {BenchOp::SendRecv, BenchOp::AllReduce, BenchOp::AllGather, BenchOp::ReduceScatter, BenchOp::AllToAll}) {
+    EXPECT_EQ(parse_comm_kind(bench_op_name(op)), comm_kind_of(op));
+    EXPECT_EQ(parse_bench_op(bench_op_name(op)), op);
+  }
+  EXPECT_EQ(bench_op_name(BenchOp::AllToAll), "all-to-all");
+  EXPECT_EQ(comm_kind_of(BenchOp::AllGather), eppsim::CommKind::AllGather);
 }
 
 }  // namespace
