@@ -200,6 +200,10 @@ CalibratedComputeCost::CalibratedComputeCost(TransformerSpec model, GpuSpec gpu,
   check_efficiency("LM-head gemm", head_efficiency_.gemm);
 }
 
+std::array<double, 4> calibrated_fit_terms(double tokens, double context_tokens, double segments) {
+  return {segments * (tokens * (tokens + 2.0 * context_tokens)), segments * tokens, 1.0, segments - 1.0};
+}
+
 // Per layer: the sum over segments of alpha1*((c+s)^2 - c^2) + alpha2*s divided by
 // the shards, plus beta once per layer and gamma for each segment with tokens past
 // the first (per GPU, not divided) for a chunk with any tokens; times the layer
@@ -221,9 +225,10 @@ ComputeCost CalibratedComputeCost::cost(const ComputeWork& work) const {
   for (const Segment& seg : chunk.segments) {
     const double s = static_cast<double>(seg.tokens);
     const double ctx = static_cast<double>(seg.context_tokens);
-    alpha_s += fit.alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + fit.alpha2_s_per_token * s;
+    const auto terms = calibrated_fit_terms(s, ctx, 1.0);
+    alpha_s += fit.alpha1_s_per_token2 * terms[0] + fit.alpha2_s_per_token * terms[1];
     if (attention_fit)
-      attention_alpha_s += attention_fit->alpha1_s_per_token2 * (s * (s + 2.0 * ctx)) + attention_fit->alpha2_s_per_token * s;
+      attention_alpha_s += attention_fit->alpha1_s_per_token2 * terms[0] + attention_fit->alpha2_s_per_token * terms[1];
     if (seg.tokens > 0) segments += 1.0;
   }
   const double fixed_s = fit.beta_s + fit.gamma_s_per_extra_segment * std::max(0.0, segments - 1.0);

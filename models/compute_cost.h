@@ -35,6 +35,7 @@
 //                        an attention fit, ATTENTION that fit and the other parts
 //                        the rest; the LM head (its own fit, or the roofline) goes
 //                        to POST_ATTENTION.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -120,6 +121,14 @@ struct CalibratedFit {
   double beta_s = 0.0;
   double gamma_s_per_extra_segment = 0.0;  // per layer, each sequence of a chunk past the first
 };
+
+// What a CalibratedFit weighs, in its order (alpha1, alpha2, beta, gamma), for
+// one layer over `segments` sequences of `tokens` new tokens after
+// `context_tokens` each: {n s (s + 2c), n s, 1, n - 1}, s (s + 2c) being
+// (c + s)^2 - c^2 without its cancellation. The one formula of the fit:
+// `eppsim calibrate` regresses measured times on these terms, and
+// CalibratedComputeCost prices each segment of a chunk by its own (n = 1).
+std::array<double, 4> calibrated_fit_terms(double tokens, double context_tokens, double segments);
 
 // Fits of kernels the layer fits do not single out (calibration.proto's
 // forward_head ... backward_attention), per pass; each may be absent.

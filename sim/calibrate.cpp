@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 #include <google/protobuf/util/message_differencer.h>
 
+#include "models/compute_cost.h"
 #include "models/network/calibrated_network.h"
 #include "base/errors.h"
 #include "scenario/field_locator.h"
@@ -196,13 +197,12 @@ proto::ComputeFit compute_fit(const std::vector<double>& c) {
   return fit;
 }
 
-// The regressors of a layer or attention row: [(c+s)^2 - c^2 and s summed over
-// the n sequences, 1, n - 1].
+// The regressors of a layer or attention row: the fit's terms over its n
+// sequences (models/compute_cost.h, calibrated_fit_terms).
 std::vector<double> layer_regressors(const proto::BenchResult& r) {
-  const double s = static_cast<double>(r.tokens());
-  const double c = static_cast<double>(r.context_tokens());
   const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
-  return {n * ((c + s) * (c + s) - c * c), n * s, 1.0, n - 1.0};
+  const auto terms = calibrated_fit_terms(static_cast<double>(r.tokens()), static_cast<double>(r.context_tokens()), n);
+  return {terms.begin(), terms.end()};
 }
 
 // A fit of `points` with its quality, where they are at least `least_points`

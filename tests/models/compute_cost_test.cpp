@@ -142,6 +142,29 @@ TEST(AnalyticComputeCost, RejectsBadEfficiencyAndGpu) {
 constexpr CalibratedFit kForward{2e-12, 3e-7, 5e-4};
 constexpr CalibratedFit kBackward{5e-12, 6e-7, 9e-4};
 
+TEST(CalibratedFitTerms, AreTheQueryKeyPairsTokensOneAndTheExtraSegments) {
+  // 3 sequences of 100 new tokens after 50 of context: (c + s)^2 - c^2 = 20000 each.
+  const auto terms = calibrated_fit_terms(100, 50, 3);
+  EXPECT_DOUBLE_EQ(terms[0], 3 * ((50.0 + 100) * (50 + 100) - 50 * 50));
+  EXPECT_DOUBLE_EQ(terms[1], 300);
+  EXPECT_DOUBLE_EQ(terms[2], 1);
+  EXPECT_DOUBLE_EQ(terms[3], 2);
+  // Without cancellation where the context dwarfs the tokens: (c + s)^2 - c^2 loses s(s + 2c) here.
+  EXPECT_DOUBLE_EQ(calibrated_fit_terms(1, 1e17, 1)[0], 1 + 2e17);
+}
+
+// The cost of packed segments is the fit weighing the terms `eppsim calibrate`
+// regressed on: per segment its alpha terms, per layer beta and gamma.
+TEST(CalibratedComputeCost, PricesByTheTermsCalibrationFits) {
+  const CalibratedFit fit{2e-12, 3e-7, 5e-4, 2e-5};
+  const CalibratedComputeCost model(llama7b(), a100(), fit, kBackward);
+  const std::vector<Segment> segs = {{700, 300}, {700, 300}, {700, 300}};
+  const auto terms = calibrated_fit_terms(700, 300, 3);
+  const double per_layer = fit.alpha1_s_per_token2 * terms[0] + fit.alpha2_s_per_token * terms[1] +
+                           fit.beta_s * terms[2] + fit.gamma_s_per_extra_segment * terms[3];
+  EXPECT_NEAR(model.cost({Pass::Forward, work_of(segs, 2)}).time.value, 2 * per_layer, 1e-15);
+}
+
 TEST(CalibratedComputeCost, SingleSegmentFollowsTheFitExactly) {
   const CalibratedComputeCost model(llama7b(), a100(), kForward, kBackward);
   const double s = 4096, c = 8192;
