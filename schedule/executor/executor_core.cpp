@@ -19,7 +19,6 @@ namespace eppsim {
 
 using namespace executor_detail;
 
-
 ActivityId ExecutorCore::State::new_activity(std::span<const std::uint32_t> gids, std::span<const OpRef> refs) {
   const auto id = static_cast<ActivityId>(activity_begin.size() - 1);
   activity_ops.insert(activity_ops.end(), gids.begin(), gids.end());
