@@ -6,7 +6,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -15,7 +14,6 @@
 #include <fmt/format.h>
 
 #include "models/activation_memory.h"
-#include "models/compute_cost.h"
 #include "base/errors.h"
 #include "base/log.h"
 #include "base/progress.h"
@@ -27,8 +25,10 @@
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/packing.h"
+#include "sim/plan/plan_estimate.h"
 #include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/stages_and_sp.h"
 
 namespace eppsim {
 
@@ -41,7 +41,7 @@ constexpr double kRoundingSlackBytes = 1 << 20;  // chunk_activation_bytes round
 class EppContext {
  public:
   EppContext(const ResolvedScenario& sc, const EppOptions& options, EppVariant variant, ScheduleEvaluator evaluate = {})
-      : sc_(sc), variant_(variant), evaluate_(std::move(evaluate)) {
+      : sc_(sc), variant_(variant), evaluate_(std::move(evaluate)), estimate_(sc.model, *sc.cost) {
     stages_ = options.pipeline_stages;
     sp_ = options.sp_degree;
     zero_stage_ = options.zero_stage;
@@ -51,7 +51,7 @@ class EppContext {
     gap_ = options.checkpoint_gap;
     time_limit_s_ = options.solver_time_limit_s;
     for (std::uint32_t d = 1; d <= sp_; d *= 2) {
-      if (sp_ % d != 0 || sc.model.attention_heads % d != 0 || sc.model.kv_heads % d != 0) continue;
+      if (sp_ % d != 0 || !ulysses_degree_fits(sc.model, d)) continue;
       if (variant == EppVariant::Flex || d == sp_) degrees_.push_back(d);
     }
     if (degrees_.empty() || degrees_.back() != sp_) degrees_.push_back(sp_);
@@ -72,60 +72,10 @@ class EppContext {
     if (!evaluate_) throw std::invalid_argument("epp-flex needs a schedule evaluator (make_planner's `evaluate`)");
     return evaluate_(schedule, sc_);
   }
-  // Ranks 0..d-1: a degree-d group inside a node, where estimates price its all-to-alls.
-  static std::vector<std::uint32_t> first_group(std::uint32_t d) {
-    std::vector<std::uint32_t> ranks(d);
-    std::iota(ranks.begin(), ranks.end(), 0u);
-    return ranks;
-  }
-
-  // Forward + backward of the whole model on one GPU of a degree-d group, with
-  // the all-to-alls.
-  double segment_seconds(const Segment& seg, std::uint32_t d) const {
-    const auto key = std::make_tuple(d, seg.tokens, seg.context_tokens);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    const std::array<Segment, 1> one{seg};
-    const ChunkWork work{one, sc_.model.layers, true, true};
-    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
-               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
-    if (d > 1) {
-      // The two all-to-alls per layer and pass the Schedule runs.
-      for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        t += sc_.model.layers * ulysses_layer_time(sc_.model, seg.tokens, first_group(d), pass, *sc_.cost).value;
-      }
-    }
-    cache_.emplace(key, t);
-    return t;
-  }
-  // A chunk as the Schedule runs it, whole: one compute over all its segments
-  // and the all-to-alls of all its new tokens, each priced once by the cost
-  // model (so per-chunk and per-kernel costs, and shapes, count as the engine
-  // counts them). A one-segment chunk is segment_seconds.
+  // A chunk as the Schedule runs it, whole, on one GPU of a degree-d group (plan_estimate.h).
+  double segment_seconds(const Segment& seg, std::uint32_t d) const { return estimate_.segment_seconds(seg, d); }
   double chunk_seconds(std::span<const Segment> segments, std::uint32_t d) const {
-    if (segments.size() == 1) return segment_seconds(segments.front(), d);
-    std::vector<std::uint64_t> key{d};
-    std::uint64_t tokens = 0;
-    for (const Segment& s : segments) {
-      key.push_back(s.tokens);
-      key.push_back(s.context_tokens);
-      tokens += s.tokens;
-    }
-    if (auto it = chunk_cache_.find(key); it != chunk_cache_.end()) return it->second;
-    const ChunkWork work{segments, sc_.model.layers, true, true};
-    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
-               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
-    if (d > 1) {
-      for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        t += sc_.model.layers * ulysses_layer_time(sc_.model, tokens, first_group(d), pass, *sc_.cost).value;
-      }
-    }
-    chunk_cache_.emplace(std::move(key), t);
-    return t;
-  }
-  // One layer's forward of `segments` on one GPU of a degree-d group.
-  double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t d) const {
-    const ChunkWork work{segments, 1, false, false};
-    return sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value;
+    return estimate_.chunk_seconds(segments, d);
   }
 
   CheckpointProblem checkpoint_problem(std::uint32_t d, std::span<const Seq1F1BChunk> chunks) const {
@@ -139,7 +89,7 @@ class EppContext {
     double forward = 0.0;
     for (const auto& c : chunks) {
       largest = std::max(largest, c.tokens());
-      forward += layer_forward_seconds(c.segments, d);
+      forward += estimate_.layer_forward_seconds(c.segments, d);
     }
     p.layer_forward_seconds = chunks.empty() ? 0.0 : forward / static_cast<double>(chunks.size());
     const std::array<Segment, 1> probe{Segment{largest, 0}};
@@ -170,8 +120,7 @@ class EppContext {
   std::vector<std::uint32_t> slice_counts_, degrees_;
   double gap_ = 0.02, time_limit_s_ = 10.0;
   ScheduleEvaluator evaluate_;
-  mutable std::map<std::tuple<std::uint32_t, std::uint64_t, std::uint64_t>, double> cache_;
-  mutable std::map<std::vector<std::uint64_t>, double> chunk_cache_;  // (d, tokens, context...) of a packed chunk
+  PlanEstimate estimate_;
 };
 
 // The chunks of some units, in order, as the 1F1B queue sees them: a long
@@ -453,25 +402,7 @@ EppOptions resolve_epp_options(const ResolvedScenario& resolved) {
   const FieldLocator& where = resolved.where();
   const proto::Plan& plan = resolved.proto.plan();
   const proto::EppOptions& options = plan.epp();
-  const std::uint32_t gpus = resolved.usable_gpus();
-  const std::uint32_t stages =
-      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
-  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
-  if (stages > resolved.model.layers) {
-    where.fail("plan.epp.pipeline_stages", fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
-  }
-  if (sp > resolved.cluster.gpus_per_node || resolved.cluster.gpus_per_node % sp != 0) {
-    where.fail("plan.epp.sp_degree", fmt::format("must divide cluster.gpus_per_node {} (SP stays inside a node), got {}",
-                                                 resolved.cluster.gpus_per_node, sp));
-  }
-  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
-    where.fail("plan.epp.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
-                                                 resolved.model.attention_heads, resolved.model.kv_heads, sp));
-  }
-  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
-    where.fail("plan.epp.pipeline_stages",
-               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
-  }
+  const StagesAndSp layout = resolve_stages_and_sp(resolved, "plan.epp", options.pipeline_stages(), options.sp_degree());
   for (int i = 0; i < options.slice_counts_size(); ++i) {
     const auto k = options.slice_counts(i);
     if (k == 0 || k > 1024) {
@@ -490,8 +421,8 @@ EppOptions resolve_epp_options(const ResolvedScenario& resolved) {
     where.fail("plan.zero_stage", fmt::format("epp supports ZeRO stages 0 to 2, got {}", plan.zero_stage()));
   }
   EppOptions out;
-  out.pipeline_stages = stages;
-  out.sp_degree = sp;
+  out.pipeline_stages = layout.pipeline_stages;
+  out.sp_degree = layout.sp_degree;
   if (options.slice_counts_size() > 0) out.slice_counts.assign(options.slice_counts().begin(), options.slice_counts().end());
   if (gap > 0) out.checkpoint_gap = gap;
   if (limit > 0) out.solver_time_limit_s = limit;

@@ -19,6 +19,7 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/flexsp_partition.h"
 #include "sim/plan/milp.h"
+#include "sim/plan/plan_estimate.h"
 #include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 #include "sim/plan/zero3_layers.h"
@@ -34,7 +35,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class FlexSpCost {
  public:
   FlexSpCost(const ResolvedScenario& sc, const FlexSpOptions& options)
-      : sc_(sc), n_(sc.usable_gpus()), preset_(sc.flexsp_preset) {
+      : n_(sc.usable_gpus()), estimate_(sc.model, *sc.cost), preset_(sc.flexsp_preset) {
     const auto& model = sc.model;
     memory_ = zero3_memory(sc, false, options.zero3);
     beta_ = preset_ != nullptr ? preset_->beta1.value : 0.0;
@@ -77,54 +78,29 @@ class FlexSpCost {
       return t;
     }
     std::vector<Segment> segments;
-    std::uint64_t tokens = 0;
-    for (auto s : sequences) {
-      segments.push_back(Segment{s, 0});
-      tokens += s;
-    }
-    return chunk_time(segments, tokens, d);
+    for (auto s : sequences) segments.push_back(Segment{s, 0});
+    return estimate_.chunk_seconds(segments, d);
   }
 
   // One sequence's time in a degree-d group (without the per-group constant).
   double seq_time(std::uint64_t s, std::uint32_t d) const {
+    if (preset_ == nullptr) return estimate_.segment_seconds(Segment{s, 0}, d);
     const auto key = std::make_pair(s, d);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    double t = 0.0;
-    if (preset_ != nullptr) {
-      t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d).value;
-    } else {
-      const std::array<Segment, 1> one{Segment{s, 0}};
-      t = chunk_time(one, s, d);
-    }
+    const double t = flexsp_compute_time(*preset_, s, d).value + flexsp_all_to_all_time(*preset_, s, d).value;
     cache_.emplace(key, t);
     return t;
   }
 
  private:
-  // Forward and backward of the whole model over `segments` (`tokens` new
-  // tokens) on one GPU of a degree-d group, with its all-to-alls over a
-  // node-aligned group of d ranks, as the Schedule places every group.
-  double chunk_time(std::span<const Segment> segments, std::uint64_t tokens, std::uint32_t d) const {
-    const ChunkWork work{segments, sc_.model.layers, true, true};
-    double t = sc_.cost->compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, d}).value +
-               sc_.cost->compute_time(ComputeWork{Pass::Backward, work, LayerPart::Whole, d}).value;
-    if (d > 1) {
-      std::vector<std::uint32_t> group(d);
-      std::iota(group.begin(), group.end(), 0u);
-      t += sc_.model.layers * (ulysses_layer_time(sc_.model, tokens, group, Pass::Forward, *sc_.cost).value +
-                               ulysses_layer_time(sc_.model, tokens, group, Pass::Backward, *sc_.cost).value);
-    }
-    return t;
-  }
-
-  const ResolvedScenario& sc_;
   std::uint32_t n_;
+  PlanEstimate estimate_;
   const FlexSpModel* preset_ = nullptr;
   Zero3Memory memory_;
   double beta_ = 0.0;
   std::uint64_t capacity_ = 0;
   std::vector<std::uint32_t> degrees_;
-  mutable std::map<std::pair<std::uint64_t, std::uint32_t>, double> cache_;
+  mutable std::map<std::pair<std::uint64_t, std::uint32_t>, double> cache_;  // the preset's seq_time
 };
 
 // ---------------------------------------------------------------- one micro-batch

@@ -13,7 +13,9 @@
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/planner_registry.h"
+#include "sim/plan/plan_estimate.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/stages_and_sp.h"
 
 namespace eppsim {
 
@@ -99,10 +101,7 @@ Packed1F1BOptions resolve_packed_1f1b_options(const ResolvedScenario& resolved) 
                                : fmt::format(" less {} failed", resolved.cluster.nodes - resolved.live_nodes.size()),
                            resolved.cluster.gpus_per_node, stages));
   }
-  if (stages > resolved.model.layers) {
-    where.fail("plan.packed_1f1b.pipeline_stages",
-               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
-  }
+  check_stages_within_layers(resolved, "plan.packed_1f1b.pipeline_stages", stages);
   if (options.micro_batch_tokens() == 0) where.fail("plan.packed_1f1b.micro_batch_tokens", "must be > 0, got 0");
   const std::uint32_t tp = (options.tensor_parallel() > 0 ? options.tensor_parallel() : 1u);
   const std::uint32_t cp = (options.context_parallel() > 0 ? options.context_parallel() : 1u);
@@ -148,12 +147,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   const bool full_recompute = options.full_recompute;
 
   // 1. Sequences to replicas, balanced by the estimated cost of a whole-model forward.
-  std::vector<double> costs(lengths.size());
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    const std::array<Segment, 1> one{Segment{lengths[i], 0}};
-    costs[i] = sc.cost->compute_time(ComputeWork{Pass::Forward, ChunkWork{one, model.layers, false, false}}).value;
-  }
-  const Bins replicas = longest_processing_time(costs, data_parallel);
+  const Bins replicas = PlanEstimate(model, *sc.cost).balance_replicas(lengths, data_parallel);
 
   // 2. Each replica's sequences packed into micro-batches.
   std::vector<std::vector<std::vector<Segment>>> micro_batches(data_parallel);

@@ -19,7 +19,9 @@
 #include "sim/plan/packing.h"
 #include "sim/plan/sliced_sequences.h"
 #include "sim/plan/planner_registry.h"
+#include "sim/plan/plan_estimate.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/stages_and_sp.h"
 
 namespace eppsim {
 
@@ -164,31 +166,9 @@ Seq1F1BOptions resolve_seq1f1b_options(const ResolvedScenario& resolved) {
   const FieldLocator& where = resolved.where();
   const proto::Plan& plan = resolved.proto.plan();
   const proto::Seq1F1BOptions& options = plan.seq1f1b();
-  const std::uint32_t gpus = resolved.usable_gpus();
-  const std::uint32_t stages =
-      options.pipeline_stages() > 0 ? options.pipeline_stages() : static_cast<std::uint32_t>(resolved.live_nodes.size());
-  const std::uint32_t sp = options.sp_degree() > 0 ? options.sp_degree() : resolved.cluster.gpus_per_node;
-  if (stages > resolved.model.layers) {
-    where.fail("plan.seq1f1b.pipeline_stages",
-               fmt::format("must be <= the model's {} layers, got {}", resolved.model.layers, stages));
-  }
-  if (sp > resolved.cluster.gpus_per_node) {
-    where.fail("plan.seq1f1b.sp_degree",
-               fmt::format("must be <= cluster.gpus_per_node {} (SP stays inside a node), got {}",
-                           resolved.cluster.gpus_per_node, sp));
-  }
-  if (resolved.cluster.gpus_per_node % sp != 0) {
-    where.fail("plan.seq1f1b.sp_degree",
-               fmt::format("must divide cluster.gpus_per_node {}, got {}", resolved.cluster.gpus_per_node, sp));
-  }
-  if (resolved.model.attention_heads % sp != 0 || resolved.model.kv_heads % sp != 0) {
-    where.fail("plan.seq1f1b.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
-                                                     resolved.model.attention_heads, resolved.model.kv_heads, sp));
-  }
-  if (gpus % (static_cast<std::uint64_t>(stages) * sp) != 0) {
-    where.fail("plan.seq1f1b.pipeline_stages",
-               fmt::format("pipeline_stages x sp_degree ({} x {}) must divide the {} GPUs", stages, sp, gpus));
-  }
+  const StagesAndSp layout =
+      resolve_stages_and_sp(resolved, "plan.seq1f1b", options.pipeline_stages(), options.sp_degree());
+  const std::uint32_t stages = layout.pipeline_stages;
   const std::uint32_t min_layers = resolved.model.layers / stages;
   if (options.checkpointed_layers() > min_layers) {
     where.fail("plan.seq1f1b.checkpointed_layers",
@@ -202,7 +182,7 @@ Seq1F1BOptions resolve_seq1f1b_options(const ResolvedScenario& resolved) {
   const std::uint64_t chunk_tokens = options.chunk_tokens() > 0
                                          ? options.chunk_tokens()
                                          : std::max<std::uint64_t>(1, (resolved.max_length + slices - 1) / slices);
-  return Seq1F1BOptions{stages, sp, slices, chunk_tokens, options.checkpointed_layers(), plan.zero_stage()};
+  return Seq1F1BOptions{stages, layout.sp_degree, slices, chunk_tokens, options.checkpointed_layers(), plan.zero_stage()};
 }
 
 std::vector<PlannerRegistration> seq1f1b_registrations() {
@@ -225,12 +205,7 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
   const auto shapes = stage_shapes(model, stages);
 
   // 1. Sequences to replicas, then chunks per replica.
-  std::vector<double> costs(lengths.size());
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    const std::array<Segment, 1> one{Segment{lengths[i], 0}};
-    costs[i] = sc.cost->compute_time(ComputeWork{Pass::Forward, ChunkWork{one, model.layers, false, false}}).value;
-  }
-  const Bins replicas = longest_processing_time(costs, data_parallel);
+  const Bins replicas = PlanEstimate(model, *sc.cost).balance_replicas(lengths, data_parallel);
   std::vector<std::vector<Seq1F1BChunk>> chunks(data_parallel);
   std::uint32_t next_id = 0;
   std::uint32_t most_chunks = 0;

@@ -17,7 +17,9 @@
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/packing.h"
 #include "sim/plan/planner_registry.h"
+#include "sim/plan/plan_estimate.h"
 #include "sim/plan/schedule_builder.h"
+#include "sim/plan/stages_and_sp.h"
 #include "sim/plan/zero3_layers.h"
 
 namespace eppsim {
@@ -37,24 +39,6 @@ void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view 
                                  "KV heads",
                                  sc.source, strategy, d, sc.model.attention_heads, sc.model.kv_heads));
   }
-}
-
-// The rank's compute time (all passes) and all-to-all time of one micro-batch,
-// with the two all-to-alls per layer and pass the Schedule has.
-double micro_batch_seconds(const ResolvedScenario& sc, bool full_recompute, std::span<const Segment> segments,
-                           std::span<const std::uint32_t> group) {
-  const auto d = static_cast<std::uint32_t>(group.size());
-  const ChunkWork work{segments, sc.model.layers, true, true};
-  std::uint64_t tokens = 0;  // new tokens: those the all-to-alls move
-  for (const Segment& s : segments) tokens += s.tokens;
-  std::vector<Pass> passes{Pass::Forward, Pass::Backward};
-  if (full_recompute) passes.push_back(Pass::Recompute);
-  double total = 0.0;
-  for (Pass pass : passes) {
-    total += sc.cost->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
-    if (d > 1) total += sc.model.layers * ulysses_layer_time(sc.model, tokens, group, pass, *sc.cost).value;
-  }
-  return total;
 }
 
 }  // namespace
@@ -84,10 +68,7 @@ UlyssesOptions resolve_ulysses_options(const ResolvedScenario& resolved) {
                fmt::format("must be a power of two dividing the cluster's {} GPUs (0 means gpus_per_node), got {}", gpus,
                            degree));
   }
-  if (resolved.model.attention_heads % degree != 0 || resolved.model.kv_heads % degree != 0) {
-    where.fail("plan.ulysses.sp_degree", fmt::format("must divide the model's {} attention heads and {} KV heads, got {}",
-                                                     resolved.model.attention_heads, resolved.model.kv_heads, degree));
-  }
+  check_sp_divides_heads(resolved, "plan.ulysses.sp_degree", degree);
   UlyssesOptions out = resolve_ulysses_adaptive_options(resolved);
   out.sp_degree = degree;
   return out;
@@ -135,10 +116,6 @@ UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions
   const auto& model = sc.model;
   const bool recompute = options.full_recompute;
   const std::uint64_t capacity = ulysses_group_capacity(sc, options, d);
-  // Estimates price a group's all-to-alls on the first group's ranks (node-aligned, as every group).
-  std::vector<std::uint32_t> first_group(d);
-  std::iota(first_group.begin(), first_group.end(), 0u);
-
   for (auto len : lengths) {
     if (len > capacity) {
       throw InputError(fmt::format(
@@ -155,9 +132,9 @@ UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions
     for (auto k : bin) segments.push_back(Segment{lengths[k], 0});
     micro_batches.push_back(std::move(segments));
   }
+  const PlanEstimate estimate(model, *sc.cost);
   std::vector<double> costs(micro_batches.size());
-  for (std::size_t i = 0; i < micro_batches.size(); ++i)
-    costs[i] = micro_batch_seconds(sc, recompute, micro_batches[i], first_group);
+  for (std::size_t i = 0; i < micro_batches.size(); ++i) costs[i] = estimate.chunk_seconds(micro_batches[i], d, recompute);
 
   // 2. Micro-batches to groups, balanced; each group runs its own in decreasing cost.
   Bins per_group = longest_processing_time(costs, groups);

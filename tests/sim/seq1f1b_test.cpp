@@ -299,7 +299,7 @@ TEST(Seq1F1B, OptionErrorsAreLocated) {
     plan { strategy: "seq1f1b"
       seq1f1b { sp_degree: 3 }
     })");
-  EXPECT_EQ(testing::planner_error(text), "s.textproto:6: plan.seq1f1b.sp_degree: must divide cluster.gpus_per_node 4, got 3");
+  EXPECT_EQ(testing::planner_error(text), "s.textproto:6: plan.seq1f1b.sp_degree: must divide cluster.gpus_per_node 4 (SP stays inside a node), got 3");
   EXPECT_EQ(testing::planner_error(text, {"plan.seq1f1b.sp_degree=2"}), "");
   EXPECT_EQ(testing::planner_error(text, {"plan.seq1f1b={checkpointed_layers: 17}"}),
             "s.textproto: plan.seq1f1b.checkpointed_layers: must be <= the 16 layers of the smallest stage, got 17 (set by "
