@@ -106,21 +106,6 @@ def gib(value):
     return f"{float(value) / 2**30:.1f} GiB"
 
 
-def plan_text(plan):
-    if not plan or not plan.get("ranks"):
-        return ""
-    sp = "/".join(str(x) for x in plan.get("sp_degrees", [])) or "1"
-    text = f"{plan.get('pipeline_stages', 1)} stages x {sp} SP x {plan.get('data_parallel', 1)} DP, {plan['ranks']} ranks"
-    if plan.get("slice_counts"):
-        text += f"; K={'/'.join(str(k) for k in plan['slice_counts'])}"
-    if plan.get("pipelines"):
-        text += f"; {plan['pipelines']} pipeline{'s' if plan['pipelines'] != 1 else ''}"
-    text += f"; {plan.get('chunks', 0)} chunks"
-    if plan.get("layer_chunks"):
-        text += f"; checkpointing {plan.get('checkpointed_layer_chunks', 0)} of {plan['layer_chunks']} layer-chunks"
-    return text
-
-
 def run_summary(report, what):
     step = float(report.get("step_time_s", 0.0))
     b = report.get("breakdown_s", {})
@@ -149,8 +134,8 @@ def run_summary(report, what):
         ("model", what["model"]),
         ("cluster", what["cluster"]),
         ("engine", report.get("engine", "")),
-        ("plan", plan_text(report.get("plan")) or
-         f"{report.get('pipeline_stages', 1)} stages x {report.get('data_parallel', 1)} DP, {report.get('ranks')} ranks"),
+        # Written once, by eppsim (traces/plan_summary.h).
+        ("plan", "; ".join(report.get("plan_summary", "").splitlines())),
         *head,
         ("batch", f"{report.get('sequences', 0)} sequences, {float(report.get('tokens', 0)):,.0f} tokens"),
         *tail,

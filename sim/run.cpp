@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <span>
 
 #include <fmt/format.h>
@@ -16,7 +15,6 @@
 #include "sim/engine/fault_plan.h"
 #include "sim/fault_report.h"
 #include "sim/plan/collective_benchmark.h"
-#include "sim/plan/milp.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
 #include "scenario/cost_model_factory.h"
@@ -100,6 +98,18 @@ void write_lengths_csv(std::span<const std::uint64_t> lengths, const std::filesy
   std::string out = "sequence,length_tokens\n";
   for (std::size_t i = 0; i < lengths.size(); ++i) out += fmt::format("{},{}\n", i, lengths[i]);
   write_file_atomically(path, out);
+}
+
+// `text`'s lines, each after the first prefixed by `indent`.
+std::string indent_lines(std::string_view text, std::string_view indent) {
+  std::string out;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
+    if (start > 0) out += indent;
+    out += text.substr(start, end - start);
+    start = end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -228,60 +238,6 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
   out.commit();
 }
 
-std::string plan_decisions_summary(const proto::PlanDecisions& d, std::string_view indent) {
-  if (d.ranks() == 0) return {};
-  // Line 1: the layout.
-  std::string sp;
-  for (int i = 0; i < d.sp_degrees_size(); ++i) sp += fmt::format("{}{}", i > 0 ? "/" : "", d.sp_degrees(i));
-  std::string layout = fmt::format("{} stage{} x {} SP", d.pipeline_stages(), d.pipeline_stages() == 1 ? "" : "s", sp);
-  if (d.tensor_parallel() > 1) layout += fmt::format(" x {} TP", d.tensor_parallel());
-  if (d.context_parallel() > 1) layout += fmt::format(" x {} CP", d.context_parallel());
-  layout += fmt::format(" x {} DP", d.data_parallel());
-  // SP degrees that vary per micro-batch (FlexSP) do not multiply out.
-  std::string out = d.sp_degrees_size() > 1 ? fmt::format("{}, {} ranks", layout, d.ranks())
-                                            : fmt::format("{} = {} ranks", layout, d.ranks());
-  if (!d.reproduces().empty()) out += fmt::format(" ({})", d.reproduces());
-  out += "\n";
-  // Line 2: chunks, recomputation, solves.
-  std::vector<std::string> parts;
-  std::string chunking;
-  if (d.slice_counts_size() > 0) {
-    std::string ks;
-    for (int i = 0; i < d.slice_counts_size(); ++i) ks += fmt::format("{}{}", i > 0 ? "/" : "", d.slice_counts(i));
-    chunking += fmt::format("K={}, ", ks);
-  }
-  if (d.pipelines() > 0) chunking += fmt::format("{} pipeline{}, ", d.pipelines(), d.pipelines() == 1 ? "" : "s");
-  chunking += fmt::format("{} chunk{}", d.chunks(), d.chunks() == 1 ? "" : "s");
-  if (d.micro_batch_groups_size() > 0) {
-    std::string groups;
-    for (int j = 0; j < d.micro_batch_groups_size() && j < 4; ++j) {
-      std::string sizes;
-      for (int g = 0; g < d.micro_batch_groups(j).sp_degrees_size(); ++g) {
-        sizes += fmt::format("{}{}", g > 0 ? "+" : "", d.micro_batch_groups(j).sp_degrees(g));
-      }
-      groups += fmt::format("{}{}", j > 0 ? ", " : "", sizes);
-    }
-    if (d.micro_batch_groups_size() > 4) groups += ", ...";
-    chunking += fmt::format(" (SP groups {})", groups);
-  }
-  parts.push_back(chunking);
-  if (d.layer_chunks() > 0) {
-    parts.push_back(fmt::format("checkpointing {} of {} layer-chunks", d.checkpointed_layer_chunks(), d.layer_chunks()));
-  }
-  if (d.solves_size() > 0) {
-    std::map<int, int> counts;
-    for (const auto& solve : d.solves()) ++counts[solve.status()];
-    std::string statuses;
-    for (const auto& [status, count] : counts) {
-      statuses += fmt::format("{}{} {}", statuses.empty() ? "" : ", ", count,
-                              solve_status_name(static_cast<proto::SolveStatus>(status)));
-    }
-    parts.push_back(fmt::format("MILPs: {}", statuses));
-  }
-  out += fmt::format("{}{}\n", indent, fmt::join(parts, "; "));
-  return out;
-}
-
 std::string human_summary(const RunResult& result) {
   const proto::Report& r = result.report;
   const double step = r.step_time_s();
@@ -312,13 +268,7 @@ std::string human_summary(const RunResult& result) {
     out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
     return out;
   }
-  const std::string plan = plan_decisions_summary(r.plan(), "               ");
-  if (plan.empty()) {
-    out += fmt::format("  ranks        {} ({} pipeline stages x {} data-parallel), {} micro-batches\n", r.ranks(),
-                       r.pipeline_stages(), r.data_parallel(), r.micro_batches());
-  } else {
-    out += "  plan         " + plan;
-  }
+  out += "  plan         " + indent_lines(r.plan_summary(), "               ");
   if (r.has_faults()) out += "  faults       " + fault_summary(r.faults(), "               ");
   if (r.has_faults() && !r.faults().step_completed()) {
     // No step time, throughput or MFU for a step that did not complete.

@@ -102,10 +102,4 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
 // MFU, breakdown, memory.
 std::string human_summary(const RunResult& result);
 
-// One or two lines on what the planner decided (from Report.plan), e.g.
-//   "4 stages x 8 SP x 1 DP = 32 ranks (InfiniPipe)\n"
-//   "K=4, 3 pipelines, 37 chunks; checkpointing 12 of 64 layer-chunks; MILPs: 3 optimal\n"
-// each line prefixed by `indent` after the first; empty when the schedule carries no decisions.
-std::string plan_decisions_summary(const proto::PlanDecisions& decisions, std::string_view indent);
-
 }  // namespace eppsim

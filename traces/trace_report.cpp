@@ -6,6 +6,7 @@
 
 #include "schedule/rank_busy.h"
 #include "schedule/trace_events.h"
+#include "traces/plan_summary.h"
 
 namespace eppsim {
 namespace {
@@ -80,6 +81,7 @@ proto::Report build_report(const proto::Trace& trace, const proto::Schedule& sch
   report.set_data_parallel(summary.data_parallel());
   report.set_model_flops(summary.model_flops());
   *report.mutable_plan() = summary.decisions();
+  report.set_plan_summary(plan_summary(schedule));
   report.set_tokens_per_s(step_s > 0 ? static_cast<double>(summary.tokens()) / step_s : 0.0);
   const double capacity = step_s * ranks * context.peak_flops_per_gpu;
   report.set_mfu(capacity > 0 ? summary.model_flops() / capacity : 0.0);

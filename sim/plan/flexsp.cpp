@@ -23,6 +23,7 @@
 #include "sim/plan/planner_registry.h"
 #include "sim/plan/schedule_builder.h"
 #include "sim/plan/zero3_layers.h"
+#include "traces/plan_summary.h"
 
 namespace eppsim {
 

@@ -146,14 +146,5 @@ proto::SolveStatus solve_status(Milp::Status status) {
   return proto::SOLVE_FELL_BACK;
 }
 
-std::string_view solve_status_name(proto::SolveStatus status) {
-  switch (status) {
-    case proto::SOLVE_OPTIMAL: return "optimal";
-    case proto::SOLVE_FEASIBLE_AT_LIMIT: return "feasible at limit";
-    case proto::SOLVE_FELL_BACK: return "fell back";
-    case proto::SOLVE_NOT_NEEDED: return "not needed";
-    default: return "unspecified";
-  }
-}
 
 }  // namespace eppsim

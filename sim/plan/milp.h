@@ -66,7 +66,7 @@ class Milp {
 // How a solve ended, for the schedule summary's decisions: Optimal and
 // Feasible (stopped at a limit) give a solution; anything else falls back to
 // the planner's heuristic.
+// Its name: traces/plan_summary.h's solve_status_name.
 proto::SolveStatus solve_status(Milp::Status status);
-std::string_view solve_status_name(proto::SolveStatus status);  // "optimal", "feasible at limit", ...
 
 }  // namespace eppsim

@@ -2,7 +2,8 @@
 """`eppsim run --html` and `eppsim compare --html` end to end: each writes
 DIR/report.html, which headless Chromium (Debian's `chromium`) loads; a
 harness page beside it reads what the browser shows: the summary table's
-numbers (the step time and MFU of report.json / compare.json), every <img>
+numbers (the step time and MFU of report.json / compare.json, and the plan
+line as `eppsim run` prints it, TP and CP included), every <img>
 decoded to a non-empty bitmap, every <svg> laid out with a non-empty box
 holding text, the links to the trace files, and for the comparison the
 paper's numbers (from a paper.json beside the scenario file). Exits 77
@@ -98,14 +99,16 @@ try:
                    "rows": [{"scenario": "quickstart", "label": "quickstart", "speedup": {"epp/packed-1f1b": 1.37}}]}, f)
 
     run_dir = os.path.join(work, "run")
-    out = run([eppsim, "run", scenario, "-o", run_dir, "--html"] + small).stdout
+    # With TP and CP, which the plan line must show as `eppsim run` prints it.
+    megatron = ["--set", "plan.packed_1f1b.tensor_parallel=2", "--set", "plan.packed_1f1b.context_parallel=2"]
+    out = run([eppsim, "run", scenario, "-o", run_dir, "--html"] + small + megatron).stdout
     if f"page         {run_dir}/report.html" not in out:
         failures.append(f"run --html: stdout does not name the page:\n{out}")
     with open(os.path.join(run_dir, "report.json")) as f:
         report = json.load(f)
     check_page("run", shown(run_dir),
                [f"{report['step_time_s']:.4f} s", f"{100 * report['mfu']:.1f}%", "llama2-7b", "16 x A100-80GB",
-                "packed-1f1b (Megatron-LM)"],
+                "packed-1f1b (Megatron-LM)", "x 2 TP x 2 CP x", "; ".join(report["plan_summary"].splitlines())],
                ["trace.json", "trace.pb", "ops.csv", "lengths.csv", "report.json"], images=1, svgs=3)
 
     compare_dir = os.path.join(work, "compare")
