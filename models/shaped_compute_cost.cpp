@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "base/errors.h"
+#include "models/layer_gemms.h"
 
 namespace eppsim {
 namespace {
@@ -39,30 +41,18 @@ double pre_attention_other_kernels(const TransformerSpec& model) {
   return model.ffn_kind == FfnKind::SwiGlu ? 2.0 : 1.0;  // norm (+ rotary embedding for Llama)
 }
 
-// The tile model's time of one GEMM, without the launch.
+// The tile model's time of one GEMM (once), without the launch.
 double gemm_kernel_s(const GemmShape& g, const ShapedComputeParams& p, double peak) {
-  if (!(g.m > 0.0 && g.k > 0.0 && g.n > 0.0)) return 0.0;
+  if (g.m == 0 || g.k == 0 || g.n == 0) return 0.0;
   const double sm_flops = p.gemm_tile_efficiency * peak / p.sm_count;
+  const double m = static_cast<double>(g.m), n = static_cast<double>(g.n), k = static_cast<double>(g.k);
   double best = std::numeric_limits<double>::infinity();
   for (const GemmTile& tile : kGemmTiles) {
-    const double tiles = std::ceil(g.m / tile.m) * std::ceil(g.n / tile.n);
+    const double tiles = std::ceil(m / tile.m) * std::ceil(n / tile.n);
     const double waves = std::ceil(tiles / p.sm_count);
-    best = std::min(best, waves * 2.0 * tile.m * tile.n * (g.k + p.gemm_k_prologue) / sm_flops);
+    best = std::min(best, waves * 2.0 * tile.m * tile.n * (k + p.gemm_k_prologue) / sm_flops);
   }
   return best;
-}
-
-// `layers` copies of the GEMM in `pass`: forward (and recompute) one kernel,
-// backward its data gradient (M, N, K) and its weight gradient (K, M, N).
-void add_gemm(PartTime& part, const GemmShape& g, Pass pass, double layers, const ShapedComputeParams& p, double peak,
-              double launch_s) {
-  if (pass == Pass::Backward) {
-    part.kernels_s += layers * (gemm_kernel_s({g.m, g.n, g.k}, p, peak) + gemm_kernel_s({g.k, g.m, g.n}, p, peak));
-    part.fixed_s += layers * 2.0 * launch_s;
-  } else {
-    part.kernels_s += layers * gemm_kernel_s(g, p, peak);
-    part.fixed_s += layers * launch_s;
-  }
 }
 
 void check_params(const ShapedComputeParams& p) {
@@ -136,16 +126,24 @@ ComputeCost ShapedComputeCost::cost(const ComputeWork& work) const {
   PartTime parts[3];
   if (tokens > 0) {
     const double launch_s = params_.fixed_costs ? params_.kernel_launch.value : 0.0;
-    const double m = static_cast<double>(tokens) / shards;
+    // Each GPU runs ceil(tokens / shards) rows, as the runtime does.
+    const std::uint64_t m = (tokens + work.shards - 1) / std::max(work.shards, 1u);
     const double layers = chunk.layer_count;
-    const double h = model_.hidden_size;
-    const double kv = model_.kv_dim();
-    const double f = model_.ffn_hidden_size;
-    const double ffn_up = model_.ffn_kind == FfnKind::SwiGlu ? 2.0 * f : f;
     const Pass pass = work.pass;
 
+    // The layer's GEMMs (models/layer_gemms.h) in their parts.
+    std::vector<GemmShape> gemms;
+    for (const WeightGemm& w : layer_gemms(model_, 1, chunk.includes_lm_head)) {
+      gemms.clear();
+      append_pass_gemms(gemms, w, m, pass, w.once_per_chunk ? 1 : chunk.layer_count);
+      PartTime& part = parts[w.part == LayerPart::PreAttention ? kPre : kPost];
+      for (const GemmShape& g : gemms) {
+        part.kernels_s += g.count * gemm_kernel_s(g, params_, peak);
+        part.fixed_s += g.count * launch_s;
+      }
+    }
+
     PartTime& pre = parts[kPre];
-    add_gemm(pre, {m, h, h + 2.0 * kv}, pass, layers, params_, peak, launch_s);
     pre.fixed_s += layers * pre_attention_other_kernels(model_) * launch_s;
     if (chunk.includes_embedding) pre.fixed_s += launch_s;
 
@@ -165,14 +163,8 @@ ComputeCost ShapedComputeCost::cost(const ComputeWork& work) const {
     }
 
     PartTime& post = parts[kPost];
-    add_gemm(post, {m, h, h}, pass, layers, params_, peak, launch_s);
-    add_gemm(post, {m, h, ffn_up}, pass, layers, params_, peak, launch_s);
-    add_gemm(post, {m, f, h}, pass, layers, params_, peak, launch_s);
     post.fixed_s += layers * kPostAttentionOtherKernels * launch_s;
-    if (chunk.includes_lm_head) {
-      add_gemm(post, {m, h, static_cast<double>(model_.vocab_size)}, pass, 1.0, params_, peak, launch_s);
-      post.fixed_s += kLmHeadOtherKernels * launch_s;
-    }
+    if (chunk.includes_lm_head) post.fixed_s += kLmHeadOtherKernels * launch_s;
 
     if (params_.fixed_costs && model_.layers > 0) {
       const double framework_s =

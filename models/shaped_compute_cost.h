@@ -6,18 +6,13 @@
 //
 // Work per GPU. A ComputeWork is this rank's 1/shards share of a pass. Every
 // kind of sharding (SP x TP x CP) is taken as splitting tokens: each GEMM runs
-// M = chunk tokens / shards rows. That keeps the FLOPs exact and approximates
+// M = ceil(chunk tokens / shards) rows. That keeps the FLOPs exact and approximates
 // tensor parallelism, which really narrows N (or K) instead of M.
 //
-// GEMMs of one layer, as (M, K, N): output M x N, reduction over K,
-//   PRE_ATTENTION   QKV             (M, hidden, hidden + 2 * kv_dim)
-//   POST_ATTENTION  output proj.    (M, hidden, hidden)
-//                   FFN up          (M, hidden, 2 * ffn) SwiGLU (gate and up as one GEMM), (M, hidden, ffn) GELU
-//                   FFN down        (M, ffn, hidden)
-//   and once per chunk on the stage with the LM head (POST_ATTENTION of its op):
-//                   LM head         (M, hidden, vocab)
-// Backward runs each GEMM (M, K, N) as its data gradient (M, N, K) and its weight
-// gradient (K, M, N) (M is the reduction); recompute is a forward. A GEMM takes
+// GEMMs: those of models/layer_gemms.h (QKV in PRE_ATTENTION; the output
+// projection, FFN up and down, and once per chunk the LM head in
+// POST_ATTENTION; backward their data and weight gradients), with
+// M = ceil(chunk tokens / shards) rows. A GEMM (output M x N, reduction over K) takes
 //   t = t_launch + waves * 2 * tm * tn * (K + k0) / (e_max * peak / SMs)
 // minimised over the tiles tm x tn in {256x128, 128x256, 128x128, 128x64, 64x64},
 // with waves = ceil(ceil(M/tm) * ceil(N/tn) / SMs) (NVIDIA's "Matrix Multiplication
@@ -59,6 +54,7 @@
 #include <cstdint>
 
 #include "models/compute_cost.h"
+#include "models/layer_gemms.h"
 
 namespace eppsim {
 
@@ -83,21 +79,14 @@ struct ShapedComputeParams {
 // the framework's layer and chunk overheads (docs/cost-model.md).
 ShapedComputeParams default_shaped_params(const GpuSpec& gpu);
 
-// A GEMM: output m x n, reduction over k.
-struct GemmShape {
-  double m = 0.0;
-  double k = 0.0;
-  double n = 0.0;
-  double flops() const { return 2.0 * m * k * n; }
-};
-
 struct GemmTile {
   std::uint32_t m = 0;
   std::uint32_t n = 0;
 };
 inline constexpr std::array<GemmTile, 5> kGemmTiles = {{{256, 128}, {128, 256}, {128, 128}, {128, 64}, {64, 64}}};
 
-// The GEMM's time with the formula above; the launch only when params.fixed_costs.
+// One of the GEMM's `count` runs (models/layer_gemms.h), with the formula
+// above; the launch only when params.fixed_costs.
 Seconds shaped_gemm_time(const GemmShape& gemm, const ShapedComputeParams& params, FlopsPerSecond peak);
 // The head dimension a FlashAttention kernel runs for `head_dim`.
 std::uint32_t padded_head_dim(std::uint32_t head_dim);

@@ -11,18 +11,6 @@
 namespace eppsim::runtime {
 namespace {
 
-// The GEMMs of a layer (forward: tokens x in -> tokens x out, activations times
-// weights). Backward runs each twice: the input gradient dX[m x k] = dY[m x n]
-// W^T and the weight gradient dW[k x n] = X^T[k x m] dY.
-struct GemmKind {
-  std::string_view forward, input_grad, weight_grad;
-};
-constexpr GemmKind kQkv{"qkv", "qkv_dgrad", "qkv_wgrad"};
-constexpr GemmKind kAttentionOutput{"attention_output", "attention_output_dgrad", "attention_output_wgrad"};
-constexpr GemmKind kFfnUp{"ffn_up", "ffn_up_dgrad", "ffn_up_wgrad"};
-constexpr GemmKind kFfnDown{"ffn_down", "ffn_down_dgrad", "ffn_down_wgrad"};
-constexpr GemmKind kLmHead{"lm_head", "lm_head_dgrad", "lm_head_wgrad"};
-
 constexpr double kBackwardAttentionFactor = 2.5;  // as models/compute_cost.cpp
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
@@ -95,19 +83,15 @@ double plan_flops(const KernelPlan& plan) {
 }
 
 // Per layer and rank (m = the rank's tokens, e = bytes per element, f and the
-// heads after tensor parallelism):
-//   PRE_ATTENTION   qkv [m x h] x [h x (heads + 2 kv_heads) * head_dim] (heads
-//                   over tensor parallelism only);
-//                   element-wise: the first norm (read and write h per token)
+// heads after tensor parallelism), the GEMMs as models/layer_gemms.h lists them:
+//   PRE_ATTENTION   qkv; element-wise: the first norm (read and write h per token)
 //   ATTENTION       causal attention per segment
-//   POST_ATTENTION  attention_output [m x heads*head_dim] x [.. x h], ffn_up
-//                   [m x h] x [h x f] (SwiGLU: 2f, gate and up fused), ffn_down
-//                   [m x f] x [f x h]; element-wise: two residual adds (read 2h,
-//                   write h), the second norm (2h), the FFN activation (SwiGLU:
-//                   read 2f, write f; GELU: read and write f)
+//   POST_ATTENTION  attention_output, ffn_up, ffn_down; element-wise: two
+//                   residual adds (read 2h, write h), the second norm (2h), the
+//                   FFN activation (SwiGLU: read 2f, write f; GELU: read and write f)
 //   first layer     the embedding row read and written (2h), with PRE_ATTENTION
-//   LM head         lm_head [m x h] x [h x vocab], the final norm (2h) and the
-//                   fp32 logits written and read for the loss (8 * vocab bytes)
+//   LM head         lm_head, the final norm (2h) and the fp32 logits written and
+//                   read for the loss (8 * vocab bytes)
 // Backward doubles the GEMMs (input and weight gradients) and the element-wise
 // bytes (read the activation, write its gradient).
 KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::ComputeOp& op,
@@ -136,8 +120,7 @@ KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::Compu
   // share of the tokens with every head, then trades tokens for heads).
   const std::uint32_t heads = model.attention_heads / head_split;
   const std::uint32_t kv_heads = kv_heads_per_rank(model.kv_heads, head_split);
-  const std::uint32_t tp_heads = model.attention_heads / d.tensor;
-  const std::uint32_t tp_kv_heads = kv_heads_per_rank(model.kv_heads, d.tensor);
+  kv_heads_per_rank(model.kv_heads, d.tensor);  // checks that TP and the K/V heads divide one another
   const std::uint64_t head_dim = model.head_dim();
   const std::uint64_t h = model.hidden_size;
   const std::uint64_t f = ceil_div(model.ffn_hidden_size, d.tensor);
@@ -153,18 +136,15 @@ KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::Compu
   const bool attention = part == proto::LAYER_WHOLE || part == proto::ATTENTION;
   const bool post = part == proto::LAYER_WHOLE || part == proto::POST_ATTENTION;
 
-  auto add_gemm = [&](const GemmKind& kind, std::uint64_t n, std::uint64_t k, std::uint32_t count) {
-    if (m == 0 || n == 0 || k == 0 || count == 0) return;
-    if (!backward) {
-      plan.gemms.push_back(GemmShape{.m = m, .n = n, .k = k, .count = count, .name = kind.forward});
-    } else {
-      plan.gemms.push_back(GemmShape{.m = m, .n = k, .k = n, .count = count, .name = kind.input_grad});
-      plan.gemms.push_back(GemmShape{.m = k, .n = n, .k = m, .count = count, .name = kind.weight_grad});
+  const std::vector<WeightGemm> weights = layer_gemms(model, d.tensor, op.includes_lm_head());
+  auto add_gemms = [&](LayerPart gemm_part) {
+    for (const WeightGemm& w : weights) {
+      if (w.part == gemm_part) append_pass_gemms(plan.gemms, w, m, plan.pass, w.once_per_chunk ? 1 : layers);
     }
   };
   std::uint64_t elementwise_per_token = 0;  // bytes
   if (pre) {
-    add_gemm(kQkv, (tp_heads + 2ull * tp_kv_heads) * head_dim, h, layers);
+    add_gemms(LayerPart::PreAttention);
     elementwise_per_token += layers * 2 * e * h;
     if (op.first_layer() == 0 && layers > 0) elementwise_per_token += 2 * e * h;
   }
@@ -185,14 +165,9 @@ KernelPlan plan_kernels(const proto::ModelShape& model_shape, const proto::Compu
     }
   }
   if (post) {
-    add_gemm(kAttentionOutput, h, tp_heads * head_dim, layers);
-    add_gemm(kFfnUp, gated ? 2 * f : f, h, layers);
-    add_gemm(kFfnDown, h, f, layers);
+    add_gemms(LayerPart::PostAttention);
     elementwise_per_token += layers * (2 * 3 * e * h + 2 * e * h + (gated ? 3 : 2) * e * f);
-    if (op.includes_lm_head()) {
-      add_gemm(kLmHead, vocab, h, 1);
-      elementwise_per_token += 2 * e * h + 2 * 4 * vocab;
-    }
+    if (op.includes_lm_head()) elementwise_per_token += 2 * e * h + 2 * 4 * vocab;
   }
   plan.elementwise_bytes = (backward ? 2 : 1) * elementwise_per_token * m;
   return plan;

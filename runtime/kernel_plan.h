@@ -13,22 +13,12 @@
 #include <vector>
 
 #include "models/chunk.h"
+#include "models/layer_gemms.h"
 #include "proto/schedule.pb.h"
 
 namespace eppsim::runtime {
 
-// C[m x n] = A[m x k] * B[k x n], `count` times (e.g. once per layer).
-// `name` says which weight it is for ("qkv", "attention_output", "ffn_up",
-// "ffn_down", "lm_head"; backward: "qkv_dgrad", the input gradient, and
-// "qkv_wgrad", the weight gradient), for benchmarks and logs; it points at a
-// string literal.
-struct GemmShape {
-  std::uint64_t m = 0, n = 0, k = 0;
-  std::uint32_t count = 1;
-  std::string_view name;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) * count; }
-  bool operator==(const GemmShape&) const = default;
-};
+// GemmShape: models/layer_gemms.h, where the layer's GEMMs are listed.
 
 // Causal attention of `tokens` queries over `context_tokens + tokens` keys of
 // one sequence (query i sees the context and queries 0..i), `heads` query heads

@@ -30,6 +30,11 @@ ComputeWork work_of(const std::vector<Segment>& segments, std::uint32_t layers, 
   return w;
 }
 
+// Output m x n, reduction over k, once.
+GemmShape gemm(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
+  return GemmShape{.m = m, .n = n, .k = k, .count = 1, .name = "test"};
+}
+
 // Fraction of peak a GEMM reaches.
 double gemm_efficiency(const GemmShape& g, const ShapedComputeParams& p, const GpuSpec& gpu) {
   return g.flops() / shaped_gemm_time(g, p, gpu.peak_bf16).value / gpu.peak_bf16.value;
@@ -39,8 +44,8 @@ TEST(ShapedGemm, OneTileMoreThanTheSmsCostsAboutTwice) {
   const ShapedComputeParams p = without_fixed_costs(h100());
   ASSERT_EQ(p.sm_count, 132u);
   // 64-row tiles of a 64-wide output: exactly one tile per SM, then one more.
-  const GemmShape full{64.0 * 132, 4096, 64};
-  const GemmShape one_more{64.0 * 132 + 1, 4096, 64};
+  const GemmShape full = gemm(64 * 132, 64, 4096);
+  const GemmShape one_more = gemm(64 * 132 + 1, 64, 4096);
   const double ratio = shaped_gemm_time(one_more, p, h100().peak_bf16).value /
                        shaped_gemm_time(full, p, h100().peak_bf16).value;
   EXPECT_NEAR(ratio, 2.0, 1e-9);
@@ -49,8 +54,8 @@ TEST(ShapedGemm, OneTileMoreThanTheSmsCostsAboutTwice) {
 TEST(ShapedGemm, EfficiencyRisesWithM) {
   const ShapedComputeParams p = default_shaped_params(h100());
   double previous = 0.0;
-  for (double m : {64.0, 256.0, 1024.0, 4096.0, 16384.0}) {
-    const double e = gemm_efficiency({m, 4096, 4096}, p, h100());
+  for (std::uint64_t m : {64u, 256u, 1024u, 4096u, 16384u}) {
+    const double e = gemm_efficiency(gemm(m, 4096, 4096), p, h100());
     EXPECT_GT(e, previous) << "M = " << m;
     EXPECT_LT(e, p.gemm_tile_efficiency) << "M = " << m;
     previous = e;
@@ -73,9 +78,9 @@ TEST(ShapedGemm, FollowsXlaH100MeasurementsWithinTenPercent) {
     GemmShape gemm;
     double measured_flops;
   } cases[] = {
-      {{512, 4096, 4096}, 644e12},
-      {{4096, 4096, 4096}, 783e12},
-      {{8192, 4096, 4096}, 808e12},
+      {gemm(512, 4096, 4096), 644e12},
+      {gemm(4096, 4096, 4096), 783e12},
+      {gemm(8192, 4096, 4096), 808e12},
   };
   for (const auto& c : cases) {
     const double model = gemm_efficiency(c.gemm, p, h100());
@@ -92,7 +97,7 @@ TEST(ShapedGemm, FollowsXlaH100MeasurementsWithinTenPercent) {
 // that a change to it is seen: the model gives about 56%, 1.3x the measurement.
 TEST(ShapedGemm, IsTooFastForNarrowM) {
   const ShapedComputeParams p = default_shaped_params(h100());
-  const double model = gemm_efficiency({256, 4096, 4096}, p, h100());
+  const double model = gemm_efficiency(gemm(256, 4096, 4096), p, h100());
   const double measured = 412e12 / h100().peak_bf16.value;
   EXPECT_GT(model / measured, 1.0);
   EXPECT_LT(model / measured, 1.4);
@@ -100,12 +105,12 @@ TEST(ShapedGemm, IsTooFastForNarrowM) {
 
 TEST(ShapedGemm, LaunchOnlyWithFixedCosts) {
   ShapedComputeParams p = default_shaped_params(h100());
-  const GemmShape g{4096, 4096, 4096};
+  const GemmShape g = gemm(4096, 4096, 4096);
   const double on = shaped_gemm_time(g, p, h100().peak_bf16).value;
   p.fixed_costs = false;
   const double off = shaped_gemm_time(g, p, h100().peak_bf16).value;
   EXPECT_NEAR(on - off, p.kernel_launch.value, 1e-12);
-  EXPECT_DOUBLE_EQ(shaped_gemm_time({0, 4096, 4096}, p, h100().peak_bf16).value, 0.0);
+  EXPECT_DOUBLE_EQ(shaped_gemm_time(gemm(0, 4096, 4096), p, h100().peak_bf16).value, 0.0);
 }
 
 TEST(ShapedAttention, PadsTheHeadDimension) {
