@@ -13,7 +13,6 @@ namespace eppsim {
 namespace {
 
 constexpr double kBackwardGemmFactor = 2.0;       // input gradients + weight gradients
-constexpr double kBackwardAttentionFactor = 2.5;  // FlashAttention recomputes the scores
 
 // Sum over segments of the causal query-key pairs: s*c + s*(s+1)/2.
 double attention_pairs(const ChunkWork& work) {

@@ -54,6 +54,10 @@ class ComputeFit;
 class Calibration;
 }  // namespace proto
 
+// Backward attention FLOPs over forward: FlashAttention recomputes the scores
+// (the table above).
+inline constexpr double kBackwardAttentionFactor = 2.5;
+
 struct FlopCount {
   double gemm = 0.0;
   double attention = 0.0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "models/compute_cost.h"
 #include "models/transformer_spec.h"
 #include "schedule/compute_segments.h"
 #include "schedule/model_shape.h"
@@ -10,8 +11,6 @@
 
 namespace eppsim::runtime {
 namespace {
-
-constexpr double kBackwardAttentionFactor = 2.5;  // as models/compute_cost.cpp
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
