@@ -23,7 +23,7 @@ Seconds ClusterCostModel::p2p_time(std::uint32_t src_rank, std::uint32_t dst_ran
   return network_->p2p_time(src_rank, dst_rank, size);
 }
 
-Seconds ClusterCostModel::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+Seconds ClusterCostModel::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                           std::span<const std::uint32_t> ranks, Bytes size) const {
   return network_->collective_time(kind, algorithm, ranks, size);
 }

@@ -25,7 +25,7 @@ class ClusterCostModel final : public CostModel {
   Seconds compute_time(const ComputeWork& work) const override;
   Seconds optimizer_time(Bytes memory_traffic) const override;
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override;
 
   const ComputeCostModel& compute() const { return *compute_; }

@@ -22,11 +22,11 @@
 #include <span>
 
 #include "models/chunk.h"
+#include "models/comm_kind.h"
 #include "base/units.h"
 
 namespace eppsim {
 
-enum class CollectiveKind : std::uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
 enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Direct, Hierarchical };
 
 // Which part of each layer a compute op runs (schedule.proto's LayerPart).
@@ -45,8 +45,9 @@ class CostModel {
   virtual Seconds compute_time(const ComputeWork& work) const = 0;
   virtual Seconds optimizer_time(Bytes memory_traffic) const = 0;
   virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
-  // `size` as schedule.proto's CollectiveOp.size_bytes defines it per kind.
-  virtual Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  // `size` as schedule.proto's CollectiveOp.size_bytes defines it per kind;
+  // SendRecv (two ranks) is one message from ranks[0] to ranks[1].
+  virtual Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                   std::span<const std::uint32_t> ranks, Bytes size) const = 0;
 };
 

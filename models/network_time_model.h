@@ -24,7 +24,7 @@ class NetworkTimeModel {
   // One message from `src_rank` to `dst_rank`, nothing else on the wire (0 to itself).
   virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
   // One collective over `ranks` (0 for fewer than two).
-  virtual Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  virtual Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                   std::span<const std::uint32_t> ranks, Bytes size) const = 0;
 };
 

@@ -84,7 +84,7 @@ Seconds ulysses_layer_time(const TransformerSpec& model, std::uint64_t tokens, s
   Seconds time;
   if (degree <= 1) return time;
   for (const Bytes buffer : ulysses_layer_exchanges(model, tokens, degree, pass)) {
-    if (buffer.count > 0) time += cost.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, group, buffer);
+    if (buffer.count > 0) time += cost.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, group, buffer);
   }
   return time;
 }

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "models/network/comm_kind.h"
+#include "models/comm_kind.h"
 #include "runtime/comm_plan.h"
 
 namespace eppsim::runtime {
@@ -49,7 +49,7 @@ bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t 
                               const std::vector<float>& received);
 
 // The kind of communication `op` measures, whose name it has and whose bus and
-// algbw bytes (models/network/comm_kind.h) its row reports.
+// algbw bytes (models/comm_kind.h) its row reports.
 eppsim::CommKind comm_kind_of(BenchOp op);
 
 }  // namespace eppsim::runtime

@@ -25,7 +25,7 @@ class DeferredRoutedNetwork final : public NetworkTimeModel {
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override {
     return routed().p2p_time(src_rank, dst_rank, size);
   }
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override {
     return routed().collective_time(kind, algorithm, ranks, size);
   }

@@ -18,13 +18,13 @@ Seconds fixed(OpView op) { return Seconds(static_cast<double>(op.fixed_duration_
 
 }  // namespace
 
-CollectiveKind to_model(proto::CollectiveKind kind) {
+CommKind to_model(proto::CollectiveKind kind) {
   switch (kind) {
-    case proto::ALL_REDUCE: return CollectiveKind::AllReduce;
-    case proto::ALL_GATHER: return CollectiveKind::AllGather;
-    case proto::REDUCE_SCATTER: return CollectiveKind::ReduceScatter;
-    case proto::ALL_TO_ALL: return CollectiveKind::AllToAll;
-    case proto::BROADCAST: return CollectiveKind::Broadcast;
+    case proto::ALL_REDUCE: return CommKind::AllReduce;
+    case proto::ALL_GATHER: return CommKind::AllGather;
+    case proto::REDUCE_SCATTER: return CommKind::ReduceScatter;
+    case proto::ALL_TO_ALL: return CommKind::AllToAll;
+    case proto::BROADCAST: return CommKind::Broadcast;
     default: throw std::invalid_argument(fmt::format("collective kind {} has no cost", static_cast<int>(kind)));
   }
 }

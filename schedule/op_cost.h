@@ -12,7 +12,7 @@
 
 namespace eppsim {
 
-CollectiveKind to_model(proto::CollectiveKind kind);
+CommKind to_model(proto::CollectiveKind kind);
 CollectiveAlgorithm to_model(proto::CollectiveAlgorithm algorithm);
 LayerPart to_model(proto::LayerPart part);
 Pass pass_of(proto::Phase phase);  // FORWARD, BACKWARD or RECOMPUTE

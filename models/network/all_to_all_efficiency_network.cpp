@@ -23,10 +23,10 @@ Seconds AllToAllEfficiencyNetwork::p2p_time(std::uint32_t src_rank, std::uint32_
   return network_->p2p_time(src_rank, dst_rank, size);
 }
 
-Seconds AllToAllEfficiencyNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+Seconds AllToAllEfficiencyNetwork::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                                    std::span<const std::uint32_t> ranks, Bytes size) const {
   const Seconds time = network_->collective_time(kind, algorithm, ranks, size);
-  if (kind != CollectiveKind::AllToAll) return time;
+  if (kind != CommKind::AllToAll) return time;
   return Seconds(time.value / efficiency(static_cast<std::uint32_t>(ranks.size())));
 }
 

@@ -33,7 +33,7 @@ class AllToAllEfficiencyNetwork final : public NetworkTimeModel {
   AllToAllEfficiencyNetwork(std::shared_ptr<const NetworkTimeModel> network, std::vector<AllToAllEfficiencyPoint> points);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override;
 
   // efficiency(degree): the listed value, 1 for a degree not listed.

@@ -46,19 +46,19 @@ const CommFit* CalibratedNetwork::fit_for_p2p(std::uint32_t src_rank, std::uint3
   return find(CommKind::SendRecv, 2, node_of_rank_.at(src_rank) != node_of_rank_.at(dst_rank));
 }
 
-const CommFit* CalibratedNetwork::fit_for(CollectiveKind kind, std::span<const std::uint32_t> ranks) const {
+const CommFit* CalibratedNetwork::fit_for(CommKind kind, std::span<const std::uint32_t> ranks) const {
   if (ranks.size() < 2) return nullptr;
   const std::uint32_t first_node = node_of_rank_.at(ranks.front());
   const bool crosses =
       std::any_of(ranks.begin(), ranks.end(), [&](std::uint32_t r) { return node_of_rank_.at(r) != first_node; });
-  return find(comm_kind_of(kind), static_cast<std::uint32_t>(ranks.size()), crosses);
+  return find(kind, static_cast<std::uint32_t>(ranks.size()), crosses);
 }
 
 bool CalibratedNetwork::covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
   return fit_for_p2p(src_rank, dst_rank) != nullptr;
 }
 
-bool CalibratedNetwork::covers(CollectiveKind kind, std::span<const std::uint32_t> ranks) const {
+bool CalibratedNetwork::covers(CommKind kind, std::span<const std::uint32_t> ranks) const {
   return fit_for(kind, ranks) != nullptr;
 }
 
@@ -68,7 +68,7 @@ Seconds CalibratedNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_ra
   return fallback_->p2p_time(src_rank, dst_rank, size);
 }
 
-Seconds CalibratedNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+Seconds CalibratedNetwork::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                            std::span<const std::uint32_t> ranks, Bytes size) const {
   if (ranks.size() < 2) return Seconds(0.0);
   if (const CommFit* fit = fit_for(kind, ranks)) return fitted_time(*fit, size);

@@ -5,7 +5,7 @@
 //
 // A fit covers one kind of communication over one group size, inside a node or
 // across nodes:  time = latency + bus_bytes / bus_bandwidth,  with bus_bytes
-// the data each rank moves as nccl-tests counts it (models/network/comm_kind.h).
+// the data each rank moves as nccl-tests counts it (models/comm_kind.h).
 // CalibratedNetwork prices a message or a collective by the fit of the same
 // kind, group size and node-crossing when there is one (whatever the
 // algorithm hint: the fit measured what the library chose), and otherwise asks
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "models/cost_model.h"
-#include "models/network/comm_kind.h"
+#include "models/comm_kind.h"
 #include "models/network_time_model.h"
 #include "base/units.h"
 
@@ -46,18 +46,18 @@ class CalibratedNetwork final : public NetworkTimeModel {
                     std::vector<std::uint32_t> node_of_rank);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
   // The fit that prices (kind, group_size, crosses_nodes); null when none does.
   const CommFit* find(CommKind kind, std::uint32_t group_size, bool crosses_nodes) const;
   // Whether a fit prices this message / this collective (else the wrapped model does).
   bool covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
-  bool covers(CollectiveKind kind, std::span<const std::uint32_t> ranks) const;
+  bool covers(CommKind kind, std::span<const std::uint32_t> ranks) const;
 
  private:
   const CommFit* fit_for_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
-  const CommFit* fit_for(CollectiveKind kind, std::span<const std::uint32_t> ranks) const;
+  const CommFit* fit_for(CommKind kind, std::span<const std::uint32_t> ranks) const;
 
   std::vector<CommFit> fits_;
   std::shared_ptr<const NetworkTimeModel> fallback_;

@@ -19,19 +19,20 @@ Seconds ClosedFormNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_ra
   return link.latency + transfer_time(size, link.bandwidth);
 }
 
-Seconds ring_collective_time(CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link) {
+Seconds ring_collective_time(CommKind kind, std::uint32_t n, Bytes size, LinkParams link) {
   if (n <= 1) return Seconds(0.0);
   const double steps = n - 1;
   const Seconds full = transfer_time(size, link.bandwidth);
   switch (kind) {
-    case CollectiveKind::AllReduce:
+    case CommKind::AllReduce:
       return link.latency * (2 * steps) + full * (2 * steps / n);
-    case CollectiveKind::ReduceScatter:
-    case CollectiveKind::AllToAll:
+    case CommKind::ReduceScatter:
+    case CommKind::AllToAll:
       return link.latency * steps + full * (steps / n);
-    case CollectiveKind::AllGather:
+    case CommKind::AllGather:
       return link.latency * steps + full * steps;
-    case CollectiveKind::Broadcast:
+    case CommKind::SendRecv:  // two ranks: a one-hop broadcast
+    case CommKind::Broadcast:
       return link.latency * steps + full;
   }
   throw std::invalid_argument(fmt::format("ring_collective_time: unknown collective kind {}", static_cast<int>(kind)));
@@ -44,32 +45,32 @@ Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link) {
 
 Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
                                     LinkParams inter) {
-  const Seconds intra_phase = ring_collective_time(CollectiveKind::ReduceScatter, gpus_per_node, size, intra);
+  const Seconds intra_phase = ring_collective_time(CommKind::ReduceScatter, gpus_per_node, size, intra);
   const Bytes per_nic(size.count / std::max<std::uint32_t>(gpus_per_node, 1));
-  return intra_phase * 2.0 + ring_collective_time(CollectiveKind::AllReduce, nodes, per_nic, inter);
+  return intra_phase * 2.0 + ring_collective_time(CommKind::AllReduce, nodes, per_nic, inter);
 }
 
-Seconds hierarchical_collective_time(CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
+Seconds hierarchical_collective_time(CommKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
                                      Bytes size, LinkParams intra, LinkParams inter) {
   const std::uint32_t g = std::max<std::uint32_t>(gpus_per_node, 1);
   switch (kind) {
-    case CollectiveKind::AllReduce:
+    case CommKind::AllReduce:
       return hierarchical_allreduce_time(g, nodes, size, intra, inter);
-    case CollectiveKind::ReduceScatter:
+    case CommKind::ReduceScatter:
       // Inside the node over the whole vector, then across nodes over each GPU's 1/g.
-      return ring_collective_time(CollectiveKind::ReduceScatter, g, size, intra) +
-             ring_collective_time(CollectiveKind::ReduceScatter, nodes, Bytes(size.count / g), inter);
-    case CollectiveKind::AllGather:
+      return ring_collective_time(CommKind::ReduceScatter, g, size, intra) +
+             ring_collective_time(CommKind::ReduceScatter, nodes, Bytes(size.count / g), inter);
+    case CommKind::AllGather:
       // Across nodes among same-index GPUs, then inside the node over k inputs.
-      return ring_collective_time(CollectiveKind::AllGather, nodes, size, inter) +
-             ring_collective_time(CollectiveKind::AllGather, g, Bytes(size.count * nodes), intra);
+      return ring_collective_time(CommKind::AllGather, nodes, size, inter) +
+             ring_collective_time(CommKind::AllGather, g, Bytes(size.count * nodes), intra);
     default:
       throw std::invalid_argument(
           fmt::format("hierarchical_collective_time: unsupported collective kind {}", static_cast<int>(kind)));
   }
 }
 
-Seconds ClosedFormNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+Seconds ClosedFormNetwork::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                               std::span<const std::uint32_t> ranks, Bytes size) const {
   const auto n = static_cast<std::uint32_t>(ranks.size());
   if (n <= 1) return Seconds(0.0);
@@ -81,9 +82,9 @@ Seconds ClosedFormNetwork::collective_time(CollectiveKind kind, CollectiveAlgori
   const std::uint32_t g = per_node.begin()->second;
   const bool uniform = std::all_of(per_node.begin(), per_node.end(), [&](const auto& kv) { return kv.second == g; });
   const bool hierarchical_applies = !one_node && uniform && g > 1 &&
-                                    (kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter || kind == CollectiveKind::AllGather);
+                                    (kind == CommKind::AllReduce || kind == CommKind::ReduceScatter || kind == CommKind::AllGather);
   const auto nodes = static_cast<std::uint32_t>(per_node.size());
-  if (kind == CollectiveKind::AllToAll && !one_node) {
+  if (kind == CommKind::AllToAll && !one_node) {
     // Direct all-to-all: a GPU with m of the group's n ranks on its node sends
     // (m-1)/n of its buffer over NVLink and (n-m)/n through its NIC, both at
     // once; the GPU on the least-filled node finishes last.
@@ -101,14 +102,14 @@ Seconds ClosedFormNetwork::collective_time(CollectiveKind kind, CollectiveAlgori
     case CollectiveAlgorithm::Direct:
       return ring_collective_time(kind, n, size, bottleneck);
     case CollectiveAlgorithm::Tree:
-      if (kind == CollectiveKind::AllReduce) return tree_allreduce_time(n, size, bottleneck);
+      if (kind == CommKind::AllReduce) return tree_allreduce_time(n, size, bottleneck);
       return ring_collective_time(kind, n, size, bottleneck);
     case CollectiveAlgorithm::Hierarchical:
       if (hierarchical_applies) return hierarchical_collective_time(kind, g, nodes, size, intra_, inter_);
       return ring_collective_time(kind, n, size, bottleneck);
     case CollectiveAlgorithm::Auto: {
       Seconds best = ring_collective_time(kind, n, size, bottleneck);
-      if (kind == CollectiveKind::AllReduce) best = std::min(best, tree_allreduce_time(n, size, bottleneck));
+      if (kind == CommKind::AllReduce) best = std::min(best, tree_allreduce_time(n, size, bottleneck));
       if (hierarchical_applies) best = std::min(best, hierarchical_collective_time(kind, g, nodes, size, intra_, inter_));
       return best;
     }

@@ -39,7 +39,7 @@ class ClosedFormNetwork final : public NetworkTimeModel {
   ClosedFormNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
  private:
@@ -49,12 +49,12 @@ class ClosedFormNetwork final : public NetworkTimeModel {
 };
 
 // The closed forms themselves, for one uniform link (alpha, B) and group size n.
-Seconds ring_collective_time(CollectiveKind kind, std::uint32_t n, Bytes size, LinkParams link);
+Seconds ring_collective_time(CommKind kind, std::uint32_t n, Bytes size, LinkParams link);
 Seconds tree_allreduce_time(std::uint32_t n, Bytes size, LinkParams link);
 Seconds hierarchical_allreduce_time(std::uint32_t gpus_per_node, std::uint32_t nodes, Bytes size, LinkParams intra,
                                     LinkParams inter);
 // ALL_REDUCE, REDUCE_SCATTER or ALL_GATHER over g GPUs on each of k nodes.
-Seconds hierarchical_collective_time(CollectiveKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
+Seconds hierarchical_collective_time(CommKind kind, std::uint32_t gpus_per_node, std::uint32_t nodes,
                                      Bytes size, LinkParams intra, LinkParams inter);
 
 }  // namespace eppsim

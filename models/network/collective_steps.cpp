@@ -47,18 +47,18 @@ void hierarchical(CollectiveSteps& steps, std::span<const std::uint32_t> node_of
 
 }  // namespace
 
-CollectiveSteps collective_steps(CollectiveKind kind, CollectiveAlgorithm algorithm, std::uint32_t channels,
+CollectiveSteps collective_steps(CommKind kind, CollectiveAlgorithm algorithm, std::uint32_t channels,
                                  std::span<const std::uint32_t> node_of_member, double size) {
   if (algorithm == CollectiveAlgorithm::Auto) throw std::invalid_argument("collective_steps needs a concrete algorithm");
   CollectiveSteps steps;
   steps.algorithm = algorithm;
   // RoutedNetwork runs all-to-all and hierarchical all-reduce on one channel.
-  const bool one_channel = kind == CollectiveKind::AllToAll || algorithm == CollectiveAlgorithm::Hierarchical;
+  const bool one_channel = kind == CommKind::AllToAll || algorithm == CollectiveAlgorithm::Hierarchical;
   steps.channels = one_channel ? 1 : std::max<std::uint32_t>(channels, 1);
   const auto n = static_cast<std::uint32_t>(node_of_member.size());
   if (n <= 1) return steps;
   const double per_channel = size / steps.channels;
-  if (kind == CollectiveKind::AllToAll) {
+  if (kind == CommKind::AllToAll) {
     if (algorithm != CollectiveAlgorithm::Ring && algorithm != CollectiveAlgorithm::Direct) {
       throw std::invalid_argument("all-to-all runs pairwise (Ring) or Direct");
     }
@@ -73,12 +73,12 @@ CollectiveSteps collective_steps(CollectiveKind kind, CollectiveAlgorithm algori
     return steps;
   }
   if (algorithm == CollectiveAlgorithm::Hierarchical) {
-    if (kind != CollectiveKind::AllReduce) throw std::invalid_argument("hierarchical applies to all-reduce only");
+    if (kind != CommKind::AllReduce) throw std::invalid_argument("hierarchical applies to all-reduce only");
     hierarchical(steps, node_of_member, size);
     return steps;
   }
   if (algorithm == CollectiveAlgorithm::Tree) {
-    if (kind != CollectiveKind::AllReduce) throw std::invalid_argument("tree applies to all-reduce only");
+    if (kind != CommKind::AllReduce) throw std::invalid_argument("tree applies to all-reduce only");
     steps.layouts = {one_ring(n)};
     const auto depth = static_cast<std::uint32_t>(std::ceil(std::log2(static_cast<double>(n))));
     if (depth > 1) steps.phases.push_back(phase(0, 1, 0.0, 2 * depth - 2));
@@ -88,14 +88,15 @@ CollectiveSteps collective_steps(CollectiveKind kind, CollectiveAlgorithm algori
   if (algorithm != CollectiveAlgorithm::Ring) throw std::invalid_argument("this collective runs as a ring");
   steps.layouts = {one_ring(n)};
   switch (kind) {
-    case CollectiveKind::AllReduce: steps.phases.push_back(phase(0, 1, per_channel / n, 2 * (n - 1))); break;
-    case CollectiveKind::ReduceScatter: steps.phases.push_back(phase(0, 1, per_channel / n, n - 1)); break;
-    case CollectiveKind::AllGather: steps.phases.push_back(phase(0, 1, per_channel, n - 1)); break;
-    case CollectiveKind::Broadcast:
+    case CommKind::AllReduce: steps.phases.push_back(phase(0, 1, per_channel / n, 2 * (n - 1))); break;
+    case CommKind::ReduceScatter: steps.phases.push_back(phase(0, 1, per_channel / n, n - 1)); break;
+    case CommKind::AllGather: steps.phases.push_back(phase(0, 1, per_channel, n - 1)); break;
+    case CommKind::SendRecv:  // two ranks: a one-hop broadcast
+    case CommKind::Broadcast:
       steps.phases.push_back(phase(0, 1, per_channel, 1));
       steps.phases.back().chain = true;
       break;
-    case CollectiveKind::AllToAll: break;  // handled above
+    case CommKind::AllToAll: break;  // handled above
   }
   return steps;
 }

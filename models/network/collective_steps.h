@@ -68,7 +68,7 @@ struct CollectiveSteps {
 // as schedule.proto defines it per kind. Throws std::invalid_argument for Auto,
 // for hierarchical over nodes holding unequal member counts (or one node, or one
 // member per node), and for an algorithm the kind does not have.
-CollectiveSteps collective_steps(CollectiveKind kind, CollectiveAlgorithm algorithm, std::uint32_t channels,
+CollectiveSteps collective_steps(CommKind kind, CollectiveAlgorithm algorithm, std::uint32_t channels,
                                  std::span<const std::uint32_t> node_of_member, double size_bytes);
 
 }  // namespace eppsim

@@ -96,16 +96,17 @@ double RoutedNetwork::step_time(std::span<const std::pair<VertexId, VertexId>> f
   return slowest;
 }
 
-double RoutedNetwork::ring_time(CollectiveKind kind, const std::vector<VertexId>& chips, double size) const {
+double RoutedNetwork::ring_time(CommKind kind, const std::vector<VertexId>& chips, double size) const {
   const double n = static_cast<double>(chips.size());
   const std::uint32_t channels = channels_for(chips.front());
   const auto flows = ring_flows(chips);
   const double per_channel = size / channels;
   switch (kind) {
-    case CollectiveKind::AllReduce: return 2.0 * (n - 1) * step_time(flows, channels, per_channel / n);
-    case CollectiveKind::ReduceScatter: return (n - 1) * step_time(flows, channels, per_channel / n);
-    case CollectiveKind::AllGather: return (n - 1) * step_time(flows, channels, per_channel);
-    case CollectiveKind::Broadcast: {
+    case CommKind::AllReduce: return 2.0 * (n - 1) * step_time(flows, channels, per_channel / n);
+    case CommKind::ReduceScatter: return (n - 1) * step_time(flows, channels, per_channel / n);
+    case CommKind::AllGather: return (n - 1) * step_time(flows, channels, per_channel);
+    case CommKind::SendRecv:  // two ranks: a one-hop broadcast
+    case CommKind::Broadcast: {
       // Pipelined chain: the data streams through n-1 hops at the slowest rate.
       double latency = 0.0, rate = std::numeric_limits<double>::infinity();
       for (const auto& s : share(std::span(flows).first(flows.size() - 1), channels)) {
@@ -114,7 +115,7 @@ double RoutedNetwork::ring_time(CollectiveKind kind, const std::vector<VertexId>
       }
       return (n - 1) * latency + per_channel / rate;
     }
-    case CollectiveKind::AllToAll: return all_to_all_time(chips, size);
+    case CommKind::AllToAll: return all_to_all_time(chips, size);
   }
   return all_to_all_time(chips, size);
 }
@@ -210,13 +211,13 @@ std::vector<VertexId> RoutedNetwork::sorted_chips(std::span<const std::uint32_t>
   return chips;
 }
 
-std::pair<RoutedNetwork::CollectiveChoice, double> RoutedNetwork::choose(CollectiveKind kind,
+std::pair<RoutedNetwork::CollectiveChoice, double> RoutedNetwork::choose(CommKind kind,
                                                                          CollectiveAlgorithm algorithm,
                                                                          const std::vector<VertexId>& chips,
                                                                          double bytes) const {
   using A = CollectiveAlgorithm;
   const std::uint32_t channels = channels_for(chips.front());
-  if (kind == CollectiveKind::AllToAll) {
+  if (kind == CommKind::AllToAll) {
     switch (algorithm) {
       case A::Direct: {
         const bool direct = chips.size() <= kAllToAllExactRanks;
@@ -230,7 +231,7 @@ std::pair<RoutedNetwork::CollectiveChoice, double> RoutedNetwork::choose(Collect
       default: return {{A::Ring, 1}, all_to_all_time(chips, bytes)};
     }
   }
-  if (kind != CollectiveKind::AllReduce) return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
+  if (kind != CommKind::AllReduce) return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
   switch (algorithm) {
     case A::Ring:
     case A::Direct: return {{A::Ring, channels}, ring_time(kind, chips, bytes)};
@@ -250,14 +251,14 @@ std::pair<RoutedNetwork::CollectiveChoice, double> RoutedNetwork::choose(Collect
   }
 }
 
-RoutedNetwork::CollectiveChoice RoutedNetwork::collective_choice(CollectiveKind kind, CollectiveAlgorithm algorithm,
+RoutedNetwork::CollectiveChoice RoutedNetwork::collective_choice(CommKind kind, CollectiveAlgorithm algorithm,
                                                                  std::span<const std::uint32_t> ranks,
                                                                  Bytes size) const {
   if (ranks.size() <= 1) return {};
   return choose(kind, algorithm, sorted_chips(ranks), static_cast<double>(size.count)).first;
 }
 
-Seconds RoutedNetwork::collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+Seconds RoutedNetwork::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                          std::span<const std::uint32_t> ranks, Bytes size) const {
   if (ranks.size() <= 1) return Seconds(0.0);
   std::vector<std::uint32_t> key(ranks.begin(), ranks.end());

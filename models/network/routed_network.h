@@ -56,7 +56,7 @@ class RoutedNetwork final : public NetworkTimeModel {
   RoutedNetwork(std::shared_ptr<const Topology> topology, std::vector<VertexId> chip_of_rank);
 
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
 
   // The algorithm collective_time prices (kind, algorithm, ranks, size) with:
@@ -67,7 +67,7 @@ class RoutedNetwork final : public NetworkTimeModel {
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
     std::uint32_t channels = 1;
   };
-  CollectiveChoice collective_choice(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  CollectiveChoice collective_choice(CommKind kind, CollectiveAlgorithm algorithm,
                                      std::span<const std::uint32_t> ranks, Bytes size) const;
 
   // One flow of a collective step: latency of its path and the rate it gets.
@@ -84,9 +84,9 @@ class RoutedNetwork final : public NetworkTimeModel {
   std::uint32_t channels_for(VertexId chip) const;
   std::vector<VertexId> sorted_chips(std::span<const std::uint32_t> ranks) const;
   // The choice and its time (collective_time's memo holds the time).
-  std::pair<CollectiveChoice, double> choose(CollectiveKind kind, CollectiveAlgorithm algorithm,
+  std::pair<CollectiveChoice, double> choose(CommKind kind, CollectiveAlgorithm algorithm,
                                              const std::vector<VertexId>& chips, double bytes) const;
-  double ring_time(CollectiveKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
+  double ring_time(CommKind kind, const std::vector<VertexId>& chips, double size_bytes) const;
   double tree_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double hierarchical_time(const std::vector<VertexId>& chips, double size_bytes) const;
   double all_to_all_time(const std::vector<VertexId>& chips, double size_bytes) const;

@@ -49,7 +49,7 @@ CollectivePlan plan_collective(const proto::CollectiveOp& collective, std::span<
     plan.position_of_rank.emplace(plan.members[p], p);
     node_of_member.push_back(topology.node_of(chip_of_rank[plan.members[p]]));
   }
-  const CollectiveKind kind = to_model(collective.kind());
+  const CommKind kind = to_model(collective.kind());
   const auto choice =
       network.collective_choice(kind, to_model(collective.algorithm()), ranks, Bytes(collective.size_bytes()));
   plan.steps = collective_steps(kind, choice.algorithm, choice.channels, node_of_member,

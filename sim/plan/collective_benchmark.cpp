@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "models/network/comm_kind.h"
+#include "models/comm_kind.h"
 #include "schedule/op_cost.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/schedule_builder.h"
@@ -46,7 +46,7 @@ proto::Schedule plan_collective_benchmark(const ResolvedScenario& scenario) {
 }
 
 proto::CollectiveReport collective_report(const CollectiveBenchmarkSpec& b, double step_time_s) {
-  const auto kind = comm_kind_of(to_model(b.kind));
+  const auto kind = to_model(b.kind);
   const double size = static_cast<double>(b.size.count);
   proto::CollectiveReport report;
   report.set_kind(proto::CollectiveKind_Name(b.kind));

@@ -111,9 +111,9 @@ Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, const Zero3Lay
   std::vector<std::uint32_t> ranks(n);
   std::iota(ranks.begin(), ranks.end(), 0u);
   out.gather =
-      sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.weights / n)).value;
+      sc.cost->collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.weights / n)).value;
   out.reduce_scatter =
-      sc.cost->collective_time(CollectiveKind::ReduceScatter, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.gradients))
+      sc.cost->collective_time(CommKind::ReduceScatter, CollectiveAlgorithm::Auto, ranks, Bytes(bytes.gradients))
           .value;
   return out;
 }

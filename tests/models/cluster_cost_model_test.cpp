@@ -61,8 +61,8 @@ TEST(ClusterCostModel, CommunicationIsTheNetworks) {
   const Bytes size(1 << 24);
   EXPECT_EQ(cost.p2p_time(1, 2, size), p.network->p2p_time(1, 2, size));
   const std::vector<std::uint32_t> all{0, 1, 2, 3};
-  for (auto kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
-                    CollectiveKind::AllToAll, CollectiveKind::Broadcast}) {
+  for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter,
+                    CommKind::AllToAll, CommKind::Broadcast}) {
     EXPECT_EQ(cost.collective_time(kind, CollectiveAlgorithm::Auto, all, size),
               p.network->collective_time(kind, CollectiveAlgorithm::Auto, all, size));
   }

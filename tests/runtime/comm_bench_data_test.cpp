@@ -51,7 +51,7 @@ TEST(CommBenchData, SendRecvIsCheckedOnTheReceiverOnly) {
   EXPECT_TRUE(bench_received_correctly(BenchOp::SendRecv, shape, 0, 2, {}));
 }
 
-// Each op is a kind of the calibration's vocabulary (models/network/comm_kind.h),
+// Each op is a kind of the calibration's vocabulary (models/comm_kind.h),
 // under its name, so that the fits of `eppsim calibrate` read the rows as written.
 TEST(CommBenchData, EachOpIsAKindOfTheCalibration) {
   for (BenchOp op : {BenchOp::SendRecv, BenchOp::AllReduce, BenchOp::AllGather, BenchOp::ReduceScatter, BenchOp::AllToAll}) {

@@ -59,8 +59,8 @@ TEST(CostModelFactory, WithoutATopologyTheClosedFormsPriceTheDefaultPlacement) {
   const ClosedFormNetwork closed(sc.cluster.intra_node, sc.cluster.inter_node,
                                  {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
   const Bytes size(64 << 20);
-  for (auto kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
-                    CollectiveKind::AllToAll, CollectiveKind::Broadcast}) {
+  for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter,
+                    CommKind::AllToAll, CommKind::Broadcast}) {
     EXPECT_EQ(sc.cost->collective_time(kind, CollectiveAlgorithm::Auto, ranks(16), size),
               closed.collective_time(kind, CollectiveAlgorithm::Auto, ranks(16), size));
   }
@@ -74,7 +74,7 @@ TEST(CostModelFactory, RoutedAgreesWithTheClosedFormsOnANonBlockingTree) {
   EXPECT_EQ(routed.network_pricing, NetworkPricing::Routed);
   EXPECT_EQ(closed.network_pricing, NetworkPricing::ClosedForm);
   const Bytes size(1ull << 30);
-  for (auto kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+  for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter}) {
     for (const auto& group : {ranks(8), ranks(16)}) {
       const double c = closed.cost->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value;
       EXPECT_NEAR(routed.cost->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value, c, 0.02 * c)
@@ -133,16 +133,16 @@ TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
                                  {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
   const Bytes size(64 << 20);
   const auto eight = ranks(8);  // node 0
-  EXPECT_DOUBLE_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, eight, size).value,
+  EXPECT_DOUBLE_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, eight, size).value,
                    1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
   // Other kinds, sizes, node-crossings: the closed forms.
-  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, eight, size),
-            closed.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, eight, size));
-  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size),
-            closed.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size));
+  EXPECT_EQ(sc.cost->collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, eight, size),
+            closed.collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, eight, size));
+  EXPECT_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size),
+            closed.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size));
   const std::vector<std::uint32_t> across{4, 5, 6, 7, 8, 9, 10, 11};
-  EXPECT_EQ(sc.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, across, size),
-            closed.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, across, size));
+  EXPECT_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, across, size),
+            closed.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, across, size));
   EXPECT_DOUBLE_EQ(sc.cost->p2p_time(7, 8, size).value, 4e-6 + (64 << 20) / 2e10);
   EXPECT_EQ(sc.cost->p2p_time(6, 7, size), closed.p2p_time(6, 7, size));
 
@@ -153,7 +153,7 @@ TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
 
   // A routed network is wrapped the same way.
   const ResolvedScenario routed = scenario(kFatTree, fits);
-  EXPECT_DOUBLE_EQ(routed.cost->collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Ring, eight, size).value,
+  EXPECT_DOUBLE_EQ(routed.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, eight, size).value,
                    1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
 }
 

@@ -49,7 +49,7 @@ class FixedCostModel final : public CostModel {
   Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes size) const override {
     return Seconds(1e-6 + static_cast<double>(size.count) * 1e-9);
   }
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override {
     return network_.collective_time(kind, algorithm, ranks, size);
   }
@@ -86,7 +86,7 @@ class Conformance : public ::testing::TestWithParam<std::string> {
 
   std::int64_t collective_ns(std::vector<std::uint32_t> ranks, std::uint64_t bytes) const {
     return std::llround(
-        cost_.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, ranks, Bytes(bytes)).value * 1e9);
+        cost_.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks, Bytes(bytes)).value * 1e9);
   }
 
   FixedCostModel cost_;

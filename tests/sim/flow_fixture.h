@@ -58,7 +58,7 @@ class RoutedTestCost final : public CostModel {
   Seconds p2p_time(std::uint32_t src, std::uint32_t dst, Bytes size) const override {
     return network_.p2p_time(src, dst, size);
   }
-  Seconds collective_time(CollectiveKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override {
     return network_.collective_time(kind, algorithm, ranks, size);
   }

@@ -22,7 +22,7 @@ class CountingCostModel final : public CostModel {
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
   Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes) const override { return Seconds(1e-6); }
-  Seconds collective_time(CollectiveKind, CollectiveAlgorithm, std::span<const std::uint32_t>, Bytes) const override {
+  Seconds collective_time(CommKind, CollectiveAlgorithm, std::span<const std::uint32_t>, Bytes) const override {
     return Seconds(1e-5);
   }
   mutable int compute_calls = 0;

@@ -189,12 +189,12 @@ TEST(Zero3Layers, PlannerEstimateIsTheEnginesClosedForm) {
   const auto& intra = sc.cluster.intra_node;
   const auto& inter = sc.cluster.inter_node;
   EXPECT_NEAR(est.gather,
-              std::min(hierarchical_collective_time(CollectiveKind::AllGather, 8, 2, Bytes(layer.count / 16), intra, inter).value,
-                       ring_collective_time(CollectiveKind::AllGather, 16, Bytes(layer.count / 16), inter).value),
+              std::min(hierarchical_collective_time(CommKind::AllGather, 8, 2, Bytes(layer.count / 16), intra, inter).value,
+                       ring_collective_time(CommKind::AllGather, 16, Bytes(layer.count / 16), inter).value),
               1e-12);
   EXPECT_NEAR(est.reduce_scatter,
-              std::min(hierarchical_collective_time(CollectiveKind::ReduceScatter, 8, 2, layer, intra, inter).value,
-                       ring_collective_time(CollectiveKind::ReduceScatter, 16, layer, inter).value),
+              std::min(hierarchical_collective_time(CommKind::ReduceScatter, 8, 2, layer, intra, inter).value,
+                       ring_collective_time(CommKind::ReduceScatter, 16, layer, inter).value),
               1e-12);
   EXPECT_GT(est.gather, 0.0);
 }

@@ -27,15 +27,15 @@ TEST(AllToAllEfficiencyNetwork, DividesAllToAllsOfAListedDegree) {
   const std::array<std::uint32_t, 2> pair{0, 1};
   const Bytes size(64 << 20);
   for (auto algorithm : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Direct}) {
-    EXPECT_DOUBLE_EQ(derated.collective_time(CollectiveKind::AllToAll, algorithm, node, size).value,
-                     base->collective_time(CollectiveKind::AllToAll, algorithm, node, size).value / 0.25);
-    EXPECT_DOUBLE_EQ(derated.collective_time(CollectiveKind::AllToAll, algorithm, all, size).value,
-                     base->collective_time(CollectiveKind::AllToAll, algorithm, all, size).value / 0.8);
+    EXPECT_DOUBLE_EQ(derated.collective_time(CommKind::AllToAll, algorithm, node, size).value,
+                     base->collective_time(CommKind::AllToAll, algorithm, node, size).value / 0.25);
+    EXPECT_DOUBLE_EQ(derated.collective_time(CommKind::AllToAll, algorithm, all, size).value,
+                     base->collective_time(CommKind::AllToAll, algorithm, all, size).value / 0.8);
   }
   // Degree 2 is not listed: efficiency 1.
   EXPECT_DOUBLE_EQ(derated.efficiency(2), 1.0);
-  EXPECT_DOUBLE_EQ(derated.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, pair, size).value,
-                   base->collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, pair, size).value);
+  EXPECT_DOUBLE_EQ(derated.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, pair, size).value,
+                   base->collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, pair, size).value);
 }
 
 TEST(AllToAllEfficiencyNetwork, LeavesOtherCommunicationAlone) {
@@ -43,8 +43,8 @@ TEST(AllToAllEfficiencyNetwork, LeavesOtherCommunicationAlone) {
   const AllToAllEfficiencyNetwork derated(base, {{4, 0.25}, {8, 0.5}});
   const std::array<std::uint32_t, 4> node{0, 1, 2, 3};
   const Bytes size(64 << 20);
-  for (auto kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
-                    CollectiveKind::Broadcast}) {
+  for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter,
+                    CommKind::Broadcast}) {
     EXPECT_DOUBLE_EQ(derated.collective_time(kind, CollectiveAlgorithm::Auto, node, size).value,
                      base->collective_time(kind, CollectiveAlgorithm::Auto, node, size).value);
   }

@@ -39,13 +39,13 @@ TEST(CalibratedNetwork, AMatchingFitPricesTheCollective) {
   const std::array<std::uint32_t, 2> intra{0, 1};
   const std::array<std::uint32_t, 4> all{0, 1, 2, 3};
   const Bytes size(1 << 20);
-  EXPECT_DOUBLE_EQ(net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, intra, size).value,
+  EXPECT_DOUBLE_EQ(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, intra, size).value,
                    1e-5 + (1 << 20) / 1e9);
   // The hint does not matter: the fit measured what the library chose.
-  EXPECT_DOUBLE_EQ(net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Tree, all, size).value,
+  EXPECT_DOUBLE_EQ(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Tree, all, size).value,
                    3e-5 + 1.5 * (1 << 20) / 5e8);
-  EXPECT_TRUE(net.covers(CollectiveKind::AllReduce, intra));
-  EXPECT_FALSE(net.covers(CollectiveKind::AllGather, intra));
+  EXPECT_TRUE(net.covers(CommKind::AllReduce, intra));
+  EXPECT_FALSE(net.covers(CommKind::AllGather, intra));
   ASSERT_NE(net.find(CommKind::AllReduce, 4, true), nullptr);
   EXPECT_EQ(net.find(CommKind::AllReduce, 4, false), nullptr);
 }
@@ -58,17 +58,17 @@ TEST(CalibratedNetwork, FallsBackWhereNoFitMatches) {
   const std::array<std::uint32_t, 2> intra{0, 1};
   const Bytes size(1 << 20);
   for (auto algorithm : {CollectiveAlgorithm::Auto, CollectiveAlgorithm::Ring}) {
-    EXPECT_EQ(net.collective_time(CollectiveKind::AllReduce, algorithm, across, size),
-              fallback->collective_time(CollectiveKind::AllReduce, algorithm, across, size));
-    EXPECT_EQ(net.collective_time(CollectiveKind::AllReduce, algorithm, four, size),
-              fallback->collective_time(CollectiveKind::AllReduce, algorithm, four, size));
+    EXPECT_EQ(net.collective_time(CommKind::AllReduce, algorithm, across, size),
+              fallback->collective_time(CommKind::AllReduce, algorithm, across, size));
+    EXPECT_EQ(net.collective_time(CommKind::AllReduce, algorithm, four, size),
+              fallback->collective_time(CommKind::AllReduce, algorithm, four, size));
     // Another kind over the fitted group.
-    EXPECT_EQ(net.collective_time(CollectiveKind::AllGather, algorithm, intra, size),
-              fallback->collective_time(CollectiveKind::AllGather, algorithm, intra, size));
+    EXPECT_EQ(net.collective_time(CommKind::AllGather, algorithm, intra, size),
+              fallback->collective_time(CommKind::AllGather, algorithm, intra, size));
   }
   EXPECT_EQ(net.p2p_time(0, 1, size), fallback->p2p_time(0, 1, size));
   const std::array<std::uint32_t, 1> alone{3};
-  EXPECT_EQ(net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, alone, size).value, 0.0);
+  EXPECT_EQ(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, alone, size).value, 0.0);
 }
 
 TEST(CalibratedNetwork, PointToPointUsesTheSendRecvFitOfItsNodeCrossing) {

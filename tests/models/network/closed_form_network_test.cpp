@@ -11,18 +11,18 @@ const LinkParams kNic{BytesPerSecond(25e9), Seconds(5e-6)};
 TEST(RingCollective, TextbookClosedForms) {
   const Bytes size(1 << 30);
   const double t = static_cast<double>(size.count) / kNic.bandwidth.value;
-  EXPECT_NEAR(ring_collective_time(CollectiveKind::AllReduce, 8, size, kNic).value, 14 * 5e-6 + 2.0 * 7 / 8 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CollectiveKind::ReduceScatter, 8, size, kNic).value, 7 * 5e-6 + 7.0 / 8 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CollectiveKind::AllGather, 8, size, kNic).value, 7 * 5e-6 + 7.0 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CollectiveKind::Broadcast, 8, size, kNic).value, 7 * 5e-6 + t, 1e-12);
-  EXPECT_EQ(ring_collective_time(CollectiveKind::AllReduce, 1, size, kNic).value, 0.0);
+  EXPECT_NEAR(ring_collective_time(CommKind::AllReduce, 8, size, kNic).value, 14 * 5e-6 + 2.0 * 7 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(CommKind::ReduceScatter, 8, size, kNic).value, 7 * 5e-6 + 7.0 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(CommKind::AllGather, 8, size, kNic).value, 7 * 5e-6 + 7.0 * t, 1e-12);
+  EXPECT_NEAR(ring_collective_time(CommKind::Broadcast, 8, size, kNic).value, 7 * 5e-6 + t, 1e-12);
+  EXPECT_EQ(ring_collective_time(CommKind::AllReduce, 1, size, kNic).value, 0.0);
 }
 
 TEST(RingCollective, AllReduceIsReduceScatterPlusAllGatherOfTheShard) {
   const Bytes size(64 << 20);
-  const auto rs = ring_collective_time(CollectiveKind::ReduceScatter, 16, size, kNic);
-  const auto ag = ring_collective_time(CollectiveKind::AllGather, 16, Bytes(size.count / 16), kNic);
-  EXPECT_NEAR(ring_collective_time(CollectiveKind::AllReduce, 16, size, kNic).value, (rs + ag).value, 1e-12);
+  const auto rs = ring_collective_time(CommKind::ReduceScatter, 16, size, kNic);
+  const auto ag = ring_collective_time(CommKind::AllGather, 16, Bytes(size.count / 16), kNic);
+  EXPECT_NEAR(ring_collective_time(CommKind::AllReduce, 16, size, kNic).value, (rs + ag).value, 1e-12);
 }
 
 TEST(ClosedFormNetwork, P2PUsesNvlinkInsideANodeAndTheNicAcross) {
@@ -33,6 +33,16 @@ TEST(ClosedFormNetwork, P2PUsesNvlinkInsideANodeAndTheNicAcross) {
   EXPECT_EQ(net.p2p_time(3, 3, size).value, 0.0);
 }
 
+// A send-recv named as a collective of two ranks is the message itself.
+TEST(ClosedFormNetwork, SendRecvOverTwoRanksIsTheP2PMessage) {
+  const ClosedFormNetwork net(kNvlink, kNic, {0, 0, 1, 1});
+  const Bytes size(1 << 20);
+  for (const auto& pair : {std::vector<std::uint32_t>{0, 1}, std::vector<std::uint32_t>{1, 2}}) {
+    EXPECT_NEAR(net.collective_time(CommKind::SendRecv, CollectiveAlgorithm::Auto, pair, size).value,
+                net.p2p_time(pair[0], pair[1], size).value, 1e-15);
+  }
+}
+
 TEST(ClosedFormNetwork, AutoPicksHierarchicalForLargeCrossNodeAllReduce) {
   std::vector<std::uint32_t> nodes;
   for (std::uint32_t r = 0; r < 16; ++r) nodes.push_back(r / 8);
@@ -40,9 +50,9 @@ TEST(ClosedFormNetwork, AutoPicksHierarchicalForLargeCrossNodeAllReduce) {
   std::vector<std::uint32_t> all(16);
   for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
   const Bytes size(1ull << 30);
-  const auto ring = net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Ring, all, size);
-  const auto hier = net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Hierarchical, all, size);
-  const auto best = net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, all, size);
+  const auto ring = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, all, size);
+  const auto hier = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Hierarchical, all, size);
+  const auto best = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, all, size);
   EXPECT_NEAR(hier.value, hierarchical_allreduce_time(8, 2, size, kNvlink, kNic).value, 1e-12);
   EXPECT_LT(hier.value, ring.value);
   EXPECT_EQ(best.value, std::min({ring.value, hier.value, tree_allreduce_time(16, size, kNic).value}));
@@ -52,8 +62,8 @@ TEST(ClosedFormNetwork, GroupInsideOneNodeUsesNvlink) {
   const ClosedFormNetwork net(kNvlink, kNic, {0, 0, 0, 0});
   const std::vector<std::uint32_t> group{0, 1, 2, 3};
   const Bytes size(1 << 26);
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Ring, group, size).value,
-              ring_collective_time(CollectiveKind::AllGather, 4, size, kNvlink).value, 1e-15);
+  EXPECT_NEAR(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Ring, group, size).value,
+              ring_collective_time(CommKind::AllGather, 4, size, kNvlink).value, 1e-15);
 }
 
 TEST(ClosedFormNetwork, HierarchicalGatherAndReduceScatterCrossNodesOncePerNic) {
@@ -65,19 +75,19 @@ TEST(ClosedFormNetwork, HierarchicalGatherAndReduceScatterCrossNodesOncePerNic) 
   const Bytes shard(8 << 20);
   const double t_inter = 3 * 5e-6 + 3.0 * shard.count / 25e9;            // 4-node ring of the shard
   const double t_intra = 7 * 2e-6 + 7.0 * 4 * shard.count / 300e9;       // 8-GPU ring of 4 shards
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Hierarchical, all, shard).value, t_inter + t_intra, 1e-12);
-  const auto ring = net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Ring, all, shard);
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Auto, all, shard).value,
+  EXPECT_NEAR(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Hierarchical, all, shard).value, t_inter + t_intra, 1e-12);
+  const auto ring = net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Ring, all, shard);
+  EXPECT_NEAR(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, all, shard).value,
               std::min(ring.value, t_inter + t_intra), 1e-12);
   EXPECT_LT(t_inter + t_intra, ring.value);
 
   const Bytes vector(256 << 20);
   const double rs = 7 * 2e-6 + 7.0 / 8 * vector.count / 300e9 + 3 * 5e-6 + 3.0 / 4 * (vector.count / 8) / 25e9;
-  EXPECT_NEAR(net.collective_time(CollectiveKind::ReduceScatter, CollectiveAlgorithm::Hierarchical, all, vector).value, rs, 1e-12);
+  EXPECT_NEAR(net.collective_time(CommKind::ReduceScatter, CollectiveAlgorithm::Hierarchical, all, vector).value, rs, 1e-12);
   // Uneven groups fall back to the ring.
   const std::vector<std::uint32_t> uneven{0, 1, 2, 8};
-  EXPECT_EQ(net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Hierarchical, uneven, shard).value,
-            ring_collective_time(CollectiveKind::AllGather, 4, shard, kNic).value);
+  EXPECT_EQ(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Hierarchical, uneven, shard).value,
+            ring_collective_time(CommKind::AllGather, 4, shard, kNic).value);
 }
 
 TEST(ClosedFormNetwork, CrossNodeAllToAllSendsOverNvlinkAndTheNicAtOnce) {
@@ -88,11 +98,11 @@ TEST(ClosedFormNetwork, CrossNodeAllToAllSendsOverNvlinkAndTheNicAtOnce) {
   // 8 + 8 ranks: half the buffer leaves the node, the NIC is the bottleneck.
   std::vector<std::uint32_t> all(16);
   for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, all, buffer).value,
+  EXPECT_NEAR(net.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, all, buffer).value,
               15 * 5e-6 + 0.5 * buffer.count / 25e9, 1e-12);
   // 6 + 2 ranks: the GPUs on the node holding 2 send 6/8 through their NIC.
   const std::vector<std::uint32_t> skewed{0, 1, 2, 3, 4, 5, 8, 9};
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, skewed, buffer).value,
+  EXPECT_NEAR(net.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, skewed, buffer).value,
               7 * 5e-6 + 6.0 / 8 * buffer.count / 25e9, 1e-12);
 }
 

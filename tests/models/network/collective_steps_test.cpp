@@ -9,7 +9,7 @@ namespace eppsim {
 namespace {
 
 using A = CollectiveAlgorithm;
-using K = CollectiveKind;
+using K = CommKind;
 
 std::vector<std::uint32_t> nodes(std::uint32_t n, std::uint32_t per_node) {
   std::vector<std::uint32_t> out(n);

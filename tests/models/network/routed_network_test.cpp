@@ -56,7 +56,7 @@ TEST(RoutedNetwork, SimpleTopologyAgreesWithTheClosedFormsWhenBandwidthDominates
   const Bytes size(1ull << 30);
   const auto all = identity(32);
   const std::vector<std::uint32_t> one_node{0, 1, 2, 3, 4, 5, 6, 7};
-  for (auto kind : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+  for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter}) {
     EXPECT_NEAR(routed.collective_time(kind, CollectiveAlgorithm::Ring, one_node, size).value,
                 closed.collective_time(kind, CollectiveAlgorithm::Ring, one_node, size).value,
                 0.02 * closed.collective_time(kind, CollectiveAlgorithm::Ring, one_node, size).value);
@@ -75,8 +75,8 @@ TEST(RoutedNetwork, OversubscriptionSlowsCrossPodCollectives) {
   // Every chip: the leaves' up-links, 3x fewer when tapered 3:1, carry most of the traffic.
   const auto all = identity(128);
   const Bytes size(256ull << 20);
-  EXPECT_GT(b.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, all, size).value,
-            1.5 * a.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Auto, all, size).value);
+  EXPECT_GT(b.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, all, size).value,
+            1.5 * a.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, all, size).value);
 }
 
 TEST(RoutedNetwork, FlowsSharingALinkShareItsBandwidth) {
@@ -90,7 +90,7 @@ TEST(RoutedNetwork, FlowsSharingALinkShareItsBandwidth) {
   EXPECT_NEAR(net.p2p_time(0, 8, size).value, nic_s, 0.01 * nic_s);
   const std::vector<std::uint32_t> pair{0, 8};
   // Ring all-gather of 2 ranks: one step of the full input over the NIC.
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllGather, CollectiveAlgorithm::Ring, pair, size).value, nic_s, 0.01 * nic_s);
+  EXPECT_NEAR(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Ring, pair, size).value, nic_s, 0.01 * nic_s);
 }
 
 TEST(RoutedNetwork, AutoIsNeverSlowerThanAnyAlgorithm) {
@@ -98,15 +98,15 @@ TEST(RoutedNetwork, AutoIsNeverSlowerThanAnyAlgorithm) {
   const RoutedNetwork net(topology, identity(128));
   const auto all = identity(128);
   const Bytes size(64ull << 20);
-  const double best = net.collective_time(CollectiveKind::AllReduce, CollectiveAlgorithm::Auto, all, size).value;
+  const double best = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, all, size).value;
   for (auto algorithm : {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree, CollectiveAlgorithm::Hierarchical}) {
-    EXPECT_LE(best, net.collective_time(CollectiveKind::AllReduce, algorithm, all, size).value + 1e-15);
+    EXPECT_LE(best, net.collective_time(CommKind::AllReduce, algorithm, all, size).value + 1e-15);
   }
 }
 
 TEST(RoutedNetwork, CollectiveChoiceNamesTheAlgorithmItPricesWith) {
   using A = CollectiveAlgorithm;
-  using K = CollectiveKind;
+  using K = CommKind;
   const std::shared_ptr<const Topology> topology = build_topology(fat_tree(16, 1));
   const RoutedNetwork net(topology, identity(128));
   const auto all = identity(128);
@@ -142,8 +142,8 @@ TEST(RoutedNetwork, DirectAllToAllSharesTheNicsOfAllPeers) {
   const std::vector<std::uint32_t> group{0, 8, 16, 24};
   const Bytes size(1ull << 30);
   const double expected = 3.0 * (static_cast<double>(size.count) / 4) / kNic.bandwidth.value;
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Direct, group, size).value, expected, 0.01 * expected);
-  EXPECT_NEAR(net.collective_time(CollectiveKind::AllToAll, CollectiveAlgorithm::Ring, group, size).value, expected, 0.01 * expected);
+  EXPECT_NEAR(net.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Direct, group, size).value, expected, 0.01 * expected);
+  EXPECT_NEAR(net.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Ring, group, size).value, expected, 0.01 * expected);
 }
 
 }  // namespace

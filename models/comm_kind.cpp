@@ -1,4 +1,4 @@
-#include "models/network/comm_kind.h"
+#include "models/comm_kind.h"
 
 #include <array>
 #include <stdexcept>
@@ -35,17 +35,6 @@ std::optional<CommKind> parse_comm_kind(std::string_view name) {
 }
 
 std::string_view comm_kind_names() { return "send-recv, all-reduce, all-gather, reduce-scatter, all-to-all, broadcast"; }
-
-CommKind comm_kind_of(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::AllReduce: return CommKind::AllReduce;
-    case CollectiveKind::AllGather: return CommKind::AllGather;
-    case CollectiveKind::ReduceScatter: return CommKind::ReduceScatter;
-    case CollectiveKind::AllToAll: return CommKind::AllToAll;
-    case CollectiveKind::Broadcast: return CommKind::Broadcast;
-  }
-  throw std::invalid_argument(fmt::format("comm_kind_of: unknown collective kind {}", static_cast<int>(kind)));
-}
 
 double bus_bytes(CommKind kind, std::uint32_t group_size, double size_bytes) {
   const double n = group_size;

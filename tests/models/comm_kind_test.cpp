@@ -1,4 +1,4 @@
-#include "models/network/comm_kind.h"
+#include "models/comm_kind.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,6 @@ TEST(CommKind, NamesRoundTrip) {
     EXPECT_EQ(parse_comm_kind(comm_kind_name(k)), k);
   }
   EXPECT_FALSE(parse_comm_kind("allreduce").has_value());
-  EXPECT_EQ(comm_kind_of(CollectiveKind::ReduceScatter), CommKind::ReduceScatter);
 }
 
 TEST(CommKind, BusBytesAreNcclTestsBusFactors) {

@@ -1,7 +1,9 @@
 #pragma once
-// The kinds of communication that calibration fits and benchmarks name, and
-// the bytes each counts, once for the cost models, `eppsim calibrate`,
-// `eppsim-bench comm` and the collective micro-benchmark's report.
+// The kinds of communication, one vocabulary for the cost models (CostModel's
+// collectives), calibration fits, `eppsim-bench comm`, the runtime's comm ops
+// and the collective micro-benchmark's report, and the bytes each counts.
+// (schedule.proto's CollectiveKind is the wire form: schedule/op_cost.h's
+// to_model converts it.)
 //
 // bus_bytes is the data each rank moves as nccl-tests counts it (its "busbw"
 // is bus_bytes / time), from schedule.proto's size_bytes S and group size n:
@@ -17,7 +19,6 @@
 #include <optional>
 #include <string_view>
 
-#include "models/cost_model.h"
 
 namespace eppsim {
 
@@ -29,7 +30,6 @@ std::string_view comm_kind_name(CommKind kind);
 std::optional<CommKind> parse_comm_kind(std::string_view name);
 // Every name parse_comm_kind knows, comma-separated, for messages.
 std::string_view comm_kind_names();
-CommKind comm_kind_of(CollectiveKind kind);
 
 // Bytes each rank moves, by the table above (size_bytes as in schedule.proto).
 double bus_bytes(CommKind kind, std::uint32_t group_size, double size_bytes);
