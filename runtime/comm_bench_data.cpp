@@ -15,26 +15,6 @@ float value(std::uint32_t rank, std::uint64_t i) { return static_cast<float>(ran
 
 }  // namespace
 
-eppsim::CommKind comm_kind_of(BenchOp op) {
-  switch (op) {
-    case BenchOp::SendRecv: return eppsim::CommKind::SendRecv;
-    case BenchOp::AllReduce: return eppsim::CommKind::AllReduce;
-    case BenchOp::AllGather: return eppsim::CommKind::AllGather;
-    case BenchOp::ReduceScatter: return eppsim::CommKind::ReduceScatter;
-    case BenchOp::AllToAll: return eppsim::CommKind::AllToAll;
-  }
-  throw std::invalid_argument(fmt::format("comm_kind_of: unknown bench op {}", static_cast<int>(op)));
-}
-
-std::string_view bench_op_name(BenchOp op) { return comm_kind_name(comm_kind_of(op)); }
-
-std::optional<BenchOp> parse_bench_op(std::string_view name) {
-  for (BenchOp op : {BenchOp::SendRecv, BenchOp::AllReduce, BenchOp::AllGather, BenchOp::ReduceScatter, BenchOp::AllToAll}) {
-    if (bench_op_name(op) == name) return op;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -55,11 +35,11 @@ void check_bench_backend(std::string_view command, const std::string& backend, b
   if (backend == "cuda" && !cuda_built) throw InputError(fmt::format("{}: --backend cuda: this build has no CUDA/NCCL", command));
 }
 
-std::vector<BenchOp> parse_bench_ops(std::string_view command, const std::string& list) {
-  std::vector<BenchOp> ops;
+std::vector<CommKind> parse_bench_ops(std::string_view command, const std::string& list) {
+  std::vector<CommKind> ops;
   for (const auto& name : split_list(list)) {
-    const auto op = parse_bench_op(name);
-    if (!op) throw InputError(fmt::format("{}: --ops: unknown op '{}'", command, name));
+    const auto op = parse_comm_kind(name);
+    if (!op) throw InputError(fmt::format("{}: --ops: unknown op '{}' (known: {})", command, name, comm_kind_names()));
     ops.push_back(*op);
   }
   return ops;
@@ -71,26 +51,27 @@ std::vector<std::uint64_t> parse_bench_sizes(const std::string& list) {
   return sizes;
 }
 
-CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size) {
+CommShape bench_shape(CommKind op, std::uint64_t bytes, std::uint32_t group_size) {
   proto::RankProgram program;  // the one op whose shape it is
   const auto collective = [&](proto::CollectiveKind kind) {
     add_op(program, OpFields::collective(0, kind, 0, bytes));
     return comm_shape(ops_of(program)[0], {group_size});
   };
   switch (op) {
-    case BenchOp::SendRecv: {
+    case CommKind::SendRecv: {
       add_op(program, OpFields::send(0, 0, bytes, 0));
       CommShape s = comm_shape(ops_of(program)[0], {});
       s.recv_elements = s.count;  // the receiver's side
       s.group_size = 2;
       return s;
     }
-    case BenchOp::AllReduce: return collective(proto::ALL_REDUCE);
-    case BenchOp::AllGather: return collective(proto::ALL_GATHER);
-    case BenchOp::ReduceScatter: return collective(proto::REDUCE_SCATTER);
-    case BenchOp::AllToAll: return collective(proto::ALL_TO_ALL);
+    case CommKind::AllReduce: return collective(proto::ALL_REDUCE);
+    case CommKind::AllGather: return collective(proto::ALL_GATHER);
+    case CommKind::ReduceScatter: return collective(proto::REDUCE_SCATTER);
+    case CommKind::AllToAll: return collective(proto::ALL_TO_ALL);
+    case CommKind::Broadcast: return collective(proto::BROADCAST);
   }
-  throw std::invalid_argument("bench_shape: unknown BenchOp");
+  throw std::invalid_argument("bench_shape: unknown CommKind");
 }
 
 std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t position) {
@@ -99,23 +80,25 @@ std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t posit
   return send;
 }
 
-bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
+bool bench_received_correctly(CommKind op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
                               const std::vector<float>& received) {
-  if (op == BenchOp::SendRecv && position != 1) return true;  // only position 1 receives
+  // Only position 1 receives a send-recv; a broadcast's root (position 0) only sends.
+  if ((op == CommKind::SendRecv && position != 1) || (op == CommKind::Broadcast && position == 0)) return true;
   if (received.size() != shape.recv_elements) return false;
   const std::uint64_t c = shape.count;
   for (std::uint64_t i = 0; i < received.size(); ++i) {
     float expected = 0.0f;
     switch (op) {
-      case BenchOp::SendRecv: expected = value(0, i); break;
-      case BenchOp::AllReduce:
+      case CommKind::SendRecv:
+      case CommKind::Broadcast: expected = value(0, i); break;
+      case CommKind::AllReduce:
         for (std::uint32_t r = 0; r < group_size; ++r) expected += value(r, i);
         break;
-      case BenchOp::AllGather: expected = value(static_cast<std::uint32_t>(i / c), i % c); break;
-      case BenchOp::ReduceScatter:
+      case CommKind::AllGather: expected = value(static_cast<std::uint32_t>(i / c), i % c); break;
+      case CommKind::ReduceScatter:
         for (std::uint32_t r = 0; r < group_size; ++r) expected += value(r, position * c + i);
         break;
-      case BenchOp::AllToAll: expected = value(static_cast<std::uint32_t>(i / c), position * c + i % c); break;
+      case CommKind::AllToAll: expected = value(static_cast<std::uint32_t>(i / c), position * c + i % c); break;
     }
     if (received[i] != expected) return false;
   }

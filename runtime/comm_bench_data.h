@@ -14,8 +14,6 @@
 
 namespace eppsim::runtime {
 
-enum class BenchOp : std::uint8_t { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll };
-
 // One point of the benchmark on one rank: its mean time per call and whether
 // what it received was right.
 struct BenchPoint {
@@ -23,33 +21,26 @@ struct BenchPoint {
   bool correct = false;
 };
 
-// "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all".
-std::string_view bench_op_name(BenchOp op);
-// The op of one of those names; nullopt for any other.
-std::optional<BenchOp> parse_bench_op(std::string_view name);
-
 // The options the MPI subcommands of eppsim-bench share; `command` ("eppsim-bench
 // comm") starts the InputError messages. --backend: cpu, or cuda when this
-// build has CUDA and NCCL. --ops: comma-separated op names. --bytes:
+// build has CUDA and NCCL. --ops: comma-separated names of
+// models/comm_kind.h's kinds ("send-recv", "all-reduce", ...), under which the
+// rows are written and `eppsim calibrate` reads them. --bytes:
 // comma-separated sizes ("64KiB,1MiB").
 void check_bench_backend(std::string_view command, const std::string& backend, bool cuda_built);
-std::vector<BenchOp> parse_bench_ops(std::string_view command, const std::string& list);
+std::vector<CommKind> parse_bench_ops(std::string_view command, const std::string& list);
 std::vector<std::uint64_t> parse_bench_sizes(const std::string& list);
 
 // The shape of `op` of `bytes` on a group of `group_size` (send-recv: the
 // message; the receiver's buffer is recv_elements = count).
-CommShape bench_shape(BenchOp op, std::uint64_t bytes, std::uint32_t group_size);
+CommShape bench_shape(CommKind op, std::uint64_t bytes, std::uint32_t group_size);
 
 // What the rank at `position` sends: element i of its whole send buffer.
 std::vector<float> bench_send_buffer(const CommShape& shape, std::uint32_t position);
 
 // Whether `received` is what the rank at `position` of a group of
 // `group_size` must hold after `op` (send-recv: position 1 receives).
-bool bench_received_correctly(BenchOp op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
+bool bench_received_correctly(CommKind op, const CommShape& shape, std::uint32_t position, std::uint32_t group_size,
                               const std::vector<float>& received);
-
-// The kind of communication `op` measures, whose name it has and whose bus and
-// algbw bytes (models/comm_kind.h) its row reports.
-eppsim::CommKind comm_kind_of(BenchOp op);
 
 }  // namespace eppsim::runtime

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "base/units.h"
+#include "schedule/op_cost.h"
 #include "schedule/op_names.h"
 #include "schedule/shared_compute.h"
 
@@ -34,13 +35,14 @@ CommShape comm_shape(OpView op, const std::vector<std::uint32_t>& group_sizes) {
   CommShape s;
   switch (op.code()) {
     case proto::OP_SEND:
-      s.kind = CommKind::Send;
+      s.kind = CommKind::SendRecv;
+      s.sends = true;
       s.peer = op.peer();
       s.tag = op.tag();
       s.count = s.send_elements = comm_elements(op.size_bytes());
       return s;
     case proto::OP_RECV:
-      s.kind = CommKind::Recv;
+      s.kind = CommKind::SendRecv;
       s.peer = op.peer();
       s.tag = op.tag();
       s.count = s.recv_elements = comm_elements(op.size_bytes());
@@ -53,31 +55,26 @@ CommShape comm_shape(OpView op, const std::vector<std::uint32_t>& group_sizes) {
   s.group_size = std::max<std::uint32_t>(group_sizes[s.group], 1);
   const std::uint64_t n = s.group_size;
   const std::uint64_t elements = comm_elements(op.size_bytes());
-  switch (op.collective_kind()) {
-    case proto::ALL_REDUCE:
-      s.kind = CommKind::AllReduce;
-      s.count = s.send_elements = s.recv_elements = elements;
-      break;
-    case proto::BROADCAST:
-      s.kind = CommKind::Broadcast;
-      s.count = s.send_elements = s.recv_elements = elements;
-      break;
-    case proto::ALL_GATHER:
-      s.kind = CommKind::AllGather;
+  if (op.collective_kind() == proto::COLLECTIVE_KIND_UNSPECIFIED) {
+    throw std::invalid_argument("comm_shape: collective kind not set");
+  }
+  s.kind = to_model(op.collective_kind());
+  switch (s.kind) {
+    case CommKind::AllReduce:
+    case CommKind::Broadcast: s.count = s.send_elements = s.recv_elements = elements; break;
+    case CommKind::AllGather:
       s.count = s.send_elements = elements;
       s.recv_elements = n * elements;
       break;
-    case proto::REDUCE_SCATTER:
-      s.kind = CommKind::ReduceScatter;
+    case CommKind::ReduceScatter:
       s.count = s.recv_elements = ceil_div(elements, n);
       s.send_elements = n * s.count;
       break;
-    case proto::ALL_TO_ALL:
-      s.kind = CommKind::AllToAll;
+    case CommKind::AllToAll:
       s.count = ceil_div(elements, n);
       s.send_elements = s.recv_elements = n * s.count;
       break;
-    default: throw std::invalid_argument("comm_shape: collective kind not set");
+    case CommKind::SendRecv: throw std::invalid_argument("comm_shape: a collective cannot be a send-recv");
   }
   return s;
 }

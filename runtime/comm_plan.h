@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "models/comm_kind.h"
 #include "schedule/executor/executor_core.h"
 #include "schedule/program_ops.h"
 #include "proto/schedule.pb.h"
@@ -24,10 +25,9 @@ namespace eppsim::runtime {
 
 constexpr std::uint64_t kCommElementBytes = 4;  // float32
 
-enum class CommKind : std::uint8_t { Send, Recv, AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
-
 struct CommShape {
-  CommKind kind = CommKind::Send;
+  CommKind kind = CommKind::SendRecv;  // models/comm_kind.h
+  bool sends = false;       // SendRecv: this rank's side is the SEND (else the RECV)
   std::uint32_t peer = 0;   // SEND/RECV: the other rank
   std::uint32_t tag = 0;    // SEND/RECV
   std::uint32_t group = 0;  // COLLECTIVE: the Schedule's group

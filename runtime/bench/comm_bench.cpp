@@ -38,7 +38,7 @@ constexpr bool kWithNccl = false;
 struct BenchOptions {
   std::string backend;
   std::string out;
-  std::vector<BenchOp> ops;
+  std::vector<CommKind> ops;
   std::vector<std::uint64_t> bytes;
   int iterations = 20;
   int warmup = 5;
@@ -117,8 +117,8 @@ int bench(const BenchOptions& o, int rank, int size) {
     check_mpi(MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm), "MPI_Comm_split");
     if (comm != MPI_COMM_NULL) {
       const bool crosses = group_crosses_nodes(comm);
-      for (const BenchOp op : o.ops) {
-        if (op == BenchOp::SendRecv && n != 2) continue;  // ranks 0 and 1 only
+      for (const CommKind op : o.ops) {
+        if (op == CommKind::SendRecv && n != 2) continue;  // ranks 0 and 1 only
         for (const std::uint64_t bytes : o.bytes) {
           BenchPoint p = measure_comm(o.backend, op, comm, bytes, o.iterations, o.warmup);
           // The slowest rank's time; correct only if every rank received correctly.
@@ -128,12 +128,11 @@ int bench(const BenchOptions& o, int rank, int size) {
           p.correct = ok != 0;
           if (rank != 0) continue;
           const auto un = static_cast<std::uint32_t>(n);
-          const auto kind = comm_kind_of(op);
           const double size = static_cast<double>(bytes);
-          const double algbw = p.time_s > 0 ? algbw_bytes(kind, un, size) / p.time_s : 0.0;
-          const double busbw = p.time_s > 0 ? bus_bytes(kind, un, size) / p.time_s : 0.0;
+          const double algbw = p.time_s > 0 ? algbw_bytes(op, un, size) / p.time_s : 0.0;
+          const double busbw = p.time_s > 0 ? bus_bytes(op, un, size) / p.time_s : 0.0;
           auto& row = *results->add_values()->mutable_struct_value()->mutable_fields();
-          row["op"].set_string_value(std::string(bench_op_name(op)));
+          row["op"].set_string_value(std::string(comm_kind_name(op)));
           row["bytes"].set_number_value(static_cast<double>(bytes));
           row["group_size"].set_number_value(n);
           row["crosses_nodes"].set_bool_value(crosses);
@@ -142,7 +141,7 @@ int bench(const BenchOptions& o, int rank, int size) {
           row["algbw_Bps"].set_number_value(algbw);
           row["busbw_Bps"].set_number_value(busbw);
           row["correct"].set_bool_value(p.correct);
-          fmt::print(stderr, "{:>15} n={} {:>10} B {:>10.1f} us  algbw {:7.3f} GB/s  busbw {:7.3f} GB/s  {}\n", bench_op_name(op),
+          fmt::print(stderr, "{:>15} n={} {:>10} B {:>10.1f} us  algbw {:7.3f} GB/s  busbw {:7.3f} GB/s  {}\n", comm_kind_name(op),
                      n, bytes, p.time_s * 1e6, algbw / 1e9, busbw / 1e9,
                      p.correct ? "ok" : "WRONG");
         }

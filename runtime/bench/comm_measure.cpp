@@ -17,7 +17,7 @@ namespace eppsim::runtime {
 namespace {
 
 // One (op, group, size) point with MPI on the members of `comm`.
-BenchPoint measure_mpi(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
+BenchPoint measure_mpi(CommKind op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
   int me = 0, n = 0;
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
@@ -30,22 +30,25 @@ BenchPoint measure_mpi(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int itera
   const int count = static_cast<int>(shape.count);
   auto call = [&] {
     switch (op) {
-      case BenchOp::SendRecv:
+      case CommKind::SendRecv:
         if (me == 0) check_mpi(MPI_Send(send.data(), count, MPI_FLOAT, 1, 0, comm), "MPI_Send");
         if (me == 1) check_mpi(MPI_Recv(recv.data(), count, MPI_FLOAT, 0, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
         break;
-      case BenchOp::AllReduce:
+      case CommKind::AllReduce:
         check_mpi(MPI_Allreduce(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm), "MPI_Allreduce");
         break;
-      case BenchOp::AllGather:
+      case CommKind::AllGather:
         check_mpi(MPI_Allgather(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm), "MPI_Allgather");
         break;
-      case BenchOp::ReduceScatter:
+      case CommKind::ReduceScatter:
         check_mpi(MPI_Reduce_scatter_block(send.data(), recv.data(), count, MPI_FLOAT, MPI_SUM, comm),
                   "MPI_Reduce_scatter_block");
         break;
-      case BenchOp::AllToAll:
+      case CommKind::AllToAll:
         check_mpi(MPI_Alltoall(send.data(), count, MPI_FLOAT, recv.data(), count, MPI_FLOAT, comm), "MPI_Alltoall");
+        break;
+      case CommKind::Broadcast:  // from position 0's send buffer into the others' receive buffers
+        check_mpi(MPI_Bcast(me == 0 ? send.data() : recv.data(), count, MPI_FLOAT, 0, comm), "MPI_Bcast");
         break;
     }
   };
@@ -60,7 +63,7 @@ BenchPoint measure_mpi(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int itera
 
 }  // namespace
 
-BenchPoint measure_comm(const std::string& backend, BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations,
+BenchPoint measure_comm(const std::string& backend, CommKind op, MPI_Comm comm, std::uint64_t bytes, int iterations,
                         int warmup) {
 #ifdef EPPSIM_WITH_NCCL
   if (backend == "cuda") return measure_nccl(op, comm, bytes, iterations, warmup);

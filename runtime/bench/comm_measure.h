@@ -16,7 +16,7 @@ namespace eppsim::runtime {
 // and whether it received the right data. backend "cpu": MPI on host buffers,
 // steady_clock; "cuda" (builds with NCCL): runtime/cuda/nccl_bench.h.
 // Throws InputError when a count exceeds what one MPI call moves.
-BenchPoint measure_comm(const std::string& backend, BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations,
+BenchPoint measure_comm(const std::string& backend, CommKind op, MPI_Comm comm, std::uint64_t bytes, int iterations,
                         int warmup);
 
 // Whether the members of `comm` span more than one node (collective over `comm`).

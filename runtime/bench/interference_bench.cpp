@@ -52,7 +52,7 @@ constexpr int kMaxDoublings = 12;
 
 struct Options {
   std::string scenario, backend, out;
-  std::vector<BenchOp> ops;
+  std::vector<CommKind> ops;
   std::vector<std::uint64_t> bytes;
   std::uint64_t tokens = 0;  // 0: the scenario's max_length
   int repeats = 5, warmup = 1, iterations = 20;
@@ -100,7 +100,7 @@ std::optional<Options> parse(int argc, char** argv, int rank) {
 // position 1), each started when a poll sees the previous one complete.
 class MpiWindow final : public CommWindow {
  public:
-  MpiWindow(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : op_(op), comm_(comm), clock_(clock) {
+  MpiWindow(CommKind op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : op_(op), comm_(comm), clock_(clock) {
     check_mpi(MPI_Comm_rank(comm, &me_), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &n_), "MPI_Comm_size");
     shape_ = bench_shape(op, bytes, static_cast<std::uint32_t>(n_));
@@ -141,30 +141,33 @@ class MpiWindow final : public CommWindow {
     const int count = static_cast<int>(shape_.count);
     MPI_Request r = MPI_REQUEST_NULL;
     switch (op_) {
-      case BenchOp::SendRecv:
+      case CommKind::SendRecv:
         if (me_ == 0) check_mpi(MPI_Issend(send_.data(), count, MPI_FLOAT, 1, 0, comm_, &r), "MPI_Issend");
         if (me_ == 1) check_mpi(MPI_Irecv(recv_.data(), count, MPI_FLOAT, 0, 0, comm_, &r), "MPI_Irecv");
         break;
-      case BenchOp::AllReduce:
+      case CommKind::AllReduce:
         check_mpi(MPI_Iallreduce(send_.data(), recv_.data(), count, MPI_FLOAT, MPI_SUM, comm_, &r), "MPI_Iallreduce");
         break;
-      case BenchOp::AllGather:
+      case CommKind::AllGather:
         check_mpi(MPI_Iallgather(send_.data(), count, MPI_FLOAT, recv_.data(), count, MPI_FLOAT, comm_, &r),
                   "MPI_Iallgather");
         break;
-      case BenchOp::ReduceScatter:
+      case CommKind::ReduceScatter:
         check_mpi(MPI_Ireduce_scatter_block(send_.data(), recv_.data(), count, MPI_FLOAT, MPI_SUM, comm_, &r),
                   "MPI_Ireduce_scatter_block");
         break;
-      case BenchOp::AllToAll:
+      case CommKind::AllToAll:
         check_mpi(MPI_Ialltoall(send_.data(), count, MPI_FLOAT, recv_.data(), count, MPI_FLOAT, comm_, &r),
                   "MPI_Ialltoall");
+        break;
+      case CommKind::Broadcast:
+        check_mpi(MPI_Ibcast(me_ == 0 ? send_.data() : recv_.data(), count, MPI_FLOAT, 0, comm_, &r), "MPI_Ibcast");
         break;
     }
     if (r != MPI_REQUEST_NULL) requests_.push_back(r);
   }
 
-  BenchOp op_;
+  CommKind op_;
   MPI_Comm comm_;
   const StepClock& clock_;
   int me_ = 0, n_ = 0;
@@ -176,7 +179,7 @@ class MpiWindow final : public CommWindow {
 };
 
 // The window of `backend` for one point on the members of `comm`.
-std::unique_ptr<CommWindow> make_window(const std::string& backend, BenchOp op, MPI_Comm comm, std::uint64_t bytes,
+std::unique_ptr<CommWindow> make_window(const std::string& backend, CommKind op, MPI_Comm comm, std::uint64_t bytes,
                                         const StepClock& clock) {
 #ifdef EPPSIM_WITH_NCCL
   if (backend == "cuda") return make_nccl_window(op, comm, bytes, clock);
@@ -188,7 +191,7 @@ std::unique_ptr<CommWindow> make_window(const std::string& backend, BenchOp op, 
 
 // One (op, bytes) point on the members of `comm`: this rank's medians, then the slowest rank's.
 InterferencePoint measure_point(const Options& o, ComputeQueue& queue, const StepClock& clock, const KernelPlan& plan,
-                                BenchOp op, MPI_Comm comm, std::uint64_t bytes) {
+                                CommKind op, MPI_Comm comm, std::uint64_t bytes) {
   const auto repeats = static_cast<std::uint32_t>(o.repeats), warmup = static_cast<std::uint32_t>(o.warmup);
   InterferencePoint p;
   barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before the compute alone");
@@ -210,7 +213,7 @@ InterferencePoint measure_point(const Options& o, ComputeQueue& queue, const Ste
   const std::unique_ptr<CommWindow> window = make_window(o.backend, op, comm, bytes, clock);
   int k = window_calls(p.compute_alone_s, p.comm_alone_s, window->min_call_s());
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  const std::string what = fmt::format("eppsim-bench interference: {}", bench_op_name(op));
+  const std::string what = fmt::format("eppsim-bench interference: {}", comm_kind_name(op));
   std::vector<double> compute_beside, comm_beside;
   for (int w = 0, doublings = 0; w < o.warmup + o.repeats;) {
     barrier(comm, kTimeout_s, "eppsim-bench interference: barrier before a window");
@@ -221,7 +224,7 @@ InterferencePoint measure_point(const Options& o, ComputeQueue& queue, const Ste
     wait_all(std::span<MPI_Request>(&request, 1), kTimeout_s, "eppsim-bench interference: agreeing on a window");
     if (!whole) {  // the communication ended before a whole layer did, on some rank: lengthen the window
       if (++doublings > kMaxDoublings)
-        throw std::runtime_error(fmt::format("{} of {} B: no window of {} calls held a whole layer", bench_op_name(op),
+        throw std::runtime_error(fmt::format("{} of {} B: no window of {} calls held a whole layer", comm_kind_name(op),
                                              bytes, k));
       k *= 2;
       continue;
@@ -291,9 +294,9 @@ int bench(const Options& o, int rank, int size) {
   from_json(to_json(model), fields["model"].mutable_struct_value(), "model shape");
   auto* results = fields["results"].mutable_list_value();
   bool all_correct = true;
-  for (const BenchOp op : o.ops) {
+  for (const CommKind op : o.ops) {
     // Every rank, or ranks 0 and 1 for send-recv; the others wait at the barrier below.
-    const bool member = op != BenchOp::SendRecv || rank < 2;
+    const bool member = op != CommKind::SendRecv || rank < 2;
     MPI_Comm comm = MPI_COMM_NULL;
     check_mpi(MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank, &comm), "MPI_Comm_split");
     if (comm != MPI_COMM_NULL) {
@@ -307,7 +310,7 @@ int bench(const Options& o, int rank, int size) {
         *results->add_values()->mutable_struct_value() =
             interference_row({op, bytes, n, crosses, tokens, o.repeats}, p);
         fmt::print(stderr, "{:>15} n={} {:>10} B  compute {:8.2f} -> {:8.2f} ms (x{:.3f})  comm {:10.1f} -> {:10.1f} us (x{:.2f})  {}\n",
-                   bench_op_name(op), n, bytes, p.compute_alone_s * 1e3, p.compute_beside_s * 1e3,
+                   comm_kind_name(op), n, bytes, p.compute_alone_s * 1e3, p.compute_beside_s * 1e3,
                    p.compute_beside_s / p.compute_alone_s, p.comm_alone_s * 1e6, p.comm_beside_s * 1e6,
                    p.comm_beside_s / p.comm_alone_s, p.correct ? "ok" : "WRONG");
       }

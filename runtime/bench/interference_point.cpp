@@ -55,7 +55,7 @@ WindowTimes run_window(ComputeQueue& queue, const StepClock& clock, const Kernel
 google::protobuf::Struct interference_row(const InterferenceSetting& s, const InterferencePoint& p) {
   google::protobuf::Struct row;
   auto& f = *row.mutable_fields();
-  f["op"].set_string_value(std::string(bench_op_name(s.op)));
+  f["op"].set_string_value(std::string(comm_kind_name(s.op)));
   f["bytes"].set_number_value(static_cast<double>(s.bytes));
   f["group_size"].set_number_value(s.group_size);
   f["crosses_nodes"].set_bool_value(s.crosses_nodes);

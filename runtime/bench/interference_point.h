@@ -50,7 +50,7 @@ struct InterferencePoint {
 
 // Where the point was measured (the row's other keys).
 struct InterferenceSetting {
-  BenchOp op = BenchOp::SendRecv;
+  CommKind op = CommKind::SendRecv;
   std::uint64_t bytes = 0;
   int group_size = 0;
   bool crosses_nodes = false;

@@ -25,23 +25,23 @@ struct DeviceBuffer {
 };
 
 // One call of `op` enqueued on `stream` by the rank at `me` of `n` (send-recv: position 0 to 1).
-void enqueue_op(BenchOp op, int me, int n, std::size_t count, const float* send, float* recv, ncclComm_t nccl,
+void enqueue_op(CommKind op, int me, int n, std::size_t count, const float* send, float* recv, ncclComm_t nccl,
                 cudaStream_t stream, const std::string& what) {
   switch (op) {
-    case BenchOp::SendRecv:
+    case CommKind::SendRecv:
       if (me == 0) check_nccl(ncclSend(send, count, ncclFloat, 1, nccl, stream), what);
       if (me == 1) check_nccl(ncclRecv(recv, count, ncclFloat, 0, nccl, stream), what);
       break;
-    case BenchOp::AllReduce:
+    case CommKind::AllReduce:
       check_nccl(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, nccl, stream), what);
       break;
-    case BenchOp::AllGather:
+    case CommKind::AllGather:
       check_nccl(ncclAllGather(send, recv, count, ncclFloat, nccl, stream), what);
       break;
-    case BenchOp::ReduceScatter:
+    case CommKind::ReduceScatter:
       check_nccl(ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, nccl, stream), what);
       break;
-    case BenchOp::AllToAll:
+    case CommKind::AllToAll:
       check_nccl(ncclGroupStart(), what);
       for (int p = 0; p < n; ++p) {
         check_nccl(ncclSend(send + p * count, count, ncclFloat, p, nccl, stream), what);
@@ -49,14 +49,17 @@ void enqueue_op(BenchOp op, int me, int n, std::size_t count, const float* send,
       }
       check_nccl(ncclGroupEnd(), what);
       break;
+    case CommKind::Broadcast:  // from position 0 (out of place: every rank's receive buffer gets it)
+      check_nccl(ncclBroadcast(send, recv, count, ncclFloat, 0, nccl, stream), what);
+      break;
   }
 }
 
 // The benchmark's buffers on this rank's GPU, an NCCL communicator over `comm`,
 // a stream and two events: what measure_nccl and the NCCL window share.
 struct NcclPoint {
-  NcclPoint(BenchOp bench_op, MPI_Comm comm, std::uint64_t bytes)
-      : op(bench_op), what(fmt::format("{} of {} bytes", bench_op_name(bench_op), bytes)) {
+  NcclPoint(CommKind bench_op, MPI_Comm comm, std::uint64_t bytes)
+      : op(bench_op), what(fmt::format("{} of {} bytes", comm_kind_name(bench_op), bytes)) {
     check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
     shape = bench_shape(op, bytes, static_cast<std::uint32_t>(n));
@@ -102,7 +105,7 @@ struct NcclPoint {
     return bench_received_correctly(op, shape, static_cast<std::uint32_t>(me), static_cast<std::uint32_t>(n), received);
   }
 
-  BenchOp op;
+  CommKind op;
   std::string what;
   int me = 0, n = 0;
   CommShape shape;
@@ -118,7 +121,7 @@ struct NcclPoint {
 // saw the end event complete (as NcclCommEngine times its ops).
 class NcclWindow final : public CommWindow {
  public:
-  NcclWindow(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : point_(op, comm, bytes), clock_(clock) {}
+  NcclWindow(CommKind op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) : point_(op, comm, bytes), clock_(clock) {}
 
   double min_call_s() const override { return 0.0; }
 
@@ -147,7 +150,7 @@ class NcclWindow final : public CommWindow {
 
 int nccl_bench_setup() { return select_local_gpu(); }
 
-BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
+BenchPoint measure_nccl(CommKind op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup) {
   NcclPoint point(op, comm, bytes);
   for (int i = 0; i < warmup; ++i) point.call();
   check_cuda(cudaStreamSynchronize(point.stream), point.what);
@@ -157,7 +160,7 @@ BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iter
   return {point.elapsed_s() / iterations, point.received_correctly()};
 }
 
-std::unique_ptr<CommWindow> make_nccl_window(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) {
+std::unique_ptr<CommWindow> make_nccl_window(CommKind op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock) {
   return std::make_unique<NcclWindow>(op, comm, bytes, clock);
 }
 

@@ -21,14 +21,14 @@ namespace eppsim::runtime {
 // collective over the world, once, before any measure_nccl or window.
 int nccl_bench_setup();
 
-BenchPoint measure_nccl(BenchOp op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup);
+BenchPoint measure_nccl(CommKind op, MPI_Comm comm, std::uint64_t bytes, int iterations, int warmup);
 
 // `eppsim-bench interference --backend cuda`: the CommWindow
 // (runtime/comm_window.h) of `op` of `bytes` over the members of `comm`,
 // on a communicator and a stream of its own, the same buffers and check as
 // measure_nccl; its calls enqueued at once between CUDA events, its end mapped
 // onto `clock` (which must outlive it). Collective over `comm`.
-std::unique_ptr<CommWindow> make_nccl_window(BenchOp op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock);
+std::unique_ptr<CommWindow> make_nccl_window(CommKind op, MPI_Comm comm, std::uint64_t bytes, const StepClock& clock);
 
 // "NVIDIA H100 80GB HBM3": the name of this rank's GPU.
 std::string nccl_device_name();

@@ -111,11 +111,12 @@ void NcclCommEngine::start(ActivityId id, OpRef ref) {
   const cudaStream_t stream = s.stream(op.stream());
   const std::size_t count = shape.count;
   switch (shape.kind) {
-    case CommKind::Send:
-      check_nccl(ncclSend(a.send, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
-      break;
-    case CommKind::Recv:
-      check_nccl(ncclRecv(a.recv, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
+    case CommKind::SendRecv:
+      if (shape.sends) {
+        check_nccl(ncclSend(a.send, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
+      } else {
+        check_nccl(ncclRecv(a.recv, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
+      }
       break;
     case CommKind::AllReduce:
       check_nccl(ncclAllReduce(a.send, a.recv, count, ncclFloat, ncclSum, s.groups.at(shape.group), stream), what);

@@ -67,15 +67,16 @@ void MpiCommEngine::start(ActivityId id, OpRef ref) {
     if (rc != MPI_SUCCESS) check_mpi(rc, describe_op(schedule_, ref));
   };
   switch (shape.kind) {
-    case CommKind::Send:
-      // Synchronous: the SEND ends only once its RECV has matched it, as in the engines (rendezvous),
-      // not when MPI has buffered a small message.
-      check(MPI_Issend(a.send.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
-                       groups_.point_to_point(), &request));
-      break;
-    case CommKind::Recv:
-      check(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
-                      groups_.point_to_point(), &request));
+    case CommKind::SendRecv:
+      if (shape.sends) {
+        // Synchronous: the SEND ends only once its RECV has matched it, as in the engines (rendezvous),
+        // not when MPI has buffered a small message.
+        check(MPI_Issend(a.send.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+                         groups_.point_to_point(), &request));
+      } else {
+        check(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+                        groups_.point_to_point(), &request));
+      }
       break;
     case CommKind::AllReduce:
       check(MPI_Iallreduce(a.send.data(), a.recv.data(), count, MPI_FLOAT, MPI_SUM, groups_.group(shape.group), &request));

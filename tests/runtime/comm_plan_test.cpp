@@ -32,7 +32,8 @@ TEST(CommPlan, ElementsRoundUp) {
 TEST(CommPlan, PointToPointKeepsPeerTagAndSize) {
   const OneOp send(OpFields::send(0, 3, 4096, 17));
   const auto s = comm_shape(send.view(), {});
-  EXPECT_EQ(s.kind, CommKind::Send);
+  EXPECT_EQ(s.kind, CommKind::SendRecv);
+  EXPECT_TRUE(s.sends);
   EXPECT_EQ(s.peer, 3u);
   EXPECT_EQ(s.tag, 17u);
   EXPECT_EQ(s.count, 1024u);
@@ -40,7 +41,8 @@ TEST(CommPlan, PointToPointKeepsPeerTagAndSize) {
   EXPECT_EQ(s.recv_elements, 0u);
   const OneOp recv(OpFields::recv(0, 1, 10, 2));
   const auto r = comm_shape(recv.view(), {});
-  EXPECT_EQ(r.kind, CommKind::Recv);
+  EXPECT_EQ(r.kind, CommKind::SendRecv);
+  EXPECT_FALSE(r.sends);
   EXPECT_EQ(r.count, 3u);
   EXPECT_EQ(r.recv_elements, 3u);
   EXPECT_EQ(r.send_elements, 0u);

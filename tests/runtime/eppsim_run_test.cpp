@@ -316,9 +316,9 @@ plan { strategy: "packed-1f1b" packed_1f1b { pipeline_stages: 2 micro_batch_toke
     // Every rank fails alike; the first to fail prints its error and aborts the others.
     EXPECT_NE(cuda.output.find("error: the cuda backend needs a GPU"), std::string::npos) << cuda.output;
   }
-  const Result op = mpirun(2, EPPSIM_BENCH, common + ",broadcast --backend cpu", dir_);
+  const Result op = mpirun(2, EPPSIM_BENCH, common + ",allreduce --backend cpu", dir_);
   EXPECT_EQ(op.status, 2) << op.output;
-  EXPECT_NE(op.output.find("--ops: unknown op 'broadcast'"), std::string::npos) << op.output;
+  EXPECT_NE(op.output.find("--ops: unknown op 'allreduce' (known: send-recv, all-reduce"), std::string::npos) << op.output;
 }
 
 }  // namespace

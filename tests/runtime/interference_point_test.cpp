@@ -106,7 +106,7 @@ TEST(InterferencePoint, RowHoldsTheSettingTimesAndFactors) {
   p.comm_beside_s = 4e-4;
   p.iterations = 40;
   p.correct = true;
-  const google::protobuf::Struct row = interference_row({BenchOp::AllGather, 65536, 4, true, 1024, 5}, p);
+  const google::protobuf::Struct row = interference_row({CommKind::AllGather, 65536, 4, true, 1024, 5}, p);
   const auto& f = row.fields();
   EXPECT_EQ(f.size(), 14u);
   EXPECT_EQ(f.at("op").string_value(), "all-gather");
