@@ -73,7 +73,7 @@ ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std:
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       throw InputError(fmt::format("compare: unknown strategy '{}' (known: {})", name, fmt::join(known, ", ")));
     }
-    planners.push_back(PlannerFactory{name, [name](const ResolvedScenario& own) { return make_planner(name, own, simulated_step_seconds); }});
+    planners.push_back(PlannerFactory{name, [name](const ResolvedScenario& own) { return make_planner(name, own); }});
   }
   return compare_planners(scenario, planners);
 }
@@ -95,7 +95,7 @@ ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<co
     own.proto.mutable_plan()->set_strategy(name);
     try {
       const auto start = std::chrono::steady_clock::now();
-      auto schedule = planner.make(own)->plan(own, lengths);
+      auto schedule = planner.make(own)->plan(PlanContext(own, simulated_step_seconds), lengths);
       schedule.set_strategy(name);  // records and directories are keyed by the name asked for
       const double plan_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       auto run = simulate_schedule(std::move(schedule), own, plan_time_s);

@@ -125,9 +125,9 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   if (scenario.collective) {
     planned.schedule = plan_collective_benchmark(scenario);
   } else {
-    const auto planner = make_planner(scenario.strategy, scenario, simulated_step_seconds);
+    const auto planner = make_planner(scenario.strategy, scenario);
     planned.lengths = sample_batch(scenario);
-    planned.schedule = planner->plan(scenario, planned.lengths);
+    planned.schedule = planner->plan(PlanContext(scenario, simulated_step_seconds), planned.lengths);
   }
   planned.plan_time_s = seconds_since(start);
   return planned;

@@ -40,8 +40,8 @@ constexpr double kRoundingSlackBytes = 1 << 20;  // chunk_activation_bytes round
 // Everything a replica's planning needs, fixed for the scenario.
 class EppContext {
  public:
-  EppContext(const ResolvedScenario& sc, const EppOptions& options, EppVariant variant, ScheduleEvaluator evaluate = {})
-      : sc_(sc), variant_(variant), evaluate_(std::move(evaluate)), estimate_(sc.model, *sc.cost) {
+  EppContext(const PlanContext& sc, const EppOptions& options, EppVariant variant)
+      : sc_(sc), variant_(variant), estimate_(sc.model, *sc.cost) {
     stages_ = options.pipeline_stages;
     sp_ = options.sp_degree;
     zero_stage_ = options.zero_stage;
@@ -57,7 +57,7 @@ class EppContext {
     if (degrees_.empty() || degrees_.back() != sp_) degrees_.push_back(sp_);
   }
 
-  const ResolvedScenario& scenario() const { return sc_; }
+  const PlanContext& scenario() const { return sc_; }
   EppVariant variant() const { return variant_; }
   std::uint32_t stages() const { return stages_; }
   std::uint32_t sp() const { return sp_; }
@@ -69,8 +69,8 @@ class EppContext {
   const std::vector<std::uint32_t>& degrees() const { return degrees_; }
   // The step time of `schedule` as the scenario's engine runs it (epp-flex's check).
   double evaluate(const proto::Schedule& schedule) const {
-    if (!evaluate_) throw std::invalid_argument("epp-flex needs a schedule evaluator (make_planner's `evaluate`)");
-    return evaluate_(schedule, sc_);
+    if (!sc_.simulate) throw std::invalid_argument("epp-flex needs a schedule evaluator (PlanContext::simulate)");
+    return sc_.simulate(schedule);
   }
   // A chunk as the Schedule runs it, whole, on one GPU of a degree-d group (plan_estimate.h).
   double segment_seconds(const Segment& seg, std::uint32_t d) const { return estimate_.segment_seconds(seg, d); }
@@ -113,13 +113,12 @@ class EppContext {
   }
 
  private:
-  const ResolvedScenario& sc_;
+  const PlanContext& sc_;
   EppVariant variant_;
   std::uint32_t stages_ = 1, sp_ = 1, dp_ = 1, zero_stage_ = 0;
   std::vector<StageShape> shapes_;
   std::vector<std::uint32_t> slice_counts_, degrees_;
   double gap_ = 0.02, time_limit_s_ = 10.0;
-  ScheduleEvaluator evaluate_;
   PlanEstimate estimate_;
 };
 
@@ -370,9 +369,9 @@ EppReplicaPlan plan_replica(const EppContext& ctx, std::span<const std::uint64_t
 
 }  // namespace
 
-EppPlan plan_epp(const ResolvedScenario& sc, const EppOptions& options, std::span<const std::uint64_t> lengths,
-                 EppVariant variant, const ScheduleEvaluator& evaluate) {
-  const EppContext ctx(sc, options, variant, evaluate);
+EppPlan plan_epp(const PlanContext& sc, const EppOptions& options, std::span<const std::uint64_t> lengths,
+                 EppVariant variant) {
+  const EppContext ctx(sc, options, variant);
   EppPlan out;
   out.stages = ctx.stages();
   out.sp_degree = ctx.sp();
@@ -435,8 +434,8 @@ std::vector<PlannerRegistration> epp_registrations() {
   for (const EppVariant variant : {EppVariant::Faithful, EppVariant::NoCheckpoint, EppVariant::FullCheckpoint,
                                    EppVariant::EvenSplit, EppVariant::Flex}) {
     out.push_back(register_planner<EppOptions>(epp_strategy_name(variant), resolve_epp_options,
-                                               [variant](EppOptions options, const ScheduleEvaluator& evaluate) {
-                                                 return std::make_unique<EppPlanner>(variant, std::move(options), evaluate);
+                                               [variant](EppOptions options) {
+                                                 return std::make_unique<EppPlanner>(variant, std::move(options));
                                                }));
   }
   return out;

@@ -114,23 +114,21 @@ struct EppOptions {
 EppOptions resolve_epp_options(const ResolvedScenario& scenario);
 
 // The decisions of `variant` for the batch (no Schedule); InputError when a
-// sequence cannot fit even with every layer checkpointed. `evaluate` scores
-// candidate schedules on the scenario's engine; epp-flex needs it
-// (std::invalid_argument without), the other variants ignore it.
-EppPlan plan_epp(const ResolvedScenario& scenario, const EppOptions& options, std::span<const std::uint64_t> lengths,
-                 EppVariant variant, const ScheduleEvaluator& evaluate = {});
+// sequence cannot fit even with every layer checkpointed. epp-flex scores
+// candidate schedules with the context's `simulate` (std::invalid_argument
+// without); the other variants do not simulate.
+EppPlan plan_epp(const PlanContext& scenario, const EppOptions& options, std::span<const std::uint64_t> lengths,
+                 EppVariant variant);
 
 class EppPlanner final : public Planner {
  public:
-  EppPlanner(EppVariant variant, EppOptions options, ScheduleEvaluator evaluate = {})
-      : variant_(variant), options_(std::move(options)), evaluate_(std::move(evaluate)) {}
+  EppPlanner(EppVariant variant, EppOptions options) : variant_(variant), options_(std::move(options)) {}
   std::string name() const override;
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   EppVariant variant_;
   EppOptions options_;
-  ScheduleEvaluator evaluate_;
 };
 
 }  // namespace eppsim

@@ -26,7 +26,7 @@ std::uint64_t minus(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0
 
 }  // namespace
 
-EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shapes, std::uint32_t zero_stage,
+EmittedEpp emit_epp(const PlanContext& sc, std::span<const StageShape> shapes, std::uint32_t zero_stage,
                     const EppPlan& decisions, const std::string& strategy) {
   const auto& model = sc.model;
   const std::uint32_t stages = decisions.stages, sp = decisions.sp_degree;
@@ -34,10 +34,10 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
   const std::uint32_t num_ranks = stages * dp * sp;
   const std::uint32_t stage_ranks = dp * sp;  // the replicas emitted (all, or one to score a pipeline)
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), strategy, model);
+  ScheduleBuilder b(num_ranks, sc.name, strategy, model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
-  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
   std::vector<std::uint32_t> grad_groups(stages);
   if (stage_ranks > 1) {
     for (std::uint32_t s = 0; s < stages; ++s) {
@@ -197,8 +197,8 @@ EmittedEpp emit_epp(const ResolvedScenario& sc, std::span<const StageShape> shap
   return EmittedEpp{std::move(b), model_flops, most_chunks};
 }
 
-proto::Schedule EppPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
-  const EppPlan decisions = plan_epp(sc, options_, lengths, variant_, evaluate_);
+proto::Schedule EppPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
+  const EppPlan decisions = plan_epp(sc, options_, lengths, variant_);
   const std::vector<StageShape> shapes = stage_shapes(sc.model, decisions.stages);
   EmittedEpp emitted = emit_epp(sc, shapes, options_.zero_stage, decisions, name());
   std::uint64_t total_tokens = 0;

@@ -11,7 +11,7 @@
 #include "sim/plan/epp.h"
 #include "sim/plan/packed_1f1b.h"
 #include "sim/plan/schedule_builder.h"
-#include "scenario/scenario.h"
+#include "sim/plan/plan_context.h"
 
 namespace eppsim {
 
@@ -22,7 +22,7 @@ struct EmittedEpp {
   double model_flops = 0.0;
   std::uint32_t most_chunks = 0;
 };
-EmittedEpp emit_epp(const ResolvedScenario& scenario, std::span<const StageShape> shapes, std::uint32_t zero_stage,
+EmittedEpp emit_epp(const PlanContext& scenario, std::span<const StageShape> shapes, std::uint32_t zero_stage,
                     const EppPlan& decisions, const std::string& strategy);
 
 }  // namespace eppsim

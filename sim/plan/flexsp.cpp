@@ -35,7 +35,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class FlexSpCost {
  public:
-  FlexSpCost(const ResolvedScenario& sc, const FlexSpOptions& options)
+  FlexSpCost(const PlanContext& sc, const FlexSpOptions& options)
       : n_(sc.usable_gpus()), estimate_(sc.model, *sc.cost), preset_(sc.flexsp_preset) {
     const auto& model = sc.model;
     memory_ = zero3_memory(sc, false, options.zero3);
@@ -384,7 +384,7 @@ MicroPlan plan_micro_batch(const FlexSpCost& cost, const FlexSpOptions& opt, std
 
 // ---------------------------------------------------------------- planning
 
-Bytes flexsp_planning_limit(const ResolvedScenario& sc, const FlexSpOptions& options) {
+Bytes flexsp_planning_limit(const PlanContext& sc, const FlexSpOptions& options) {
   return options.planning_memory_cap ? *options.planning_memory_cap : sc.memory_limit;
 }
 
@@ -441,7 +441,7 @@ std::vector<PlannerRegistration> flexsp_registrations() {
                                           [](FlexSpOptions options) { return std::make_unique<FlexSpPlanner>(options); })};
 }
 
-FlexSpPlan plan_flexsp(const ResolvedScenario& sc, const FlexSpOptions& opt, std::span<const std::uint64_t> lengths) {
+FlexSpPlan plan_flexsp(const PlanContext& sc, const FlexSpOptions& opt, std::span<const std::uint64_t> lengths) {
   const FlexSpCost cost(sc, opt);
   const std::uint32_t n = cost.gpus();
   if (n != 1 && n % 2 != 0) {

@@ -40,7 +40,7 @@
 //     refines the micro-batches of the chosen count only.
 //  Cost model: with cost_model.flexsp_preset (gpt-7b/13b/30b) the paper's
 //  constants and measured BW(d) table (flexsp_preset.h), as FlexSP's own
-//  planner estimates; otherwise the scenario's cost model (ResolvedScenario::cost):
+//  planner estimates; otherwise the scenario's cost model (PlanContext::cost):
 //  compute (forward + backward, whole model, a 1/d share) plus ulysses_layer_time per
 //  layer and pass over a node-aligned group of d ranks, and no per-group constant.
 //  The greedy and the MILP add up per-sequence times (FlexSP's linear model); the
@@ -123,7 +123,7 @@ struct FlexSpOptions {
 
 // The memory the groups are planned within: planning_memory_cap, else the
 // scenario's memory limit.
-Bytes flexsp_planning_limit(const ResolvedScenario& scenario, const FlexSpOptions& options);
+Bytes flexsp_planning_limit(const PlanContext& scenario, const FlexSpOptions& options);
 
 // Resolves the defaults (0 means the default) and checks each option's range
 // and that the usable GPUs are 1 or even. InputError located by the scenario's
@@ -134,14 +134,14 @@ class FlexSpPlanner final : public Planner {
  public:
   explicit FlexSpPlanner(FlexSpOptions options) : options_(options) {}
   std::string name() const override { return "flexsp"; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   FlexSpOptions options_;
 };
 
 // The planning decisions alone. Throws InputError when a sequence cannot fit.
-FlexSpPlan plan_flexsp(const ResolvedScenario& scenario, const FlexSpOptions& options,
+FlexSpPlan plan_flexsp(const PlanContext& scenario, const FlexSpOptions& options,
                        std::span<const std::uint64_t> sequence_lengths);
 
 }  // namespace eppsim

@@ -14,15 +14,15 @@
 
 namespace eppsim {
 
-proto::Schedule FlexSpPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+proto::Schedule FlexSpPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   const FlexSpPlan decisions = plan_flexsp(sc, options_, lengths);
   const Zero3Memory memory = zero3_memory(sc, false, options_.zero3);  // as plan_flexsp sized the groups
   const auto& model = sc.model;
   const std::uint32_t n = sc.usable_gpus();
 
-  ScheduleBuilder b(n, sc.proto.name(), name(), model);
+  ScheduleBuilder b(n, sc.name, name(), model);
   const Zero3Setup streams = add_zero3(b, n);
-  for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
 
   const double params = model.total_params();
   const Zero3LayerBytes zero_bytes = zero3_layer_bytes(model, options_.zero3);

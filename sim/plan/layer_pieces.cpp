@@ -35,7 +35,7 @@ std::uint64_t new_tokens(std::span<const Segment> segments) {
 
 }  // namespace
 
-proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::uint32_t stage, std::uint32_t chunk,
+proto::ComputeOp priced_compute_op(const PlanContext& sc, Pass pass, std::uint32_t stage, std::uint32_t chunk,
                                    std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
                                    std::span<const Segment> segments, const WorkSplit& split, LayerPart part) {
   const ChunkWork work{segments, layer_count, first_layer == 0, lm_head};
@@ -62,7 +62,7 @@ proto::ComputeOp priced_compute_op(const ResolvedScenario& sc, Pass pass, std::u
   return op;
 }
 
-std::vector<LayerPiece> ulysses_layer_pieces(const ResolvedScenario& sc, Pass pass, std::uint32_t stage,
+std::vector<LayerPiece> ulysses_layer_pieces(const PlanContext& sc, Pass pass, std::uint32_t stage,
                                              std::uint32_t chunk, std::uint32_t layer, bool lm_head,
                                              std::span<const Segment> segments, const UlyssesGroup& sp) {
   auto compute = [&](LayerPart part) {
@@ -80,7 +80,7 @@ std::vector<LayerPiece> ulysses_layer_pieces(const ResolvedScenario& sc, Pass pa
           LayerPiece{compute(LayerPart::PostAttention), 0, 0}};
 }
 
-std::vector<LayerPiece> ulysses_stage_pieces(const ResolvedScenario& sc, Pass pass, std::uint32_t stage,
+std::vector<LayerPiece> ulysses_stage_pieces(const PlanContext& sc, Pass pass, std::uint32_t stage,
                                              std::uint32_t chunk, std::uint32_t first_layer, std::uint32_t layer_count,
                                              bool lm_head, std::span<const Segment> segments, const UlyssesGroup& sp) {
   if (layer_count == 0) return {};

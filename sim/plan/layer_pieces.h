@@ -18,7 +18,7 @@
 #include "models/chunk.h"
 #include "models/cost_model.h"
 #include "sim/plan/schedule_builder.h"
-#include "scenario/scenario.h"
+#include "sim/plan/plan_context.h"
 #include "proto/schedule.pb.h"
 
 namespace eppsim {
@@ -27,7 +27,7 @@ namespace eppsim {
 // first_layer + layer_count - 1 (`part` of each), with the LM head when
 // `lm_head`, on a chunk split as `split` says: flops, memory traffic and the
 // estimated duration are this rank's share (ComputeCostModel).
-proto::ComputeOp priced_compute_op(const ResolvedScenario& scenario, Pass pass, std::uint32_t stage,
+proto::ComputeOp priced_compute_op(const PlanContext& scenario, Pass pass, std::uint32_t stage,
                                    std::uint32_t chunk, std::uint32_t first_layer, std::uint32_t layer_count,
                                    bool lm_head, std::span<const Segment> segments, const WorkSplit& split = {},
                                    LayerPart part = LayerPart::Whole);
@@ -53,14 +53,14 @@ struct UlyssesGroup {
 
 // One layer's pass, as above: one LAYER_WHOLE piece at degree 1, else three.
 // `lm_head`: the layer carries the LM head (the model's last layer).
-std::vector<LayerPiece> ulysses_layer_pieces(const ResolvedScenario& scenario, Pass pass, std::uint32_t stage,
+std::vector<LayerPiece> ulysses_layer_pieces(const PlanContext& scenario, Pass pass, std::uint32_t stage,
                                              std::uint32_t chunk, std::uint32_t layer, bool lm_head,
                                              std::span<const Segment> segments, const UlyssesGroup& sp);
 
 // A stage's pass over layers first_layer .. first_layer + layer_count - 1: at
 // degree 1 one LAYER_WHOLE op; else each layer's pieces, in the pass's order
 // (backward: the last layer first). `lm_head` goes with the stage's last layer.
-std::vector<LayerPiece> ulysses_stage_pieces(const ResolvedScenario& scenario, Pass pass, std::uint32_t stage,
+std::vector<LayerPiece> ulysses_stage_pieces(const PlanContext& scenario, Pass pass, std::uint32_t stage,
                                              std::uint32_t chunk, std::uint32_t first_layer, std::uint32_t layer_count,
                                              bool lm_head, std::span<const Segment> segments, const UlyssesGroup& sp);
 

@@ -62,7 +62,7 @@ std::vector<StageShape> stage_shapes(const TransformerSpec& model, std::uint32_t
   return shapes;
 }
 
-void emit_gradient_step(ScheduleBuilder& b, const ResolvedScenario& sc, std::uint32_t rank, std::uint32_t compute,
+void emit_gradient_step(ScheduleBuilder& b, const PlanContext& sc, std::uint32_t rank, std::uint32_t compute,
                         std::uint32_t comm, std::uint32_t group, std::uint32_t group_size, const StageShape& shape,
                         std::uint32_t stage, double params, std::uint32_t zero_stage, std::uint32_t last) {
   const auto gradient_bytes = static_cast<std::uint64_t>(params) * sc.model.bytes_per_element;
@@ -133,7 +133,7 @@ std::vector<PlannerRegistration> packed_1f1b_registrations() {
   })};
 }
 
-proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+proto::Schedule Packed1F1BPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   const Packed1F1BOptions& options = options_;
   const std::uint32_t stages = options.pipeline_stages;
   const std::uint32_t tp = options.tensor_parallel;
@@ -163,7 +163,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
     most_micro_batches = std::max(most_micro_batches, static_cast<std::uint32_t>(micro_batches[d].size()));
   }
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), name(), model);
+  ScheduleBuilder b(num_ranks, sc.name, name(), model);
   // Copied out, not bound: clang 14 (the sanitizer and fuzz builds) lets no lambda capture a structured binding.
   const PipelineStreams streams = add_pipeline_streams(b);
   const std::uint32_t compute = streams.compute, recv_prev = streams.recv_prev, send_next = streams.send_next,
@@ -175,7 +175,7 @@ proto::Schedule Packed1F1BPlanner::plan(const ResolvedScenario& sc, std::span<co
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t g) {
     return (stage * data_parallel + replica) * group + g;
   };
-  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
   // Gradients are reduced, and ZeRO shards model states, over every rank of a
   // stage that holds the same weights: the data-parallel replicas times the
   // context-parallel ranks (Megatron's data-parallel-with-context group).

@@ -76,7 +76,7 @@ class Packed1F1BPlanner final : public Planner {
  public:
   explicit Packed1F1BPlanner(Packed1F1BOptions options) : options_(options) {}
   std::string name() const override { return "packed-1f1b"; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   Packed1F1BOptions options_;
@@ -107,7 +107,7 @@ class ScheduleBuilder;
 // `group_size` ranks (all-reduce for ZeRO-0/1, reduce-scatter for ZeRO-2) on
 // `comm_stream`, Adam on its shard (28 bytes of traffic and 12 FLOPs per
 // parameter), and for ZeRO-1/2 the updated weights all-gathered.
-void emit_gradient_step(ScheduleBuilder& builder, const ResolvedScenario& scenario, std::uint32_t rank,
+void emit_gradient_step(ScheduleBuilder& builder, const PlanContext& scenario, std::uint32_t rank,
                         std::uint32_t compute_stream, std::uint32_t comm_stream, std::uint32_t group,
                         std::uint32_t group_size, const StageShape& shape, std::uint32_t stage, double params,
                         std::uint32_t zero_stage, std::uint32_t last);

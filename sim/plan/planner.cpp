@@ -8,7 +8,7 @@
 
 namespace eppsim {
 
-proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, std::uint32_t stage,
+proto::ComputeOp adam_step_op(const PlanContext& sc, double shard_params, std::uint32_t stage,
                               std::uint32_t first_layer, std::uint32_t layer_count) {
   proto::ComputeOp optimizer;
   optimizer.set_phase(proto::OPTIMIZER);
@@ -18,7 +18,7 @@ proto::ComputeOp adam_step_op(const ResolvedScenario& sc, double shard_params, s
   const auto traffic = static_cast<std::uint64_t>(shard_params * 28.0);
   optimizer.set_flops(shard_params * 12.0);
   optimizer.set_memory_traffic_bytes(traffic);
-  const double seconds = static_cast<double>(traffic) / sc.cluster.gpu.memory_bandwidth.value;
+  const double seconds = static_cast<double>(traffic) / sc.memory_bandwidth.value;
   optimizer.set_estimated_duration_ns(
       to_ns(seconds, [&] { return fmt::format("{}: plan: the optimizer step of stage {}", sc.source, stage); }));
   return optimizer;
@@ -37,7 +37,7 @@ void add_stage_checkpointing(proto::PlanDecisions* decisions, std::uint32_t stag
   decisions->set_layer_chunks(decisions->layer_chunks() + layers * chunks);
 }
 
-proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& plan,
+proto::Schedule finish_plan(ScheduleBuilder& builder, const PlanContext& scenario, const PlanSummary& plan,
                             std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
                             std::string_view advice) {
   auto* summary = builder.summary();

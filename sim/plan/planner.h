@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scenario/scenario.h"
+#include "sim/plan/plan_context.h"
 #include "proto/schedule.pb.h"
 
 namespace eppsim {
@@ -19,9 +20,11 @@ class Planner {
  public:
   virtual ~Planner() = default;
   virtual std::string name() const = 0;
-  // Throws InputError when the scenario's shape does not suit the strategy or
-  // the batch cannot fit in GPU memory; the message says what to change.
-  virtual proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const = 0;
+  // The Schedule of the batch on the context's ranks (plan_context.h: the
+  // model, placement, cost model and memory limit; the planner's own options
+  // it was made with). Throws InputError when the batch cannot fit in GPU
+  // memory; the message says what to change.
+  virtual proto::Schedule plan(const PlanContext& context, std::span<const std::uint64_t> sequence_lengths) const = 0;
 };
 
 class ScheduleBuilder;
@@ -48,7 +51,7 @@ void add_stage_checkpointing(proto::PlanDecisions* decisions, std::uint32_t stag
 // MEMORY ops in program order), and returns the Schedule. Throws InputError for
 // the first rank over the scenario's memory limit:
 //   "<source>: <strategy>: rank R<where(R)> needs X but the memory limit is Y; <advice>"
-proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& scenario, const PlanSummary& summary,
+proto::Schedule finish_plan(ScheduleBuilder& builder, const PlanContext& scenario, const PlanSummary& summary,
                             std::string_view strategy, const std::function<std::string(std::uint32_t rank)>& where,
                             std::string_view advice);
 
@@ -56,23 +59,16 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const ResolvedScenario& sc
 // the gradient (2 B), master weights, m and v (12 B) and writes the three back
 // (12 B) and the bf16 weights (2 B), 28 bytes and 12 FLOPs per parameter,
 // timed by the GPU's memory bandwidth.
-proto::ComputeOp adam_step_op(const ResolvedScenario& scenario, double shard_params, std::uint32_t stage,
+proto::ComputeOp adam_step_op(const PlanContext& scenario, double shard_params, std::uint32_t stage,
                               std::uint32_t first_layer, std::uint32_t layer_count);
-
-// Scores a candidate Schedule: its step time in seconds on the scenario's
-// cluster. Planners cannot include sim/engine; sim/run.cpp passes one that runs
-// the scenario's engine (simulated_step_seconds in sim/run.h).
-using ScheduleEvaluator = std::function<double(const proto::Schedule& schedule, const ResolvedScenario& scenario)>;
 
 // Names of every strategy, in a stable order (sim/plan/planner_registry.h).
 std::vector<std::string> planner_names();
 // The planner of `strategy` with its options resolved from the fully resolved
 // `scenario` (planner_registry.h). Throws InputError, located by the scenario's
 // FieldLocator, for an unknown strategy (listing the known ones) or options
-// that break the strategy's rules. `evaluate` scores candidate schedules for the
-// planners that simulate them (epp-flex); the others ignore it.
-std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario,
-                                      const ScheduleEvaluator& evaluate = {});
+// that break the strategy's rules.
+std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario);
 
 // The global batch a scenario describes: sampled with its seed.
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario);

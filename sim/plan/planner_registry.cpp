@@ -27,13 +27,12 @@ std::vector<std::string> planner_names() {
   return names;
 }
 
-std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario,
-                                      const ScheduleEvaluator& evaluate) {
+std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario) {
   if (scenario.part != ScenarioPart::Full) {
     throw std::logic_error(fmt::format("make_planner: {} is not fully resolved", scenario.source));
   }
   for (const auto& registration : planner_registry()) {
-    if (registration.name == strategy) return registration.make(scenario, evaluate);
+    if (registration.name == strategy) return registration.make(scenario);
   }
   scenario.where().fail("plan.strategy", fmt::format("unknown strategy {} (known: {})", quote_string(strategy),
                                                      fmt::join(planner_names(), ", ")));

@@ -23,22 +23,15 @@ struct PlannerRegistration {
   std::string name;
   // Resolves and checks the scenario's options for this strategy, then builds
   // the planner; throws InputError naming file, line, field, rule and --set.
-  std::function<std::unique_ptr<Planner>(const ResolvedScenario&, const ScheduleEvaluator&)> make;
+  std::function<std::unique_ptr<Planner>(const ResolvedScenario&)> make;
 };
 
-// A registration from a typed resolution and a factory over its result: the
-// factory takes the options, and the ScheduleEvaluator too when the planner
-// scores candidate schedules (epp-flex).
+// A registration from a typed resolution and a factory over its result.
 template <typename Options, typename Factory>
 PlannerRegistration register_planner(std::string name, Options (*resolve)(const ResolvedScenario&), Factory factory) {
   return PlannerRegistration{
-      std::move(name), [resolve, factory = std::move(factory)](const ResolvedScenario& scenario,
-                                                               const ScheduleEvaluator& evaluate) -> std::unique_ptr<Planner> {
-        if constexpr (std::is_invocable_v<const Factory&, Options, const ScheduleEvaluator&>) {
-          return factory(resolve(scenario), evaluate);
-        } else {
-          return factory(resolve(scenario));
-        }
+      std::move(name), [resolve, factory = std::move(factory)](const ResolvedScenario& scenario) -> std::unique_ptr<Planner> {
+        return factory(resolve(scenario));
       }};
 }
 

@@ -191,7 +191,7 @@ std::vector<PlannerRegistration> seq1f1b_registrations() {
   })};
 }
 
-proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+proto::Schedule Seq1F1BPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   const std::uint32_t num_ranks = sc.usable_gpus();
   const std::uint32_t stages = options_.pipeline_stages;
   const std::uint32_t sp = options_.sp_degree;
@@ -214,12 +214,12 @@ proto::Schedule Seq1F1BPlanner::plan(const ResolvedScenario& sc, std::span<const
     most_chunks = std::max(most_chunks, static_cast<std::uint32_t>(chunks[d].size()));
   }
 
-  ScheduleBuilder b(num_ranks, sc.proto.name(), name(), model);
+  ScheduleBuilder b(num_ranks, sc.name, name(), model);
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) {
     return (stage * data_parallel + replica) * sp + i;
   };
-  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
   std::vector<std::uint32_t> sp_groups(stages * data_parallel);
   if (sp > 1) {
     for (std::uint32_t s = 0; s < stages; ++s)

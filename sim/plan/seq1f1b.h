@@ -75,7 +75,7 @@ class Seq1F1BPlanner final : public Planner {
  public:
   explicit Seq1F1BPlanner(Seq1F1BOptions options) : options_(options) {}
   std::string name() const override { return "seq1f1b"; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   Seq1F1BOptions options_;

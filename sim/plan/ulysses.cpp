@@ -28,7 +28,7 @@ namespace {
 
 constexpr double kDefaultPackingFill = 0.9;
 
-void check_degree(const ResolvedScenario& sc, std::uint32_t d, std::string_view strategy) {
+void check_degree(const PlanContext& sc, std::uint32_t d, std::string_view strategy) {
   const std::uint32_t n = sc.usable_gpus();
   if (d == 0 || (d & (d - 1)) != 0 || d > n || n % d != 0) {
     throw InputError(fmt::format("{}: {}: plan.ulysses.sp_degree must be a power of two dividing the {} GPUs, got {}",
@@ -82,7 +82,7 @@ std::vector<PlannerRegistration> ulysses_registrations() {
           })};
 }
 
-std::uint64_t ulysses_group_capacity(const ResolvedScenario& sc, const UlyssesOptions& options, std::uint32_t d) {
+std::uint64_t ulysses_group_capacity(const PlanContext& sc, const UlyssesOptions& options, std::uint32_t d) {
   const Zero3Memory memory = zero3_memory(sc, options.full_recompute, options.zero3);
   if (memory.fixed_bytes() >= sc.memory_limit.count) {
     throw InputError(fmt::format(
@@ -108,7 +108,7 @@ struct UlyssesDecisions {
 };
 
 // Throws InputError when the degree is not allowed or a sequence does not fit.
-UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+UlyssesDecisions decide_ulysses(const PlanContext& sc, const UlyssesOptions& options,
                                 std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy) {
   check_degree(sc, d, strategy);
   const std::uint32_t n = sc.usable_gpus();
@@ -164,7 +164,7 @@ UlyssesDecisions decide_ulysses(const ResolvedScenario& sc, const UlyssesOptions
 
 // The Schedule of one degree's decisions. Throws InputError when a rank's
 // planned memory exceeds the limit.
-proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+proto::Schedule build_ulysses(const PlanContext& sc, const UlyssesOptions& options,
                               std::span<const std::uint64_t> lengths, const UlyssesDecisions& decided,
                               std::string_view strategy) {
   const std::uint32_t d = decided.degree;
@@ -181,9 +181,9 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
   // in the slots where its group has no micro-batch left.
   const Zero3LayerBytes zero_bytes = zero3_layer_bytes(model, options.zero3);
   const std::uint32_t depth = effective_prefetch_depth(options.zero3, false);  // static groups
-  ScheduleBuilder b(n, sc.proto.name(), std::string(strategy), model);
+  ScheduleBuilder b(n, sc.name, std::string(strategy), model);
   const Zero3Setup streams = add_zero3(b, n);
-  for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.cluster.local_gpu_of(r));
+  for (std::uint32_t r = 0; r < n; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
   std::vector<std::uint32_t> sp_groups(groups);
   for (std::uint32_t g = 0; g < groups; ++g) {
     std::vector<std::uint32_t> ranks(d);
@@ -275,7 +275,7 @@ proto::Schedule build_ulysses(const ResolvedScenario& sc, const UlyssesOptions& 
 
 }  // namespace
 
-proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& options,
+proto::Schedule plan_ulysses(const PlanContext& sc, const UlyssesOptions& options,
                              std::span<const std::uint64_t> lengths, std::uint32_t d, std::string_view strategy,
                              double* estimated_step_s) {
   const UlyssesDecisions decided = decide_ulysses(sc, options, lengths, d, strategy);
@@ -283,11 +283,11 @@ proto::Schedule plan_ulysses(const ResolvedScenario& sc, const UlyssesOptions& o
   return build_ulysses(sc, options, lengths, decided, strategy);
 }
 
-proto::Schedule UlyssesPlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+proto::Schedule UlyssesPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   return plan_ulysses(sc, options_, lengths, options_.sp_degree, name());
 }
 
-proto::Schedule UlyssesAdaptivePlanner::plan(const ResolvedScenario& sc, std::span<const std::uint64_t> lengths) const {
+proto::Schedule UlyssesAdaptivePlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   // Every degree's decisions and estimate first; then only the best one's
   // Schedule is built (one Schedule in memory at a time): the smallest estimate
   // (ties: the smaller degree) among the degrees whose plan fits, a degree whose

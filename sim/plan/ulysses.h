@@ -40,7 +40,7 @@
 // memory is planned; the plan with the smallest estimated step time is kept
 // (ties: the smaller degree). The estimate follows the lockstep structure:
 //   sum over slots of max(max over groups of the slot's compute + all-to-all
-//   time (the scenario's cost model, ResolvedScenario::cost), the slot's layer-wise ZeRO-3
+//   time (the scenario's cost model, PlanContext::cost), the slot's layer-wise ZeRO-3
 //   traffic) + its first gather and last reduce-scatter (zero3_layer_seconds,
 //   zero3_micro_batch_seconds) + optimizer.
 // The schedule's strategy is "ulysses-adaptive"; the chosen degree is in the
@@ -73,7 +73,7 @@ class UlyssesPlanner final : public Planner {
  public:
   explicit UlyssesPlanner(UlyssesOptions options) : options_(options) {}
   std::string name() const override { return "ulysses"; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   UlyssesOptions options_;
@@ -83,7 +83,7 @@ class UlyssesAdaptivePlanner final : public Planner {
  public:
   explicit UlyssesAdaptivePlanner(UlyssesOptions options) : options_(options) {}
   std::string name() const override { return "ulysses-adaptive"; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
+  proto::Schedule plan(const PlanContext& scenario, std::span<const std::uint64_t> sequence_lengths) const override;
 
  private:
   UlyssesOptions options_;
@@ -93,13 +93,13 @@ class UlyssesAdaptivePlanner final : public Planner {
 // with `strategy` as the schedule's strategy name. Sets *estimated_step_s (when
 // given) to the closed-form estimate above. Throws InputError for a degree that
 // does not suit the cluster or the model, or a batch that does not fit.
-proto::Schedule plan_ulysses(const ResolvedScenario& scenario, const UlyssesOptions& options,
+proto::Schedule plan_ulysses(const PlanContext& scenario, const UlyssesOptions& options,
                              std::span<const std::uint64_t> sequence_lengths, std::uint32_t sp_degree,
                              std::string_view strategy, double* estimated_step_s = nullptr);
 
 // Tokens one SP group of `sp_degree` GPUs may hold per micro-batch (packing_fill
 // applied). Throws InputError when the model states alone do not fit.
-std::uint64_t ulysses_group_capacity(const ResolvedScenario& scenario, const UlyssesOptions& options,
+std::uint64_t ulysses_group_capacity(const PlanContext& scenario, const UlyssesOptions& options,
                                      std::uint32_t sp_degree);
 
 }  // namespace eppsim

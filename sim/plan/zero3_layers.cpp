@@ -104,7 +104,7 @@ std::vector<OpIndex> Zero3LayerProgram::tail() const {
   return out;
 }
 
-Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& sc, const Zero3LayerBytes& bytes) {
+Zero3LayerSeconds zero3_layer_seconds(const PlanContext& sc, const Zero3LayerBytes& bytes) {
   const std::uint32_t n = sc.usable_gpus();
   Zero3LayerSeconds out;
   if (n <= 1) return out;
@@ -136,7 +136,7 @@ std::uint64_t Zero3Memory::capacity(std::uint64_t limit, std::uint32_t degree, d
       std::floor(fill * static_cast<double>(limit - fixed_bytes()) * degree / activation_bytes_per_token));
 }
 
-Zero3Memory zero3_memory(const ResolvedScenario& sc, bool full_recompute, const Zero3Options& zero3) {
+Zero3Memory zero3_memory(const PlanContext& sc, bool full_recompute, const Zero3Options& zero3) {
   Zero3Memory out;
   const std::uint32_t n = sc.usable_gpus();
   const auto& model = sc.model;

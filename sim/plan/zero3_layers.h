@@ -48,7 +48,7 @@
 #include "models/chunk.h"
 #include "sim/plan/layer_pieces.h"
 #include "sim/plan/schedule_builder.h"
-#include "scenario/scenario.h"
+#include "sim/plan/plan_context.h"
 #include "proto/schedule.pb.h"
 
 namespace eppsim {
@@ -120,12 +120,12 @@ class Zero3LayerProgram {
 
 // The planners' estimate of one layer's ZeRO-3 gather and reduce-scatter over
 // the scenario's usable ranks, priced by the scenario's cost model
-// (ResolvedScenario::cost, CollectiveAlgorithm::Auto).
+// (PlanContext::cost, CollectiveAlgorithm::Auto).
 struct Zero3LayerSeconds {
   double gather = 0.0;
   double reduce_scatter = 0.0;
 };
-Zero3LayerSeconds zero3_layer_seconds(const ResolvedScenario& scenario, const Zero3LayerBytes& bytes);
+Zero3LayerSeconds zero3_layer_seconds(const PlanContext& scenario, const Zero3LayerBytes& bytes);
 
 // The planners' estimate of one micro-batch (a forward and a backward over
 // `layers` layers) whose compute and all-to-alls take `compute_s` on the
@@ -162,6 +162,6 @@ struct Zero3Memory {
   // (0 when the fixed part alone exceeds it).
   std::uint64_t capacity(std::uint64_t limit, std::uint32_t degree, double fill = 1.0) const;
 };
-Zero3Memory zero3_memory(const ResolvedScenario& scenario, bool full_recompute, const Zero3Options& zero3);
+Zero3Memory zero3_memory(const PlanContext& scenario, bool full_recompute, const Zero3Options& zero3);
 
 }  // namespace eppsim

@@ -20,11 +20,12 @@ void plan_once(benchmark::State& state, const std::string& scenario_path, const 
   const auto sc = eppsim::load_scenario(std::filesystem::path(EPPSIM_SOURCE_DIR) / scenario_path,
                                         {"plan.strategy=" + strategy});
   const auto lengths = eppsim::sample_batch(sc);
-  const auto planner = eppsim::make_planner(strategy, sc, eppsim::simulated_step_seconds);
+  const auto planner = eppsim::make_planner(strategy, sc);
+  const eppsim::PlanContext context(sc, eppsim::simulated_step_seconds);
   std::size_t ops = 0;
   for (auto _ : state) {
     try {
-      const auto schedule = planner->plan(sc, lengths);
+      const auto schedule = planner->plan(context, lengths);
       ops = static_cast<std::size_t>(eppsim::op_count(schedule));
       benchmark::DoNotOptimize(ops);
     } catch (const eppsim::InputError& e) {

@@ -42,20 +42,21 @@ ResolvedScenario small_quickstart(std::vector<std::string> overrides = {}) {
 class StagesPlanner final : public Planner {
  public:
   StagesPlanner(std::string name, std::uint32_t stages, std::vector<std::uint64_t>* seen)
-      : name_(std::move(name)), stages_(stages), seen_(seen) {}
+      : name_(std::move(name)), packed_(packed_options(stages)), seen_(seen) {}
   std::string name() const override { return name_; }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> lengths) const override {
-    EXPECT_EQ(scenario.strategy, name_);
-    EXPECT_EQ(scenario.proto.plan().strategy(), name_);
+  proto::Schedule plan(const PlanContext& context, std::span<const std::uint64_t> lengths) const override {
     seen_->assign(lengths.begin(), lengths.end());
-    ResolvedScenario own = scenario;
-    own.proto.mutable_plan()->mutable_packed_1f1b()->set_pipeline_stages(stages_);
-    return make_planner("packed-1f1b", own)->plan(own, lengths);
+    return packed_.plan(context, lengths);
   }
 
  private:
+  static Packed1F1BOptions packed_options(std::uint32_t stages) {
+    ResolvedScenario scenario = small_quickstart();
+    scenario.proto.mutable_plan()->mutable_packed_1f1b()->set_pipeline_stages(stages);
+    return resolve_packed_1f1b_options(scenario);
+  }
   std::string name_;
-  std::uint32_t stages_;
+  Packed1F1BPlanner packed_;
   std::vector<std::uint64_t>* seen_;
 };
 
@@ -63,7 +64,7 @@ class StagesPlanner final : public Planner {
 class FailingPlanner final : public Planner {
  public:
   std::string name() const override { return "broken"; }
-  proto::Schedule plan(const ResolvedScenario&, std::span<const std::uint64_t>) const override {
+  proto::Schedule plan(const PlanContext&, std::span<const std::uint64_t>) const override {
     throw InputError("broken: needs 1 TiB but the memory limit is 64 GiB");
   }
 };
@@ -72,7 +73,7 @@ class FailingPlanner final : public Planner {
 class BuggyPlanner final : public Planner {
  public:
   std::string name() const override { return "buggy"; }
-  proto::Schedule plan(const ResolvedScenario&, std::span<const std::uint64_t>) const override {
+  proto::Schedule plan(const PlanContext&, std::span<const std::uint64_t>) const override {
     throw std::logic_error("buggy: broken invariant");
   }
 };
@@ -83,8 +84,8 @@ class Forwarding final : public Planner {
  public:
   explicit Forwarding(const Planner& planner) : planner_(planner) {}
   std::string name() const override { return planner_.name(); }
-  proto::Schedule plan(const ResolvedScenario& scenario, std::span<const std::uint64_t> lengths) const override {
-    return planner_.plan(scenario, lengths);
+  proto::Schedule plan(const PlanContext& context, std::span<const std::uint64_t> lengths) const override {
+    return planner_.plan(context, lengths);
   }
 
  private:
@@ -92,7 +93,12 @@ class Forwarding final : public Planner {
 };
 
 PlannerFactory factory_of(const Planner& planner) {
-  return PlannerFactory{planner.name(), [&planner](const ResolvedScenario&) { return std::make_unique<Forwarding>(planner); }};
+  return PlannerFactory{planner.name(), [&planner](const ResolvedScenario& own) {
+                          // compare hands each factory the scenario with the strategy set to its name.
+                          EXPECT_EQ(own.strategy, planner.name());
+                          EXPECT_EQ(own.proto.plan().strategy(), planner.name());
+                          return std::make_unique<Forwarding>(planner);
+                        }};
 }
 
 std::vector<std::string> strategies_of(const proto::Comparison& comparison) {

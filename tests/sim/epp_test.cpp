@@ -46,7 +46,7 @@ Run run(const std::string& strategy, double fraction, const std::string& intra =
   const auto sc = scenario(strategy, fraction, intra, distribution, nodes);
   const auto lengths = sample_batch(sc);
   Run out;
-  out.schedule = make_planner(strategy, sc, simulated_step_seconds)->plan(sc, lengths);
+  out.schedule = make_planner(strategy, sc)->plan(PlanContext(sc, simulated_step_seconds), lengths);
   out.step_s = static_cast<double>(testing::simulate_step_ns(sc, out.schedule)) * 1e-9;
   for (const auto& program : out.schedule.programs()) {
     for (const OpView op : ops_of(program)) {
@@ -128,7 +128,7 @@ TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {
   // PCIe-class links inside the node and mostly short sequences: all-to-alls
   // cost more than sub-pipelines of smaller degree.
   const auto sc = scenario("epp-flex", 1.0, "25GB/s", "wikipedia");
-  const auto plan = plan_epp(sc, resolve_epp_options(sc), sample_batch(sc), EppVariant::Flex, simulated_step_seconds);
+  const auto plan = plan_epp(PlanContext(sc, simulated_step_seconds), resolve_epp_options(sc), sample_batch(sc), EppVariant::Flex);
   bool smaller = false;
   for (const auto& p : plan.replicas[0].pipelines) {
     smaller = smaller || p.sp_degree < 4;

@@ -40,7 +40,7 @@ class PlanDecisionsOf : public ::testing::TestWithParam<std::string> {};
 TEST_P(PlanDecisionsOf, AreFilledAndConsistent) {
   const std::string strategy = GetParam();
   const auto sc = quickstart(strategy);
-  const auto schedule = make_planner(strategy, sc, simulated_step_seconds)->plan(sc, sample_batch(sc));
+  const auto schedule = make_planner(strategy, sc)->plan(PlanContext(sc, simulated_step_seconds), sample_batch(sc));
   const auto& summary = schedule.summary();
   const auto& d = summary.decisions();
   EXPECT_EQ(d.reproduces(), system_of(strategy));

@@ -108,7 +108,7 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryStrategy, WritesASelfContainedScheduleWithoutStandIns) {
   const auto sc = quickstart_for(GetParam());
-  const proto::Schedule schedule = make_planner(GetParam(), sc, simulated_step_seconds)->plan(sc, sample_batch(sc));
+  const proto::Schedule schedule = make_planner(GetParam(), sc)->plan(PlanContext(sc, simulated_step_seconds), sample_batch(sc));
   // Header.
   EXPECT_EQ(schedule.header().schema_version(), kScheduleSchemaVersion);
   EXPECT_EQ(schedule.header().producer(), fmt::format("eppsim {} planner {}", eppsim_version(), GetParam()));
