@@ -14,6 +14,7 @@
 #include "base/peak_rss.h"
 #include "base/progress.h"
 #include "sim/engine/endpoint_sharing.h"
+#include "sim/engine/engine_core.h"
 #include "sim/engine/op_prices.h"
 #include "sim/engine/radix_heap.h"
 #include "schedule/executor/step_incomplete.h"
@@ -119,11 +120,7 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
       last_end_s_ = now;
       core_.finish(c.id, now);
       try {
-        line.update([&] {
-          const double done = static_cast<double>(core_.ops_done());
-          return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
-                             done / std::max(line.elapsed_s(), 1e-9) / 1e6);
-        });
+        line.update([&] { return simulation_progress(core_, now, line.elapsed_s()); });
       } catch (...) {
         rethrow_keeping_partial_trace(std::current_exception(), core_, "analytic");
       }
@@ -234,11 +231,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
 
   // The core keeps each op's price as its executor word, priced as it compiles each rank.
   ExecutorOptions core_options(const AnalyticEngineOptions& options) {
-    ExecutorOptions o;
+    ExecutorOptions o = simulated_core_options(options.max_blocked_ops_reported, options.record_op_events);
     o.executor_words = [this](std::uint32_t rank, std::span<std::uint32_t> words) { prices_->price_rank(rank, words); };
-    o.max_blocked_ops_reported = options.max_blocked_ops_reported;
-    o.record_op_events = options.record_op_events;
-    o.record_memory_samples = options.record_op_events;  // without op events a report reads only the peaks
     // A compute op's duration is known when it starts unless faults or
     // interference change its rate as it runs.
     const bool chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;

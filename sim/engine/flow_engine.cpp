@@ -21,6 +21,7 @@
 #include "base/input_limits.h"
 #include "base/progress.h"
 #include "models/network/routed_network.h"
+#include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
 #include "sim/engine/flow_interference.h"
 #include "sim/engine/forked_run.h"
@@ -95,7 +96,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
-        core_(schedule, *this, core_options(options, op_events)),
+        core_(schedule, *this, simulated_core_options(options.max_blocked_ops_reported, op_events)),
         interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
@@ -188,13 +189,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
   }
 
  private:
-  static ExecutorOptions core_options(const FlowEngineOptions& options, bool op_events) {
-    ExecutorOptions o;
-    o.max_blocked_ops_reported = options.max_blocked_ops_reported;
-    o.record_op_events = op_events;
-    o.record_memory_samples = op_events;  // without op events a report reads only the peaks
-    return o;
-  }
   // Whether a calibration's fit prices the collective `op` (its time is then slept).
   bool calibrated_covers(OpView op) const {
     return calibrated_ != nullptr && calibrated_->covers(to_model(op.collective_kind()), core_.group_ranks(op.group()));
@@ -376,11 +370,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     core_.finish(id, now);
     const bool all_done = core_.all_done();
     if (line_ != nullptr) {
-      line_->update([&] {
-        const double done = static_cast<double>(core_.ops_done());
-        return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now, done, core_.ops_total(),
-                           done / std::max(line_->elapsed_s(), 1e-9) / 1e6);
-      });
+      line_->update([&] { return simulation_progress(core_, now, line_->elapsed_s()); });
     }
     if (all_done) done_->release();
     wake();

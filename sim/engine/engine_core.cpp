@@ -1,0 +1,23 @@
+#include "sim/engine/engine_core.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace eppsim {
+
+ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, bool op_events) {
+  ExecutorOptions o;
+  o.max_blocked_ops_reported = max_blocked_ops_reported;
+  o.record_op_events = op_events;
+  o.record_memory_samples = op_events;
+  return o;
+}
+
+std::string simulation_progress(const ExecutorCore& core, double now_s, double elapsed_s) {
+  const double done = static_cast<double>(core.ops_done());
+  return fmt::format("{:.3f} s simulated, {:.0f} of {} ops, {:.2f} M ops/s", now_s, done, core.ops_total(),
+                     done / std::max(elapsed_s, 1e-9) / 1e6);
+}
+
+}  // namespace eppsim

@@ -1,0 +1,48 @@
+#include "sim/engine/engine_core.h"
+
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/schedule/schedule_fixture.h"
+
+namespace eppsim {
+namespace {
+
+// Records the compute ops the core hands out; the test finishes them.
+class Compute final : public GlobalExecutorHooks {
+ public:
+  void compute_ready(ActivityId id, OpRef, double) override { ready.push_back(id); }
+  void transfer_ready(ActivityId, OpRef, OpRef, double) override {}
+  void collective_ready(ActivityId, std::span<const OpRef>, double) override {}
+  std::vector<ActivityId> ready;
+};
+
+TEST(EngineCore, OptionsRecordEventsAndMemoryTogether) {
+  const ExecutorOptions full = simulated_core_options(7, true);
+  EXPECT_EQ(full.max_blocked_ops_reported, 7u);
+  EXPECT_TRUE(full.record_op_events);
+  EXPECT_TRUE(full.record_memory_samples);
+  const ExecutorOptions busy = simulated_core_options(20, false);
+  EXPECT_FALSE(busy.record_op_events);
+  EXPECT_FALSE(busy.record_memory_samples);
+}
+
+TEST(EngineCore, ProgressCountsFinishedOps) {
+  testing::HandSchedule s(2);
+  s.compute(0, 0);
+  s.compute(0, 0, {0});
+  s.compute(1, 0);
+  s.compute(1, 0, {0});
+  Compute hooks;
+  ExecutorCore core(s.schedule(), hooks, simulated_core_options(20, true));
+  core.start();
+  ASSERT_EQ(hooks.ready.size(), 2u);
+  core.finish(hooks.ready[0], 0.5);
+  EXPECT_EQ(simulation_progress(core, 0.5, 2.0), "0.500 s simulated, 1 of 4 ops, 0.00 M ops/s");
+  core.finish(hooks.ready[1], 1.25);
+  EXPECT_EQ(simulation_progress(core, 1.25, 1e-6), "1.250 s simulated, 2 of 4 ops, 2.00 M ops/s");
+}
+
+}  // namespace
+}  // namespace eppsim
