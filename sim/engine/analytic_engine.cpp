@@ -15,6 +15,7 @@
 #include "base/progress.h"
 #include "sim/engine/endpoint_sharing.h"
 #include "sim/engine/engine_core.h"
+#include "sim/engine/interference_tracker.h"
 #include "sim/engine/op_prices.h"
 #include "sim/engine/radix_heap.h"
 #include "schedule/executor/step_incomplete.h"
@@ -49,7 +50,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
         group_ports_(options.share_endpoints ? 2 * static_cast<std::size_t>(schedule.groups_size()) : 0),
         group_ports_built_(group_ports_.size(), false),
         interference_(options.interference.enabled),
-        ranks_(interference_ ? schedule.num_ranks() : 0),
+        interference_ranks_(interference_ ? schedule.num_ranks() : 0),
+        tracker_(options.interference, interference_ ? schedule.num_ranks() : 0),
         group_traffic_(interference_ ? static_cast<std::size_t>(schedule.groups_size()) : 0, kUnknownTraffic) {
     if (!options.node_of_rank.empty() && options.node_of_rank.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("run_analytic: node_of_rank has {} entries for {} ranks",
@@ -286,7 +288,7 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
 
   // Interference (analytic_engine.h): which ops take part, and their bookkeeping.
   bool interferes(const Price& p) const { return interference_ && !p.fixed && p.duration_s > 0.0; }
-  bool interference_pending() const { return !dirty_ranks_.empty() || !dirty_comms_.empty(); }
+  bool interference_pending() const { return tracker_.pending(); }
 
   TrafficClass traffic_of_group(std::uint32_t group) {
     std::uint8_t& traffic = group_traffic_[group];
@@ -318,111 +320,52 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     return slot;
   }
 
-  void mark_rank(std::uint32_t rank) {
-    if (ranks_[rank].dirty) return;
-    ranks_[rank].dirty = true;
-    dirty_ranks_.push_back(rank);
-  }
-  void mark_comm(std::uint32_t comm) {
-    if (comms_[comm].dirty) return;
-    comms_[comm].dirty = true;
-    dirty_comms_.push_back(comm);
-  }
-
   void start_compute(ActivityId id, std::uint32_t rank, double duration_s, double now) {
-    ranks_[rank].computes.push_back(new_rated(id, rank, kNone, duration_s, now));
-    mark_rank(rank);
+    interference_ranks_[rank].push_back(new_rated(id, rank, kNone, duration_s, now));
+    tracker_.compute_started(rank);
   }
 
   void start_comm(ActivityId id, TrafficClass traffic, std::span<const std::uint32_t> ranks, FlowId flow,
                   double duration_s, double now) {
-    std::uint32_t c;
-    if (!free_comms_.empty()) {
-      c = free_comms_.back();
-      free_comms_.pop_back();
-    } else {
-      c = static_cast<std::uint32_t>(comms_.size());
-      comms_.emplace_back();
-    }
-    Comm& comm = comms_[c];
-    comm.traffic = traffic;
-    comm.ranks.assign(ranks.begin(), ranks.end());
-    comm.flow = flow;
-    comm.rated = flow == kNoFlow ? new_rated(id, ranks.front(), c, duration_s, now) : kNone;
-    comm.computing = 0;
-    comm.live = true;
+    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, ranks);
+    if (c >= comm_timing_.size()) comm_timing_.resize(std::size_t{c} + 1);
+    comm_timing_[c] = CommTiming{flow, flow == kNoFlow ? new_rated(id, ranks.front(), c, duration_s, now) : kNone};
     if (id >= comm_of_activity_.size()) comm_of_activity_.resize(std::size_t{id} + 1, kNone);
     comm_of_activity_[id] = c;
-    for (const std::uint32_t r : ranks) {
-      RankState& s = ranks_[r];
-      ++s.comms_in_flight[static_cast<std::size_t>(traffic)];
-      s.comms.push_back(c);
-      comm.computing += s.computing ? 1u : 0u;
-      mark_rank(r);
-    }
-    mark_comm(c);
   }
 
   // The activity `id` (rated slot `rated`, or kNone) ended: it leaves its ranks.
   void end_interference(ActivityId id, std::uint32_t rated) {
     if (rated != kNone && rated_[rated].comm == kNone) {
       const std::uint32_t rank = rated_[rated].rank;
-      auto& list = ranks_[rank].computes;
+      auto& list = interference_ranks_[rank];
       *std::find(list.begin(), list.end(), rated) = list.back();
       list.pop_back();
       free_rated_.push_back(rated);
-      mark_rank(rank);
+      tracker_.compute_ended(rank);
       return;
     }
     if (id >= comm_of_activity_.size() || comm_of_activity_[id] == kNone) return;
     const std::uint32_t c = comm_of_activity_[id];
     comm_of_activity_[id] = kNone;
-    Comm& comm = comms_[c];
-    for (const std::uint32_t r : comm.ranks) {
-      RankState& s = ranks_[r];
-      --s.comms_in_flight[static_cast<std::size_t>(comm.traffic)];
-      *std::find(s.comms.begin(), s.comms.end(), c) = s.comms.back();
-      s.comms.pop_back();
-      mark_rank(r);
-    }
-    if (comm.rated != kNone) free_rated_.push_back(comm.rated);
-    comm.live = false;
-    free_comms_.push_back(c);
+    if (comm_timing_[c].rated != kNone) free_rated_.push_back(comm_timing_[c].rated);
+    tracker_.comm_ended(c);
   }
 
   // Gives every compute op on a rank whose communication changed, and every
   // communication whose ranks started or stopped computing, its new rate.
   void update_interference(double now) {
-    const Interference& model = options_.interference;
-    for (const std::uint32_t r : dirty_ranks_) {
-      RankState& s = ranks_[r];
-      s.dirty = false;
-      double slowdown = 1.0;
-      for (std::size_t t = 0; t < kTrafficClasses; ++t) {
-        if (s.comms_in_flight[t] > 0) slowdown = std::max(slowdown, model.factors[t].compute_slowdown);
-      }
-      for (const std::uint32_t a : s.computes) retime(a, slowdown, now);
-      const bool computing = !s.computes.empty();
-      if (computing == s.computing) continue;
-      s.computing = computing;
-      for (const std::uint32_t c : s.comms) {
-        comms_[c].computing += computing ? 1u : static_cast<std::uint32_t>(-1);
-        mark_comm(c);
-      }
-    }
-    dirty_ranks_.clear();
-    for (const std::uint32_t c : dirty_comms_) {
-      Comm& comm = comms_[c];
-      comm.dirty = false;
-      if (!comm.live) continue;
-      const double slowdown = comm.computing > 0 ? model.of(comm.traffic).comm_slowdown : 1.0;
-      if (comm.flow != kNoFlow) {
-        sharing_.set_slowdown(comm.flow, slowdown, now);
-      } else {
-        retime(comm.rated, slowdown, now);
-      }
-    }
-    dirty_comms_.clear();
+    tracker_.update(
+        [&](std::uint32_t rank, double slowdown) {
+          for (const std::uint32_t a : interference_ranks_[rank]) retime(a, slowdown, now);
+        },
+        [&](InterferenceTracker::CommId c, double slowdown) {
+          if (comm_timing_[c].flow != kNoFlow) {
+            sharing_.set_slowdown(comm_timing_[c].flow, slowdown, now);
+          } else {
+            retime(comm_timing_[c].rated, slowdown, now);
+          }
+        });
   }
 
   // The rated activity `slot` runs at 1 / `slowdown` from `now` on: its work
@@ -461,40 +404,27 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
   struct Rated {
     ActivityId id = 0;
     std::uint32_t rank = 0;     // compute: its rank
-    std::uint32_t comm = kNone;  // communication: its record in comms_; kNone: compute
+    std::uint32_t comm = kNone;  // communication: its tracker id; kNone: compute
     double remaining_s = 0.0;   // work left at full speed as of updated_s
     double updated_s = 0.0;
     double slowdown = 0.0;      // 0: not timed yet
     std::uint32_t version = 0;
   };
-  // A communication in flight, with the ranks it involves.
-  struct Comm {
-    TrafficClass traffic = TrafficClass::PointToPoint;
-    std::vector<std::uint32_t> ranks;
-    std::uint32_t computing = 0;  // its ranks computing, as of the last update_interference
-    FlowId flow = kNoFlow;        // sharing ports, or
-    std::uint32_t rated = kNone;  // timed alone
-    bool live = false;
-    bool dirty = false;
-  };
-  struct RankState {
-    std::array<std::uint32_t, kTrafficClasses> comms_in_flight{};  // per TrafficClass
-    std::vector<std::uint32_t> computes;  // rated_ slots of its compute ops running
-    std::vector<std::uint32_t> comms;     // comms_ records in flight
-    bool computing = false;               // as of the last update_interference
-    bool dirty = false;
+  // How a communication in flight (by its tracker id) is timed: sharing
+  // ports (`flow`), or alone (`rated`).
+  struct CommTiming {
+    FlowId flow = kNoFlow;
+    std::uint32_t rated = kNone;
   };
   static constexpr std::uint8_t kUnknownTraffic = 0xff;
   bool interference_;
-  std::vector<RankState> ranks_;
+  std::vector<std::vector<std::uint32_t>> interference_ranks_;  // rated_ slots of each rank's compute ops running
+  InterferenceTracker tracker_;
   std::vector<std::uint8_t> group_traffic_;  // TrafficClass per group, built on first use
   std::vector<Rated> rated_;
   std::vector<std::uint32_t> free_rated_;
-  std::vector<Comm> comms_;
-  std::vector<std::uint32_t> free_comms_;
-  std::vector<std::uint32_t> comm_of_activity_;  // kNone: no record
-  std::vector<std::uint32_t> dirty_ranks_;
-  std::vector<std::uint32_t> dirty_comms_;
+  std::vector<CommTiming> comm_timing_;
+  std::vector<std::uint32_t> comm_of_activity_;  // its tracker id; kNone: none
   std::uint64_t events_ = 0;  // completions taken from the heap, stale ones too
   double last_end_s_ = 0.0;  // when the last activity ended
   RadixHeap<Completion> heap_;

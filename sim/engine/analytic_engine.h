@@ -45,9 +45,9 @@
 // check drops the outdated one). A straggler's factor (fault_plan.h) composes:
 // the op runs at 1 / (interference * straggler). DURATION_FIXED ops (measured
 // times) and ops of zero duration take no part: they are never slowed and slow
-// nothing. Per rank, a count of the communication in flight per class and
-// the list of its running compute ops keep an update proportional to what
-// changed.
+// nothing. The bookkeeping (who computes, what is in flight, what changed)
+// is interference_tracker.h's, shared with the flow engine; an update is
+// proportional to what changed.
 //
 // A malformed schedule is an InputError (schedule_validation.h); a deadlock
 // throws ScheduleDeadlock (unless failed links stalled it: then the trace is

@@ -37,10 +37,12 @@
 // engine's, analytic_engine.h). A compute op that takes part (not
 // DURATION_FIXED, not of zero time) is a re-timed sleep: its actor sleeps the
 // time its work left takes at the rank's current compute slowdown (stragglers
-// composed) and is woken whenever a communication involving its rank starts
-// or ends, to count the work done and sleep again at the new rate. A
-// calibrated (slept) transfer or collective is re-timed the same way when its
-// ranks start or stop computing. A communication on the network cannot change
+// composed) and is woken whenever that slowdown changes (a communication
+// involving its rank started or ended), to count the work done and sleep
+// again at the new rate. A calibrated (slept) transfer or collective is
+// re-timed the same way when its ranks start or stop computing changes its
+// rate. The bookkeeping is interference_tracker.h's, shared with the analytic
+// engine. A communication on the network cannot change
 // its rate while SimGrid carries it (the S4U API sets a comm's rate before it
 // starts only), so each message takes the slowdown in force when it starts:
 // its bytes are multiplied by comm_slowdown when any rank of its transfer or
