@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include <fmt/format.h>
@@ -65,7 +66,7 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
       throw InputError(
           fmt::format("placement: rank {} is placed on node {}, but the cluster has {} nodes", r, p.node, cluster.nodes));
     }
-    if (!std::binary_search(scenario.live_nodes.begin(), scenario.live_nodes.end(), p.node)) {
+    if (!std::binary_search(scenario.cluster.live_nodes.begin(), scenario.cluster.live_nodes.end(), p.node)) {
       throw InputError(
           fmt::format("placement: rank {} is placed on node {}, which cluster.failures lists as failed", r, p.node));
     }
@@ -74,8 +75,13 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
                                    p.local_gpu, p.node, cluster.gpus_per_node));
     }
   }
+  if (scenario.cost.ingredients == nullptr) {
+    throw std::logic_error(fmt::format("make_cost_model: {}'s cost model is not resolved (resolve the Simulation part)",
+                                       scenario.source));
+  }
+  const CostModelIngredients& ingredients = *scenario.cost.ingredients;
   std::shared_ptr<const NetworkTimeModel> network;
-  if (scenario.network_pricing == NetworkPricing::Routed) {
+  if (ingredients.network_pricing == NetworkPricing::Routed) {
     std::vector<VertexId> chips(placement.size());
     for (std::size_t r = 0; r < placement.size(); ++r)
       chips[r] = placement[r].node * cluster.gpus_per_node + placement[r].local_gpu;
@@ -85,14 +91,14 @@ std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenari
     for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;
     network = std::make_shared<ClosedFormNetwork>(cluster.intra_node, cluster.inter_node, std::move(nodes));
   }
-  if (!scenario.all_to_all_efficiency.empty())
-    network = std::make_shared<AllToAllEfficiencyNetwork>(std::move(network), scenario.all_to_all_efficiency);
-  if (!scenario.comm_fits.empty()) {
+  if (!ingredients.all_to_all_efficiency.empty())
+    network = std::make_shared<AllToAllEfficiencyNetwork>(std::move(network), ingredients.all_to_all_efficiency);
+  if (!ingredients.comm_fits.empty()) {
     std::vector<std::uint32_t> nodes(placement.size());
     for (std::size_t r = 0; r < placement.size(); ++r) nodes[r] = placement[r].node;
-    network = std::make_shared<CalibratedNetwork>(scenario.comm_fits, std::move(network), std::move(nodes));
+    network = std::make_shared<CalibratedNetwork>(ingredients.comm_fits, std::move(network), std::move(nodes));
   }
-  return std::make_shared<ClusterCostModel>(scenario.compute_cost, std::move(network), cluster.gpu.memory_bandwidth);
+  return std::make_shared<ClusterCostModel>(scenario.cost.compute, std::move(network), cluster.gpu.memory_bandwidth);
 }
 
 }  // namespace eppsim

@@ -13,10 +13,34 @@
 #include <span>
 #include <vector>
 
+#include <optional>
+
 #include "models/cost_model.h"
+#include "models/network/all_to_all_efficiency_network.h"
+#include "models/network/calibrated_network.h"
+#include "models/shaped_compute_cost.h"
 #include "scenario/scenario.h"
 
 namespace eppsim {
+
+// How communication is priced (cost_model.network): the simple cluster's closed
+// forms, or routed over cluster.topology.
+enum class NetworkPricing { ClosedForm, Routed };
+
+// The cost_model block resolved (scenario_cost_model.cpp), beside the compute
+// model in ScenarioCost: what make_cost_model builds a placement's model from.
+struct CostModelIngredients {
+  // cost_model.compute SHAPED: its parameters, cost_model.shaped over the GPU's
+  // defaults (models/shaped_compute_cost.h); unset for the other compute models.
+  std::optional<ShapedComputeParams> shaped_compute;
+  NetworkPricing network_pricing = NetworkPricing::ClosedForm;
+  // The calibration's collective fits (models/network/calibrated_network.h):
+  // when any, they price the communication they cover in place of the network model.
+  std::vector<CommFit> comm_fits;
+  // cost_model.all_to_all_efficiency: an all-to-all over d ranks takes the
+  // network's time / efficiency(d) (models/network/all_to_all_efficiency_network.h).
+  std::vector<AllToAllEfficiencyPoint> all_to_all_efficiency;
+};
 
 // Where a rank runs: its node and its GPU inside the node.
 struct RankPlacement {
@@ -30,7 +54,8 @@ struct RankPlacement {
 std::vector<RankPlacement> default_placement(const ResolvedScenario& scenario, std::uint32_t ranks);
 
 // Throws InputError naming the rank when a placement names a node the cluster
-// lacks, a failed node, or a local GPU the node lacks.
+// lacks, a failed node, or a local GPU the node lacks; std::logic_error for a
+// scenario resolved without its cost model (ScenarioPart::Cluster).
 std::shared_ptr<const CostModel> make_cost_model(const ResolvedScenario& scenario,
                                                  std::span<const RankPlacement> placement);
 

@@ -25,12 +25,12 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
   resolved.proto = scenario;
   resolved.source = where.source();
   resolved.locator = parsed.where;
-  resolved.seed = scenario.seed();
+  resolved.workload.seed = scenario.seed();
 
   // A collective benchmark runs no layers: its model is optional.
   const bool model_optional = scenario.workload().has_collective() && !scenario.has_model();
   if (part != ScenarioPart::Cluster && !model_optional) resolved.model = resolve_model(scenario.model(), where);
-  resolved.cluster = resolve_cluster(scenario.cluster(), where);
+  static_cast<ClusterSpec&>(resolved.cluster) = resolve_cluster(scenario.cluster(), where);
   resolve_network(scenario.cluster(), &resolved, where);
   if (part == ScenarioPart::Full) {
     resolve_workload(scenario.workload(), parsed.base_dir, &resolved, where);
@@ -39,11 +39,11 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
   if (part != ScenarioPart::Cluster) {
     resolve_cost_model(scenario.cost_model(), parsed.base_dir, &resolved, where);
     // The name only: the engine registry (sim/engine/engine_registry.h) knows the engines.
-    resolved.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
-    resolved.shared_endpoints = !scenario.simulation().has_shared_endpoints() || scenario.simulation().shared_endpoints();
+    resolved.simulation.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
+    resolved.simulation.shared_endpoints = !scenario.simulation().has_shared_endpoints() || scenario.simulation().shared_endpoints();
     const std::vector<std::uint32_t> failed(scenario.cluster().failures().nodes().begin(),
                                             scenario.cluster().failures().nodes().end());
-    resolved.faults = resolve_faults(scenario, resolved.cluster, failed, where);
+    resolved.simulation.faults = resolve_faults(scenario, resolved.cluster, failed, where);
   }
   return resolved;
 }
@@ -71,7 +71,7 @@ ResolvedScenario load_embedded_showcase(const std::vector<std::string>& override
 }
 
 TopologyConfig network_of(const ResolvedScenario& scenario) {
-  if (scenario.topology) return *scenario.topology;
+  if (scenario.cluster.topology) return *scenario.cluster.topology;
   TopologyConfig config;
   config.name = "simple";
   config.nodes = scenario.cluster.nodes;

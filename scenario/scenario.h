@@ -19,14 +19,11 @@
 #include <string_view>
 #include <vector>
 
-#include "models/network/all_to_all_efficiency_network.h"
-#include "models/network/calibrated_network.h"
 #include "models/cluster_spec.h"
 #include "models/compute_cost.h"
 #include "models/cost_model.h"
 #include "models/interference.h"
 #include "models/length_distribution.h"
-#include "models/shaped_compute_cost.h"
 #include "models/topology/network_cost.h"
 #include "models/topology/topology.h"
 #include "models/transformer_spec.h"
@@ -59,10 +56,6 @@ struct ParsedScenario {
 
 struct FlexSpModel;  // models/flexsp_preset.h
 
-// How communication is priced (cost_model.network): the simple cluster's closed
-// forms, or routed over cluster.topology.
-enum class NetworkPricing { ClosedForm, Routed };
-
 // workload.collective resolved: a collective micro-benchmark (scenario.proto's
 // CollectiveBenchmark has the semantics).
 struct CollectiveBenchmarkSpec {
@@ -75,52 +68,10 @@ struct CollectiveBenchmarkSpec {
   std::uint32_t iterations = 1;
 };
 
-// Everything a planner and an engine need, resolved and validated; the fields
-// of parts beyond `part` keep their defaults.
-struct ResolvedScenario {
-  ScenarioPart part = ScenarioPart::Full;
-  proto::Scenario proto;  // as parsed, with overrides applied
-  std::string source;     // file name (or "<embedded showcase>") for messages
-  // Locates fields of `proto` for errors found after resolution (a planner's
-  // options); never null.
-  std::shared_ptr<const FieldLocator> locator;
-  TransformerSpec model;
-  ClusterSpec cluster;
-  std::shared_ptr<const LengthDistribution> lengths;
-  std::uint32_t global_batch = 0;
-  std::uint64_t max_length = 0;
-  OverMaxLength over_max_length = OverMaxLength::Truncate;
-  // Set when the workload is a collective micro-benchmark instead of a training
-  // step; lengths, global_batch and max_length then stay unset, and `model` is
-  // the default TransformerSpec (empty name) when the scenario names none.
-  std::optional<CollectiveBenchmarkSpec> collective;
-  std::uint64_t seed = 0;
-  std::string strategy;   // plan.strategy (default kDefaultStrategy; kCollectiveStrategy for a collective benchmark), unchecked: the planner registry knows the names
-  std::string engine;     // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
-  bool shared_endpoints = true;  // simulation.shared_endpoints: the analytic engine shares NIC and NVLink ports
-  Bytes memory_limit;     // GPU memory * plan.memory_fraction
-  // The cost model (cost_model): its compute part, how the network is priced,
-  // FlexSP's measured constants when cost_model.flexsp_preset names them, and
-  // the CostModel planners estimate with, bound to the default placement (rank
-  // r on the r-th usable GPU, node_of_rank) of all usable GPUs.
-  // scenario/cost_model_factory.h builds one for another placement.
-  std::shared_ptr<const ComputeCostModel> compute_cost;
-  // cost_model.compute SHAPED: its parameters, cost_model.shaped over the GPU's
-  // defaults (models/shaped_compute_cost.h); unset for the other compute models.
-  std::optional<ShapedComputeParams> shaped_compute;
-  NetworkPricing network_pricing = NetworkPricing::ClosedForm;
-  // The calibration's collective fits (models/network/calibrated_network.h): when any,
-  // they price the communication they cover in place of the network model.
-  std::vector<CommFit> comm_fits;
-  // cost_model.all_to_all_efficiency: an all-to-all over d ranks takes the
-  // network's time / efficiency(d) (models/network/all_to_all_efficiency_network.h).
-  std::vector<AllToAllEfficiencyPoint> all_to_all_efficiency;
-  const FlexSpModel* flexsp_preset = nullptr;
-  // cost_model.interference: each factor from the scenario, else the
-  // calibration's InterferenceFit of its class, else the published default.
-  Interference interference;
-  std::shared_ptr<const CostModel> cost;
-  // cluster.topology, when set (otherwise the simple cluster of `cluster`), and
+// The scenario's cluster (its `cluster` block): the chips and links, the
+// network they sit on, the prices, and which nodes are up.
+struct ScenarioCluster : ClusterSpec {
+  // cluster.topology, when set (otherwise the simple cluster of the spec), and
   // the networks to compare it with; failures are part of each config.
   std::optional<TopologyConfig> topology;
   std::vector<TopologyConfig> compare_topologies;
@@ -128,14 +79,80 @@ struct ResolvedScenario {
   // Nodes not listed in cluster.failures.nodes, ascending: planners place ranks
   // on these only, node-major.
   std::vector<std::uint32_t> live_nodes;
-  // faults: the simulated faults of the step (resolved with the Simulation part).
-  std::vector<FaultSpec> faults;
 
-  std::uint32_t usable_gpus() const {
-    return static_cast<std::uint32_t>(live_nodes.size()) * cluster.gpus_per_node;
-  }
+  std::uint32_t usable_gpus() const { return static_cast<std::uint32_t>(live_nodes.size()) * gpus_per_node; }
   // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
-  std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / cluster.gpus_per_node]; }
+  std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / gpus_per_node]; }
+};
+
+// The batch to plan (the `workload` block).
+struct ScenarioWorkload {
+  std::shared_ptr<const LengthDistribution> lengths;
+  std::uint32_t global_batch = 0;
+  std::uint64_t max_length = 0;
+  OverMaxLength over_max_length = OverMaxLength::Truncate;
+  // Set when the workload is a collective micro-benchmark instead of a training
+  // step; lengths, global_batch and max_length then stay unset, and the
+  // scenario's model is the default TransformerSpec (empty name) when it names none.
+  std::optional<CollectiveBenchmarkSpec> collective;
+  std::uint64_t seed = 0;  // the scenario's seed: the batch is sampled with it
+};
+
+// The `plan` block's shared fields (each strategy resolves its own options:
+// sim/plan/planner_registry.h).
+struct ScenarioPlan {
+  // plan.strategy (default kDefaultStrategy; kCollectiveStrategy for a
+  // collective benchmark), unchecked: the planner registry knows the names.
+  std::string strategy;
+  Bytes memory_limit;  // GPU memory * plan.memory_fraction
+};
+
+// The `simulation` and `faults` blocks.
+struct ScenarioSimulation {
+  std::string engine;  // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
+  bool shared_endpoints = true;  // simulation.shared_endpoints: the analytic engine shares NIC and NVLink ports
+  std::vector<FaultSpec> faults;  // the simulated faults of the step
+};
+
+// What the cost model's factory builds a cost model from (the cost_model
+// block resolved): private to scenario/cost_model_factory.h.
+struct CostModelIngredients;
+
+// The cost model (the `cost_model` block).
+struct ScenarioCost {
+  // The CostModel planners estimate with and engines time by, bound to the
+  // default placement (rank r on the r-th usable GPU, ScenarioCluster::
+  // node_of_rank) of all usable GPUs; scenario/cost_model_factory.h builds one
+  // for another placement from the ingredients.
+  std::shared_ptr<const CostModel> model;
+  // Its compute part: the FLOPs and HBM traffic the Schedule's ops record.
+  std::shared_ptr<const ComputeCostModel> compute;
+  // cost_model.interference: each factor from the scenario, else the
+  // calibration's InterferenceFit of its class, else the published default.
+  Interference interference;
+  // FlexSP's measured constants when cost_model.flexsp_preset names them.
+  const FlexSpModel* flexsp_preset = nullptr;
+  std::shared_ptr<const CostModelIngredients> ingredients;
+};
+
+// Everything a planner and an engine need, resolved and validated, in parts;
+// the parts beyond `part` keep their defaults.
+struct ResolvedScenario {
+  ScenarioPart part = ScenarioPart::Full;
+  proto::Scenario proto;  // as parsed, with overrides applied
+  std::string source;     // file name (or "<embedded showcase>") for messages
+  // Locates fields of `proto` for errors found after resolution (a planner's
+  // options); never null.
+  std::shared_ptr<const FieldLocator> locator;
+  ScenarioCluster cluster;
+  TransformerSpec model;
+  ScenarioWorkload workload;
+  ScenarioPlan plan;
+  ScenarioSimulation simulation;
+  ScenarioCost cost;
+
+  std::uint32_t usable_gpus() const { return cluster.usable_gpus(); }
+  std::uint32_t node_of_rank(std::uint32_t rank) const { return cluster.node_of_rank(rank); }
   const FieldLocator& where() const { return *locator; }
 };
 

@@ -343,9 +343,9 @@ void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const 
   std::vector<bool> failed(cluster.nodes, false);
   for (auto n : failures.nodes) failed[n] = true;
   for (std::uint32_t n = 0; n < cluster.nodes; ++n) {
-    if (!failed[n]) resolved->live_nodes.push_back(n);
+    if (!failed[n]) resolved->cluster.live_nodes.push_back(n);
   }
-  if (resolved->live_nodes.empty()) where.fail("cluster.failures.nodes", "every node has failed");
+  if (resolved->cluster.live_nodes.empty()) where.fail("cluster.failures.nodes", "every node has failed");
   if (c.has_topology()) {
     TopologyConfig config = resolve_topology(c.topology(), "cluster.topology", cluster, intra, inter, where);
     config.failures = failures;
@@ -361,15 +361,15 @@ void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const 
           },
           config.network);
     }
-    resolved->topology = std::move(config);
+    resolved->cluster.topology = std::move(config);
   }
   for (const auto& other : c.compare_topologies()) {
     TopologyConfig config = resolve_topology(other, "cluster.compare_topologies", cluster, cluster.intra_node,
                                              cluster.inter_node, where);
     config.failures = failures;
-    resolved->compare_topologies.push_back(std::move(config));
+    resolved->cluster.compare_topologies.push_back(std::move(config));
   }
-  resolved->prices = resolve_prices(c.prices(), where);
+  resolved->cluster.prices = resolve_prices(c.prices(), where);
 }
 
 }  // namespace eppsim::scenario_parts

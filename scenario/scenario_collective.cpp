@@ -69,7 +69,7 @@ void resolve_collective(const proto::CollectiveBenchmark& c, ResolvedScenario* r
                            spec.stride, spec.group_size));
   }
   spec.iterations = c.iterations() == 0 ? 1 : c.iterations();
-  resolved->collective = spec;
+  resolved->workload.collective = spec;
 }
 
 }  // namespace eppsim::scenario_parts

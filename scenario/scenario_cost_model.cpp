@@ -293,7 +293,7 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
   }
   if (cost.has_shaped() && compute != proto::CostModel::SHAPED)
     where.fail("cost_model.shaped", "is set, but cost_model.compute is not SHAPED (set compute: SHAPED, or remove it)");
-  resolved->shaped_compute.reset();
+  auto ingredients = std::make_shared<CostModelIngredients>();
   if (compute == proto::CostModel::CALIBRATED) {
     if (!has_compute_fits) {
       where.fail("cost_model.compute",
@@ -305,31 +305,32 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
     }
     const CalibratedFit forward = resolve_fit(calibration.forward(), "forward", calibration_where);
     const CalibratedFit backward = resolve_fit(calibration.backward(), "backward", calibration_where);
-    resolved->compute_cost = std::make_shared<CalibratedComputeCost>(
+    resolved->cost.compute = std::make_shared<CalibratedComputeCost>(
         resolved->model, resolved->cluster.gpu, forward, backward, efficiency,
         resolve_kernel_fits(calibration, calibration_where));
   } else if (compute == proto::CostModel::SHAPED) {
-    resolved->shaped_compute = resolve_shaped_compute(cost, resolved->cluster.gpu, where);
-    resolved->compute_cost =
-        std::make_shared<ShapedComputeCost>(resolved->model, resolved->cluster.gpu, *resolved->shaped_compute);
+    ingredients->shaped_compute = resolve_shaped_compute(cost, resolved->cluster.gpu, where);
+    resolved->cost.compute =
+        std::make_shared<ShapedComputeCost>(resolved->model, resolved->cluster.gpu, *ingredients->shaped_compute);
   } else {
-    resolved->compute_cost = std::make_shared<AnalyticComputeCost>(resolved->model, resolved->cluster.gpu, efficiency);
+    resolved->cost.compute = std::make_shared<AnalyticComputeCost>(resolved->model, resolved->cluster.gpu, efficiency);
   }
-  resolved->comm_fits = resolve_comm_fits(calibration, calibration_where);
-  resolved->interference = resolve_interference(cost, calibration, where, calibration_where);
+  ingredients->comm_fits = resolve_comm_fits(calibration, calibration_where);
+  resolved->cost.interference = resolve_interference(cost, calibration, where, calibration_where);
 
   proto::CostModel::Network network = cost.network();
   if (network == proto::CostModel::NETWORK_DEFAULT)
-    network = resolved->topology ? proto::CostModel::ROUTED : proto::CostModel::CLOSED_FORM;
+    network = resolved->cluster.topology ? proto::CostModel::ROUTED : proto::CostModel::CLOSED_FORM;
   if (network != proto::CostModel::CLOSED_FORM && network != proto::CostModel::ROUTED)
     where.fail("cost_model.network", fmt::format("unknown value {} (known: CLOSED_FORM, ROUTED)", static_cast<int>(network)));
-  if (network == proto::CostModel::ROUTED && !resolved->topology)
+  if (network == proto::CostModel::ROUTED && !resolved->cluster.topology)
     where.fail("cost_model.network", "ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM");
-  resolved->network_pricing = network == proto::CostModel::ROUTED ? NetworkPricing::Routed : NetworkPricing::ClosedForm;
-  resolved->all_to_all_efficiency = resolve_all_to_all_efficiency(cost, where);
+  ingredients->network_pricing = network == proto::CostModel::ROUTED ? NetworkPricing::Routed : NetworkPricing::ClosedForm;
+  ingredients->all_to_all_efficiency = resolve_all_to_all_efficiency(cost, where);
 
-  resolved->flexsp_preset = resolve_flexsp_preset(cost.flexsp_preset(), resolved->model, where);
-  resolved->cost = make_cost_model(*resolved, default_placement(*resolved, resolved->usable_gpus()));
+  resolved->cost.flexsp_preset = resolve_flexsp_preset(cost.flexsp_preset(), resolved->model, where);
+  resolved->cost.ingredients = std::move(ingredients);
+  resolved->cost.model = make_cost_model(*resolved, default_placement(*resolved, resolved->usable_gpus()));
 }
 
 }  // namespace eppsim::scenario_parts

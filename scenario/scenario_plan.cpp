@@ -7,15 +7,15 @@
 namespace eppsim::scenario_parts {
 
 void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const FieldLocator& where) {
-  if (resolved->collective) {
+  if (resolved->workload.collective) {
     if (!plan.strategy().empty() && plan.strategy() != kCollectiveStrategy) {
       where.fail("plan.strategy", fmt::format("a collective benchmark (workload.collective) has no training strategy; "
                                               "leave plan.strategy unset (or {}), got {}",
                                               quote_string(kCollectiveStrategy), quote_string(plan.strategy())));
     }
-    resolved->strategy = std::string(kCollectiveStrategy);
+    resolved->plan.strategy = std::string(kCollectiveStrategy);
   } else {
-    resolved->strategy = plan.strategy().empty() ? std::string(kDefaultStrategy) : plan.strategy();
+    resolved->plan.strategy = plan.strategy().empty() ? std::string(kDefaultStrategy) : plan.strategy();
   }
   const std::pair<std::string_view, std::uint64_t> degrees[] = {
       {"plan.packed_1f1b.pipeline_stages", plan.packed_1f1b().pipeline_stages()},
@@ -43,7 +43,7 @@ void resolve_plan(const proto::Plan& plan, ResolvedScenario* resolved, const Fie
   if (!(fraction > 0.0 && fraction <= 1.0))
     where.fail("plan.memory_fraction", fmt::format("must be in (0, 1] (0 means the default 1.0), got {}", fraction));
   const Bytes memory = resolved->cluster.gpu.memory;
-  resolved->memory_limit =
+  resolved->plan.memory_limit =
       fraction == 1.0 ? memory : Bytes(static_cast<std::uint64_t>(std::floor(static_cast<double>(memory.count) * fraction)));
 }
 

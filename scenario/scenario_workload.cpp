@@ -61,14 +61,14 @@ void resolve_workload(const proto::Workload& workload, const std::filesystem::pa
     resolve_collective(workload.collective(), resolved, where);
     return;
   }
-  resolved->lengths = resolve_lengths(workload.lengths(), base_dir, where);
+  resolved->workload.lengths = resolve_lengths(workload.lengths(), base_dir, where);
   if (workload.global_batch() == 0) where.fail("workload.global_batch", "must be > 0, got 0");
   require_at_most(where, "workload.global_batch", workload.global_batch(), limits::kMaxGlobalBatch);
-  resolved->global_batch = workload.global_batch();
+  resolved->workload.global_batch = workload.global_batch();
   if (workload.max_length() == 0) where.fail("workload.max_length", "must be > 0, got 0");
   require_at_most(where, "workload.max_length", workload.max_length(), limits::kMaxSequenceTokens);
-  resolved->max_length = workload.max_length();
-  resolved->over_max_length = resolve_over_max_length(workload.over_max_length(), where);
+  resolved->workload.max_length = workload.max_length();
+  resolved->workload.over_max_length = resolve_over_max_length(workload.over_max_length(), where);
 }
 
 }  // namespace eppsim::scenario_parts

@@ -91,7 +91,7 @@ ComparisonResult compare_planners(const ResolvedScenario& scenario, std::span<co
   for (const PlannerFactory& planner : planners) {
     const auto& name = planner.name;
     ResolvedScenario own = scenario;
-    own.strategy = name;
+    own.plan.strategy = name;
     own.proto.mutable_plan()->set_strategy(name);
     try {
       const auto start = std::chrono::steady_clock::now();

@@ -30,9 +30,9 @@ namespace {
 // simulation.engine (file, line, or the --set that named it).
 const EngineInfo& engine_of(const ResolvedScenario& scenario) {
   for (const EngineInfo& engine : engines()) {
-    if (engine.name == scenario.engine) return engine;
+    if (engine.name == scenario.simulation.engine) return engine;
   }
-  scenario.where().fail("simulation.engine", fmt::format("unknown engine \"{}\" (available: {})", scenario.engine,
+  scenario.where().fail("simulation.engine", fmt::format("unknown engine \"{}\" (available: {})", scenario.simulation.engine,
                                                          fmt::join(engine_names(), ", ")));
 }
 
@@ -59,7 +59,7 @@ std::shared_ptr<const CostModel> cost_for(std::span<const RankPlacement> placeme
   for (std::uint32_t r = 0; r < placement.size() && is_default; ++r) {
     is_default = placement[r].node == scenario.node_of_rank(r) && placement[r].local_gpu == scenario.cluster.local_gpu_of(r);
   }
-  return is_default ? scenario.cost : make_cost_model(scenario, placement);
+  return is_default ? scenario.cost.model : make_cost_model(scenario, placement);
 }
 
 EnginePlacement engine_placement(std::span<const RankPlacement> placement, const ResolvedScenario& scenario) {
@@ -88,8 +88,8 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   const auto placement = placement_of(schedule, scenario);
   const auto cost = cost_for(placement, scenario);
   const EnginePlacement where = engine_placement(placement, scenario);
-  if (faults != nullptr) *faults = make_fault_plan(scenario.faults, schedule.num_ranks(), where, scenario.where());
-  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.interference, scenario.shared_endpoints,
+  if (faults != nullptr) *faults = make_fault_plan(scenario.simulation.faults, schedule.num_ranks(), where, scenario.where());
+  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference, scenario.simulation.shared_endpoints,
                                             detail == TraceDetail::OpEvents});
 }
 
@@ -122,10 +122,10 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
   engine_of(scenario);  // a bad engine name fails before a long plan
   const auto start = std::chrono::steady_clock::now();
   PlannedBatch planned;
-  if (scenario.collective) {
+  if (scenario.workload.collective) {
     planned.schedule = plan_collective_benchmark(scenario);
   } else {
-    const auto planner = make_planner(scenario.strategy, scenario);
+    const auto planner = make_planner(scenario.plan.strategy, scenario);
     planned.lengths = sample_batch(scenario);
     planned.schedule = planner->plan(PlanContext(scenario, simulated_step_seconds), planned.lengths);
   }
@@ -141,7 +141,7 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
                 engine_of(cluster).name);
   FaultPlan faults;
   try {
-    result.trace = cluster.faults.empty() ? run_engine(schedule, cluster, nullptr, detail)
+    result.trace = cluster.simulation.faults.empty() ? run_engine(schedule, cluster, nullptr, detail)
                                           : run_engine(schedule, cluster, &faults, TraceDetail::OpEvents);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
@@ -150,15 +150,15 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;
-  context.seed = cluster.seed;
+  context.seed = cluster.workload.seed;
   result.report = build_report(result.trace, schedule, context);
   if (!faults.empty()) {
     // The same schedule without the faults, for the slowdown they caused.
     *result.report.mutable_faults() = fault_report(faults, result.trace, run_engine(schedule, cluster));
     if (result.trace.has_incomplete()) clear_step_figures(result.report);
   }
-  if (cluster.collective && schedule.strategy() == kCollectiveStrategy && !result.trace.has_incomplete()) {
-    *result.report.mutable_collective() = collective_report(*cluster.collective, result.report.step_time_s());
+  if (cluster.workload.collective && schedule.strategy() == kCollectiveStrategy && !result.trace.has_incomplete()) {
+    *result.report.mutable_collective() = collective_report(*cluster.workload.collective, result.report.step_time_s());
   }
   result.plan_time_s = plan_time_s;
   result.simulation_time_s = seconds_since(start);

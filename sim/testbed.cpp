@@ -133,7 +133,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     throw InputError(fmt::format("testbed: --backend: must be cpu or cuda, got '{}'", request.backend));
   // Resolved once up front so that a bad scenario fails before any benchmark runs.
   const auto scenario = load_scenario(request.scenario);
-  if (!scenario.faults.empty()) {
+  if (!scenario.simulation.faults.empty()) {
     // The measured run has no such faults: the comparison would measure the faults, not the simulator.
     scenario.where().fail("faults", "simulated faults have no hardware counterpart in a testbed run; remove them");
   }

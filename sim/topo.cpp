@@ -140,13 +140,13 @@ proto::TopologyReport study_topology(const TopologyConfig& config, const Network
 }
 
 proto::TopologyReport run_topology_study(const ResolvedScenario& scenario) {
-  proto::TopologyReport report = study_topology(network_of(scenario), scenario.prices);
+  proto::TopologyReport report = study_topology(network_of(scenario), scenario.cluster.prices);
   // One reference fat-tree for the whole study: the comparisons price it with
   // the main network's port bandwidth.
   MeasureOptions options;
   options.reference_port_bandwidth_Bps = report.fat_tree().port_bandwidth_bps();
-  for (const auto& config : scenario.compare_topologies) {
-    *report.add_comparisons() = study_topology(config, scenario.prices, options);
+  for (const auto& config : scenario.cluster.compare_topologies) {
+    *report.add_comparisons() = study_topology(config, scenario.cluster.prices, options);
   }
   report.set_scenario(scenario.proto.name());
   report.set_eppsim_version(eppsim_version());

@@ -290,12 +290,12 @@ std::string cpu_device_name(int threads) {
 int run_compute_bench(int argc, char** argv) {
   const ComputeBenchOptions options = parse_compute_bench_args(argc, argv);
   const ResolvedScenario scenario = load_scenario(options.scenario);
-  if (scenario.collective) {
+  if (scenario.workload.collective) {
     throw InputError(fmt::format("{}: workload.collective: eppsim-bench compute needs a training workload with a model",
                                  scenario.source));
   }
   const proto::ModelShape model = to_model_shape(scenario.model);
-  const std::vector<GridPoint> grid = compute_bench_grid(options, scenario.max_length);
+  const std::vector<GridPoint> grid = compute_bench_grid(options, scenario.workload.max_length);
   StepClock clock;
   std::string device;
   const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(options.backend, clock, device);

@@ -266,7 +266,7 @@ std::unique_ptr<ComputeQueue> make_queue(const std::string& backend, const StepC
 int bench(const Options& o, int rank, int size) {
   if (size < 2) throw InputError("eppsim-bench interference: needs at least 2 ranks (mpirun -np 2 or more)");
   const ResolvedScenario scenario = load_scenario(o.scenario);
-  if (scenario.collective) {
+  if (scenario.workload.collective) {
     throw InputError(fmt::format("{}: workload.collective: eppsim-bench interference needs a training workload with a model",
                                  scenario.source));
   }
@@ -277,7 +277,7 @@ int bench(const Options& o, int rank, int size) {
   layer.set_first_layer(model.layers() > 1 ? 1 : 0);
   layer.set_layer_count(1);
   layer.set_shards(1);
-  const std::uint64_t tokens = o.tokens > 0 ? o.tokens : scenario.max_length;
+  const std::uint64_t tokens = o.tokens > 0 ? o.tokens : scenario.workload.max_length;
   add_segment(layer, Segment{tokens, 0});
   const KernelPlan plan = plan_kernels(model, layer, {});
   StepClock clock;

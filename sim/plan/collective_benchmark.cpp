@@ -14,8 +14,8 @@
 namespace eppsim {
 
 proto::Schedule plan_collective_benchmark(const ResolvedScenario& scenario) {
-  if (!scenario.collective) throw std::logic_error(fmt::format("{}: not a collective benchmark", scenario.source));
-  const CollectiveBenchmarkSpec& b = *scenario.collective;
+  if (!scenario.workload.collective) throw std::logic_error(fmt::format("{}: not a collective benchmark", scenario.source));
+  const CollectiveBenchmarkSpec& b = *scenario.workload.collective;
   const std::optional<TransformerSpec> model =
       scenario.model.name.empty() ? std::nullopt : std::optional<TransformerSpec>(scenario.model);
   ScheduleBuilder builder(b.group_size, scenario.proto.name(), std::string(kCollectiveStrategy), model);

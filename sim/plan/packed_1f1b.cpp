@@ -96,9 +96,9 @@ Packed1F1BOptions resolve_packed_1f1b_options(const ResolvedScenario& resolved) 
     where.fail("plan.packed_1f1b.pipeline_stages",
                fmt::format("must divide the cluster's {} GPUs (cluster.nodes {}{} x cluster.gpus_per_node {}), got {}", gpus,
                            resolved.cluster.nodes,
-                           resolved.live_nodes.size() == resolved.cluster.nodes
+                           resolved.cluster.live_nodes.size() == resolved.cluster.nodes
                                ? std::string()
-                               : fmt::format(" less {} failed", resolved.cluster.nodes - resolved.live_nodes.size()),
+                               : fmt::format(" less {} failed", resolved.cluster.nodes - resolved.cluster.live_nodes.size()),
                            resolved.cluster.gpus_per_node, stages));
   }
   check_stages_within_layers(resolved, "plan.packed_1f1b.pipeline_stages", stages);

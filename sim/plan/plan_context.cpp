@@ -7,13 +7,13 @@ PlanContext::PlanContext(const ResolvedScenario& scenario, const ScheduleEvaluat
       name(scenario.proto.name()),
       model(scenario.model),
       gpus_per_node(scenario.cluster.gpus_per_node),
-      live_nodes(scenario.live_nodes),
-      cost(scenario.cost),
-      compute_cost(scenario.compute_cost),
-      flexsp_preset(scenario.flexsp_preset),
-      memory_limit(scenario.memory_limit),
+      live_nodes(scenario.cluster.live_nodes),
+      cost(scenario.cost.model),
+      compute_cost(scenario.cost.compute),
+      flexsp_preset(scenario.cost.flexsp_preset),
+      memory_limit(scenario.plan.memory_limit),
       memory_bandwidth(scenario.cluster.gpu.memory_bandwidth),
-      max_length(scenario.max_length) {
+      max_length(scenario.workload.max_length) {
   if (evaluate) simulate = [evaluate, &scenario](const proto::Schedule& schedule) { return evaluate(schedule, scenario); };
 }
 

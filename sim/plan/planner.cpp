@@ -62,13 +62,13 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const PlanContext& scenari
 }
 
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario) {
-  if (scenario.collective) {
+  if (scenario.workload.collective) {
     scenario.where().fail("workload.collective",
                           "describes a collective benchmark, not a training step: there is no batch for a training "
                           "strategy to plan (use `eppsim run`)");
   }
-  return sample_global_batch(*scenario.lengths, scenario.global_batch, scenario.max_length, scenario.over_max_length,
-                             scenario.seed);
+  return sample_global_batch(*scenario.workload.lengths, scenario.workload.global_batch, scenario.workload.max_length, scenario.workload.over_max_length,
+                             scenario.workload.seed);
 }
 
 }  // namespace eppsim

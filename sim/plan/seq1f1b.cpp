@@ -181,7 +181,7 @@ Seq1F1BOptions resolve_seq1f1b_options(const ResolvedScenario& resolved) {
   const std::uint32_t slices = options.slices() > 0 ? options.slices() : 4;
   const std::uint64_t chunk_tokens = options.chunk_tokens() > 0
                                          ? options.chunk_tokens()
-                                         : std::max<std::uint64_t>(1, (resolved.max_length + slices - 1) / slices);
+                                         : std::max<std::uint64_t>(1, (resolved.workload.max_length + slices - 1) / slices);
   return Seq1F1BOptions{stages, layout.sp_degree, slices, chunk_tokens, options.checkpointed_layers(), plan.zero_stage()};
 }
 

@@ -25,7 +25,7 @@ StagesAndSp resolve_stages_and_sp(const ResolvedScenario& scenario, std::string_
   const std::string sp_field = fmt::format("{}.sp_degree", options_field);
   const std::uint32_t gpus = scenario.usable_gpus();
   const std::uint32_t per_node = scenario.cluster.gpus_per_node;
-  if (stages == 0) stages = static_cast<std::uint32_t>(scenario.live_nodes.size());
+  if (stages == 0) stages = static_cast<std::uint32_t>(scenario.cluster.live_nodes.size());
   if (sp == 0) sp = per_node;
   check_stages_within_layers(scenario, stages_field, stages);
   if (sp > per_node || per_node % sp != 0) {

@@ -52,7 +52,7 @@ void execute_analytic(benchmark::State& state, bool share_endpoints, bool interf
   options.node_of_rank = node_of_rank;
   options.share_endpoints = share_endpoints;
   options.interference.enabled = interference;
-  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost, options).step_time_ns());
+  for (auto _ : state) benchmark::DoNotOptimize(run_analytic(planned.schedule, *scenario.cost.model, options).step_time_ns());
   state.counters["ops"] = static_cast<double>(ops);
   state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
 }

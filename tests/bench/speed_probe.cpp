@@ -42,15 +42,15 @@ int probe(const std::string& scenario_file, const std::vector<std::string>& over
   google::protobuf::Struct out;
   auto& fields = *out.mutable_fields();
   fields["scenario"].set_string_value(scenario.proto.name());
-  fields["strategy"].set_string_value(scenario.strategy);
-  fields["engine"].set_string_value(scenario.engine);
+  fields["strategy"].set_string_value(scenario.plan.strategy);
+  fields["engine"].set_string_value(scenario.simulation.engine);
   fields["ranks"].set_number_value(planned.schedule.num_ranks());
   fields["ops"].set_number_value(static_cast<double>(ops));
   fields["plan_time_s"].set_number_value(planned.plan_time_s);
   fields["engine_time_s"].set_number_value(engine_s);
   fields["ops_per_s"].set_number_value(engine_s > 0 ? std::round(static_cast<double>(ops) / engine_s) : 0.0);
   fields["step_time_s"].set_number_value(step_s);
-  if (scenario.collective) fields["collective_time_s"].set_number_value(step_s / scenario.collective->iterations);
+  if (scenario.workload.collective) fields["collective_time_s"].set_number_value(step_s / scenario.workload.collective->iterations);
   fields["peak_rss_bytes"].set_number_value(peak_rss_bytes());
   std::fputs(to_json(out).c_str(), stdout);
   std::fputs("\n", stdout);

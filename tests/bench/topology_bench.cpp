@@ -36,7 +36,7 @@ void build_and_measure(benchmark::State& state, const std::string& scenario_name
     const auto start = std::chrono::steady_clock::now();
     const auto topology = build_topology(config);
     const auto built = std::chrono::steady_clock::now();
-    const auto metrics = measure_topology(*topology, scenario.prices);
+    const auto metrics = measure_topology(*topology, scenario.cluster.prices);
     benchmark::DoNotOptimize(metrics.cost_usd);
     build_s += std::chrono::duration<double>(built - start).count();
     measure_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();

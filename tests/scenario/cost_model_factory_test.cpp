@@ -54,35 +54,35 @@ std::vector<std::uint32_t> ranks(std::uint32_t n) {
 
 TEST(CostModelFactory, WithoutATopologyTheClosedFormsPriceTheDefaultPlacement) {
   const ResolvedScenario sc = scenario();
-  EXPECT_EQ(sc.network_pricing, NetworkPricing::ClosedForm);
-  ASSERT_NE(sc.cost, nullptr);
+  EXPECT_EQ(sc.cost.ingredients->network_pricing, NetworkPricing::ClosedForm);
+  ASSERT_NE(sc.cost.model, nullptr);
   const ClosedFormNetwork closed(sc.cluster.intra_node, sc.cluster.inter_node,
                                  {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
   const Bytes size(64 << 20);
   for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter,
                     CommKind::AllToAll, CommKind::Broadcast}) {
-    EXPECT_EQ(sc.cost->collective_time(kind, CollectiveAlgorithm::Auto, ranks(16), size),
+    EXPECT_EQ(sc.cost.model->collective_time(kind, CollectiveAlgorithm::Auto, ranks(16), size),
               closed.collective_time(kind, CollectiveAlgorithm::Auto, ranks(16), size));
   }
-  EXPECT_EQ(sc.cost->p2p_time(7, 8, size), closed.p2p_time(7, 8, size));
-  EXPECT_DOUBLE_EQ(sc.cost->optimizer_time(Bytes(2'000'000'000)).value, 2e9 / sc.cluster.gpu.memory_bandwidth.value);
+  EXPECT_EQ(sc.cost.model->p2p_time(7, 8, size), closed.p2p_time(7, 8, size));
+  EXPECT_DOUBLE_EQ(sc.cost.model->optimizer_time(Bytes(2'000'000'000)).value, 2e9 / sc.cluster.gpu.memory_bandwidth.value);
 }
 
 TEST(CostModelFactory, RoutedAgreesWithTheClosedFormsOnANonBlockingTree) {
   const ResolvedScenario routed = scenario(kFatTree);
   const ResolvedScenario closed = scenario(kFatTree, "network: CLOSED_FORM");
-  EXPECT_EQ(routed.network_pricing, NetworkPricing::Routed);
-  EXPECT_EQ(closed.network_pricing, NetworkPricing::ClosedForm);
+  EXPECT_EQ(routed.cost.ingredients->network_pricing, NetworkPricing::Routed);
+  EXPECT_EQ(closed.cost.ingredients->network_pricing, NetworkPricing::ClosedForm);
   const Bytes size(1ull << 30);
   for (auto kind : {CommKind::AllReduce, CommKind::AllGather, CommKind::ReduceScatter}) {
     for (const auto& group : {ranks(8), ranks(16)}) {
-      const double c = closed.cost->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value;
-      EXPECT_NEAR(routed.cost->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value, c, 0.02 * c)
+      const double c = closed.cost.model->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value;
+      EXPECT_NEAR(routed.cost.model->collective_time(kind, CollectiveAlgorithm::Ring, group, size).value, c, 0.02 * c)
           << static_cast<int>(kind) << " over " << group.size();
     }
   }
-  const double c = closed.cost->p2p_time(0, 8, size).value;
-  EXPECT_NEAR(routed.cost->p2p_time(0, 8, size).value, c, 0.02 * c);
+  const double c = closed.cost.model->p2p_time(0, 8, size).value;
+  EXPECT_NEAR(routed.cost.model->p2p_time(0, 8, size).value, c, 0.02 * c);
 }
 
 TEST(CostModelFactory, PlacementsAreChecked) {
@@ -127,24 +127,24 @@ TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
       })";
   const ResolvedScenario sc = scenario("", fits);
   // Only collective fits: compute stays the roofline.
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(sc.compute_cost.get()), nullptr);
-  ASSERT_EQ(sc.comm_fits.size(), 2u);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(sc.cost.compute.get()), nullptr);
+  ASSERT_EQ(sc.cost.ingredients->comm_fits.size(), 2u);
   const ClosedFormNetwork closed(sc.cluster.intra_node, sc.cluster.inter_node,
                                  {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
   const Bytes size(64 << 20);
   const auto eight = ranks(8);  // node 0
-  EXPECT_DOUBLE_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, eight, size).value,
+  EXPECT_DOUBLE_EQ(sc.cost.model->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, eight, size).value,
                    1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
   // Other kinds, sizes, node-crossings: the closed forms.
-  EXPECT_EQ(sc.cost->collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, eight, size),
+  EXPECT_EQ(sc.cost.model->collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, eight, size),
             closed.collective_time(CommKind::AllGather, CollectiveAlgorithm::Auto, eight, size));
-  EXPECT_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size),
+  EXPECT_EQ(sc.cost.model->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size),
             closed.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, ranks(16), size));
   const std::vector<std::uint32_t> across{4, 5, 6, 7, 8, 9, 10, 11};
-  EXPECT_EQ(sc.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, across, size),
+  EXPECT_EQ(sc.cost.model->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, across, size),
             closed.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, across, size));
-  EXPECT_DOUBLE_EQ(sc.cost->p2p_time(7, 8, size).value, 4e-6 + (64 << 20) / 2e10);
-  EXPECT_EQ(sc.cost->p2p_time(6, 7, size), closed.p2p_time(6, 7, size));
+  EXPECT_DOUBLE_EQ(sc.cost.model->p2p_time(7, 8, size).value, 4e-6 + (64 << 20) / 2e10);
+  EXPECT_EQ(sc.cost.model->p2p_time(6, 7, size), closed.p2p_time(6, 7, size));
 
   // Another placement: the node-crossing follows it (ranks 0 and 1 on two nodes).
   const std::vector<RankPlacement> split{{0, 0}, {1, 0}};
@@ -153,7 +153,7 @@ TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
 
   // A routed network is wrapped the same way.
   const ResolvedScenario routed = scenario(kFatTree, fits);
-  EXPECT_DOUBLE_EQ(routed.cost->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, eight, size).value,
+  EXPECT_DOUBLE_EQ(routed.cost.model->collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, eight, size).value,
                    1e-5 + 2.0 * 7 / 8 * (64 << 20) / 1e11);
 }
 

@@ -1,6 +1,7 @@
 // The scenario's cost_model block (scenario/scenario_cost_model.cpp): compute and
 // network implementations, calibrations inline and from files, interference,
 // shaped compute.
+#include "scenario/cost_model_factory.h"
 #include "scenario/scenario.h"
 
 #include <filesystem>
@@ -29,7 +30,7 @@ TEST_F(ScenarioFile, CostModel) {
                                  "cost_model {\n  calibration {\n    forward { alpha1_s_per_token2: 1e-12 beta_s: 1e-5 }\n"
                                  "    backward { alpha2_s_per_token: 2e-7 }\n  }\n}\n";
   const ResolvedScenario r = load(calibrated);
-  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.compute_cost.get()), nullptr);
+  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.cost.compute.get()), nullptr);
   EXPECT_THAT(error_of(replaced(calibrated, "beta_s: 1e-5", "beta_s: -1")),
               HasSubstr(":22: cost_model.calibration.forward.beta_s: must be finite and >= 0, got -1"));
   EXPECT_THAT(error_of(replaced(calibrated, "backward { alpha2_s_per_token: 2e-7 }", "backward { }")),
@@ -37,7 +38,7 @@ TEST_F(ScenarioFile, CostModel) {
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model { gemm_efficiency: 1.5 }\n"),
               HasSubstr(":20: cost_model.gemm_efficiency: must be in (0, 1] (0 means the default 0.75), got 1.5"));
   EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
-                load(std::string(kBase) + "cost_model { attention_efficiency: 0.4 }\n").compute_cost.get()),
+                load(std::string(kBase) + "cost_model { attention_efficiency: 0.4 }\n").cost.compute.get()),
             nullptr);
 }
 
@@ -55,8 +56,8 @@ TEST_F(ScenarioFile, KernelFitsComeInPairsAndChangeThePrice) {
   ChunkWork layers = chunk;
   layers.includes_lm_head = false;
   const ResolvedScenario r = load(calibrated);
-  EXPECT_NEAR(r.compute_cost->cost({Pass::Backward, chunk}).time.value -
-                  r.compute_cost->cost({Pass::Backward, layers}).time.value,
+  EXPECT_NEAR(r.cost.compute->cost({Pass::Backward, chunk}).time.value -
+                  r.cost.compute->cost({Pass::Backward, layers}).time.value,
               6e-3, 1e-12);
   EXPECT_THAT(error_of(replaced(calibrated, "    backward_head { alpha2_s_per_token: 6e-6 }\n", "")),
               HasSubstr("cost_model.calibration.backward_head: is missing: the LM head's fits come in pairs"));
@@ -74,18 +75,18 @@ TEST_F(ScenarioFile, CalibrationFileResolvesAgainstTheScenariosFolder) {
   write_message(calibration, dir_ / "calibrations" / "a100.json");
   const std::string named = std::string(kBase) + "cost_model { calibration_file: \"calibrations/a100.textproto\" }\n";
   const ResolvedScenario r = load(named);
-  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.compute_cost.get()), nullptr);
-  ASSERT_EQ(r.comm_fits.size(), 1u);
-  EXPECT_EQ(r.comm_fits[0].kind, CommKind::AllReduce);
-  EXPECT_EQ(r.comm_fits[0].group_size, 8u);
-  EXPECT_TRUE(r.comm_fits[0].crosses_nodes);
-  EXPECT_DOUBLE_EQ(r.comm_fits[0].bus_bandwidth.value, 2.2e10);
+  EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(r.cost.compute.get()), nullptr);
+  ASSERT_EQ(r.cost.ingredients->comm_fits.size(), 1u);
+  EXPECT_EQ(r.cost.ingredients->comm_fits[0].kind, CommKind::AllReduce);
+  EXPECT_EQ(r.cost.ingredients->comm_fits[0].group_size, 8u);
+  EXPECT_TRUE(r.cost.ingredients->comm_fits[0].crosses_nodes);
+  EXPECT_DOUBLE_EQ(r.cost.ingredients->comm_fits[0].bus_bandwidth.value, 2.2e10);
   // Any format, an absolute path, or a --set override (still relative to the scenario's folder).
-  EXPECT_EQ(load(replaced(named, "a100.textproto", "a100.json")).comm_fits.size(), 1u);
+  EXPECT_EQ(load(replaced(named, "a100.textproto", "a100.json")).cost.ingredients->comm_fits.size(), 1u);
   EXPECT_EQ(load(replaced(named, "calibrations/a100.textproto", (dir_ / "calibrations" / "a100.textproto").string()))
-                .comm_fits.size(),
+                .cost.ingredients->comm_fits.size(),
             1u);
-  EXPECT_EQ(load(kBase, {"cost_model.calibration_file=calibrations/a100.json"}).comm_fits.size(), 1u);
+  EXPECT_EQ(load(kBase, {"cost_model.calibration_file=calibrations/a100.json"}).cost.ingredients->comm_fits.size(), 1u);
 
   // Errors name the scenario file, the field and the calibration file.
   EXPECT_EQ(error_of(replaced(named, "a100.textproto", "missing.textproto")),
@@ -127,9 +128,9 @@ TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
                                  "latency_s: 1e-5 bandwidth_Bps: 1e10 }\n  }\n}\n";
   const ResolvedScenario r = load(inline_fit);
   // Collective fits alone leave compute on the roofline.
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
-  ASSERT_EQ(r.comm_fits.size(), 1u);
-  EXPECT_EQ(r.comm_fits[0].kind, CommKind::AllToAll);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
+  ASSERT_EQ(r.cost.ingredients->comm_fits.size(), 1u);
+  EXPECT_EQ(r.cost.ingredients->comm_fits[0].kind, CommKind::AllToAll);
   EXPECT_THAT(error_of(replaced(inline_fit, "bandwidth_Bps: 1e10", "bandwidth_Bps: 0")),
               HasSubstr(":21: cost_model.calibration.collectives[0].bandwidth_Bps: must be finite and > 0, got 0"));
   EXPECT_THAT(error_of(replaced(inline_fit, "latency_s: 1e-5", "latency_s: -1e-5")),
@@ -142,13 +143,13 @@ TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
 
 TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDefaults) {
   // Off by default, with the published defaults.
-  EXPECT_FALSE(load(kBase).interference.enabled);
+  EXPECT_FALSE(load(kBase).cost.interference.enabled);
   const std::string on = std::string(kBase) +
                          "cost_model {\n  interference { enabled: true point_to_point { comm_slowdown: 1.3 } }\n"
                          "  calibration {\n    interference { traffic: \"point-to-point\" compute_slowdown: 1.4 "
                          "comm_slowdown: 1.1 }\n    interference { traffic: \"inter-node-collective\" "
                          "compute_slowdown: 0.9 comm_slowdown: 1.2 }\n  }\n}\n";
-  const Interference in = load(on).interference;
+  const Interference in = load(on).cost.interference;
   EXPECT_TRUE(in.enabled);
   const InterferenceFactors& p2p = in.of(TrafficClass::PointToPoint);
   EXPECT_DOUBLE_EQ(p2p.compute_slowdown, 1.4);  // calibrated
@@ -172,17 +173,17 @@ TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDe
 TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
   // Defaults: ROOFLINE without a calibration, CLOSED_FORM without a topology.
   const ResolvedScenario r = load(kBase);
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
-  EXPECT_EQ(r.network_pricing, NetworkPricing::ClosedForm);
-  ASSERT_NE(r.cost, nullptr);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
+  EXPECT_EQ(r.cost.ingredients->network_pricing, NetworkPricing::ClosedForm);
+  ASSERT_NE(r.cost.model, nullptr);
   const std::string calibration =
       "  calibration {\n    forward { alpha2_s_per_token: 1e-7 }\n    backward { alpha2_s_per_token: 2e-7 }\n  }\n";
   // An explicit ROOFLINE beside a calibration keeps the roofline.
   EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
-                load(std::string(kBase) + "cost_model {\n  compute: ROOFLINE\n" + calibration + "}\n").compute_cost.get()),
+                load(std::string(kBase) + "cost_model {\n  compute: ROOFLINE\n" + calibration + "}\n").cost.compute.get()),
             nullptr);
   EXPECT_NE(dynamic_cast<const CalibratedComputeCost*>(
-                load(std::string(kBase) + "cost_model {\n  compute: CALIBRATED\n" + calibration + "}\n").compute_cost.get()),
+                load(std::string(kBase) + "cost_model {\n  compute: CALIBRATED\n" + calibration + "}\n").cost.compute.get()),
             nullptr);
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: CALIBRATED\n}\n"),
               HasSubstr(":21: cost_model.compute: CALIBRATED needs cost_model.calibration"));
@@ -191,46 +192,46 @@ TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
   EXPECT_THAT(error_of(kBase, {"cost_model.network=ROUTED"}),
               HasSubstr("cost_model.network: ROUTED needs cluster.topology (the links to route over); use CLOSED_FORM "
                         "(set by --set cost_model.network=ROUTED)"));
-  EXPECT_EQ(load(kBase, {"cost_model.network=CLOSED_FORM"}).network_pricing, NetworkPricing::ClosedForm);
+  EXPECT_EQ(load(kBase, {"cost_model.network=CLOSED_FORM"}).cost.ingredients->network_pricing, NetworkPricing::ClosedForm);
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: 7\n}\n"),
               HasSubstr(":21: cost_model.compute: unknown value 7 (known: ROOFLINE, CALIBRATED, SHAPED)"));
 }
 
 TEST_F(ScenarioFile, ShapedComputeTakesTheGpusDefaultsAndTheScenariosValues) {
   const ResolvedScenario r = load(kBase, {"cost_model.compute=SHAPED"});
-  ASSERT_NE(dynamic_cast<const ShapedComputeCost*>(r.compute_cost.get()), nullptr);
-  ASSERT_TRUE(r.shaped_compute.has_value());
+  ASSERT_NE(dynamic_cast<const ShapedComputeCost*>(r.cost.compute.get()), nullptr);
+  ASSERT_TRUE(r.cost.ingredients->shaped_compute.has_value());
   const ShapedComputeParams defaults = default_shaped_params(*find_gpu_preset("A100-80GB"));
-  EXPECT_EQ(r.shaped_compute->sm_count, 108u);
-  EXPECT_EQ(r.shaped_compute->kernel_launch, defaults.kernel_launch);
-  EXPECT_TRUE(r.shaped_compute->fixed_costs);
-  EXPECT_FALSE(load(kBase).shaped_compute.has_value());
+  EXPECT_EQ(r.cost.ingredients->shaped_compute->sm_count, 108u);
+  EXPECT_EQ(r.cost.ingredients->shaped_compute->kernel_launch, defaults.kernel_launch);
+  EXPECT_TRUE(r.cost.ingredients->shaped_compute->fixed_costs);
+  EXPECT_FALSE(load(kBase).cost.ingredients->shaped_compute.has_value());
 
   const ResolvedScenario set = load(std::string(kBase) +
                                     "cost_model {\n  compute: SHAPED\n  shaped { fixed_costs: false kernel_launch: \"3us\" "
                                     "layer_overhead: \"0.1ms\" chunk_overhead: \"2ms\" gemm_tile_efficiency: 0.8 "
                                     "attention_efficiency: 0.6 attention_half_length: 1000 }\n}\n");
-  ASSERT_TRUE(set.shaped_compute.has_value());
-  EXPECT_FALSE(set.shaped_compute->fixed_costs);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->kernel_launch.value, 3e-6);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->layer_overhead.value, 1e-4);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->chunk_overhead.value, 2e-3);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->gemm_tile_efficiency, 0.8);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->attention_efficiency, 0.6);
-  EXPECT_DOUBLE_EQ(set.shaped_compute->attention_half_length_tokens, 1000.0);
+  ASSERT_TRUE(set.cost.ingredients->shaped_compute.has_value());
+  EXPECT_FALSE(set.cost.ingredients->shaped_compute->fixed_costs);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->kernel_launch.value, 3e-6);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->layer_overhead.value, 1e-4);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->chunk_overhead.value, 2e-3);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->gemm_tile_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->attention_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(set.cost.ingredients->shaped_compute->attention_half_length_tokens, 1000.0);
 
   // A custom GPU takes the SM count and defaults of the preset nearest its peak.
   const std::string custom = replaced(kBase, "gpu { preset: \"A100-80GB\" }",
                                       "gpu { peak_flops: \"1000TFLOPS\" memory: \"80GiB\" memory_bandwidth: \"3TB/s\" "
                                       "nvlink_bandwidth: \"450GB/s\" }");
-  EXPECT_EQ(load(custom, {"cost_model.compute=SHAPED"}).shaped_compute->sm_count, 132u);
+  EXPECT_EQ(load(custom, {"cost_model.compute=SHAPED"}).cost.ingredients->shaped_compute->sm_count, 132u);
 
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  shaped { fixed_costs: true }\n}\n"),
               HasSubstr(":21: cost_model.shaped: is set, but cost_model.compute is not SHAPED"));
   EXPECT_THAT(error_of(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.chunk_overhead=-1ms"}),
               HasSubstr("cost_model.shaped.chunk_overhead: invalid duration"));
   EXPECT_DOUBLE_EQ(
-      load(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.attention_efficiency=1"}).shaped_compute->attention_efficiency,
+      load(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.attention_efficiency=1"}).cost.ingredients->shaped_compute->attention_efficiency,
       1.0);
 }
 

@@ -47,20 +47,20 @@ faults { at: "1ms" link_degraded { link: "chip1-leaf0" bandwidth_factor: 0.25 } 
 faults { at: "5ms" link_failure { link: "chip0-nodeswitch0" } }
 faults { at: "0s" node_failure { node: 0 } }
 )");
-  ASSERT_EQ(s.faults.size(), 4u);
-  EXPECT_EQ(s.faults[0].kind, FaultKind::Straggler);
-  EXPECT_DOUBLE_EQ(s.faults[0].at.value, 0.02);
-  EXPECT_EQ(s.faults[0].rank, 3u);
-  EXPECT_DOUBLE_EQ(s.faults[0].factor, 1.5);
-  EXPECT_EQ(s.faults[0].description(), "rank 3 computes 1.5x slower");
-  EXPECT_EQ(s.faults[1].kind, FaultKind::LinkDegraded);
-  EXPECT_EQ(s.faults[1].link.first, "chip1");
-  EXPECT_EQ(s.faults[1].link.second, "leaf0");
-  EXPECT_EQ(s.faults[1].description(), "link chip1-leaf0 at 25% of its bandwidth");
-  EXPECT_EQ(s.faults[2].kind, FaultKind::LinkFailure);
-  EXPECT_EQ(s.faults[2].path(), "faults[2]");
-  EXPECT_EQ(s.faults[3].kind, FaultKind::NodeFailure);
-  EXPECT_EQ(s.faults[3].at.value, 0.0);
+  ASSERT_EQ(s.simulation.faults.size(), 4u);
+  EXPECT_EQ(s.simulation.faults[0].kind, FaultKind::Straggler);
+  EXPECT_DOUBLE_EQ(s.simulation.faults[0].at.value, 0.02);
+  EXPECT_EQ(s.simulation.faults[0].rank, 3u);
+  EXPECT_DOUBLE_EQ(s.simulation.faults[0].factor, 1.5);
+  EXPECT_EQ(s.simulation.faults[0].description(), "rank 3 computes 1.5x slower");
+  EXPECT_EQ(s.simulation.faults[1].kind, FaultKind::LinkDegraded);
+  EXPECT_EQ(s.simulation.faults[1].link.first, "chip1");
+  EXPECT_EQ(s.simulation.faults[1].link.second, "leaf0");
+  EXPECT_EQ(s.simulation.faults[1].description(), "link chip1-leaf0 at 25% of its bandwidth");
+  EXPECT_EQ(s.simulation.faults[2].kind, FaultKind::LinkFailure);
+  EXPECT_EQ(s.simulation.faults[2].path(), "faults[2]");
+  EXPECT_EQ(s.simulation.faults[3].kind, FaultKind::NodeFailure);
+  EXPECT_EQ(s.simulation.faults[3].at.value, 0.0);
 }
 
 TEST(ScenarioFaults, NamesTheFieldAndTheRule) {

@@ -38,18 +38,18 @@ TEST_F(ScenarioFile, ResolvesEveryField) {
   EXPECT_DOUBLE_EQ(r.cluster.intra_node.latency.value, 2e-6);
   EXPECT_DOUBLE_EQ(r.cluster.inter_node.bandwidth.value, 25e9);
   EXPECT_DOUBLE_EQ(r.cluster.inter_node.latency.value, 5e-6);
-  ASSERT_NE(r.lengths, nullptr);
+  ASSERT_NE(r.workload.lengths, nullptr);
   Rng rng(1);
-  EXPECT_EQ(r.lengths->sample(rng), 4096u);
-  EXPECT_EQ(r.global_batch, 32u);
-  EXPECT_EQ(r.max_length, 8192u);
-  EXPECT_EQ(r.over_max_length, OverMaxLength::Truncate);
-  EXPECT_EQ(r.seed, 7u);
-  EXPECT_EQ(r.strategy, "packed-1f1b");  // the default
-  EXPECT_EQ(r.engine, "analytic");       // the default
-  EXPECT_EQ(r.memory_limit, Bytes(std::uint64_t{80} << 30));
-  ASSERT_NE(r.compute_cost, nullptr);
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.compute_cost.get()), nullptr);
+  EXPECT_EQ(r.workload.lengths->sample(rng), 4096u);
+  EXPECT_EQ(r.workload.global_batch, 32u);
+  EXPECT_EQ(r.workload.max_length, 8192u);
+  EXPECT_EQ(r.workload.over_max_length, OverMaxLength::Truncate);
+  EXPECT_EQ(r.workload.seed, 7u);
+  EXPECT_EQ(r.plan.strategy, "packed-1f1b");  // the default
+  EXPECT_EQ(r.simulation.engine, "analytic");       // the default
+  EXPECT_EQ(r.plan.memory_limit, Bytes(std::uint64_t{80} << 30));
+  ASSERT_NE(r.cost.compute, nullptr);
+  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
 }
 
 TEST_F(ScenarioFile, RuleViolationsNameFileLineFieldAndValue) {
@@ -136,7 +136,7 @@ TEST_F(ScenarioFile, GpuPresetOrEveryField) {
       kBase, "gpu { preset: \"A100-80GB\" }",
       "gpu { peak_flops: \"100TFLOPS\" memory: \"16GiB\" memory_bandwidth: \"1TB/s\" nvlink_bandwidth: \"100GB/s\" }"));
   EXPECT_DOUBLE_EQ(custom.cluster.gpu.peak_bf16.value, 100e12);
-  EXPECT_EQ(custom.memory_limit, Bytes(std::uint64_t{16} << 30));
+  EXPECT_EQ(custom.plan.memory_limit, Bytes(std::uint64_t{16} << 30));
 
   // A preset with an override, and a memory fraction.
   const ResolvedScenario overridden = load(replaced(replaced(kBase, "gpu { preset: \"A100-80GB\" }",
@@ -144,7 +144,7 @@ TEST_F(ScenarioFile, GpuPresetOrEveryField) {
                                                     "zero_stage: 1", "zero_stage: 1 memory_fraction: 0.5"));
   EXPECT_EQ(overridden.cluster.gpu.name, "A100-80GB");
   EXPECT_EQ(overridden.cluster.gpu.memory, Bytes(std::uint64_t{40} << 30));
-  EXPECT_EQ(overridden.memory_limit, Bytes(std::uint64_t{20} << 30));
+  EXPECT_EQ(overridden.plan.memory_limit, Bytes(std::uint64_t{20} << 30));
   EXPECT_THAT(error_of(replaced(kBase, "zero_stage: 1", "memory_fraction: 1.5")),
               HasSubstr(":17: plan.memory_fraction: must be in (0, 1]"));
   EXPECT_THAT(error_of(replaced(kBase, "\"A100-80GB\" }", "\"A100-80GB\" peak_flops: \"fast\" }")),
@@ -153,11 +153,11 @@ TEST_F(ScenarioFile, GpuPresetOrEveryField) {
 
 TEST_F(ScenarioFile, StrategyAndEngine) {
   // The strategy stays a name: its planner checks it (sim/plan/planner_registry.h).
-  EXPECT_EQ(load(replaced(kBase, "zero_stage: 1", "strategy: \"magic\"")).strategy, "magic");
+  EXPECT_EQ(load(replaced(kBase, "zero_stage: 1", "strategy: \"magic\"")).plan.strategy, "magic");
   // The engine stays a name too: the engine registry checks it (sim/engine/engine_registry.h).
-  EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"analytic\" }\n").engine, "analytic");
-  EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"warp\" }\n").engine, "warp");
-  EXPECT_EQ(load(kBase).engine, "analytic");
+  EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"analytic\" }\n").simulation.engine, "analytic");
+  EXPECT_EQ(load(std::string(kBase) + "simulation { engine: \"warp\" }\n").simulation.engine, "warp");
+  EXPECT_EQ(load(kBase).simulation.engine, "analytic");
 }
 
 // Planners report the rules of their options through the resolved scenario's locator.
@@ -197,7 +197,7 @@ cluster {
   const ResolvedScenario cluster = load_scenario(write(cluster_only), {}, ScenarioPart::Cluster);
   EXPECT_EQ(cluster.part, ScenarioPart::Cluster);
   EXPECT_EQ(cluster.usable_gpus(), 16u);
-  EXPECT_EQ(cluster.compute_cost, nullptr);
+  EXPECT_EQ(cluster.cost.compute, nullptr);
   EXPECT_EQ(network_of(cluster).nodes, 2u);
   // The cluster's own rules still hold.
   EXPECT_THAT(error_of_part(replaced(cluster_only, "nodes: 2", "nodes: 0"), ScenarioPart::Cluster),
@@ -208,8 +208,8 @@ cluster {
                                                      "zero_stage: 1", "zero_stage: 9 memory_fraction: 7");
   const ResolvedScenario simulation = load_scenario(write(bad_plan_and_workload), {}, ScenarioPart::Simulation);
   EXPECT_EQ(simulation.part, ScenarioPart::Simulation);
-  EXPECT_NE(simulation.compute_cost, nullptr);
-  EXPECT_EQ(simulation.engine, "analytic");
+  EXPECT_NE(simulation.cost.compute, nullptr);
+  EXPECT_EQ(simulation.simulation.engine, "analytic");
   EXPECT_EQ(simulation.model.layers, 32u);
   EXPECT_THAT(error_of(bad_plan_and_workload), HasSubstr(":13: workload.global_batch: must be > 0, got 0"));
 }
@@ -225,7 +225,7 @@ TEST_F(ScenarioFile, LengthSources) {
   const ResolvedScenario jsonl = load(replaced(kBase, "fixed: 4096", "file: \"lengths.jsonl\" jsonl_field: \"tokens\""));
   Rng rng(3);
   std::set<std::uint64_t> seen;
-  for (int i = 0; i < 50; ++i) seen.insert(jsonl.lengths->sample(rng));
+  for (int i = 0; i < 50; ++i) seen.insert(jsonl.workload.lengths->sample(rng));
   EXPECT_EQ(seen, (std::set<std::uint64_t>{100, 300}));
 
   // A JSONL file without the key: the loader's error, under the field.
@@ -236,16 +236,16 @@ TEST_F(ScenarioFile, LengthSources) {
   write("# lengths\n10\n\n20\n", "data/lengths.txt");
   const ResolvedScenario text = load(replaced(kBase, "fixed: 4096", "file: \"data/lengths.txt\""));
   std::set<std::uint64_t> text_seen;
-  for (int i = 0; i < 50; ++i) text_seen.insert(text.lengths->sample(rng));
+  for (int i = 0; i < 50; ++i) text_seen.insert(text.workload.lengths->sample(rng));
   EXPECT_EQ(text_seen, (std::set<std::uint64_t>{10, 20}));
 
-  EXPECT_EQ(load(replaced(kBase, "fixed: 4096", "distribution: \"wikipedia\"")).lengths->name(), "wikipedia");
+  EXPECT_EQ(load(replaced(kBase, "fixed: 4096", "distribution: \"wikipedia\"")).workload.lengths->name(), "wikipedia");
   EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "distribution: \"twitter\"")),
               HasSubstr(":12: workload.lengths.distribution: "));
   EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "fixed: 0")), HasSubstr(":12: workload.lengths.fixed: must be > 0"));
   EXPECT_THAT(error_of(replaced(kBase, "fixed: 4096", "fixed: 4096 jsonl_field: \"n\"")),
               HasSubstr(":12: workload.lengths.jsonl_field: only applies to a file source"));
-  EXPECT_EQ(load(replaced(kBase, "max_length: 8192", "max_length: 8192 over_max_length: DROP")).over_max_length,
+  EXPECT_EQ(load(replaced(kBase, "max_length: 8192", "max_length: 8192 over_max_length: DROP")).workload.over_max_length,
             OverMaxLength::Drop);
 }
 
@@ -265,18 +265,18 @@ workload {
 
 TEST_F(ScenarioFile, CollectiveBenchmark) {
   const ResolvedScenario r = load(kCollective);
-  ASSERT_TRUE(r.collective.has_value());
-  EXPECT_EQ(r.collective->kind, proto::ALL_GATHER);
-  EXPECT_EQ(r.collective->algorithm, proto::RING);
-  EXPECT_EQ(r.collective->size, Bytes(1u << 20));
-  EXPECT_EQ(r.collective->chunks, 4u);
-  EXPECT_EQ(r.collective->group_size, 8u);  // every usable GPU by default
-  EXPECT_EQ(r.collective->stride, 1u);
-  EXPECT_EQ(r.collective->iterations, 1u);
-  EXPECT_EQ(r.strategy, "collective");
-  EXPECT_EQ(r.lengths, nullptr);
+  ASSERT_TRUE(r.workload.collective.has_value());
+  EXPECT_EQ(r.workload.collective->kind, proto::ALL_GATHER);
+  EXPECT_EQ(r.workload.collective->algorithm, proto::RING);
+  EXPECT_EQ(r.workload.collective->size, Bytes(1u << 20));
+  EXPECT_EQ(r.workload.collective->chunks, 4u);
+  EXPECT_EQ(r.workload.collective->group_size, 8u);  // every usable GPU by default
+  EXPECT_EQ(r.workload.collective->stride, 1u);
+  EXPECT_EQ(r.workload.collective->iterations, 1u);
+  EXPECT_EQ(r.plan.strategy, "collective");
+  EXPECT_EQ(r.workload.lengths, nullptr);
   EXPECT_TRUE(r.model.name.empty());  // no model needed
-  EXPECT_EQ(load(kCollective, {"workload.collective.stride=3"}).collective->group_size, 3u);  // GPUs 0, 3, 6
+  EXPECT_EQ(load(kCollective, {"workload.collective.stride=3"}).workload.collective->group_size, 3u);  // GPUs 0, 3, 6
   EXPECT_EQ(load(kCollective, {"model.preset=llama2-7b"}).model.name, "llama2-7b");
 
   const std::string f = file();
@@ -309,8 +309,8 @@ cluster {
 workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
 )";
   const ResolvedScenario r = load(ring);
-  ASSERT_TRUE(r.topology.has_value());
-  EXPECT_EQ(std::get<TorusConfig>(r.topology->network).dims, std::vector<std::uint32_t>{8});
+  ASSERT_TRUE(r.cluster.topology.has_value());
+  EXPECT_EQ(std::get<TorusConfig>(r.cluster.topology->network).dims, std::vector<std::uint32_t>{8});
   EXPECT_DOUBLE_EQ(r.cluster.inter_node.bandwidth.value, 50e9);
   EXPECT_THAT(error_of(replaced(replaced(ring, "nodes: 8", "nodes: 4"), "gpus_per_node: 1", "gpus_per_node: 2")),
               HasSubstr("cluster.topology.node.link.bandwidth: must be set"));
@@ -319,10 +319,10 @@ workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
 TEST_F(ScenarioFile, FlexSpPresetIsAFieldNotAModelName) {
   const std::string gpt13b = replaced(kBase, "preset: \"llama2-7b\"", "preset: \"gpt-13b\"");
   // The model's name alone selects nothing.
-  EXPECT_EQ(load(gpt13b).flexsp_preset, nullptr);
+  EXPECT_EQ(load(gpt13b).cost.flexsp_preset, nullptr);
   const ResolvedScenario r = load(gpt13b + "cost_model {\n  flexsp_preset: \"gpt-13b\"\n}\n");
-  ASSERT_NE(r.flexsp_preset, nullptr);
-  EXPECT_EQ(r.flexsp_preset->name, "gpt-13b");
+  ASSERT_NE(r.cost.flexsp_preset, nullptr);
+  EXPECT_EQ(r.cost.flexsp_preset->name, "gpt-13b");
   EXPECT_THAT(error_of(gpt13b + "cost_model {\n  flexsp_preset: \"gpt-14b\"\n}\n"),
               HasSubstr(":21: cost_model.flexsp_preset: unknown FlexSP preset \"gpt-14b\" (known: gpt-7b, gpt-13b, gpt-30b)"));
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  flexsp_preset: \"gpt-13b\"\n}\n"),
@@ -334,7 +334,7 @@ TEST_F(ScenarioFile, OverridesApplyBeforeValidationAndAreNamedInErrors) {
   const ResolvedScenario r = load(kBase, {"cluster.nodes=4", "cluster.gpu.preset=H100-SXM", "seed=99"});
   EXPECT_EQ(r.cluster.total_gpus(), 32u);
   EXPECT_EQ(r.cluster.gpu.name, "H100-SXM");
-  EXPECT_EQ(r.seed, 99u);
+  EXPECT_EQ(r.workload.seed, 99u);
   EXPECT_EQ(r.proto.cluster().nodes(), 4u);
 
   EXPECT_EQ(error_of(kBase, {"cluster.nodes=0"}), file() + ": cluster.nodes: must be > 0, got 0 (set by --set cluster.nodes=0)");
@@ -379,10 +379,10 @@ TEST(EmbeddedShowcase, IsTheShippedFileAndResolves) {
   EXPECT_EQ(r.model.name, "llama2-7b");
   EXPECT_EQ(r.cluster.total_gpus(), 32u);
   EXPECT_EQ(r.cluster.gpu.name, "A800-80GB");
-  EXPECT_EQ(r.strategy, "epp");
-  EXPECT_EQ(r.engine, "analytic");
-  EXPECT_EQ(r.memory_limit, Bytes(std::uint64_t{80} << 30));
-  EXPECT_EQ(r.lengths->name(), "longtail");
+  EXPECT_EQ(r.plan.strategy, "epp");
+  EXPECT_EQ(r.simulation.engine, "analytic");
+  EXPECT_EQ(r.plan.memory_limit, Bytes(std::uint64_t{80} << 30));
+  EXPECT_EQ(r.workload.lengths->name(), "longtail");
 }
 
 TEST(EmbeddedShowcase, TakesOverridesAndNamesItselfInErrors) {
@@ -406,8 +406,8 @@ TEST(ShippedScenarios, EveryTopLevelScenarioResolves) {
     ++count;
     const ResolvedScenario r = load_scenario(entry.path());
     EXPECT_GT(r.cluster.total_gpus(), 0u);
-    EXPECT_NE(r.compute_cost, nullptr);
-    EXPECT_NE(r.lengths, nullptr);
+    EXPECT_NE(r.cost.compute, nullptr);
+    EXPECT_NE(r.workload.lengths, nullptr);
   }
   EXPECT_GE(count, 1);
 }

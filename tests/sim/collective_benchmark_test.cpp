@@ -114,7 +114,7 @@ TEST(CollectiveBenchmark, IterationsRepeatTheCollective) {
 // Members every other chip: ring neighbours two links apart, so twice the latency.
 TEST(CollectiveBenchmark, StrideSpreadsTheGroup) {
   const auto scenario = ring(8, R"(kind: ALL_REDUCE bytes: "1MiB" algorithm: RING stride: 2)");
-  ASSERT_EQ(scenario.collective->group_size, 4u);
+  ASSERT_EQ(scenario.workload.collective->group_size, 4u);
   const auto result = run_scenario(scenario);
   for (std::uint32_t r = 0; r < 4; ++r) EXPECT_EQ(result.schedule.placement(static_cast<int>(r)).node(), 2 * r);
   const double n = 4;

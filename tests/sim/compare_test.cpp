@@ -95,7 +95,7 @@ class Forwarding final : public Planner {
 PlannerFactory factory_of(const Planner& planner) {
   return PlannerFactory{planner.name(), [&planner](const ResolvedScenario& own) {
                           // compare hands each factory the scenario with the strategy set to its name.
-                          EXPECT_EQ(own.strategy, planner.name());
+                          EXPECT_EQ(own.plan.strategy, planner.name());
                           EXPECT_EQ(own.proto.plan().strategy(), planner.name());
                           return std::make_unique<Forwarding>(planner);
                         }};
@@ -142,7 +142,7 @@ TEST(Compare, EveryStrategyMatchesItsOwnRun) {
     const auto run = run_scenario(small_quickstart({"plan.strategy=" + record.strategy()}));
     EXPECT_EQ(record.step_time_s(), run.report.step_time_s()) << record.strategy();
     EXPECT_EQ(record.tokens(), run.report.tokens()) << record.strategy();
-    EXPECT_EQ(record.seed(), scenario.seed);
+    EXPECT_EQ(record.seed(), scenario.workload.seed);
   }
 }
 

@@ -92,7 +92,7 @@ TEST(Epp, EveryTokenOnceAndWithinMemory) {
   }
   EXPECT_EQ(forward_tokens, planned);
   EXPECT_GT(r.step_s, 0.0);
-  EXPECT_LE(max_peak(r.schedule), sc.memory_limit.count);
+  EXPECT_LE(max_peak(r.schedule), sc.plan.memory_limit.count);
 }
 
 TEST(Epp, TightMemoryCheckpointsAdaptivelyAndBeatsFullCheckpointing) {
@@ -102,7 +102,7 @@ TEST(Epp, TightMemoryCheckpointsAdaptivelyAndBeatsFullCheckpointing) {
   EXPECT_GT(adaptive.recompute_s, 0.0);
   EXPECT_LT(adaptive.recompute_s, full.recompute_s);
   EXPECT_LT(adaptive.step_s, full.step_s);
-  const auto limit = scenario("epp", kTight).memory_limit.count;
+  const auto limit = scenario("epp", kTight).plan.memory_limit.count;
   EXPECT_LE(max_peak(adaptive.schedule), limit);
   EXPECT_LE(max_peak(full.schedule), limit);
   try {
@@ -121,7 +121,7 @@ TEST(Epp, AblationsAndFlexRun) {
   EXPECT_EQ(even.schedule.strategy(), "epp-even-split");
   EXPECT_GT(even.step_s, 0.0);
   EXPECT_GT(flex.step_s, 0.0);
-  EXPECT_LE(max_peak(flex.schedule), scenario("epp-flex", 1.0).memory_limit.count);
+  EXPECT_LE(max_peak(flex.schedule), scenario("epp-flex", 1.0).plan.memory_limit.count);
 }
 
 TEST(Epp, FlexTakesSmallerDegreesOnASlowNodeFabricAndNeverLoses) {

@@ -82,7 +82,7 @@ TEST(FlexSp, PresetModelOnSixtyFourGpus) {
   // GPT-7B (FlexSP's constants), 28 GB of each GPU, 512 Wikipedia sequences up to 192K.
   const auto sc = scenario(8, "gpt-6.7b", 512, 196608, "memory_fraction: 0.35", "distribution: \"wikipedia\"",
                            "flexsp_preset: \"gpt-7b\"");
-  ASSERT_NE(sc.flexsp_preset, nullptr);
+  ASSERT_NE(sc.cost.flexsp_preset, nullptr);
   const auto lengths = sample_batch(sc);
   const auto plan = plan_flexsp(sc, resolve_flexsp_options(sc), lengths);
   expect_valid(plan, lengths.size(), 64);
@@ -167,12 +167,12 @@ TEST(FlexSp, PlanningMemoryCapSetsTheGroupCapacities) {
   ASSERT_TRUE(capped.planning_memory_cap);
   EXPECT_EQ(capped.planning_memory_cap->count, 28ull << 30);
   EXPECT_EQ(flexsp_planning_limit(capped_sc, capped).count, 28ull << 30);
-  EXPECT_EQ(flexsp_planning_limit(sc, device), sc.memory_limit);
+  EXPECT_EQ(flexsp_planning_limit(sc, device), sc.plan.memory_limit);
   // C = (limit - fixed) / bytes per token: the cap, not the 80 GB, sizes the groups.
   const Zero3Memory memory = zero3_memory(sc, false, device.zero3);
   const auto full = plan_flexsp(sc, device, lengths);
   const auto small = plan_flexsp(capped_sc, capped, lengths);
-  EXPECT_EQ(full.token_capacity, memory.capacity(sc.memory_limit.count, 1));
+  EXPECT_EQ(full.token_capacity, memory.capacity(sc.plan.memory_limit.count, 1));
   EXPECT_EQ(small.token_capacity, memory.capacity(28ull << 30, 1));
   EXPECT_LT(small.token_capacity, full.token_capacity);
   expect_valid(small, lengths.size(), 16);
@@ -209,8 +209,8 @@ TEST(FlexSp, AllToAllEfficiencyEntersTheEstimates) {
                                    "all_to_all_efficiency { degree: 8 efficiency: 0.25 } "
                                    "all_to_all_efficiency { degree: 16 efficiency: 0.25 }");
   const std::vector<std::uint32_t> node{0, 1, 2, 3, 4, 5, 6, 7};
-  EXPECT_NEAR(ulysses_layer_time(derated_sc.model, 16384, node, Pass::Forward, *derated_sc.cost).value,
-              4.0 * ulysses_layer_time(sc.model, 16384, node, Pass::Forward, *sc.cost).value, 1e-12);
+  EXPECT_NEAR(ulysses_layer_time(derated_sc.model, 16384, node, Pass::Forward, *derated_sc.cost.model).value,
+              4.0 * ulysses_layer_time(sc.model, 16384, node, Pass::Forward, *sc.cost.model).value, 1e-12);
   const auto lengths = sample_batch(sc);
   EXPECT_GT(plan_flexsp(derated_sc, resolve_flexsp_options(derated_sc), lengths).step_time_s,
             plan_flexsp(sc, resolve_flexsp_options(sc), lengths).step_time_s);

@@ -182,14 +182,14 @@ TEST(Interference, DisabledOrUnitFactorsLeaveThePlannedStepAlone) {
   const auto scenario = testing::fixed_length_scenario(1, 4, 4, 8, 1024, 1024);
   const auto schedule = make_planner("packed-1f1b", scenario)->plan(scenario, std::vector<std::uint64_t>(8, 1024));
   std::vector<std::uint32_t> nodes(4, 0);
-  const auto plain = run_analytic(schedule, *scenario.cost, with(Interference{}, &nodes));
+  const auto plain = run_analytic(schedule, *scenario.cost.model, with(Interference{}, &nodes));
   Interference disabled = factors();
   disabled.enabled = false;
-  EXPECT_EQ(run_analytic(schedule, *scenario.cost, with(disabled, &nodes)).SerializeAsString(), plain.SerializeAsString());
+  EXPECT_EQ(run_analytic(schedule, *scenario.cost.model, with(disabled, &nodes)).SerializeAsString(), plain.SerializeAsString());
   Interference unit;
   unit.enabled = true;
   for (auto& f : unit.factors) f = {1.0, 1.0};
-  const auto same = run_analytic(schedule, *scenario.cost, with(unit, &nodes));
+  const auto same = run_analytic(schedule, *scenario.cost.model, with(unit, &nodes));
   ASSERT_EQ(events_of(same).size(), events_of(plain).size());
   for (int i = 0; i < events_of(plain).size(); ++i) {
     EXPECT_NEAR(events_of(same)[i].end_ns(), events_of(plain)[i].end_ns(), 1) << i;
@@ -197,7 +197,7 @@ TEST(Interference, DisabledOrUnitFactorsLeaveThePlannedStepAlone) {
   // Enabled with the defaults, the step only gets longer.
   Interference defaults;
   defaults.enabled = true;
-  EXPECT_GT(run_analytic(schedule, *scenario.cost, with(defaults, &nodes)).step_time_ns(), plain.step_time_ns());
+  EXPECT_GT(run_analytic(schedule, *scenario.cost.model, with(defaults, &nodes)).step_time_ns(), plain.step_time_ns());
 }
 
 TEST(Interference, StragglersCompose) {

@@ -213,7 +213,7 @@ void check_ring(const std::string& intra_bandwidth) {
     const OpEventRef attn = events.at(i);
     const OpEventRef next = events.at(after);
     const Bytes step = compute_of(schedule, ops[i]).phase() == proto::BACKWARD ? backward : forward;
-    const double ring_s = sc.cost->p2p_time(0, 1, step).value;
+    const double ring_s = sc.cost.model->p2p_time(0, 1, step).value;
     const double attention_s = static_cast<double>(attn.end_ns() - attn.start_ns()) * 1e-9;
     const double exposed_s = static_cast<double>(next.start_ns() - attn.end_ns()) * 1e-9;
     EXPECT_NEAR(exposed_s, std::max(0.0, ring_s - attention_s), 2e-9) << "op " << i;

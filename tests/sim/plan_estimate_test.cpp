@@ -25,12 +25,12 @@ ResolvedScenario scenario() {
 
 double whole_model(const ResolvedScenario& sc, Pass pass, std::span<const Segment> segments, std::uint32_t d) {
   const ChunkWork work{segments, sc.model.layers, true, true};
-  return sc.cost->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
+  return sc.cost.model->compute_time(ComputeWork{pass, work, LayerPart::Whole, d}).value;
 }
 
 TEST(PlanEstimate, DegreeOneIsForwardPlusBackwardOfTheWholeModel) {
   const auto sc = scenario();
-  const PlanEstimate estimate(sc.model, *sc.cost);
+  const PlanEstimate estimate(sc.model, *sc.cost.model);
   const std::array<Segment, 2> chunk{Segment{3000, 0}, Segment{1000, 2048}};
   EXPECT_DOUBLE_EQ(estimate.chunk_seconds(chunk, 1),
                    whole_model(sc, Pass::Forward, chunk, 1) + whole_model(sc, Pass::Backward, chunk, 1));
@@ -41,28 +41,28 @@ TEST(PlanEstimate, DegreeOneIsForwardPlusBackwardOfTheWholeModel) {
 // the all-to-alls of the chunk's new tokens over ranks 0..d-1 in each pass.
 TEST(PlanEstimate, SequenceParallelAddsTheAllToAllsOfEveryLayerAndPass) {
   const auto sc = scenario();
-  const PlanEstimate estimate(sc.model, *sc.cost);
+  const PlanEstimate estimate(sc.model, *sc.cost.model);
   const std::array<Segment, 2> chunk{Segment{8192, 0}, Segment{4096, 0}};
   const std::vector<std::uint32_t> group{0, 1, 2, 3};
   double expected = whole_model(sc, Pass::Forward, chunk, 4) + whole_model(sc, Pass::Backward, chunk, 4);
   for (Pass pass : {Pass::Forward, Pass::Backward}) {
-    expected += sc.model.layers * ulysses_layer_time(sc.model, 12288, group, pass, *sc.cost).value;
+    expected += sc.model.layers * ulysses_layer_time(sc.model, 12288, group, pass, *sc.cost.model).value;
   }
   EXPECT_DOUBLE_EQ(estimate.chunk_seconds(chunk, 4), expected);
   EXPECT_LT(estimate.chunk_seconds(chunk, 4), estimate.chunk_seconds(chunk, 1));
   // Recompute: one more forward, with its all-to-alls.
   const double recompute = whole_model(sc, Pass::Recompute, chunk, 4) +
-                           sc.model.layers * ulysses_layer_time(sc.model, 12288, group, Pass::Recompute, *sc.cost).value;
+                           sc.model.layers * ulysses_layer_time(sc.model, 12288, group, Pass::Recompute, *sc.cost.model).value;
   EXPECT_NEAR(estimate.chunk_seconds(chunk, 4, true) - estimate.chunk_seconds(chunk, 4), recompute, 1e-12);
 }
 
 TEST(PlanEstimate, LayerForwardIsOneLayerWithoutEmbeddingOrHead) {
   const auto sc = scenario();
-  const PlanEstimate estimate(sc.model, *sc.cost);
+  const PlanEstimate estimate(sc.model, *sc.cost.model);
   const std::array<Segment, 1> chunk{Segment{4096, 0}};
   const ChunkWork one_layer{chunk, 1, false, false};
   EXPECT_DOUBLE_EQ(estimate.layer_forward_seconds(chunk, 2),
-                   sc.cost->compute_time(ComputeWork{Pass::Forward, one_layer, LayerPart::Whole, 2}).value);
+                   sc.cost.model->compute_time(ComputeWork{Pass::Forward, one_layer, LayerPart::Whole, 2}).value);
   EXPECT_LT(estimate.layer_forward_seconds(chunk, 1) * sc.model.layers, whole_model(sc, Pass::Forward, chunk, 1));
 }
 
@@ -70,7 +70,7 @@ TEST(PlanEstimate, LayerForwardIsOneLayerWithoutEmbeddingOrHead) {
 // the rest together) a replica of its own.
 TEST(PlanEstimate, BalancesReplicasByWholeModelForward) {
   const auto sc = scenario();
-  const PlanEstimate estimate(sc.model, *sc.cost);
+  const PlanEstimate estimate(sc.model, *sc.cost.model);
   const std::vector<std::uint64_t> lengths{1024, 65536, 2048, 1024, 4096, 512, 2048};
   const Bins bins = estimate.balance_replicas(lengths, 2);
   ASSERT_EQ(bins.size(), 2u);

@@ -80,7 +80,7 @@ TEST_P(ShippedScenario, RunsAndMeetsItsExpectations) {
   const auto& report = result.report;
 
   EXPECT_GT(report.step_time_s(), 0.0);
-  if (scenario.collective) {
+  if (scenario.workload.collective) {
     // A collective micro-benchmark: no model FLOPs, its own figures instead.
     ASSERT_TRUE(report.has_collective());
     EXPECT_GT(report.collective().time_s(), 0.0);

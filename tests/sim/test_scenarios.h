@@ -57,7 +57,7 @@ inline ResolvedScenario test_scenario(std::uint32_t nodes, std::uint32_t gpus_pe
 inline std::string planner_error(const std::string& text, const std::vector<std::string>& overrides = {}) {
   try {
     const ResolvedScenario scenario = resolve_full(parse_scenario(text, "s.textproto", ".", overrides));
-    make_planner(scenario.strategy, scenario);
+    make_planner(scenario.plan.strategy, scenario);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -65,13 +65,13 @@ inline std::string planner_error(const std::string& text, const std::vector<std:
 }
 
 // The analytic engine's trace of `schedule` priced by the scenario's cost model
-// (ResolvedScenario::cost, the default placement), endpoints shared on its nodes.
+// (ScenarioCost::model, the default placement), endpoints shared on its nodes.
 inline proto::Trace simulate(const ResolvedScenario& sc, const proto::Schedule& schedule) {
   std::vector<std::uint32_t> node_of_rank;
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) node_of_rank.push_back(sc.node_of_rank(r));
   AnalyticEngineOptions options;
   options.node_of_rank = node_of_rank;
-  return run_analytic(schedule, *sc.cost, options);
+  return run_analytic(schedule, *sc.cost.model, options);
 }
 
 // Its step time.

@@ -73,7 +73,7 @@ TEST(Ulysses, ShapeTokensAndEngineRun) {
   EXPECT_EQ(forward_tokens, total);
   // Runs in the analytic engine without deadlock, and memory is within the limit.
   EXPECT_GT(simulate(sc, schedule), 0);
-  EXPECT_LE(max_peak(schedule), sc.memory_limit.count);
+  EXPECT_LE(max_peak(schedule), sc.plan.memory_limit.count);
 }
 
 TEST(Ulysses, DefaultsRunAScenarioWrittenForAnotherStrategy) {
