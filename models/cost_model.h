@@ -49,6 +49,12 @@ class CostModel {
   // SendRecv (two ranks) is one message from ranks[0] to ranks[1].
   virtual Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                                   std::span<const std::uint32_t> ranks, Bytes size) const = 0;
+  // Whether a measured fit prices this message / this collective whole (a
+  // calibration's, models/network/calibrated_network.h), so that an engine
+  // that runs the network itself (the flow engine) takes the fitted time
+  // instead of running its flows. Models without fits: never.
+  virtual bool fitted_p2p(std::uint32_t /*src_rank*/, std::uint32_t /*dst_rank*/) const { return false; }
+  virtual bool fitted_collective(CommKind /*kind*/, std::span<const std::uint32_t> /*ranks*/) const { return false; }
 };
 
 }  // namespace eppsim

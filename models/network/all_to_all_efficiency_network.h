@@ -35,6 +35,12 @@ class AllToAllEfficiencyNetwork final : public NetworkTimeModel {
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override;
+  bool fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const override {
+    return network_->fitted_p2p(src_rank, dst_rank);
+  }
+  bool fitted_collective(CommKind kind, std::span<const std::uint32_t> ranks) const override {
+    return network_->fitted_collective(kind, ranks);
+  }
 
   // efficiency(degree): the listed value, 1 for a degree not listed.
   double efficiency(std::uint32_t degree) const;

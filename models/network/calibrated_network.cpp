@@ -54,11 +54,11 @@ const CommFit* CalibratedNetwork::fit_for(CommKind kind, std::span<const std::ui
   return find(kind, static_cast<std::uint32_t>(ranks.size()), crosses);
 }
 
-bool CalibratedNetwork::covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
+bool CalibratedNetwork::fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
   return fit_for_p2p(src_rank, dst_rank) != nullptr;
 }
 
-bool CalibratedNetwork::covers(CommKind kind, std::span<const std::uint32_t> ranks) const {
+bool CalibratedNetwork::fitted_collective(CommKind kind, std::span<const std::uint32_t> ranks) const {
   return fit_for(kind, ranks) != nullptr;
 }
 
@@ -75,9 +75,5 @@ Seconds CalibratedNetwork::collective_time(CommKind kind, CollectiveAlgorithm al
   return fallback_->collective_time(kind, algorithm, ranks, size);
 }
 
-const CalibratedNetwork* calibrated_network_of(const CostModel& cost) {
-  const auto* cluster = dynamic_cast<const ClusterCostModel*>(&cost);
-  return cluster ? dynamic_cast<const CalibratedNetwork*>(&cluster->network()) : nullptr;
-}
 
 }  // namespace eppsim

@@ -52,8 +52,8 @@ class CalibratedNetwork final : public NetworkTimeModel {
   // The fit that prices (kind, group_size, crosses_nodes); null when none does.
   const CommFit* find(CommKind kind, std::uint32_t group_size, bool crosses_nodes) const;
   // Whether a fit prices this message / this collective (else the wrapped model does).
-  bool covers_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
-  bool covers(CommKind kind, std::span<const std::uint32_t> ranks) const;
+  bool fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const override;
+  bool fitted_collective(CommKind kind, std::span<const std::uint32_t> ranks) const override;
 
  private:
   const CommFit* fit_for_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const;
@@ -63,11 +63,5 @@ class CalibratedNetwork final : public NetworkTimeModel {
   std::shared_ptr<const NetworkTimeModel> fallback_;
   std::vector<std::uint32_t> node_of_rank_;
 };
-
-// The CalibratedNetwork `cost` prices communication with: a ClusterCostModel
-// (cluster_cost_model.h) whose network is one; null otherwise. Engines that
-// run the network themselves (the flow engine) take the fitted times where a
-// fit covers an op.
-const CalibratedNetwork* calibrated_network_of(const CostModel& cost);
 
 }  // namespace eppsim

@@ -16,7 +16,6 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
-#include "models/network/calibrated_network.h"
 #include "base/errors.h"
 #include "base/input_limits.h"
 #include "base/progress.h"
@@ -92,7 +91,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
       : cost_(cost),
         interference_(interference),
         faults_(faults != nullptr ? *faults : no_faults_),
-        calibrated_(calibrated_network_of(cost)),
         chip_of_rank_(placement.chip_of_rank),
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
@@ -139,7 +137,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     const std::uint32_t recv_stream = core_.op(recv).stream();
     if (s.duration_source() == proto::DURATION_FIXED) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
-    } else if (calibrated_ != nullptr && calibrated_->covers_p2p(send.rank, recv.rank)) {
+    } else if (cost_.fitted_p2p(send.rank, recv.rank)) {
       const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
       StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
       if (interference_.enabled && seconds > 0.0) start_comm(id, TrafficClass::PointToPoint, std::array{send.rank, recv.rank}, actor);
@@ -168,7 +166,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     std::vector<std::uint32_t> ranks;
     for (const OpRef& m : members) ranks.push_back(m.rank);
     const TrafficClass traffic = interference_.enabled ? traffic_of(ranks) : TrafficClass::PointToPoint;
-    if (calibrated_covers(op)) {
+    if (fitted(op)) {
       const double seconds = collective_duration(cost_, op, ranks).value;
       StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
       if (interference_.enabled && seconds > 0.0) start_comm(id, traffic, ranks, actor);
@@ -192,8 +190,8 @@ class FlowExecutor final : public GlobalExecutorHooks {
 
  private:
   // Whether a calibration's fit prices the collective `op` (its time is then slept).
-  bool calibrated_covers(OpView op) const {
-    return calibrated_ != nullptr && calibrated_->covers(to_model(op.collective_kind()), core_.group_ranks(op.group()));
+  bool fitted(OpView op) const {
+    return cost_.fitted_collective(to_model(op.collective_kind()), core_.group_ranks(op.group()));
   }
   static double fixed_s(OpView op) { return static_cast<double>(op.fixed_duration_ns()) * 1e-9; }
   static PlanKey plan_key(OpView op) {
@@ -211,9 +209,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
       for (const OpView op : ops_of(schedule, r)) {
         if (op.duration_source() == proto::DURATION_FIXED) continue;
-        if (op.is_send() && !(calibrated_ != nullptr && calibrated_->covers_p2p(r, op.peer())))
+        if (op.is_send() && !cost_.fitted_p2p(r, op.peer()))
           flows.push_back({chip_of_rank_[r], chip_of_rank_[op.peer()], 0});
-        if (op.is_collective() && !calibrated_covers(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
+        if (op.is_collective() && !fitted(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
       }
     }
     std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + schedule.num_ranks());
@@ -565,7 +563,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
   const EngineFault* fatal_ = nullptr;  // the fatal fault that ended the run
   std::string stall_;                   // why a run that ran out of events is incomplete
   double last_end_s_ = 0.0;             // when the last activity ended
-  const CalibratedNetwork* calibrated_;  // the cost model's collective fits, when it has any
   std::vector<VertexId> chip_of_rank_;
   const Topology& topology_;
   RoutedNetwork network_;

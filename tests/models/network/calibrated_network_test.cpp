@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/network/all_to_all_efficiency_network.h"
 #include "models/network/closed_form_network.h"
 #include "models/cluster_cost_model.h"
 #include "models/gpu_spec.h"
@@ -44,8 +45,8 @@ TEST(CalibratedNetwork, AMatchingFitPricesTheCollective) {
   // The hint does not matter: the fit measured what the library chose.
   EXPECT_DOUBLE_EQ(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Tree, all, size).value,
                    3e-5 + 1.5 * (1 << 20) / 5e8);
-  EXPECT_TRUE(net.covers(CommKind::AllReduce, intra));
-  EXPECT_FALSE(net.covers(CommKind::AllGather, intra));
+  EXPECT_TRUE(net.fitted_collective(CommKind::AllReduce, intra));
+  EXPECT_FALSE(net.fitted_collective(CommKind::AllGather, intra));
   ASSERT_NE(net.find(CommKind::AllReduce, 4, true), nullptr);
   EXPECT_EQ(net.find(CommKind::AllReduce, 4, false), nullptr);
 }
@@ -77,9 +78,9 @@ TEST(CalibratedNetwork, PointToPointUsesTheSendRecvFitOfItsNodeCrossing) {
   EXPECT_DOUBLE_EQ(net.p2p_time(1, 2, Bytes(1000)).value, 4e-6 + 1000 / 1e10);
   EXPECT_EQ(net.p2p_time(0, 1, Bytes(1000)), fallback->p2p_time(0, 1, Bytes(1000)));  // inside a node: no fit
   EXPECT_EQ(net.p2p_time(2, 2, Bytes(1000)).value, 0.0);
-  EXPECT_TRUE(net.covers_p2p(1, 2));
-  EXPECT_FALSE(net.covers_p2p(0, 1));
-  EXPECT_FALSE(net.covers_p2p(2, 2));
+  EXPECT_TRUE(net.fitted_p2p(1, 2));
+  EXPECT_FALSE(net.fitted_p2p(0, 1));
+  EXPECT_FALSE(net.fitted_p2p(2, 2));
 }
 
 TEST(CalibratedNetwork, RejectsBrokenFits) {
@@ -96,15 +97,23 @@ TEST(CalibratedNetwork, RejectsBrokenFits) {
                                     fallback, kNodes));
 }
 
-TEST(CalibratedNetwork, FoundInsideAClusterCostModel) {
+// A cost model answers for its network's fits, through any wrapping.
+TEST(CalibratedNetwork, ItsFitsShowThroughTheCostModel) {
   const auto compute =
       std::make_shared<AnalyticComputeCost>(*find_model_preset("llama2-7b"), *find_gpu_preset("A100-80GB"), AnalyticEfficiency{});
   const auto calibrated = std::make_shared<CalibratedNetwork>(
       std::vector<CommFit>{fit(CommKind::AllReduce, 2, false, 1e-5, 1e9)}, closed_form(), kNodes);
   const ClusterCostModel with(compute, calibrated, BytesPerSecond(2e12));
-  EXPECT_EQ(calibrated_network_of(with), calibrated.get());
+  const std::vector<std::uint32_t> pair{0, 1};
+  EXPECT_TRUE(with.fitted_collective(CommKind::AllReduce, pair));
+  EXPECT_FALSE(with.fitted_collective(CommKind::AllGather, pair));
+  const ClusterCostModel derated(
+      compute, std::make_shared<AllToAllEfficiencyNetwork>(calibrated, std::vector<AllToAllEfficiencyPoint>{{2, 0.5}}),
+      BytesPerSecond(2e12));
+  EXPECT_TRUE(derated.fitted_collective(CommKind::AllReduce, pair));
   const ClusterCostModel without(compute, closed_form(), BytesPerSecond(2e12));
-  EXPECT_EQ(calibrated_network_of(without), nullptr);
+  EXPECT_FALSE(without.fitted_collective(CommKind::AllReduce, pair));
+  EXPECT_FALSE(without.fitted_p2p(0, 1));
 }
 
 }  // namespace
