@@ -11,8 +11,8 @@ ClusterCostModel::ClusterCostModel(std::shared_ptr<const ComputeCostModel> compu
   if (!compute_ || !network_) throw std::invalid_argument("ClusterCostModel: needs a compute model and a network");
 }
 
-Seconds ClusterCostModel::compute_time(const ComputeWork& work) const {
-  return compute_->cost(work).time;  // this rank's share of the part
+ComputeCost ClusterCostModel::compute_cost(const ComputeWork& work) const {
+  return compute_->cost(work);  // this rank's share of the part
 }
 
 Seconds ClusterCostModel::optimizer_time(Bytes memory_traffic) const {

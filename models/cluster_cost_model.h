@@ -21,8 +21,8 @@ class ClusterCostModel final : public CostModel {
                    BytesPerSecond hbm_bandwidth);
 
   // This rank's share of `work` (its layer part, split over `shards` GPUs): the
-  // compute model's time (models/compute_cost.h).
-  Seconds compute_time(const ComputeWork& work) const override;
+  // compute model's (models/compute_cost.h).
+  ComputeCost compute_cost(const ComputeWork& work) const override;
   Seconds optimizer_time(Bytes memory_traffic) const override;
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,

@@ -58,17 +58,7 @@ class Calibration;
 // (the table above).
 inline constexpr double kBackwardAttentionFactor = 2.5;
 
-struct FlopCount {
-  double gemm = 0.0;
-  double attention = 0.0;
-  double total() const { return gemm + attention; }
-};
-
-struct ComputeCost {
-  FlopCount flops;
-  Bytes memory_traffic;  // weights read + activations read and written
-  Seconds time;
-};
+// FlopCount and ComputeCost: models/cost_model.h.
 
 // FLOPs of one pass over the chunk (see the table above), all of it.
 FlopCount chunk_flops(const TransformerSpec& model, Pass pass, const ChunkWork& work);

@@ -5,8 +5,9 @@
 //
 // A CostModel is bound to a placement: ranks 0..N-1 on the chips the Schedule
 // places them on. It answers four questions:
-//   compute_time     a pass over a chunk's layers (or a part of each layer),
-//                    this rank's share when the chunk is split over `shards` GPUs
+//   compute_cost     a pass over a chunk's layers (or a part of each layer),
+//                    this rank's share when the chunk is split over `shards`
+//                    GPUs: its FLOPs, HBM traffic and time (compute_time)
 //   optimizer_time   an optimizer step that moves `memory_traffic` through HBM
 //   p2p_time         one message between two ranks, nothing else on the wire
 //   collective_time  one collective over a group of ranks, nothing else on the wire
@@ -32,6 +33,18 @@ enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Direct, Hierar
 // Which part of each layer a compute op runs (schedule.proto's LayerPart).
 enum class LayerPart : std::uint8_t { Whole, PreAttention, Attention, PostAttention };
 
+struct FlopCount {
+  double gemm = 0.0;
+  double attention = 0.0;
+  double total() const { return gemm + attention; }
+};
+
+struct ComputeCost {
+  FlopCount flops;
+  Bytes memory_traffic;  // weights read + activations read and written
+  Seconds time;
+};
+
 struct ComputeWork {
   Pass pass = Pass::Forward;
   ChunkWork chunk;
@@ -42,7 +55,8 @@ struct ComputeWork {
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  virtual Seconds compute_time(const ComputeWork& work) const = 0;
+  virtual ComputeCost compute_cost(const ComputeWork& work) const = 0;
+  Seconds compute_time(const ComputeWork& work) const { return compute_cost(work).time; }
   virtual Seconds optimizer_time(Bytes memory_traffic) const = 0;
   virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
   // `size` as schedule.proto's CollectiveOp.size_bytes defines it per kind;

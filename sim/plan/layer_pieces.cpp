@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "models/compute_cost.h"
 #include "models/sequence_parallel_cost.h"
 #include "schedule/compute_segments.h"
 #include "schedule/executor/simulated_ns.h"
@@ -39,9 +38,9 @@ proto::ComputeOp priced_compute_op(const PlanContext& sc, Pass pass, std::uint32
                                    std::uint32_t first_layer, std::uint32_t layer_count, bool lm_head,
                                    std::span<const Segment> segments, const WorkSplit& split, LayerPart part) {
   const ChunkWork work{segments, layer_count, first_layer == 0, lm_head};
-  // One pricing gives FLOPs, traffic and time: ClusterCostModel::compute_time,
+  // One pricing gives FLOPs, traffic and time: the cost model's compute_time,
   // which the engines use, is this same call's time.
-  const ComputeCost cost = sc.compute_cost->cost(ComputeWork{pass, work, part, split.shards});
+  const ComputeCost cost = sc.cost->compute_cost(ComputeWork{pass, work, part, split.shards});
   proto::ComputeOp op;
   op.set_phase(phase_of(pass));
   op.set_stage(stage);

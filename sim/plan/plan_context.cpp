@@ -9,7 +9,6 @@ PlanContext::PlanContext(const ResolvedScenario& scenario, const ScheduleEvaluat
       gpus_per_node(scenario.cluster.gpus_per_node),
       live_nodes(scenario.cluster.live_nodes),
       cost(scenario.cost.model),
-      compute_cost(scenario.cost.compute),
       flexsp_preset(scenario.cost.flexsp_preset),
       memory_limit(scenario.plan.memory_limit),
       memory_bandwidth(scenario.cluster.gpu.memory_bandwidth),

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "base/units.h"
-#include "models/compute_cost.h"
 #include "models/cost_model.h"
 #include "models/transformer_spec.h"
 #include "proto/schedule.pb.h"
@@ -38,10 +37,9 @@ struct PlanContext {
   // (r / gpus_per_node)-th live node.
   std::uint32_t gpus_per_node = 1;
   std::vector<std::uint32_t> live_nodes;
-  // The cost model, bound to that placement, and its compute part (whose
-  // FLOPs and HBM traffic the Schedule's compute ops record).
+  // The cost model, bound to that placement: it prices every op (a compute
+  // op's FLOPs, HBM traffic and time too).
   std::shared_ptr<const CostModel> cost;
-  std::shared_ptr<const ComputeCostModel> compute_cost;
   // cost_model.flexsp_preset's measured constants, when set (flexsp uses them).
   const FlexSpModel* flexsp_preset = nullptr;
   Bytes memory_limit;              // per GPU: its memory x plan.memory_fraction

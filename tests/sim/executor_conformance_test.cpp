@@ -42,8 +42,8 @@ std::shared_ptr<const Topology> test_topology() {
 // (the flow engine) reproduce when nothing contends.
 class FixedCostModel final : public CostModel {
  public:
-  Seconds compute_time(const ComputeWork& work) const override {
-    return Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3);
+  ComputeCost compute_cost(const ComputeWork& work) const override {
+    return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
   Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes size) const override {

@@ -51,8 +51,8 @@ class RoutedTestCost final : public CostModel {
  public:
   RoutedTestCost(std::shared_ptr<const Topology> topology, std::vector<VertexId> chip_of_rank)
       : network_(std::move(topology), std::move(chip_of_rank)) {}
-  Seconds compute_time(const ComputeWork& work) const override {
-    return Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3);
+  ComputeCost compute_cost(const ComputeWork& work) const override {
+    return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
   Seconds p2p_time(std::uint32_t src, std::uint32_t dst, Bytes size) const override {

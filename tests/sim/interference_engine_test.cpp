@@ -29,7 +29,7 @@ class TimedCost final : public CostModel {
   explicit TimedCost(std::uint32_t ranks)
       : network_(LinkParams{BytesPerSecond(1e9), Seconds(0.0)}, LinkParams{BytesPerSecond(1e9), Seconds(0.0)},
                  std::vector<std::uint32_t>(ranks, 0)) {}
-  Seconds compute_time(const ComputeWork&) const override { throw std::logic_error("optimizer ops only"); }
+  ComputeCost compute_cost(const ComputeWork&) const override { throw std::logic_error("optimizer ops only"); }
   Seconds optimizer_time(Bytes traffic) const override { return Seconds(static_cast<double>(traffic.count) * 1e-9); }
   Seconds p2p_time(std::uint32_t src, std::uint32_t dst, Bytes size) const override {
     return network_.p2p_time(src, dst, size);

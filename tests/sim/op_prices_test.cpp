@@ -16,9 +16,9 @@ using testing::HandSchedule;
 // Forward 1 ms, backward 2 ms; counts the compute calls.
 class CountingCostModel final : public CostModel {
  public:
-  Seconds compute_time(const ComputeWork& work) const override {
+  ComputeCost compute_cost(const ComputeWork& work) const override {
     ++compute_calls;
-    return Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3);
+    return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
   Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes) const override { return Seconds(1e-6); }

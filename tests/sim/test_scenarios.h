@@ -85,7 +85,7 @@ inline std::int64_t simulate_step_ns(const ResolvedScenario& sc, const proto::Sc
 class UniformNetworkCost final : public CostModel {
  public:
   UniformNetworkCost(LinkParams link, std::uint32_t ranks) : network_(link, link, std::vector<std::uint32_t>(ranks, 0)) {}
-  Seconds compute_time(const ComputeWork&) const override {
+  ComputeCost compute_cost(const ComputeWork&) const override {
     throw std::logic_error("UniformNetworkCost prices communication only; fix compute durations first");
   }
   Seconds optimizer_time(Bytes) const override {
