@@ -22,7 +22,7 @@
 #include "models/network/routed_network.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
-#include "sim/engine/interference_tracker.h"
+#include "sim/engine/flow_interference.h"
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
 #include "schedule/executor/executor_core.h"
@@ -95,9 +95,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
         topology_(*topology),
         network_(topology, placement.chip_of_rank),
         core_(schedule, *this, simulated_core_options(options.max_blocked_ops_reported, op_events)),
-        tracker_(interference, interference.enabled ? schedule.num_ranks() : 0),
-        computing_(interference.enabled ? schedule.num_ranks() : 0),
-        rank_slowdown_(computing_.size(), 1.0) {
+        interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
                                               chip_of_rank_.size(), schedule.num_ranks()));
@@ -126,7 +124,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
       Task task{Task::Kind::Rated, id, duration_s};
       task.compute = true;
       StreamActor* actor = push(ref.rank, op.stream(), task);
-      start_compute(id, ref.rank, actor);
+      interfering_.start_compute(id, ref.rank, actor);
       return;
     }
     push(ref.rank, op.stream(), Task{Task::Kind::Sleep, id, faults_.compute_time_s(ref.rank, now, duration_s)});
@@ -140,11 +138,11 @@ class FlowExecutor final : public GlobalExecutorHooks {
     } else if (cost_.fitted_p2p(send.rank, recv.rank)) {
       const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
       StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) start_comm(id, TrafficClass::PointToPoint, std::array{send.rank, recv.rank}, actor);
+      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, TrafficClass::PointToPoint, std::array{send.rank, recv.rank}, actor);
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
-      if (interference_.enabled) start_comm(id, TrafficClass::PointToPoint, std::array{send.rank, recv.rank}, nullptr);
+      if (interference_.enabled) interfering_.start_comm(id, TrafficClass::PointToPoint, std::array{send.rank, recv.rank}, nullptr);
       Task put{Task::Kind::Send, id};
       put.bytes = s.size_bytes();
       put.peer = recv.rank;
@@ -169,10 +167,10 @@ class FlowExecutor final : public GlobalExecutorHooks {
     if (fitted(op)) {
       const double seconds = collective_duration(cost_, op, ranks).value;
       StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) start_comm(id, traffic, ranks, actor);
+      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, traffic, ranks, actor);
       return;
     }
-    if (interference_.enabled) start_comm(id, traffic, ranks, nullptr);
+    if (interference_.enabled) interfering_.start_comm(id, traffic, ranks, nullptr);
     const CollectivePlan& plan = *plans_.at(plan_key(op));
     CollectiveRun& run = collectives_[id];
     run.plan = &plan;
@@ -290,10 +288,11 @@ class FlowExecutor final : public GlobalExecutorHooks {
 
   // Each release may let other actors run (and push or wake too): pop one at a time.
   void wake() {
-    if (tracker_.pending()) update_interference();
-    while (!to_wake_.empty() || !to_interrupt_.empty()) {
+    interfering_.update();
+    std::vector<StreamActor*>& to_interrupt = interfering_.to_interrupt();
+    while (!to_wake_.empty() || !to_interrupt.empty()) {
       const bool interrupt = to_wake_.empty();
-      std::vector<StreamActor*>& list = interrupt ? to_interrupt_ : to_wake_;
+      std::vector<StreamActor*>& list = interrupt ? to_interrupt : to_wake_;
       StreamActor* actor = list.back();
       list.pop_back();
       (interrupt ? actor->interrupt : actor->ready)->release();
@@ -304,56 +303,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
   // compute when interference is on.
   Task::Kind sleep_kind(double seconds) const {
     return interference_.enabled && seconds > 0.0 ? Task::Kind::Rated : Task::Kind::Sleep;
-  }
-
-  void start_compute(ActivityId id, std::uint32_t rank, StreamActor* actor) {
-    computes_.emplace(id, std::pair(rank, actor));
-    computing_[rank].push_back(actor);
-    tracker_.compute_started(rank);
-  }
-  // `sleeper`: the actor sleeping the communication's time (a calibrated one),
-  // else null (its messages are SimGrid communications).
-  void start_comm(ActivityId id, TrafficClass traffic, std::span<const std::uint32_t> ranks, StreamActor* sleeper) {
-    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, ranks);
-    comms_[id] = CommSleep{c, sleeper, 0.0};
-    activity_of_comm_[c] = id;
-  }
-  void end_interference(ActivityId id) {
-    if (const auto it = computes_.find(id); it != computes_.end()) {
-      const auto [rank, actor] = it->second;
-      computes_.erase(it);
-      auto& list = computing_[rank];
-      list.erase(std::find(list.begin(), list.end(), actor));
-      tracker_.compute_ended(rank);
-      return;
-    }
-    const auto it = comms_.find(id);
-    if (it == comms_.end()) return;
-    tracker_.comm_ended(it->second.comm);
-    activity_of_comm_.erase(it->second.comm);
-    comms_.erase(it);
-  }
-  // Interrupts the actors whose rate the changes since the last update moved:
-  // the compute actors of a rank whose compute factor changed, the sleeper of
-  // a communication whose factor changed.
-  void update_interference() {
-    tracker_.update(
-        [&](std::uint32_t rank, double slowdown) {
-          if (slowdown == rank_slowdown_[rank]) return;
-          rank_slowdown_[rank] = slowdown;
-          to_interrupt_.insert(to_interrupt_.end(), computing_[rank].begin(), computing_[rank].end());
-        },
-        [&](InterferenceTracker::CommId c, double slowdown) {
-          CommSleep& comm = comms_.at(activity_of_comm_.at(c));
-          const bool changed = comm.slowdown != 0.0 && comm.slowdown != slowdown;
-          comm.slowdown = slowdown;
-          if (changed && comm.sleeper != nullptr) to_interrupt_.push_back(comm.sleeper);
-        });
-  }
-  // The factor communication `id` runs slowed by (1 when it is not tracked).
-  double comm_slowdown(ActivityId id) const {
-    const auto it = comms_.find(id);
-    return it == comms_.end() ? 1.0 : tracker_.comm_slowdown(it->second.comm);
   }
 
   TrafficClass traffic_of(std::span<const std::uint32_t> ranks) const {
@@ -370,7 +319,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   void run_rated(StreamActor& actor, const Task& task) {
     double work_s = task.seconds;
     double from_s = sg4::Engine::get_clock();
-    double slowdown = task.compute ? tracker_.compute_slowdown(actor.rank) : comm_slowdown(task.id);
+    double slowdown = task.compute ? interfering_.compute_slowdown(actor.rank) : interfering_.comm_slowdown(task.id);
     for (;;) {
       const double wait_s =
           task.compute ? faults_.compute_time_s(actor.rank, from_s, slowdown * work_s) : slowdown * work_s;
@@ -380,7 +329,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
       const double done_s = task.compute ? faults_.compute_work_s(actor.rank, from_s, now_s) : now_s - from_s;
       work_s = std::max(0.0, work_s - done_s / slowdown);
       from_s = now_s;
-      slowdown = task.compute ? tracker_.compute_slowdown(actor.rank) : comm_slowdown(task.id);
+      slowdown = task.compute ? interfering_.compute_slowdown(actor.rank) : interfering_.comm_slowdown(task.id);
     }
   }
 
@@ -416,7 +365,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   void finish(ActivityId id) {
     const double now = sg4::Engine::get_clock();
     last_end_s_ = now;
-    if (interference_.enabled) end_interference(id);
+    if (interference_.enabled) interfering_.end(id);
     core_.finish(id, now);
     const bool all_done = core_.all_done();
     if (line_ != nullptr) {
@@ -486,7 +435,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
       const auto k = static_cast<std::uint32_t>(ring.size());
       if (k <= 1) continue;
       for (std::uint32_t round = 0; round < phase.rounds; ++round) {
-        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * comm_slowdown(id)));
+        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * interfering_.comm_slowdown(id)));
         comms.clear();
         if (phase.chain) {
           // Cut-through chain: receive the header, then forward header and data.
@@ -538,7 +487,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   // slows it as it starts (flow_engine.h).
   std::uint64_t slowed_bytes(ActivityId id, std::uint64_t bytes) const {
     if (!interference_.enabled) return bytes;
-    return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * comm_slowdown(id)));
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
   // A blocking receive in one simcall (Mailbox::get takes two).
@@ -574,19 +523,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
   std::vector<StreamActor*> to_wake_;
-  // Interference (flow_engine.h, "Interference"; all empty without it).
-  InterferenceTracker tracker_;
-  std::vector<std::vector<StreamActor*>> computing_;  // per rank, the actors running one of its compute ops
-  std::vector<double> rank_slowdown_;                  // per rank, its compute's factor as last re-timed
-  std::unordered_map<ActivityId, std::pair<std::uint32_t, StreamActor*>> computes_;  // rank and actor
-  struct CommSleep {
-    InterferenceTracker::CommId comm = 0;
-    StreamActor* sleeper = nullptr;  // the actor sleeping a calibrated time; null: SimGrid communications
-    double slowdown = 0.0;           // as last re-timed; 0: not read yet
-  };
-  std::unordered_map<ActivityId, CommSleep> comms_;
-  std::unordered_map<InterferenceTracker::CommId, ActivityId> activity_of_comm_;
-  std::vector<StreamActor*> to_interrupt_;  // actors whose re-timed sleep (a Rated task) changed rate
+  FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;
   std::exception_ptr error_;
   progress::ProgressLine* line_ = nullptr;
