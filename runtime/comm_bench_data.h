@@ -4,7 +4,6 @@
 // schedule.proto's size_bytes), the values each rank sends (small integers, so
 // float sums are exact) and the check of what a rank received.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -52,7 +52,7 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
   options.add_options()("help,h", "show this help")                                                //
       ("backend", po::value(&o.backend)->required(), "cpu (MPI) or cuda (NCCL)")                                   //
       ("out", po::value(&o.out)->required(), "the BENCH.json to write")                             //
-      ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all")
+      ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all, broadcast")
       ("bytes", po::value(&bytes), "comma-separated sizes (\"1KiB,1MiB\"; default powers of 2 from 1 KiB to 64 MiB)")
       ("iterations", po::value(&o.iterations)->default_value(20), "timed calls per point")
       ("warmup", po::value(&o.warmup)->default_value(5), "untimed calls before them");

@@ -66,7 +66,7 @@ std::optional<Options> parse(int argc, char** argv, int rank) {
       ("scenario", po::value(&o.scenario)->required(), "the scenario whose model computes")                //
       ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS and MPI) or cuda (cuBLAS and NCCL)")                              //
       ("out", po::value(&o.out)->required(), "the BENCH.json to write")                                     //
-      ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all")  //
+      ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all, broadcast")  //
       ("bytes", po::value(&bytes), "comma-separated sizes (default 64KiB,1MiB,16MiB)")                       //
       ("tokens", po::value(&o.tokens), "new tokens of the layer's forward (default: workload.max_length)")   //
       ("repeats", po::value(&o.repeats)->default_value(5), "timed runs per point; times are medians")        //
