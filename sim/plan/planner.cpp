@@ -67,8 +67,8 @@ std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario) {
                           "describes a collective benchmark, not a training step: there is no batch for a training "
                           "strategy to plan (use `eppsim run`)");
   }
-  return sample_global_batch(*scenario.workload.lengths, scenario.workload.global_batch, scenario.workload.max_length, scenario.workload.over_max_length,
-                             scenario.workload.seed);
+  const ScenarioWorkload& w = scenario.workload;
+  return sample_global_batch(*w.lengths, w.global_batch, w.max_length, w.over_max_length, w.seed);
 }
 
 }  // namespace eppsim
