@@ -19,13 +19,4 @@ Seconds ClusterCostModel::optimizer_time(Bytes memory_traffic) const {
   return transfer_time(memory_traffic, hbm_bandwidth_);
 }
 
-Seconds ClusterCostModel::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
-  return network_->p2p_time(src_rank, dst_rank, size);
-}
-
-Seconds ClusterCostModel::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
-                                          std::span<const std::uint32_t> ranks, Bytes size) const {
-  return network_->collective_time(kind, algorithm, ranks, size);
-}
-
 }  // namespace eppsim

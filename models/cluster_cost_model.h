@@ -24,18 +24,8 @@ class ClusterCostModel final : public CostModel {
   // compute model's (models/compute_cost.h).
   ComputeCost compute_cost(const ComputeWork& work) const override;
   Seconds optimizer_time(Bytes memory_traffic) const override;
-  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
-  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
-                          Bytes size) const override;
-  bool fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const override {
-    return network_->fitted_p2p(src_rank, dst_rank);
-  }
-  bool fitted_collective(CommKind kind, std::span<const std::uint32_t> ranks) const override {
-    return network_->fitted_collective(kind, ranks);
-  }
-
   const ComputeCostModel& compute() const { return *compute_; }
-  const NetworkTimeModel& network() const { return *network_; }
+  const NetworkTimeModel& network() const override { return *network_; }
 
  private:
   std::shared_ptr<const ComputeCostModel> compute_;

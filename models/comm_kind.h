@@ -19,10 +19,14 @@
 #include <optional>
 #include <string_view>
 
-
 namespace eppsim {
 
 enum class CommKind : std::uint8_t { SendRecv, AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast };
+
+// How a collective runs (schedule.proto's CollectiveAlgorithm): Auto lets the
+// network take its fastest (models/network/stepped_network.h); the others are
+// the algorithms of models/collective_steps.h.
+enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Direct, Hierarchical };
 
 // "send-recv", "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast".
 std::string_view comm_kind_name(CommKind kind);

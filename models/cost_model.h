@@ -11,6 +11,8 @@
 //   optimizer_time   an optimizer step that moves `memory_traffic` through HBM
 //   p2p_time         one message between two ranks, nothing else on the wire
 //   collective_time  one collective over a group of ranks, nothing else on the wire
+//                    (and collective_route: how it runs, as steps)
+// The last two are its network's (network(), network_time_model.h).
 // The answers are uncontended durations. Engines that model contention (the
 // flow engine, shared endpoints) use the same routes and algorithms but decide
 // themselves when a transfer ends.
@@ -24,11 +26,10 @@
 
 #include "models/chunk.h"
 #include "models/comm_kind.h"
+#include "models/network_time_model.h"
 #include "base/units.h"
 
 namespace eppsim {
-
-enum class CollectiveAlgorithm : std::uint8_t { Auto, Ring, Tree, Direct, Hierarchical };
 
 // Which part of each layer a compute op runs (schedule.proto's LayerPart).
 enum class LayerPart : std::uint8_t { Whole, PreAttention, Attention, PostAttention };
@@ -58,17 +59,27 @@ class CostModel {
   virtual ComputeCost compute_cost(const ComputeWork& work) const = 0;
   Seconds compute_time(const ComputeWork& work) const { return compute_cost(work).time; }
   virtual Seconds optimizer_time(Bytes memory_traffic) const = 0;
-  virtual Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const = 0;
-  // `size` as schedule.proto's CollectiveOp.size_bytes defines it per kind;
-  // SendRecv (two ranks) is one message from ranks[0] to ranks[1].
-  virtual Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
-                                  std::span<const std::uint32_t> ranks, Bytes size) const = 0;
-  // Whether a measured fit prices this message / this collective whole (a
-  // calibration's, models/network/calibrated_network.h), so that an engine
-  // that runs the network itself (the flow engine) takes the fitted time
-  // instead of running its flows. Models without fits: never.
-  virtual bool fitted_p2p(std::uint32_t /*src_rank*/, std::uint32_t /*dst_rank*/) const { return false; }
-  virtual bool fitted_collective(CommKind /*kind*/, std::span<const std::uint32_t> /*ranks*/) const { return false; }
+  // The communication half: messages, collectives and how each collective
+  // runs, over this placement (network_time_model.h).
+  virtual const NetworkTimeModel& network() const = 0;
+
+  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const {
+    return network().p2p_time(src_rank, dst_rank, size);
+  }
+  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                          Bytes size) const {
+    return network().collective_time(kind, algorithm, ranks, size);
+  }
+  CollectiveRoute collective_route(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                                   Bytes size) const {
+    return network().collective_route(kind, algorithm, ranks, size);
+  }
+  bool fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const {
+    return network().fitted_p2p(src_rank, dst_rank);
+  }
+  bool fitted_collective(CommKind kind, std::span<const std::uint32_t> ranks) const {
+    return network().fitted_collective(kind, ranks);
+  }
 };
 
 }  // namespace eppsim

@@ -30,6 +30,10 @@ class DeferredRoutedNetwork final : public NetworkTimeModel {
                           Bytes size) const override {
     return routed().collective_time(kind, algorithm, ranks, size);
   }
+  CollectiveRoute collective_route(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                                   Bytes size) const override {
+    return routed().collective_route(kind, algorithm, ranks, size);
+  }
 
  private:
   const RoutedNetwork& routed() const {

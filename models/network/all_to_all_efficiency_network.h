@@ -35,6 +35,11 @@ class AllToAllEfficiencyNetwork final : public NetworkTimeModel {
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
                           Bytes size) const override;
+  // The wrapped model's: the efficiency slows the collective, not its algorithm.
+  CollectiveRoute collective_route(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                                   Bytes size) const override {
+    return network_->collective_route(kind, algorithm, ranks, size);
+  }
   bool fitted_p2p(std::uint32_t src_rank, std::uint32_t dst_rank) const override {
     return network_->fitted_p2p(src_rank, dst_rank);
   }

@@ -48,6 +48,11 @@ class CalibratedNetwork final : public NetworkTimeModel {
   Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override;
   Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm,
                           std::span<const std::uint32_t> ranks, Bytes size) const override;
+  // The wrapped model's (a fitted collective has no steps of its own).
+  CollectiveRoute collective_route(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                                   Bytes size) const override {
+    return fallback_->collective_route(kind, algorithm, ranks, size);
+  }
 
   // The fit that prices (kind, group_size, crosses_nodes); null when none does.
   const CommFit* find(CommKind kind, std::uint32_t group_size, bool crosses_nodes) const;

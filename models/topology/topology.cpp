@@ -17,6 +17,15 @@
 
 namespace eppsim {
 
+std::uint64_t channel_flow_hash(VertexId src, VertexId dst, std::uint32_t channel) {
+  std::uint64_t x = (static_cast<std::uint64_t>(src) << 32 | dst) ^ (static_cast<std::uint64_t>(channel) * 0x9E3779B97F4A7C15ull);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 // ---------------------------------------------------------------------------
 // Topology
 

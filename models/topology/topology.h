@@ -56,6 +56,12 @@ struct NetworkInventory {
   std::uint64_t optical_switches = 0;
 };
 
+// The ECMP hash of channel `channel`'s flow from chip src to chip dst: the
+// `flow` argument of Topology::route for the flows of a collective's channel
+// (point-to-point messages use channel 0). The routed network and the flow
+// engine route by it, so both put a flow on the same path.
+std::uint64_t channel_flow_hash(VertexId src, VertexId dst, std::uint32_t channel);
+
 struct FailureConfig;
 class ShortestPathRouter;
 

@@ -1,7 +1,5 @@
 #include "sim/engine/flow_collective_plan.h"
 
-#include <algorithm>
-
 #include "schedule/op_cost.h"
 
 namespace eppsim {
@@ -38,22 +36,13 @@ void merge_channels_on_one_path(CollectivePlan& plan, std::span<const VertexId> 
 
 CollectivePlan plan_collective(const proto::CollectiveOp& collective, std::span<const std::uint32_t> ranks,
                                std::span<const VertexId> chip_of_rank, const Topology& topology,
-                               const RoutedNetwork& network, std::vector<PlatformFlow>& flows) {
+                               const CostModel& cost, std::vector<PlatformFlow>& flows) {
+  CollectiveRoute route = cost.collective_route(to_model(collective.kind()), to_model(collective.algorithm()), ranks,
+                                                Bytes(collective.size_bytes()));
   CollectivePlan plan;
-  plan.members.assign(ranks.begin(), ranks.end());
-  std::sort(plan.members.begin(), plan.members.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::pair(chip_of_rank[a], a) < std::pair(chip_of_rank[b], b);
-  });
-  std::vector<std::uint32_t> node_of_member;
-  for (std::uint32_t p = 0; p < plan.members.size(); ++p) {
-    plan.position_of_rank.emplace(plan.members[p], p);
-    node_of_member.push_back(topology.node_of(chip_of_rank[plan.members[p]]));
-  }
-  const CommKind kind = to_model(collective.kind());
-  const auto choice =
-      network.collective_choice(kind, to_model(collective.algorithm()), ranks, Bytes(collective.size_bytes()));
-  plan.steps = collective_steps(kind, choice.algorithm, choice.channels, node_of_member,
-                                static_cast<double>(collective.size_bytes()));
+  plan.members = std::move(route.members);
+  plan.steps = std::move(route.steps);
+  for (std::uint32_t p = 0; p < plan.members.size(); ++p) plan.position_of_rank.emplace(plan.members[p], p);
   merge_channels_on_one_path(plan, chip_of_rank, topology);
   for (const StepLayout& layout : plan.steps.layouts) {
     auto& place = plan.place.emplace_back(plan.members.size(), std::pair(0u, 0u));

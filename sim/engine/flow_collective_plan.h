@@ -1,17 +1,17 @@
 #pragma once
 // How the flow engine (flow_engine.h) spells a collective out over its group:
-// the members in plan position order, the steps of the algorithm the analytic
-// engine would price (models/network/collective_steps.h, chosen by RoutedNetwork), and
-// the platform flows those steps make, so that the SimGrid platform routes
-// exactly them (simgrid_platform.h).
+// the cost model's route for it (the members in its ring order and the steps
+// of the algorithm it prices, models/collective_steps.h), and the platform
+// flows those steps make, so that the SimGrid platform routes exactly them
+// (simgrid_platform.h).
 #include <cstdint>
 #include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "models/network/collective_steps.h"
-#include "models/network/routed_network.h"
+#include "models/collective_steps.h"
+#include "models/cost_model.h"
 #include "models/topology/topology.h"
 #include "sim/engine/simgrid_platform.h"
 #include "proto/schedule.pb.h"
@@ -19,7 +19,7 @@
 namespace eppsim {
 
 struct CollectivePlan {
-  // The members (ranks) in plan position order: chips sorted by id, then rank.
+  // The members (ranks) in the route's order.
   std::vector<std::uint32_t> members;
   std::unordered_map<std::uint32_t, std::uint32_t> position_of_rank;
   CollectiveSteps steps;
@@ -36,6 +36,6 @@ struct CollectivePlan {
 // max-min share of a link where its C flows would get C.
 CollectivePlan plan_collective(const proto::CollectiveOp& collective, std::span<const std::uint32_t> ranks,
                                std::span<const VertexId> chip_of_rank, const Topology& topology,
-                               const RoutedNetwork& network, std::vector<PlatformFlow>& flows);
+                               const CostModel& cost, std::vector<PlatformFlow>& flows);
 
 }  // namespace eppsim

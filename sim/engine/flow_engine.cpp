@@ -19,7 +19,6 @@
 #include "base/errors.h"
 #include "base/input_limits.h"
 #include "base/progress.h"
-#include "models/network/routed_network.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
 #include "sim/engine/flow_interference.h"
@@ -86,14 +85,13 @@ struct StreamActor {
 class FlowExecutor final : public GlobalExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
-               std::shared_ptr<const Topology> topology, const FaultPlan* faults, const Interference& interference,
+               const Topology& topology, const FaultPlan* faults, const Interference& interference,
                bool op_events, const FlowEngineOptions& options)
       : cost_(cost),
         interference_(interference),
         faults_(faults != nullptr ? *faults : no_faults_),
         chip_of_rank_(placement.chip_of_rank),
-        topology_(*topology),
-        network_(topology, placement.chip_of_rank),
+        topology_(topology),
         core_(schedule, *this, simulated_core_options(options.max_blocked_ops_reported, op_events)),
         interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
@@ -226,7 +224,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     c.set_size_bytes(op.size_bytes());
     c.set_algorithm(op.algorithm());
     plans_.emplace(plan_key(op), std::make_unique<CollectivePlan>(plan_collective(
-                                     c, core_.group_ranks(op.group()), chip_of_rank_, topology_, network_, flows)));
+                                     c, core_.group_ranks(op.group()), chip_of_rank_, topology_, cost_, flows)));
   }
 
   void create_actors() {
@@ -515,7 +513,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
   double last_end_s_ = 0.0;             // when the last activity ended
   std::vector<VertexId> chip_of_rank_;
   const Topology& topology_;
-  RoutedNetwork network_;
   ExecutorCore core_;
   std::vector<Segment> segments_;  // scratch for compute_duration
   std::map<PlanKey, std::unique_ptr<CollectivePlan>> plans_;
@@ -543,7 +540,7 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   const EnginePlacement& placement = *context.placement;
   std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
   const std::string bytes = run_forked("flow engine", [&] {
-    FlowExecutor executor(schedule, context.cost, placement, topology, context.faults, context.interference,
+    FlowExecutor executor(schedule, context.cost, placement, *topology, context.faults, context.interference,
                           context.op_events, options);
     return executor.run().SerializeAsString();
   });

@@ -16,10 +16,10 @@
 //                 stream gets from: one SimGrid communication over the route
 //                 from the sender's chip to the receiver's (0 s on one chip).
 //   COLLECTIVE    once every member has arrived, each member runs its program
-//                 of the algorithm RoutedNetwork would price the collective
-//                 with (RoutedNetwork::collective_choice: the hint, Auto's pick
-//                 or the fallback, and its channel count), spelled out by
-//                 models/network/collective_steps.h: per round, a put of the round's
+//                 of the algorithm the cost model prices the collective with
+//                 (CostModel::collective_route: the hint, Auto's pick or the
+//                 fallback, its channel count and ring order), spelled out by
+//                 models/collective_steps.h: per round, a put of the round's
 //                 bytes to each destination and a get from each source, then a
 //                 wait; C > 1 channels run their programs at once from the
 //                 members' channel hosts. The collective ends when the last

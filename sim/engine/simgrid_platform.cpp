@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
 
-#include "models/network/routed_network.h"
+#include "models/topology/topology.h"
 
 namespace eppsim {
 namespace {

@@ -7,6 +7,8 @@
 # A change that means to move a number rewrites that file (--write) and names
 # the change in its commit message.
 # usage: golden_outputs_test.sh EPPSIM_BINARY SOURCE_DIR [--write]
+# With GOLDEN_KEEP=DIR the outputs are kept under DIR/NAME (to compare two
+# builds' numbers with tests/cli/compare_outputs.py).
 set -uo pipefail
 eppsim=$(realpath "$1")
 src=$(realpath "$2")
@@ -25,6 +27,9 @@ record() {
   fi
   find "$work/$name" -name topology.json -exec sed -i '/"build_time_s": /d' {} +
   (cd "$work" && find "$name" -type f ! -name timings.json -print0 | sort -z | xargs -0 sha256sum) >>"$work/digests"
+  if [ -n "${GOLDEN_KEEP:-}" ]; then
+    mkdir -p "$GOLDEN_KEEP" && rm -rf "${GOLDEN_KEEP:?}/$name" && mv "$work/$name" "$GOLDEN_KEEP/$name"
+  fi
   rm -rf "${work:?}/$name"
 }
 

@@ -36,23 +36,17 @@ std::shared_ptr<const Topology> test_topology() {
   return build_topology(config);
 }
 
-// Forward 1 ms, backward 2 ms, recompute 1 ms, optimizer 0.5 ms; a message
-// 1 us + 1 ns per byte; a collective the routed network's time on the test
-// cluster (rank r on node r), which engines that price the network themselves
-// (the flow engine) reproduce when nothing contends.
+// Forward 1 ms, backward 2 ms, recompute 1 ms, optimizer 0.5 ms; messages and
+// collectives routed over the test cluster (rank r on node r; a message 1 us +
+// 1 ns per byte), which engines that price the network themselves (the flow
+// engine) reproduce when nothing contends.
 class FixedCostModel final : public CostModel {
  public:
   ComputeCost compute_cost(const ComputeWork& work) const override {
     return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
-  Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes size) const override {
-    return Seconds(1e-6 + static_cast<double>(size.count) * 1e-9);
-  }
-  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
-                          Bytes size) const override {
-    return network_.collective_time(kind, algorithm, ranks, size);
-  }
+  const NetworkTimeModel& network() const override { return network_; }
 
  private:
   RoutedNetwork network_{test_topology(), {0, 1, 2, 3}};

@@ -241,7 +241,12 @@ TEST(FlowContention, FlexSpTrainingStepOnASmallCluster) {
   s.analytic_s = simulate_schedule(planned.schedule, analytic, 0.0).report.step_time_s();
   s.flow_s = simulate_schedule(planned.schedule, flow, 0.0).report.step_time_s();
   report("FlexSP training step, llama2-7b, 16 GPUs (2 nodes of 8), 2-level fat-tree", s);
-  EXPECT_GE(s.flow_s, 0.99 * s.analytic_s);  // contention only slows down
+  // Its ZeRO-3 gathers and reduce-scatters run hierarchically, and one of
+  // each overlaps on the NICs. The analytic engine stretches a contended
+  // collective whole, its NVLink phases too (endpoint_sharing.h's limits);
+  // the flow engine slows only the cross-node rounds, so it may come out
+  // faster, but not by much.
+  EXPECT_LT(std::abs(s.error()), 0.1);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// A collective spelled out for the flow engine: members in chip order, the
-// analytic engine's algorithm and its flows, channels merged when they share
-// one path.
+// A collective spelled out for the flow engine: the cost model's route
+// (members in its ring order, the algorithm it prices) and its flows,
+// channels merged when they share one path.
 #include "sim/engine/flow_collective_plan.h"
 
 #include <algorithm>
@@ -27,11 +27,11 @@ TEST(FlowCollectivePlan, MembersInChipOrderAndOneFlowPerRingHop) {
   std::shared_ptr<const Topology> topology = build_topology(
       testing::simple_topology(4, 2, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6)));
   const std::vector<VertexId> chip_of_rank{6, 4, 2, 0};  // rank r on chip 6 - 2r
-  const RoutedNetwork network(topology, chip_of_rank);
+  const testing::RoutedTestCost cost(topology, chip_of_rank);
   const std::vector<std::uint32_t> group{0, 1, 2, 3};
   std::vector<PlatformFlow> flows;
   const CollectivePlan plan =
-      plan_collective(all_reduce(proto::RING, 1 << 20), group, chip_of_rank, *topology, network, flows);
+      plan_collective(all_reduce(proto::RING, 1 << 20), group, chip_of_rank, *topology, cost, flows);
 
   EXPECT_EQ(plan.members, (std::vector<std::uint32_t>{3, 2, 1, 0}));  // chips 0, 2, 4, 6
   EXPECT_EQ(plan.position_of_rank.at(3), 0u);
@@ -54,10 +54,10 @@ TEST(FlowCollectivePlan, AppendsToTheFlowsItIsGiven) {
   std::shared_ptr<const Topology> topology = build_topology(
       testing::simple_topology(2, 2, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6)));
   const std::vector<VertexId> chip_of_rank{0, 2};
-  const RoutedNetwork network(topology, chip_of_rank);
+  const testing::RoutedTestCost cost(topology, chip_of_rank);
   const std::vector<std::uint32_t> group{0, 1};
   std::vector<PlatformFlow> flows{{1, 3, 0}};
-  plan_collective(all_reduce(proto::RING, 4096), group, chip_of_rank, *topology, network, flows);
+  plan_collective(all_reduce(proto::RING, 4096), group, chip_of_rank, *topology, cost, flows);
   ASSERT_GE(flows.size(), 3u);
   EXPECT_EQ(flows.front(), (PlatformFlow{1, 3, 0}));
   EXPECT_NE(std::find(flows.begin() + 1, flows.end(), PlatformFlow{0, 2, 0}), flows.end());

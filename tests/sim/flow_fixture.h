@@ -55,14 +55,7 @@ class RoutedTestCost final : public CostModel {
     return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
-  Seconds p2p_time(std::uint32_t src, std::uint32_t dst, Bytes size) const override {
-    return network_.p2p_time(src, dst, size);
-  }
-  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
-                          Bytes size) const override {
-    return network_.collective_time(kind, algorithm, ranks, size);
-  }
-  const RoutedNetwork& network() const { return network_; }
+  const NetworkTimeModel& network() const override { return network_; }
 
  private:
   RoutedNetwork network_;

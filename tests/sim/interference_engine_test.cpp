@@ -31,13 +31,7 @@ class TimedCost final : public CostModel {
                  std::vector<std::uint32_t>(ranks, 0)) {}
   ComputeCost compute_cost(const ComputeWork&) const override { throw std::logic_error("optimizer ops only"); }
   Seconds optimizer_time(Bytes traffic) const override { return Seconds(static_cast<double>(traffic.count) * 1e-9); }
-  Seconds p2p_time(std::uint32_t src, std::uint32_t dst, Bytes size) const override {
-    return network_.p2p_time(src, dst, size);
-  }
-  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
-                          Bytes size) const override {
-    return network_.collective_time(kind, algorithm, ranks, size);
-  }
+  const NetworkTimeModel& network() const override { return network_; }
 
  private:
   ClosedFormNetwork network_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "models/cost_model.h"
+#include "models/network/closed_form_network.h"
 #include "tests/schedule/schedule_fixture.h"
 
 namespace eppsim {
@@ -13,7 +14,7 @@ namespace {
 
 using testing::HandSchedule;
 
-// Forward 1 ms, backward 2 ms; counts the compute calls.
+// Forward 1 ms, backward 2 ms; counts the compute calls; one node's closed-form network.
 class CountingCostModel final : public CostModel {
  public:
   ComputeCost compute_cost(const ComputeWork& work) const override {
@@ -21,11 +22,12 @@ class CountingCostModel final : public CostModel {
     return ComputeCost{{}, {}, Seconds(work.pass == Pass::Backward ? 2e-3 : 1e-3)};
   }
   Seconds optimizer_time(Bytes) const override { return Seconds(0.5e-3); }
-  Seconds p2p_time(std::uint32_t, std::uint32_t, Bytes) const override { return Seconds(1e-6); }
-  Seconds collective_time(CommKind, CollectiveAlgorithm, std::span<const std::uint32_t>, Bytes) const override {
-    return Seconds(1e-5);
-  }
+  const NetworkTimeModel& network() const override { return network_; }
   mutable int compute_calls = 0;
+
+ private:
+  ClosedFormNetwork network_{LinkParams{BytesPerSecond(1e9), Seconds(1e-6)}, LinkParams{BytesPerSecond(1e9), Seconds(1e-6)},
+                             std::vector<std::uint32_t>(8, 0)};
 };
 
 proto::ComputeOp layer_from(std::uint32_t first_layer, proto::Phase phase = proto::FORWARD) {

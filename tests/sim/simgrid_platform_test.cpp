@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 #include <simgrid/s4u.hpp>
 
-#include "models/network/routed_network.h"
+#include "models/topology/topology.h"
 #include "sim/engine/forked_run.h"
 #include "tests/sim/flow_fixture.h"
 

@@ -91,13 +91,7 @@ class UniformNetworkCost final : public CostModel {
   Seconds optimizer_time(Bytes) const override {
     throw std::logic_error("UniformNetworkCost prices communication only; fix compute durations first");
   }
-  Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override {
-    return network_.p2p_time(src_rank, dst_rank, size);
-  }
-  Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
-                          Bytes size) const override {
-    return network_.collective_time(kind, algorithm, ranks, size);
-  }
+  const NetworkTimeModel& network() const override { return network_; }
 
  private:
   ClosedFormNetwork network_;

@@ -185,17 +185,18 @@ TEST(Zero3Layers, PlannerEstimateIsTheEnginesClosedForm) {
   const auto sc = testing::fixed_length_scenario(2, 8, 1, 16, 4096, 4096);
   const std::uint64_t model = 14'000'000'000ull;
   const auto est = zero3_layer_seconds(sc, Zero3LayerBytes{model / 32, model / 32});
-  const Bytes layer(model / 32);
+  const double layer = static_cast<double>(model / 32);
   const auto& intra = sc.cluster.intra_node;
   const auto& inter = sc.cluster.inter_node;
-  EXPECT_NEAR(est.gather,
-              std::min(hierarchical_collective_time(CommKind::AllGather, 8, 2, Bytes(layer.count / 16), intra, inter).value,
-                       ring_collective_time(CommKind::AllGather, 16, Bytes(layer.count / 16), inter).value),
+  const auto round = [](const LinkParams& link, double bytes) { return link.latency.value + bytes / link.bandwidth.value; };
+  // All-gather of layer/16 per rank: hierarchical (a cross-node ring of 2, then
+  // node rings of 8 over both nodes' inputs) or one ring of 16.
+  const double shard = layer / 16;
+  EXPECT_NEAR(est.gather, std::min(round(inter, shard) + 7 * round(intra, 2 * shard), 15 * round(inter, shard)),
               1e-12);
+  // Reduce-scatter of the layer: node rings of 8, then cross-node rings of 2, or one ring of 16.
   EXPECT_NEAR(est.reduce_scatter,
-              std::min(hierarchical_collective_time(CommKind::ReduceScatter, 8, 2, layer, intra, inter).value,
-                       ring_collective_time(CommKind::ReduceScatter, 16, layer, inter).value),
-              1e-12);
+              std::min(7 * round(intra, layer / 8) + round(inter, layer / 16), 15 * round(inter, layer / 16)), 1e-12);
   EXPECT_GT(est.gather, 0.0);
 }
 

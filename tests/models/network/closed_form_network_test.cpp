@@ -8,21 +8,44 @@ namespace {
 const LinkParams kNvlink{BytesPerSecond(300e9), Seconds(2e-6)};
 const LinkParams kNic{BytesPerSecond(25e9), Seconds(5e-6)};
 
-TEST(RingCollective, TextbookClosedForms) {
-  const Bytes size(1 << 30);
-  const double t = static_cast<double>(size.count) / kNic.bandwidth.value;
-  EXPECT_NEAR(ring_collective_time(CommKind::AllReduce, 8, size, kNic).value, 14 * 5e-6 + 2.0 * 7 / 8 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CommKind::ReduceScatter, 8, size, kNic).value, 7 * 5e-6 + 7.0 / 8 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CommKind::AllGather, 8, size, kNic).value, 7 * 5e-6 + 7.0 * t, 1e-12);
-  EXPECT_NEAR(ring_collective_time(CommKind::Broadcast, 8, size, kNic).value, 7 * 5e-6 + t, 1e-12);
-  EXPECT_EQ(ring_collective_time(CommKind::AllReduce, 1, size, kNic).value, 0.0);
+std::vector<std::uint32_t> iota(std::uint32_t n) {
+  std::vector<std::uint32_t> out(n);
+  for (std::uint32_t r = 0; r < n; ++r) out[r] = r;
+  return out;
 }
 
-TEST(RingCollective, AllReduceIsReduceScatterPlusAllGatherOfTheShard) {
+// Ranks 0..n-1 on nodes of `per_node`.
+ClosedFormNetwork network_of(std::uint32_t n, std::uint32_t per_node) {
+  std::vector<std::uint32_t> nodes;
+  for (std::uint32_t r = 0; r < n; ++r) nodes.push_back(r / per_node);
+  return ClosedFormNetwork(kNvlink, kNic, nodes);
+}
+
+// One GPU per node: every flow crosses the NICs.
+TEST(ClosedFormNetwork, TextbookRingClosedForms) {
+  const ClosedFormNetwork net = network_of(8, 1);
+  const Bytes size(1 << 30);
+  const double t = static_cast<double>(size.count) / kNic.bandwidth.value;
+  const auto ring = [&](CommKind kind, std::uint32_t n) {
+    return net.collective_time(kind, CollectiveAlgorithm::Ring, iota(n), size).value;
+  };
+  EXPECT_NEAR(ring(CommKind::AllReduce, 8), 14 * 5e-6 + 2.0 * 7 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring(CommKind::ReduceScatter, 8), 7 * 5e-6 + 7.0 / 8 * t, 1e-12);
+  EXPECT_NEAR(ring(CommKind::AllGather, 8), 7 * 5e-6 + 7.0 * t, 1e-12);
+  EXPECT_NEAR(ring(CommKind::Broadcast, 8), 7 * 5e-6 + t, 1e-12);
+  EXPECT_NEAR(ring(CommKind::AllToAll, 8), 7 * (5e-6 + t / 8), 1e-12);  // pairwise
+  EXPECT_NEAR(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Tree, iota(8), size).value,
+              6 * 5e-6 + 2 * t, 1e-12);
+  EXPECT_EQ(ring(CommKind::AllReduce, 1), 0.0);
+}
+
+TEST(ClosedFormNetwork, RingAllReduceIsReduceScatterPlusAllGatherOfTheShard) {
+  const ClosedFormNetwork net = network_of(16, 1);
   const Bytes size(64 << 20);
-  const auto rs = ring_collective_time(CommKind::ReduceScatter, 16, size, kNic);
-  const auto ag = ring_collective_time(CommKind::AllGather, 16, Bytes(size.count / 16), kNic);
-  EXPECT_NEAR(ring_collective_time(CommKind::AllReduce, 16, size, kNic).value, (rs + ag).value, 1e-12);
+  const auto rs = net.collective_time(CommKind::ReduceScatter, CollectiveAlgorithm::Ring, iota(16), size);
+  const auto ag = net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Ring, iota(16), Bytes(size.count / 16));
+  EXPECT_NEAR(net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, iota(16), size).value,
+              (rs + ag).value, 1e-12);
 }
 
 TEST(ClosedFormNetwork, P2PUsesNvlinkInsideANodeAndTheNicAcross) {
@@ -44,18 +67,17 @@ TEST(ClosedFormNetwork, SendRecvOverTwoRanksIsTheP2PMessage) {
 }
 
 TEST(ClosedFormNetwork, AutoPicksHierarchicalForLargeCrossNodeAllReduce) {
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < 16; ++r) nodes.push_back(r / 8);
-  const ClosedFormNetwork net(kNvlink, kNic, nodes);
-  std::vector<std::uint32_t> all(16);
-  for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
+  const ClosedFormNetwork net = network_of(16, 8);
+  const auto all = iota(16);
   const Bytes size(1ull << 30);
   const auto ring = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Ring, all, size);
   const auto hier = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Hierarchical, all, size);
   const auto best = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Auto, all, size);
-  EXPECT_NEAR(hier.value, hierarchical_allreduce_time(8, 2, size, kNvlink, kNic).value, 1e-12);
+  const auto tree = net.collective_time(CommKind::AllReduce, CollectiveAlgorithm::Tree, all, size);
+  const double bytes = static_cast<double>(size.count);
+  EXPECT_NEAR(hier.value, 2 * 7 * (2e-6 + bytes / 8 / 300e9) + 2 * (5e-6 + bytes / 16 / 25e9), 1e-12);
   EXPECT_LT(hier.value, ring.value);
-  EXPECT_EQ(best.value, std::min({ring.value, hier.value, tree_allreduce_time(16, size, kNic).value}));
+  EXPECT_EQ(best.value, std::min({ring.value, hier.value, tree.value}));
 }
 
 TEST(ClosedFormNetwork, GroupInsideOneNodeUsesNvlink) {
@@ -63,15 +85,12 @@ TEST(ClosedFormNetwork, GroupInsideOneNodeUsesNvlink) {
   const std::vector<std::uint32_t> group{0, 1, 2, 3};
   const Bytes size(1 << 26);
   EXPECT_NEAR(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Ring, group, size).value,
-              ring_collective_time(CommKind::AllGather, 4, size, kNvlink).value, 1e-15);
+              3 * (2e-6 + static_cast<double>(size.count) / 300e9), 1e-15);
 }
 
 TEST(ClosedFormNetwork, HierarchicalGatherAndReduceScatterCrossNodesOncePerNic) {
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < 32; ++r) nodes.push_back(r / 8);
-  const ClosedFormNetwork net(kNvlink, kNic, nodes);
-  std::vector<std::uint32_t> all(32);
-  for (std::uint32_t r = 0; r < 32; ++r) all[r] = r;
+  const ClosedFormNetwork net = network_of(32, 8);
+  const auto all = iota(32);
   const Bytes shard(8 << 20);
   const double t_inter = 3 * 5e-6 + 3.0 * shard.count / 25e9;            // 4-node ring of the shard
   const double t_intra = 7 * 2e-6 + 7.0 * 4 * shard.count / 300e9;       // 8-GPU ring of 4 shards
@@ -86,18 +105,15 @@ TEST(ClosedFormNetwork, HierarchicalGatherAndReduceScatterCrossNodesOncePerNic) 
   EXPECT_NEAR(net.collective_time(CommKind::ReduceScatter, CollectiveAlgorithm::Hierarchical, all, vector).value, rs, 1e-12);
   // Uneven groups fall back to the ring.
   const std::vector<std::uint32_t> uneven{0, 1, 2, 8};
-  EXPECT_EQ(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Hierarchical, uneven, shard).value,
-            ring_collective_time(CommKind::AllGather, 4, shard, kNic).value);
+  EXPECT_DOUBLE_EQ(net.collective_time(CommKind::AllGather, CollectiveAlgorithm::Hierarchical, uneven, shard).value,
+            3 * (5e-6 + static_cast<double>(shard.count) / 25e9));
 }
 
 TEST(ClosedFormNetwork, CrossNodeAllToAllSendsOverNvlinkAndTheNicAtOnce) {
-  std::vector<std::uint32_t> nodes;
-  for (std::uint32_t r = 0; r < 16; ++r) nodes.push_back(r / 8);
-  const ClosedFormNetwork net(kNvlink, kNic, nodes);
+  const ClosedFormNetwork net = network_of(16, 8);
   const Bytes buffer(64 << 20);
   // 8 + 8 ranks: half the buffer leaves the node, the NIC is the bottleneck.
-  std::vector<std::uint32_t> all(16);
-  for (std::uint32_t r = 0; r < 16; ++r) all[r] = r;
+  const auto all = iota(16);
   EXPECT_NEAR(net.collective_time(CommKind::AllToAll, CollectiveAlgorithm::Auto, all, buffer).value,
               15 * 5e-6 + 0.5 * buffer.count / 25e9, 1e-12);
   // 6 + 2 ranks: the GPUs on the node holding 2 send 6/8 through their NIC.

@@ -104,7 +104,7 @@ TEST(RoutedNetwork, AutoIsNeverSlowerThanAnyAlgorithm) {
   }
 }
 
-TEST(RoutedNetwork, CollectiveChoiceNamesTheAlgorithmItPricesWith) {
+TEST(RoutedNetwork, CollectiveRouteIsTheAlgorithmItPricesWith) {
   using A = CollectiveAlgorithm;
   using K = CommKind;
   const std::shared_ptr<const Topology> topology = build_topology(fat_tree(16, 1));
@@ -112,25 +112,25 @@ TEST(RoutedNetwork, CollectiveChoiceNamesTheAlgorithmItPricesWith) {
   const auto all = identity(128);
   const Bytes size(64ull << 20);
   // Auto picks the fastest; its time is that algorithm's.
-  const auto choice = net.collective_choice(K::AllReduce, A::Auto, all, size);
-  EXPECT_NE(choice.algorithm, A::Auto);
+  const CollectiveRoute choice = net.collective_route(K::AllReduce, A::Auto, all, size);
+  EXPECT_NE(choice.steps.algorithm, A::Auto);
   EXPECT_DOUBLE_EQ(net.collective_time(K::AllReduce, A::Auto, all, size).value,
-                   net.collective_time(K::AllReduce, choice.algorithm, all, size).value);
+                   net.collective_time(K::AllReduce, choice.steps.algorithm, all, size).value);
   // Hints are kept; hierarchical runs on one channel; ring channels are the first chip's NICs.
-  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Tree, all, size).algorithm, A::Tree);
-  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, all, size).algorithm, A::Hierarchical);
-  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, all, size).channels, 1u);
-  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Ring, all, size).channels, 1u);
+  EXPECT_EQ(net.collective_route(K::AllReduce, A::Tree, all, size).steps.algorithm, A::Tree);
+  EXPECT_EQ(net.collective_route(K::AllReduce, A::Hierarchical, all, size).steps.algorithm, A::Hierarchical);
+  EXPECT_EQ(net.collective_route(K::AllReduce, A::Hierarchical, all, size).steps.channels, 1u);
+  EXPECT_EQ(net.collective_route(K::AllReduce, A::Ring, all, size).steps.channels, 1u);
   // Fallbacks: hierarchical over one chip per node is a ring; other kinds run as rings;
   // all-to-all hints other than direct are pairwise.
   const std::vector<std::uint32_t> spread{0, 8, 16, 24};
-  EXPECT_EQ(net.collective_choice(K::AllReduce, A::Hierarchical, spread, size).algorithm, A::Ring);
-  EXPECT_EQ(net.collective_choice(K::AllGather, A::Tree, all, size).algorithm, A::Ring);
-  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Tree, all, size).algorithm, A::Ring);
-  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Direct, all, size).algorithm, A::Direct);
+  EXPECT_EQ(net.collective_route(K::AllReduce, A::Hierarchical, spread, size).steps.algorithm, A::Ring);
+  EXPECT_EQ(net.collective_route(K::AllGather, A::Tree, all, size).steps.algorithm, A::Ring);
+  EXPECT_EQ(net.collective_route(K::AllToAll, A::Tree, all, size).steps.algorithm, A::Ring);
+  EXPECT_EQ(net.collective_route(K::AllToAll, A::Direct, all, size).steps.algorithm, A::Direct);
   const RoutedNetwork large(build_topology(simple(40)), identity(320));  // direct all-to-all stops at 256 ranks
-  EXPECT_EQ(large.collective_choice(K::AllToAll, A::Direct, identity(300), size).algorithm, A::Ring);
-  EXPECT_EQ(net.collective_choice(K::AllToAll, A::Direct, all, size).channels, 1u);
+  EXPECT_EQ(large.collective_route(K::AllToAll, A::Direct, identity(300), size).steps.algorithm, A::Ring);
+  EXPECT_EQ(net.collective_route(K::AllToAll, A::Direct, all, size).steps.channels, 1u);
 }
 
 TEST(RoutedNetwork, DirectAllToAllSharesTheNicsOfAllPeers) {

@@ -1,4 +1,4 @@
-#include "models/network/collective_steps.h"
+#include "models/collective_steps.h"
 
 #include <stdexcept>
 #include <vector>
@@ -75,9 +75,50 @@ TEST(CollectiveSteps, AllToAllPairwiseRoundsOrEveryShiftAtOnce) {
     EXPECT_EQ(pairwise.phases[k].shifts, std::vector<std::uint32_t>{k + 1});
     EXPECT_DOUBLE_EQ(pairwise.phases[k].bytes, 1000);
   }
+  // Direct: a latency per send posted (n-2 rounds of 0-byte ring flows, the
+  // last send's latency in the data round), then every shift at once.
   const auto direct = collective_steps(K::AllToAll, A::Direct, 1, nodes(4, 1), 4000);
-  ASSERT_EQ(direct.phases.size(), 1u);
-  EXPECT_EQ(direct.phases[0].shifts, (std::vector<std::uint32_t>{1, 2, 3}));
+  ASSERT_EQ(direct.phases.size(), 2u);
+  EXPECT_EQ(direct.phases[0].rounds, 2u);
+  EXPECT_EQ(direct.phases[0].bytes, 0.0);
+  EXPECT_EQ(direct.phases[1].shifts, (std::vector<std::uint32_t>{1, 2, 3}));
+  EXPECT_DOUBLE_EQ(direct.phases[1].bytes, 1000);
+  EXPECT_EQ(collective_steps(K::AllToAll, A::Direct, 1, nodes(2, 1), 4000).phases.size(), 1u);
+}
+
+TEST(CollectiveSteps, HierarchicalReduceScatterAndAllGatherCrossNodesOncePerLocalIndex) {
+  // 2 nodes of 4: reduce-scatter inside the nodes over S, then across over S/4;
+  // all-gather across the nodes first, then inside them over both nodes' inputs.
+  const auto rs = collective_steps(K::ReduceScatter, A::Hierarchical, 4, nodes(8, 4), 8000);
+  EXPECT_EQ(rs.channels, 1u);
+  ASSERT_EQ(rs.phases.size(), 2u);
+  EXPECT_EQ(rs.phases[0].layout, 0u);
+  EXPECT_EQ(rs.phases[0].rounds, 3u);
+  EXPECT_DOUBLE_EQ(rs.phases[0].bytes, 2000);
+  EXPECT_EQ(rs.phases[1].layout, 1u);
+  EXPECT_EQ(rs.phases[1].rounds, 1u);
+  EXPECT_DOUBLE_EQ(rs.phases[1].bytes, 1000);
+  const auto ag = collective_steps(K::AllGather, A::Hierarchical, 1, nodes(8, 4), 1000);
+  ASSERT_EQ(ag.phases.size(), 2u);
+  EXPECT_EQ(ag.phases[0].layout, 1u);
+  EXPECT_DOUBLE_EQ(ag.phases[0].bytes, 1000);
+  EXPECT_EQ(ag.phases[1].layout, 0u);
+  EXPECT_EQ(ag.phases[1].rounds, 3u);
+  EXPECT_DOUBLE_EQ(ag.phases[1].bytes, 2000);
+}
+
+TEST(CollectiveSteps, WhichAlgorithmsApply) {
+  EXPECT_TRUE(algorithm_applies(K::Broadcast, A::Ring, nodes(4, 1)));
+  EXPECT_TRUE(algorithm_applies(K::AllReduce, A::Tree, nodes(4, 1)));
+  EXPECT_FALSE(algorithm_applies(K::AllGather, A::Tree, nodes(4, 1)));
+  EXPECT_TRUE(algorithm_applies(K::AllToAll, A::Direct, nodes(4, 1)));
+  EXPECT_FALSE(algorithm_applies(K::AllReduce, A::Direct, nodes(4, 1)));
+  EXPECT_TRUE(algorithm_applies(K::AllGather, A::Hierarchical, nodes(8, 4)));
+  EXPECT_FALSE(algorithm_applies(K::AllToAll, A::Hierarchical, nodes(8, 4)));
+  EXPECT_FALSE(algorithm_applies(K::AllReduce, A::Hierarchical, nodes(4, 4)));  // one node
+  EXPECT_FALSE(algorithm_applies(K::AllReduce, A::Hierarchical, nodes(4, 1)));  // one member per node
+  EXPECT_FALSE(algorithm_applies(K::AllReduce, A::Hierarchical, std::vector<std::uint32_t>{0, 0, 0, 1}));
+  EXPECT_FALSE(algorithm_applies(K::AllReduce, A::Auto, nodes(4, 1)));
 }
 
 TEST(CollectiveSteps, AutoAndAlgorithmsAKindLacksAreRejected) {
