@@ -26,10 +26,6 @@ constexpr std::array<FlexSpModel, 3> kModels = {{
      31.53 * kGiBParams, 32.72 * kGiBParams},
 }};
 
-void check_degree(std::uint32_t degree) {
-  if (degree == 0) throw InputError("flexsp cost: SP degree must be >= 1, got 0");
-}
-
 }  // namespace
 
 std::span<const FlexSpModel> flexsp_models() { return kModels; }
@@ -55,30 +51,39 @@ const AllToAllBandwidth& flexsp_all_to_all_bandwidth() {
   return table;
 }
 
-Seconds flexsp_compute_time(const FlexSpModel& model, std::uint64_t tokens, std::uint32_t degree) {
-  check_degree(degree);
-  const double s = static_cast<double>(tokens);
-  return Seconds((model.alpha1_s_per_token2 * s * s + model.alpha2_s_per_token * s) / degree);
-}
+FlexSpPresetCost::FlexSpPresetCost(const FlexSpModel& model, const CostModel& fallback,
+                                   const AllToAllBandwidth& bandwidth)
+    : model_(model), fallback_(fallback), network_(fallback.network(), bandwidth) {}
 
-Seconds flexsp_all_to_all_time(const FlexSpModel& model, std::uint64_t tokens, std::uint32_t degree,
-                               const AllToAllBandwidth& bandwidth) {
-  check_degree(degree);
-  if (degree == 1 || tokens == 0) return Seconds(0.0);
-  // 4 all-to-alls per layer x (forward + backward) x 2 bytes (bf16), per GPU: / d.
-  const double bytes = 4.0 * 2.0 * model.layers * model.hidden_size * static_cast<double>(tokens) * 2.0 / degree;
-  return Seconds(bytes / bandwidth.bandwidth(degree).value);
-}
-
-Seconds flexsp_group_time(const FlexSpModel& model, std::span<const std::uint64_t> sequences, std::uint32_t degree,
-                          const AllToAllBandwidth& bandwidth) {
-  check_degree(degree);
-  if (sequences.empty()) return Seconds(0.0);
-  Seconds total = model.beta1;
-  for (const std::uint64_t s : sequences) {
-    total += flexsp_compute_time(model, s, degree) + flexsp_all_to_all_time(model, s, degree, bandwidth);
+ComputeCost FlexSpPresetCost::compute_cost(const ComputeWork& work) const {
+  if (work.shards == 0) throw InputError("flexsp cost: SP degree must be >= 1, got 0");
+  double quadratic = 0.0, linear = 0.0;
+  for (const Segment& segment : work.chunk.segments) {
+    const double context = static_cast<double>(segment.context_tokens);
+    const double end = context + static_cast<double>(segment.tokens);
+    quadratic += end * end - context * context;
+    linear += static_cast<double>(segment.tokens);
   }
-  return total;
+  double seconds = 0.0;
+  switch (work.part) {
+    case LayerPart::Whole: seconds = model_.alpha1_s_per_token2 * quadratic + model_.alpha2_s_per_token * linear; break;
+    case LayerPart::Attention: seconds = model_.alpha1_s_per_token2 * quadratic; break;
+    case LayerPart::PreAttention:
+    case LayerPart::PostAttention: seconds = 0.5 * model_.alpha2_s_per_token * linear; break;
+  }
+  const double pass_share = work.pass == Pass::Backward ? 2.0 / 3.0 : 1.0 / 3.0;
+  const double layer_share = static_cast<double>(work.chunk.layer_count) / model_.layers;
+  ComputeCost cost = fallback_.compute_cost(work);
+  cost.time = Seconds(seconds * pass_share * layer_share / work.shards);
+  return cost;
+}
+
+Seconds FlexSpPresetCost::Network::collective_time(CommKind kind, CollectiveAlgorithm algorithm,
+                                                   std::span<const std::uint32_t> ranks, Bytes size) const {
+  if (kind != CommKind::AllToAll) return fallback_.collective_time(kind, algorithm, ranks, size);
+  if (ranks.size() <= 1) return Seconds(0.0);
+  const auto degree = static_cast<std::uint32_t>(ranks.size());
+  return Seconds(static_cast<double>(size.count) / bandwidth_.bandwidth(degree).value);
 }
 
 Bytes flexsp_model_state_bytes(const FlexSpModel& model, FlexSpMaxLength max_length, std::uint32_t cluster_gpus) {

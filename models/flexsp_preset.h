@@ -1,7 +1,9 @@
 #pragma once
 // FlexSP's cost model and constants (flexsp.md section 1.1), as a preset, so that
 // the flexsp planner can use exactly the paper's model when a scenario names it
-// (cost_model.flexsp_preset). SI units throughout.
+// (cost_model.flexsp_preset): FlexSpPresetCost is that model as a CostModel,
+// which the planner's estimator (sim/plan/plan_estimate.h) prices with. SI units
+// throughout.
 //
 //   T_cmp(s,d) = (alpha1*s^2 + alpha2*s) / d
 //   T_a2a(s,d) = [4 * 2 * L * h * s * 2 bytes / d] / BW(d)    (0 for d = 1; FlexSP
@@ -23,8 +25,9 @@
 #include <span>
 #include <string_view>
 
-#include "models/all_to_all_bandwidth.h"
 #include "base/units.h"
+#include "models/all_to_all_bandwidth.h"
+#include "models/cost_model.h"
 
 namespace eppsim {
 
@@ -63,16 +66,55 @@ const AllToAllBandwidth& flexsp_all_to_all_bandwidth();
 // 28 GiB, the runtime cap (the solver scripts use 30).
 inline constexpr Bytes kFlexSpMemoryCap{28ull << 30};
 
-// The terms of one sequence of `tokens` in a group of degree `degree` (>= 1;
-// InputError for 0 or a degree the bandwidth lacks). The all-to-all uses only
-// bandwidth(d), never latency(d), as FlexSP does.
-Seconds flexsp_compute_time(const FlexSpModel& model, std::uint64_t tokens, std::uint32_t degree);
-Seconds flexsp_all_to_all_time(const FlexSpModel& model, std::uint64_t tokens, std::uint32_t degree,
-                               const AllToAllBandwidth& bandwidth = flexsp_all_to_all_bandwidth());
-// T_p of a group of degree `degree` running `sequences` (token counts); an empty
-// group (an unused slot) takes no time and pays no beta1.
-Seconds flexsp_group_time(const FlexSpModel& model, std::span<const std::uint64_t> sequences, std::uint32_t degree,
-                          const AllToAllBandwidth& bandwidth = flexsp_all_to_all_bandwidth());
+// FlexSP's model as a cost model, over the scenario's `fallback` for what the
+// paper does not model:
+//   compute_cost    T_cmp of the work's segments (a segment of t tokens after
+//                   c of context: alpha1 ((c+t)^2 - c^2) + alpha2 t), for its
+//                   share of the layers, / shards; FlexSP measures forward and
+//                   backward together, split here 1:2 (a recompute as a
+//                   forward). The attention part takes the alpha1 term, the
+//                   parts before and after it half the alpha2 term each. FLOPs
+//                   and traffic are the fallback's.
+//   all-to-all      buffer / BW(d), d the group size: no latency and no (d-1)/d,
+//                   as FlexSP's T_a2a (InputError for a degree the table lacks)
+//   the rest        (messages, other collectives, how each runs, optimizer
+//                   steps) the fallback's.
+// Summed over a sequence's passes and layers as the planner's estimator sums
+// them (2 passes x L layers x the Ulysses exchanges of 4 h s / d elements), an
+// MHA model gives T_cmp + T_a2a; the fallback must outlive it.
+class FlexSpPresetCost final : public CostModel {
+ public:
+  FlexSpPresetCost(const FlexSpModel& model, const CostModel& fallback,
+                   const AllToAllBandwidth& bandwidth = flexsp_all_to_all_bandwidth());
+
+  ComputeCost compute_cost(const ComputeWork& work) const override;
+  Seconds optimizer_time(Bytes memory_traffic) const override { return fallback_.optimizer_time(memory_traffic); }
+  const NetworkTimeModel& network() const override { return network_; }
+
+ private:
+  class Network final : public NetworkTimeModel {
+   public:
+    Network(const NetworkTimeModel& fallback, const AllToAllBandwidth& bandwidth)
+        : fallback_(fallback), bandwidth_(bandwidth) {}
+    Seconds p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank, Bytes size) const override {
+      return fallback_.p2p_time(src_rank, dst_rank, size);
+    }
+    Seconds collective_time(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                            Bytes size) const override;
+    CollectiveRoute collective_route(CommKind kind, CollectiveAlgorithm algorithm, std::span<const std::uint32_t> ranks,
+                                     Bytes size) const override {
+      return fallback_.collective_route(kind, algorithm, ranks, size);
+    }
+
+   private:
+    const NetworkTimeModel& fallback_;
+    const AllToAllBandwidth& bandwidth_;
+  };
+
+  const FlexSpModel& model_;
+  const CostModel& fallback_;
+  Network network_;
+};
 
 // ZeRO-3 model states per GPU over `cluster_gpus` GPUs: params * 16 / N
 // (memory_model.h's model_state_bytes, stage 3).

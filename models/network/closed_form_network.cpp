@@ -8,14 +8,6 @@ namespace eppsim {
 ClosedFormNetwork::ClosedFormNetwork(LinkParams intra_node, LinkParams inter_node, std::vector<std::uint32_t> node_of_rank)
     : intra_(intra_node), inter_(inter_node), node_of_rank_(std::move(node_of_rank)) {}
 
-std::vector<std::uint32_t> ClosedFormNetwork::ring_order(std::span<const std::uint32_t> ranks) const {
-  std::vector<std::uint32_t> members(ranks.begin(), ranks.end());
-  std::sort(members.begin(), members.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::pair(node_of_rank_.at(a), a) < std::pair(node_of_rank_.at(b), b);
-  });
-  return members;
-}
-
 std::vector<FlowTiming> ClosedFormNetwork::round_timings(std::span<const Flow> flows, std::uint32_t channels) const {
   // Flows of each class leaving and entering each rank (key: rank * 2 + inter).
   std::unordered_map<std::uint64_t, std::uint32_t> leaving, entering;

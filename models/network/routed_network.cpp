@@ -22,14 +22,6 @@ std::uint32_t RoutedNetwork::channels_of(std::uint32_t first_rank) const {
   return std::clamp<std::uint32_t>(inter, 1, kMaxChannels);
 }
 
-std::vector<std::uint32_t> RoutedNetwork::ring_order(std::span<const std::uint32_t> ranks) const {
-  std::vector<std::uint32_t> members(ranks.begin(), ranks.end());
-  std::sort(members.begin(), members.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return std::pair(chip_of_rank_.at(a), a) < std::pair(chip_of_rank_.at(b), b);
-  });
-  return members;
-}
-
 std::vector<FlowTiming> RoutedNetwork::round_timings(std::span<const Flow> flows, std::uint32_t channels) const {
   // Route every flow of every channel; count flows per (link, direction).
   const Topology& topology = *topology_;

@@ -33,7 +33,7 @@ class RoutedNetwork final : public SteppedNetwork {
 
  protected:
   std::vector<FlowTiming> round_timings(std::span<const Flow> flows, std::uint32_t channels) const override;
-  std::vector<std::uint32_t> ring_order(std::span<const std::uint32_t> ranks) const override;
+  std::uint64_t ring_position(std::uint32_t rank) const override { return chip_of_rank_.at(rank); }
   std::uint32_t node_of(std::uint32_t rank) const override { return topology_->node_of(chip_of_rank_.at(rank)); }
   std::uint32_t channels_of(std::uint32_t first_rank) const override;
 

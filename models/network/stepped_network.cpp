@@ -20,6 +20,14 @@ Seconds SteppedNetwork::p2p_time(std::uint32_t src_rank, std::uint32_t dst_rank,
   return Seconds(timing.latency_s + static_cast<double>(size.count) / timing.rate_Bps);
 }
 
+std::vector<std::uint32_t> SteppedNetwork::ring_order(std::span<const std::uint32_t> ranks) const {
+  std::vector<std::uint32_t> members(ranks.begin(), ranks.end());
+  std::sort(members.begin(), members.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::pair(ring_position(a), a) < std::pair(ring_position(b), b);
+  });
+  return members;
+}
+
 std::vector<std::uint32_t> SteppedNetwork::nodes_of(const std::vector<std::uint32_t>& members) const {
   std::vector<std::uint32_t> nodes(members.size());
   for (std::size_t m = 0; m < members.size(); ++m) nodes[m] = node_of(members[m]);

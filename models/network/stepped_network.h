@@ -2,8 +2,8 @@
 // A network whose collectives are the algorithms of models/collective_steps.h,
 // priced round by round. The closed forms (closed_form_network.h) and the
 // routed network (routed_network.h) are SteppedNetworks: they differ only in
-// how long one round's flows take (round_timings), how a group's members are
-// ordered into rings, and how many channels a collective runs on.
+// how long one round's flows take (round_timings), where a rank sits in ring
+// order, and how many channels a collective runs on.
 //
 // Pricing. A round takes the time of its slowest flow: latency + bytes / rate
 // (a flow to itself takes none). A phase of r rounds takes r rounds; a chain
@@ -53,8 +53,9 @@ class SteppedNetwork : public NetworkTimeModel {
   // Every flow of one round, all at once, each on `channels` channels: the
   // timing of channel c's flow f at [c * flows.size() + f].
   virtual std::vector<FlowTiming> round_timings(std::span<const Flow> flows, std::uint32_t channels) const = 0;
-  // The group's ranks in ring order (neighbours in the ring are neighbours in the machine).
-  virtual std::vector<std::uint32_t> ring_order(std::span<const std::uint32_t> ranks) const = 0;
+  // Where `rank` sits in ring order: a group's members are sorted by it, then
+  // by rank (so that neighbours in the ring are neighbours in the machine).
+  virtual std::uint64_t ring_position(std::uint32_t rank) const = 0;
   virtual std::uint32_t node_of(std::uint32_t rank) const = 0;
   // The channels a ring or tree led by `first_rank` runs on.
   virtual std::uint32_t channels_of(std::uint32_t first_rank) const = 0;
@@ -71,6 +72,7 @@ class SteppedNetwork : public NetworkTimeModel {
   double steps_seconds(const CollectiveSteps& steps, const std::vector<std::uint32_t>& members) const;
   double phase_seconds(const CollectiveSteps& steps, const CollectivePhase& phase,
                        const std::vector<std::uint32_t>& members) const;
+  std::vector<std::uint32_t> ring_order(std::span<const std::uint32_t> ranks) const;
   std::vector<std::uint32_t> nodes_of(const std::vector<std::uint32_t>& members) const;
 
   mutable std::mutex memo_mutex_;

@@ -39,8 +39,9 @@
 //     its first gather and last reduce-scatter, zero3_layer_seconds); the MILP
 //     refines the micro-batches of the chosen count only.
 //  Cost model: with cost_model.flexsp_preset (gpt-7b/13b/30b) the paper's
-//  constants and measured BW(d) table (flexsp_preset.h), as FlexSP's own
-//  planner estimates; otherwise the scenario's cost model (PlanContext::cost):
+//  constants and measured BW(d) table as a cost model (FlexSpPresetCost,
+//  flexsp_preset.h) over the scenario's, as FlexSP's own planner estimates;
+//  otherwise the scenario's cost model (PlanContext::cost):
 //  compute (forward + backward, whole model, a 1/d share) plus ulysses_layer_time per
 //  layer and pass over a node-aligned group of d ranks, and no per-group constant.
 //  The greedy and the MILP add up per-sequence times (FlexSP's linear model); the
@@ -49,6 +50,8 @@
 //  sequences as one packed micro-batch, one compute over all of them and the
 //  all-to-alls of all their tokens, so that a cost model with per-micro-batch or
 //  per-kernel costs or shape effects steers the choice as it scores the result.
+//  Every estimate is rounded to 2^-40 s, so that sums are exact and the MILP
+//  sees the same coefficients whatever order or rounding produced them.
 //  Memory: zero3_memory (zero3_layers.h), FlexSP's MS and gamma with the preset;
 //  C = (planning limit - states - gathered-weight buffer) / activation bytes per
 //  token, the planning limit being plan.flexsp.planning_memory_cap when set (FlexSP's

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/flexsp_preset.h"
 #include "models/sequence_parallel_cost.h"
 #include "test_scenarios.h"
 
@@ -82,6 +83,28 @@ TEST(PlanEstimate, BalancesReplicasByWholeModelForward) {
   EXPECT_EQ(all, expected);
   EXPECT_EQ(bins[0], std::vector<std::uint32_t>{1});
   EXPECT_EQ(estimate.balance_replicas(lengths, 2), bins);
+}
+
+// Over the FlexSP preset's cost model, a sequence's estimate is FlexSP's
+// T_cmp + T_a2a: the Ulysses exchanges of 2 passes x L layers carry FlexSP's
+// 4 h s / d elements per layer and pass (gpt-6.7b: MHA), 64K at d = 16 taking
+// 2,130 + 793 ms.
+TEST(PlanEstimate, OverTheFlexSpPresetIsFlexSpsSequenceTime) {
+  const auto sc = testing::test_scenario(2, 8, R"(
+    name: "estimate"
+    model { preset: "gpt-6.7b" }
+    workload { lengths { fixed: 4096 } global_batch: 8 max_length: 65536 }
+    plan { strategy: "flexsp" }
+  )");
+  const FlexSpModel& gpt7b = *find_flexsp_model("gpt-7b");
+  const FlexSpPresetCost preset(gpt7b, *sc.cost.model);
+  const PlanEstimate estimate(sc.model, preset);
+  const double s = 65536.0;
+  const double compute = (gpt7b.alpha1_s_per_token2 * s * s + gpt7b.alpha2_s_per_token * s) / 16;
+  const double all_to_all =
+      4.0 * 2.0 * gpt7b.layers * gpt7b.hidden_size * s * 2.0 / 16 / flexsp_all_to_all_bandwidth().bandwidth(16).value;
+  EXPECT_NEAR(estimate.segment_seconds(Segment{65536, 0}, 16), compute + all_to_all, 1e-9);
+  EXPECT_NEAR(estimate.segment_seconds(Segment{65536, 0}, 16), 2.130 + 0.793, 0.001);
 }
 
 }  // namespace

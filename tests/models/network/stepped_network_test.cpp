@@ -31,11 +31,7 @@ class EvenNetwork final : public SteppedNetwork {
     }
     return timings;
   }
-  std::vector<std::uint32_t> ring_order(std::span<const std::uint32_t> ranks) const override {
-    std::vector<std::uint32_t> members(ranks.begin(), ranks.end());
-    std::sort(members.rbegin(), members.rend());
-    return members;
-  }
+  std::uint64_t ring_position(std::uint32_t rank) const override { return 1000 - rank; }
   std::uint32_t node_of(std::uint32_t rank) const override { return rank / per_node_; }
   std::uint32_t channels_of(std::uint32_t) const override { return channels_; }
 
