@@ -18,6 +18,7 @@ inline constexpr std::uint64_t kMaxScenarioFileBytes = std::uint64_t{16} << 20; 
 inline constexpr std::uint64_t kMaxMessageFileBytes = std::uint64_t{1} << 30;  // a Schedule, Trace, calibration or bench file, 1 GiB
 inline constexpr std::uint64_t kMaxLengthsFileBytes = std::uint64_t{256} << 20;  // workload.lengths.file, 256 MiB
 inline constexpr std::uint64_t kMaxCommGroupsFileBytes = std::uint64_t{64} << 20;  // a Chakra communicator-group file, 64 MiB
+inline constexpr std::uint64_t kMaxSweepFileBytes = std::uint64_t{16} << 20;  // a sweep (.textproto), 16 MiB
 
 // ---------------------------------------------------------------- cluster
 inline constexpr std::uint32_t kMaxNodes = 1u << 20;  // cluster.nodes
@@ -42,6 +43,7 @@ inline constexpr std::uint64_t kMaxSequenceTokens = std::uint64_t{1} << 30;  // 
 inline constexpr std::uint32_t kMaxParallelDegree = kMaxRanks;  // pipeline stages, SP, TP, CP degrees, slices
 inline constexpr std::uint32_t kMaxCollectiveOpsPerRank = 1u << 20;  // workload.collective.chunks x iterations
 inline constexpr std::uint64_t kMaxCollectiveBytes = std::uint64_t{1} << 50;  // workload.collective.bytes, 1 PiB per rank
+inline constexpr std::uint32_t kMaxSweepPoints = 1u << 20;  // a sweep's grid, before its filters
 
 // ---------------------------------------------------------------- schedules
 inline constexpr std::uint64_t kMaxOpBytes = std::uint64_t{1} << 50;  // a Schedule op's size_bytes (send, recv, collective, memory), 1 PiB

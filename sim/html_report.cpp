@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "sim/subprocess.h"
+#include "base/subprocess.h"
 
 namespace eppsim {
 namespace fs = std::filesystem;

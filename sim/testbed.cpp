@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "sim/calibrate.h"
 #include "sim/run.h"
-#include "sim/subprocess.h"
+#include "base/subprocess.h"
 #include "sim/validate.h"
 #include "scenario/field_locator.h"
 #include "schedule/model_shape.h"

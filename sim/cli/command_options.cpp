@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.h"
+#include "base/utf8.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 
@@ -93,6 +94,45 @@ fs::path output_directory_of(const po::variables_map& vars) {
                                  out.string()));
   }
   return out;
+}
+
+namespace {
+
+// `text` with every byte outside printable ASCII as \xNN, for messages.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7F) out += ch;
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+}  // namespace
+
+// Every argument must be UTF-8: paths and names end up in eppsim's own
+// outputs (JSON, protobuf strings), which could not be read back otherwise.
+void require_utf8_arguments(std::string_view command, const po::variables_map& vars) {
+  for (const auto& [name, value] : vars) {
+    std::vector<std::string> texts;
+    if (const auto* one = boost::any_cast<std::string>(&value.value())) texts.push_back(*one);
+    if (const auto* many = boost::any_cast<std::vector<std::string>>(&value.value())) texts = *many;
+    for (const auto& text : texts) {
+      if (!is_utf8(text)) {
+        throw InputError(fmt::format("{}: --{}: '{}' is not valid UTF-8 (eppsim writes names and paths into its "
+                                     "outputs, which must be UTF-8 to be read back)",
+                                     command.empty() ? "(no command)" : command, name, escaped(text)));
+      }
+    }
+  }
+}
+
+// --name for each option of `options`, for error messages.
+std::string option_names(const po::options_description& options) {
+  std::vector<std::string> names;
+  for (const auto& option : options.options()) names.push_back("--" + option->long_name());
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace eppsim

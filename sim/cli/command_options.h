@@ -35,4 +35,11 @@ std::optional<std::filesystem::path> comm_groups_from(const po::variables_map& v
 // topo): it must be a directory or not exist yet. Checked before any work.
 std::filesystem::path output_directory_of(const po::variables_map& vars);
 
+// Every argument must be UTF-8: paths and names end up in eppsim's own
+// outputs (JSON, protobuf strings), which could not be read back otherwise.
+// InputError naming the command, the option and the text (bytes escaped).
+void require_utf8_arguments(std::string_view command, const po::variables_map& vars);
+// --name for each option of `options`, for error messages.
+std::string option_names(const po::options_description& options);
+
 }  // namespace eppsim

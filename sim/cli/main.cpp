@@ -21,7 +21,6 @@
 #include "base/log.h"
 #include "base/progress.h"
 #include "models/transformer_spec.h"
-#include "base/utf8.h"
 #include "sim/calibrate.h"
 #include "sim/cli/command_options.h"
 #include "sim/compare.h"
@@ -30,6 +29,8 @@
 #include "sim/html_report.h"
 #include "sim/plan/planner.h"
 #include "sim/replay.h"
+#include "sim/sweep/sweep_file.h"
+#include "sim/sweep/sweep_command.h"
 #include "sim/run.h"
 #include "sim/testbed.h"
 #include "sim/topo.h"
@@ -119,6 +120,18 @@ int command_compare(const po::variables_map& vars) {
 // parallelism against the systems it is measured against, on the embedded
 // showcase's long-context mix.
 const std::vector<std::string> kShowcaseStrategies = {"packed-1f1b", "ulysses", "seq1f1b", "flexsp", "epp"};
+
+int command_sweep(const po::variables_map& vars) {
+  SweepCommand command;
+  command.sweep = vars["sweep"].as<std::string>();
+  command.options.output = vars["output"].as<std::string>();
+  command.options.jobs = vars["jobs"].as<std::uint32_t>();
+  command.options.outputs = vars["outputs"].as<std::string>();
+  if (vars.count("point")) command.point = vars["point"].as<std::uint32_t>();
+  if (vars.count("log")) command.log = vars["log"].as<std::string>();
+  run_sweep_command(command);
+  return 0;
+}
 
 int command_showcase(const po::variables_map& vars) {
   std::cout << "eppsim: elastic pipeline parallelism (epp, InfiniPipe) against Megatron-LM, DeepSpeed-Ulysses, "
@@ -318,6 +331,20 @@ const std::vector<Command>& commands() {
          add_set_option(o, "workload.global_batch=64");
        },
        command_compare},
+      {"sweep", "sweep SWEEP [-o DIR] [-j N] [--outputs LIST]",
+       "every point of a study's grid (sweep file: proto/sweep.proto), each in its own process, resumable, spread "
+       "over the ranks under mpirun: DIR/results.csv, DIR/results.json, DIR/points/",
+       {"sweep"},
+       [](po::options_description& o) {
+         o.add_options()("sweep", po::value<std::string>()->required(), "sweep file (.textproto)");
+         add_output_option(o);
+         o.add_options()("jobs,j", po::value<std::uint32_t>()->default_value(0),
+                         "points at once (0: the cores, shared among the sweep's processes on this machine)")(
+             "outputs", po::value<std::string>()->default_value("none"),
+             "each point's run directory DIR/runs/KEY/: none, all, or a list of trace, chrome, csv, schedule")(
+             "point", po::value<std::uint32_t>(), "run this point only (what each worker process does)");
+       },
+       command_sweep},
       {"topo", "topo SCENARIO [-o DIR]",
        "build the cluster's topology (and cluster.compare_topologies); report metrics and cost in DIR/topology.json",
        {"scenario"},
@@ -469,41 +496,6 @@ std::string usage() {
   out += "\n`eppsim COMMAND --help` describes a command's options. Exit status: 0 success,\n"
          "2 bad input, 1 any other failure.\n";
   return out;
-}
-
-// `text` with every byte outside printable ASCII as \xNN, for messages.
-std::string escaped(std::string_view text) {
-  std::string out;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c < 0x7F) out += ch;
-    else out += fmt::format("\\x{:02x}", c);
-  }
-  return out;
-}
-
-// Every argument must be UTF-8: paths and names end up in eppsim's own
-// outputs (JSON, protobuf strings), which could not be read back otherwise.
-void require_utf8_arguments(std::string_view command, const po::variables_map& vars) {
-  for (const auto& [name, value] : vars) {
-    std::vector<std::string> texts;
-    if (const auto* one = boost::any_cast<std::string>(&value.value())) texts.push_back(*one);
-    if (const auto* many = boost::any_cast<std::vector<std::string>>(&value.value())) texts = *many;
-    for (const auto& text : texts) {
-      if (!is_utf8(text)) {
-        throw InputError(fmt::format("{}: --{}: '{}' is not valid UTF-8 (eppsim writes names and paths into its "
-                                     "outputs, which must be UTF-8 to be read back)",
-                                     command.empty() ? "(no command)" : command, name, escaped(text)));
-      }
-    }
-  }
-}
-
-// --name for each option of `options`, for error messages.
-std::string option_names(const po::options_description& options) {
-  std::vector<std::string> names;
-  for (const auto& option : options.options()) names.push_back("--" + option->long_name());
-  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 // What an interrupted step finished, kept beside its output directory.

@@ -129,6 +129,12 @@ OLD_FORM = "(ops as messages, the form before schema version 5)"
 RUN = ["run", "{d}/s.textproto", "-o", "{d}/out"]
 SIM = ["sim", "{d}/x.pb", "--cluster", "{b}/s.textproto", "-o", "{d}/out"]
 SIMT = ["sim", "{d}/x.textproto", "--cluster", "{b}/s.textproto", "-o", "{d}/out"]
+SWEEP = ["sweep", "{d}/w.textproto", "-o", "{d}/out"]
+
+
+def sweep(body):
+    """A sweep file (w.textproto) over the base scenario, `body` from its third line on."""
+    return lambda base: f'name: "w"\nscenario: "{base / "s.textproto"}"\n{body}\n'.encode()
 
 
 def run_set(assignment):

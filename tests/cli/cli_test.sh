@@ -195,7 +195,7 @@ check "unknown field" 2 "unknown.textproto:2" -- "$eppsim" run "$work/unknown.te
 sed 's/bandwidth: "200Gbps"/bandwidth: "200 parsecs"/' "$src/scenarios/quickstart.textproto" >"$work/badunit.textproto"
 check "bad unit" 2 "cluster.inter_node.bandwidth" -- "$eppsim" run "$work/badunit.textproto" -o "$work/x"
 check "missing file" 2 "nope.textproto" -- "$eppsim" run "$work/nope.textproto"
-check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, topo, plan, sim, export, diff, replay, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
+check "unknown command" 2 "unknown command 'frobnicate' (commands: run, compare, sweep, topo, plan, sim, export, diff, replay, validate, calibrate, testbed, presets" -- "$eppsim" frobnicate
 check "unknown option" 2 "run: unrecognised option '--bogus' (options: --scenario, --output" -- \
   "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/x" --bogus
 check "unknown option, no command" 2 "(no command): unrecognised option '--bogus'" -- "$eppsim" -o "$work/x" --bogus

@@ -53,7 +53,7 @@ while IFS= read -r scenario; do
   else
     run_twice "$name" "$scenario" run @SCENARIO@
   fi
-done < <(cd "$src" && find scenarios -name '*.textproto' ! -name '*.expected.textproto' | sort)
+done < <(cd "$src" && find scenarios -path scenarios/studies -prune -o -name '*.textproto' ! -name '*.expected.textproto' -print | sort)
 
 for scenario in scenarios/quickstart.textproto scenarios/bench/ring8.textproto scenarios/validation/pp2.textproto \
                 scenarios/validation/epp4.textproto; do

@@ -41,7 +41,7 @@ while IFS= read -r scenario; do
   else
     record "$name" run "$scenario"
   fi
-done < <(find scenarios -name '*.textproto' ! -name '*.expected.textproto' | sort)
+done < <(find scenarios -path scenarios/studies -prune -o -name '*.textproto' ! -name '*.expected.textproto' -print | sort)
 for scenario in scenarios/quickstart.textproto scenarios/infinipipe/llama13b_48k.textproto \
                 scenarios/flexsp/gpt13b_192k.textproto; do
   record "$(echo "${scenario%.textproto}" | tr '/' '_')-compare" compare "$scenario"

@@ -11,7 +11,7 @@ passes=0
 source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 check "cmake --install" 0 "" -- cmake --install "$build" --prefix "$work/prefix"
-for f in bin/eppsim bin/eppsim-run bin/eppsim-bench share/eppsim/scenarios/showcase.textproto \
+for f in bin/eppsim bin/eppsim-sweep-mpi bin/eppsim-run bin/eppsim-bench share/eppsim/scenarios/showcase.textproto \
          share/eppsim/scenarios/quickstart.textproto share/eppsim/plots/timeline.py; do
   [ -e "$work/prefix/$f" ] || { echo "FAIL not installed: $f"; failures=$((failures + 1)); }
 done

@@ -1,4 +1,4 @@
-#include "sim/subprocess.h"
+#include "base/subprocess.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,11 @@
 #pragma once
-// Running another program and waiting for it, for the commands that drive
-// other tools (`eppsim testbed` launches `eppsim-bench` and `mpirun eppsim-run`).
+// Running other programs, for the commands that drive other tools (`eppsim
+// testbed` launches `eppsim-bench` and `mpirun eppsim-run`; `eppsim sweep` runs
+// its points as processes of their own).
 // The child inherits stdin and stderr; its stdout goes to our stderr, since
 // eppsim writes results to files and logs to stderr.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +32,30 @@ struct ProcessResult {
 // Starts the program and waits for it. Throws std::runtime_error when it cannot
 // be started (not found, not executable), naming it.
 ProcessResult run_process(const ProcessRequest& request);
+
+// A started program, for callers that run several at once (`eppsim sweep`).
+// Its time limit is enforced by poll(); the destructor of one still running
+// kills its process group and reaps it.
+class RunningProcess {
+ public:
+  // Starts the program (std::runtime_error as run_process).
+  explicit RunningProcess(const ProcessRequest& request);
+  ~RunningProcess();
+  RunningProcess(RunningProcess&& other) noexcept;
+  RunningProcess& operator=(RunningProcess&&) = delete;
+  RunningProcess(const RunningProcess&) = delete;
+  RunningProcess& operator=(const RunningProcess&) = delete;
+
+  // Its result once it has ended, else nullopt; never blocks.
+  std::optional<ProcessResult> poll();
+
+ private:
+  std::string name_;
+  int pid_ = 0;  // 0 once reaped
+  std::chrono::steady_clock::time_point deadline_;
+  bool limited_ = false;
+  bool timed_out_ = false;
+};
 
 // The command line as a shell would show it, for logs and messages.
 std::string command_line(const std::vector<std::string>& argv);

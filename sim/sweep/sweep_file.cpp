@@ -1,0 +1,220 @@
+#include "sim/sweep/sweep_file.h"
+
+#include <cmath>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <google/protobuf/text_format.h>
+
+#include "base/errors.h"
+#include "base/input_limits.h"
+#include "base/proto_io.h"
+#include "base/text_parse.h"
+#include "scenario/scenario.h"
+#include "traces/trace_report.h"
+
+namespace eppsim {
+namespace {
+
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+// Where a field of the sweep file was written, for messages: "SWEEP:LINE".
+class SweepLocator {
+ public:
+  SweepLocator(std::string source, const ParseInfoTree& tree) : source_(std::move(source)), tree_(tree) {}
+
+  // The line of sweep field `name` (index `index` when repeated), inside the
+  // message that `path` leads to: {("axes", 2), ("fields", 0)} is axes[2].fields[0].
+  [[noreturn]] void fail(std::initializer_list<std::pair<std::string_view, int>> path, std::string_view field,
+                         std::string_view rule) const {
+    const ParseInfoTree* tree = &tree_;
+    const google::protobuf::Descriptor* descriptor = proto::Sweep::descriptor();
+    int line = -1;
+    auto step = [&](std::string_view name, int index) -> bool {
+      const auto* f = descriptor == nullptr ? nullptr : descriptor->FindFieldByName(std::string(name));
+      if (f == nullptr || tree == nullptr) return false;
+      const auto location = tree->GetLocation(f, f->is_repeated() ? std::max(index, 0) : -1);
+      if (location.line >= 0) line = location.line;
+      if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) return false;
+      tree = tree->GetTreeForNested(f, f->is_repeated() ? std::max(index, 0) : -1);
+      descriptor = f->message_type();
+      return true;
+    };
+    std::string dotted;
+    bool walking = true;
+    for (const auto& [name, index] : path) {
+      dotted += fmt::format("{}{}[{}]", dotted.empty() ? "" : ".", name, index);
+      walking = walking && step(name, index);
+    }
+    if (!field.empty()) {
+      dotted += fmt::format("{}{}", dotted.empty() ? "" : ".", field);
+      if (walking) step(field, 0);
+    }
+    if (line >= 0) throw InputError(fmt::format("{}:{}: {}: {}", source_, line + 1, dotted, rule));
+    throw InputError(fmt::format("{}: {}: {}", source_, dotted, rule));
+  }
+
+ private:
+  std::string source_;
+  const ParseInfoTree& tree_;
+};
+
+std::string number_text(double value) {
+  if (std::floor(value) == value && std::abs(value) < 9007199254740992.0) return fmt::format("{:.0f}", value);
+  return fmt::format("{}", value);
+}
+
+// `assignment` applied to a copy of `base`; the InputError's text, or "" when it applies.
+std::string override_error(const proto::Scenario& base, const std::string& assignment) {
+  proto::Scenario copy = base;
+  try {
+    apply_override(&copy, assignment);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> range_values(const proto::SweepRange& range, const std::string& where) {
+  const double start = range.start(), stop = range.stop(), step = range.step(), factor = range.factor();
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step) || !std::isfinite(factor))
+    throw InputError(fmt::format("{}: start, stop, step and factor must be finite", where));
+  if ((step != 0.0) == (factor != 0.0))
+    throw InputError(fmt::format("{}: give exactly one of step (> 0) and factor (> 1)", where));
+  if (step < 0.0 || (factor != 0.0 && factor <= 1.0))
+    throw InputError(fmt::format("{}: step must be > 0 and factor > 1, got step {} factor {}", where, step, factor));
+  if (start > stop) throw InputError(fmt::format("{}: start {} is past stop {}", where, start, stop));
+  if (factor != 0.0 && start <= 0.0)
+    throw InputError(fmt::format("{}: a range with a factor must start above 0, got {}", where, start));
+  std::vector<std::string> values;
+  for (std::uint64_t i = 0;; ++i) {
+    const double value = step != 0.0 ? start + static_cast<double>(i) * step : start * std::pow(factor, static_cast<double>(i));
+    if (value > stop * (1.0 + 1e-12)) break;
+    if (values.size() >= limits::kMaxSweepPoints)
+      throw InputError(fmt::format("{}: more than {} values", where, limits::kMaxSweepPoints));
+    values.push_back(number_text(value));
+  }
+  return values;
+}
+
+std::string point_key(const proto::Scenario& effective) {
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a 64
+  auto mix = [&](std::string_view bytes) {
+    for (const char c : bytes) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 1099511628211ull;
+    }
+  };
+  mix(eppsim_version());
+  mix("\n");
+  mix(to_text(effective));
+  return fmt::format("{:016x}", hash);
+}
+
+SweepPlan read_sweep(const std::filesystem::path& file) {
+  SweepPlan plan;
+  plan.file = file;
+  const std::string source = file.string();
+  ParseInfoTree tree;
+  parse_text_strict(read_file(file, limits::kMaxSweepFileBytes), &plan.sweep, source, &tree);
+  const SweepLocator where(source, tree);
+  const proto::Sweep& sweep = plan.sweep;
+  if (sweep.scenario().empty()) where.fail({}, "scenario", "is required: the base scenario, relative to this file");
+  plan.scenario = file.parent_path() / sweep.scenario();
+  ParsedScenario base;
+  try {
+    base = parse_scenario_file(plan.scenario);
+  } catch (const InputError& e) {
+    where.fail({}, "scenario", e.what());
+  }
+  for (int i = 0; i < sweep.set_size(); ++i) {
+    if (const std::string error = override_error(base.proto, sweep.set(i)); !error.empty())
+      where.fail({{"set", i}}, "", error);
+    apply_override(&base.proto, sweep.set(i));
+  }
+
+  // Each axis's values per field, checked against the base scenario.
+  std::vector<std::vector<std::vector<std::string>>> values(sweep.axes_size());
+  std::uint64_t grid = 1;
+  std::set<std::string> names;
+  for (int a = 0; a < sweep.axes_size(); ++a) {
+    const proto::SweepAxis& axis = sweep.axes(a);
+    if (axis.fields_size() == 0) where.fail({{"axes", a}}, "fields", "an axis needs at least one field");
+    for (int f = 0; f < axis.fields_size(); ++f) {
+      const proto::SweepField& field = axis.fields(f);
+      if (field.field().empty()) where.fail({{"axes", a}, {"fields", f}}, "field", "is required: a field --set reaches");
+      if (field.values_size() > 0 && field.has_range())
+        where.fail({{"axes", a}, {"fields", f}}, "range", "give values or a range, not both");
+      std::vector<std::string> list(field.values().begin(), field.values().end());
+      if (field.has_range()) {
+        try {
+          list = range_values(field.range(), "range");
+        } catch (const InputError& e) {
+          where.fail({{"axes", a}, {"fields", f}}, "", e.what());
+        }
+      }
+      if (list.empty()) where.fail({{"axes", a}, {"fields", f}}, "values", "an axis field needs values or a range");
+      if (f > 0 && list.size() != values[a][0].size()) {
+        where.fail({{"axes", a}, {"fields", f}}, "values",
+                   fmt::format("zipped with {} ({} values), it has {}", axis.fields(0).field(), values[a][0].size(),
+                               list.size()));
+      }
+      for (std::size_t v = 0; v < list.size(); ++v) {
+        const std::string error = override_error(base.proto, field.field() + "=" + list[v]);
+        if (!error.empty()) where.fail({{"axes", a}, {"fields", f}}, field.has_range() ? "range" : "values", error);
+      }
+      values[a].push_back(std::move(list));
+    }
+    const std::string name = axis.name().empty() ? axis.fields(0).field() : axis.name();
+    if (!names.insert(name).second) where.fail({{"axes", a}}, "name", fmt::format("a second axis named '{}'", name));
+    plan.axes.push_back(name);
+    grid *= values[a][0].size();
+    if (grid > limits::kMaxSweepPoints)
+      where.fail({{"axes", a}}, "", fmt::format("the grid has more than {} points", limits::kMaxSweepPoints));
+  }
+  for (int s = 0; s < sweep.skip_size(); ++s) {
+    for (int c = 0; c < sweep.skip(s).when_size(); ++c) {
+      if (!names.contains(sweep.skip(s).when(c).axis()))
+        where.fail({{"skip", s}, {"when", c}}, "axis",
+                   fmt::format("no axis is named '{}' (axes: {})", sweep.skip(s).when(c).axis(), fmt::join(plan.axes, ", ")));
+    }
+  }
+
+  // The grid, first axis slowest, without the skipped points.
+  std::vector<std::size_t> step(values.size(), 0);
+  for (std::uint64_t n = 0; n < grid; ++n) {
+    std::uint64_t rest = n;
+    for (std::size_t a = values.size(); a-- > 0;) {
+      step[a] = rest % values[a][0].size();
+      rest /= values[a][0].size();
+    }
+    SweepPointSpec point;
+    point.overrides.assign(sweep.set().begin(), sweep.set().end());
+    for (std::size_t a = 0; a < values.size(); ++a) {
+      point.values.push_back(values[a][0][step[a]]);
+      for (std::size_t f = 0; f < values[a].size(); ++f)
+        point.overrides.push_back(sweep.axes(static_cast<int>(a)).fields(static_cast<int>(f)).field() + "=" +
+                                  values[a][f][step[a]]);
+    }
+    bool skipped = false;
+    for (const proto::SweepFilter& filter : sweep.skip()) {
+      bool all = filter.when_size() > 0;
+      for (const proto::SweepCondition& condition : filter.when()) {
+        const auto axis = static_cast<std::size_t>(std::find(plan.axes.begin(), plan.axes.end(), condition.axis()) -
+                                                   plan.axes.begin());
+        all = all && std::find(condition.values().begin(), condition.values().end(), point.values[axis]) !=
+                         condition.values().end();
+      }
+      skipped = skipped || all;
+    }
+    if (skipped) continue;
+    point.index = static_cast<std::uint32_t>(plan.points.size());
+    plan.points.push_back(std::move(point));
+  }
+  return plan;
+}
+
+}  // namespace eppsim

@@ -1,0 +1,230 @@
+#include "sim/sweep/sweep_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <list>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/errors.h"
+#include "base/log.h"
+#include "base/progress.h"
+#include "base/proto_io.h"
+#include "scenario/scenario.h"
+#include "base/subprocess.h"
+#include "traces/csv_export.h"
+
+namespace eppsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+}  // namespace
+
+fs::path sweep_point_file(const fs::path& dir, const std::string& key) { return dir / "points" / (key + ".json"); }
+
+EffectivePoint effective_point(const SweepPlan& plan, const SweepPointSpec& point) {
+  EffectivePoint out;
+  try {
+    out.scenario = parse_scenario_file(plan.scenario, point.overrides).proto;
+    out.key = point_key(out.scenario);
+  } catch (const InputError& e) {
+    out.error = e.what();
+    proto::Scenario overrides_only;  // a key for a point whose overrides do not apply: its overrides
+    for (const auto& o : point.overrides) overrides_only.mutable_description()->append(o + "\n");
+    out.key = point_key(overrides_only);
+  }
+  return out;
+}
+
+proto::SweepPoint sweep_point_record(const SweepPlan& plan, const SweepPointSpec& point, const std::string& key) {
+  proto::SweepPoint record;
+  record.set_index(point.index);
+  record.set_key(key);
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    auto* value = record.add_values();
+    value->set_axis(plan.axes[a]);
+    value->set_value(point.values[a]);
+  }
+  return record;
+}
+
+std::optional<proto::SweepPoint> read_sweep_point(const std::filesystem::path& file) {
+  std::error_code error;
+  if (!fs::is_regular_file(file, error)) return std::nullopt;
+  try {
+    proto::SweepPoint point;
+    read_message(file, &point);
+    return point;
+  } catch (const std::exception&) {
+    return std::nullopt;  // not a point's file (a crash cannot leave half of one: they are written, then renamed)
+  }
+}
+
+bool SweepMemoryBudget::fits(double gpus, std::size_t running, double running_bytes) const {
+  if (running == 0) return true;
+  if (per_gpu_ <= 0.0) return false;
+  return available_ <= 0.0 || running_bytes + estimate(gpus) <= available_;
+}
+
+void SweepMemoryBudget::finished(double gpus, double peak_rss_bytes) {
+  if (gpus > 0.0) per_gpu_ = std::max(per_gpu_, peak_rss_bytes / gpus);
+}
+
+namespace {
+
+// MemAvailable of /proc/meminfo in bytes; 0 when unknown.
+double available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string name;
+  double kib = 0.0;
+  std::string unit;
+  while (meminfo >> name >> kib >> unit) {
+    if (name == "MemAvailable:") return kib * 1024.0;
+  }
+  return 0.0;
+}
+
+double gpus_of(const proto::Scenario& scenario) {
+  return std::max(1.0, static_cast<double>(scenario.cluster().nodes()) * scenario.cluster().gpus_per_node());
+}
+
+struct Running {
+  RunningProcess process;
+  const SweepPointSpec* point;
+  std::string key;
+  double gpus;
+  double estimate_bytes;  // 0: unknown
+};
+
+}  // namespace
+
+SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, const SweepShare& share) {
+  SweepTally tally;
+  std::vector<std::pair<const SweepPointSpec*, EffectivePoint>> todo;
+  for (const SweepPointSpec& point : plan.points) {
+    if (point.index % share.count != share.rank) continue;
+    ++tally.points;
+    EffectivePoint effective = effective_point(plan, point);
+    if (read_sweep_point(sweep_point_file(options.output, effective.key))) {
+      ++tally.resumed;
+      continue;
+    }
+    todo.emplace_back(&point, std::move(effective));
+  }
+  const std::uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint32_t jobs = options.jobs > 0 ? options.jobs : std::max(1u, cores / std::max(1u, share.on_this_node));
+  SweepMemoryBudget memory(0.9 * available_memory_bytes());
+  logging::info("sweep", "{}: {} of {} points to run here ({} done before), {} at once", plan.file.string(), todo.size(),
+            tally.points, tally.resumed, jobs);
+
+  progress::ProgressLine line("sweeping", progress::Options{.quiet_for_s = 0.5, .check_every = 1});
+  const auto start = std::chrono::steady_clock::now();
+  std::list<Running> running;  // started in order, ended in any
+  std::size_t next = 0;
+  const auto in_flight_bytes = [&] {
+    double sum = 0.0;
+    for (const Running& r : running) sum += r.estimate_bytes;
+    return sum;
+  };
+  while (next < todo.size() || !running.empty()) {
+    // Start what fits: by count, and by memory once a finished point has told us its size.
+    while (next < todo.size() && running.size() < jobs) {
+      const double gpus = gpus_of(todo[next].second.scenario);
+      if (!memory.fits(gpus, running.size(), in_flight_bytes())) break;
+      const double estimate = memory.estimate(gpus);
+      ProcessRequest request;
+      request.argv = {options.eppsim.string(), "sweep", plan.file.string(), "-o", options.output.string(), "--point",
+                      std::to_string(todo[next].first->index), "--outputs", options.outputs, "--log", "warn"};
+      running.emplace_back(Running{RunningProcess(request), todo[next].first, todo[next].second.key, gpus, estimate});
+      ++next;
+    }
+    bool ended = false;
+    for (auto it = running.begin(); it != running.end();) {
+      const std::optional<ProcessResult> result = it->process.poll();
+      if (!result) {
+        ++it;
+        continue;
+      }
+      ended = true;
+      ++tally.ran;
+      const fs::path file = sweep_point_file(options.output, it->key);
+      std::optional<proto::SweepPoint> point = read_sweep_point(file);
+      if (!point) {
+        proto::SweepPoint failed = sweep_point_record(plan, *it->point, it->key);
+        failed.set_error(fmt::format("its process ended without a result: {}", result->describe()));
+        write_message(failed, file);
+        point = failed;
+      }
+      if (!point->error().empty()) ++tally.failed;
+      memory.finished(it->gpus, point->peak_rss_bytes());
+      it = running.erase(it);
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    line.update([&] {
+      const double done = tally.ran;
+      const double eta = done > 0 ? elapsed / done * static_cast<double>(todo.size() - tally.ran) : 0.0;
+      return fmt::format("{} of {} points, {} failed, {:.0f} s, about {:.0f} s left", tally.ran + tally.resumed,
+                         tally.points, tally.failed, elapsed, eta);
+    });
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return tally;
+}
+
+std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
+  proto::SweepResults results;
+  results.set_sweep(plan.sweep.name());
+  std::string csv = "index";
+  for (const auto& axis : plan.axes) csv += "," + csv_field(axis);
+  csv += ",status,step_time_s,tokens_per_s,mfu,peak_memory_bytes,compute_s,recompute_s,communication_s,bubble_s,"
+         "micro_batches,pipeline_stages,data_parallel,plan,error\n";
+  std::uint32_t failed = 0;
+  for (const SweepPointSpec& spec : plan.points) {
+    const EffectivePoint effective = effective_point(plan, spec);
+    proto::SweepPoint point = read_sweep_point(sweep_point_file(dir, effective.key)).value_or(sweep_point_record(plan, spec, effective.key));
+    if (!point.has_report() && point.error().empty()) point.set_error("no result: the point has not run");
+    point.set_index(spec.index);  // the same scenario may sit at another index in an edited sweep
+    point.clear_wall_s();
+    point.clear_peak_rss_bytes();
+    const bool ok = point.error().empty();
+    failed += ok ? 0 : 1;
+    csv += std::to_string(spec.index);
+    for (const auto& value : spec.values) csv += "," + csv_field(value);
+    if (ok) {
+      const proto::Report& r = point.report();
+      double peak = 0.0;
+      for (const double bytes : r.peak_memory_bytes()) peak = std::max(peak, bytes);
+      const std::string plan_line = r.plan_summary().substr(0, r.plan_summary().find('\n'));
+      csv += fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},\n", r.step_time_s(), r.tokens_per_s(), r.mfu(), peak,
+                         r.breakdown_s().compute(), r.breakdown_s().recompute(), r.breakdown_s().communication(),
+                         r.breakdown_s().bubble(), r.micro_batches(), r.pipeline_stages(), r.data_parallel(),
+                         csv_field(plan_line));
+    } else {
+      csv += ",failed,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
+    }
+    *results.add_results() = std::move(point);
+  }
+  results.set_points(static_cast<std::uint32_t>(plan.points.size()));
+  results.set_failed(failed);
+  write_file_atomically(dir / "results.csv", csv);
+  write_file_atomically(dir / "results.json", to_json(results));
+  return failed;
+}
+
+std::string sweep_summary(const SweepPlan& plan, const SweepTally& tally, std::uint32_t failed, double wall_s,
+                          std::uint32_t processes, const fs::path& dir) {
+  return fmt::format("sweep {}: {} points ({} run now, {} found done), {} failed, {:.1f} s{}\n"
+                     "  wrote        {}/{{results.csv, results.json, points/}}\n",
+                     plan.sweep.name().empty() ? plan.file.string() : plan.sweep.name(), plan.points.size(), tally.ran,
+                     tally.resumed, failed, wall_s, processes > 1 ? fmt::format(" over {} processes", processes) : "",
+                     dir.string());
+}
+
+}  // namespace eppsim
