@@ -30,7 +30,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from figure_io import PlotInputError, describe, read_json, read_scenario_text, run_main, title_line  # noqa: E402
+from figure_io import (PlotInputError, describe, read_json, read_scenario_text, record_name, run_main,  # noqa: E402
+                       title_line)
 
 PARTS = [
     ("compute", "compute", "#4c72b0"),
@@ -81,7 +82,7 @@ def compare_figure(compare_dir, baseline=None, paper_path=None):
     comparison = read_comparison(os.path.join(compare_dir, "compare.json"))
     records = comparison["records"]
     failures = comparison.get("failures", [])
-    names = [r["strategy"] for r in records]
+    names = [record_name(comparison, r) for r in records]
     baseline = baseline or names[0]
     if baseline not in names:
         raise PlotInputError(f"--baseline {baseline} is not among the strategies that ran ({', '.join(names)})")
@@ -91,7 +92,7 @@ def compare_figure(compare_dir, baseline=None, paper_path=None):
     row = paper_row(paper, paper_path, first.get("scenario")) if paper else None
     pairs = paper_pairs(paper, row, comparison["speedup"]) if row else []
 
-    labels = names + [f["strategy"] for f in failures]
+    labels = names + [record_name(comparison, f) for f in failures]
     width = max(6.0, 1.6 * len(labels) + 2.5)
     if pairs:
         fig, (ax, side) = plt.subplots(1, 2, figsize=(width + 1.3 * len(pairs) + 2.0, 5.4),
@@ -108,7 +109,7 @@ def compare_figure(compare_dir, baseline=None, paper_path=None):
         step = float(r["step_time_s"])
         text = f"{step:.3f} s"
         if len(records) > 1:
-            text += f"\n{float(comparison['speedup'][r['strategy']][baseline]):.2f}x vs {baseline}"
+            text += f"\n{float(comparison['speedup'][record_name(comparison, r)][baseline]):.2f}x vs {baseline}"
         ax.annotate(text, (i, step), ha="center", va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
     if row and row.get("step_time_s") and paper.get("step_time_of") in names:
         i = names.index(paper["step_time_of"])
@@ -123,9 +124,9 @@ def compare_figure(compare_dir, baseline=None, paper_path=None):
     for r in records:
         peak = max((float(b) for b in r.get("peak_memory_bytes", [])), default=0.0)
         system = (r.get("plan") or {}).get("reproduces")
-        name = f"{r['strategy']}\n({system})" if system else r["strategy"]
+        name = f"{record_name(comparison, r)}\n({system})" if system else record_name(comparison, r)
         xticks.append(f"{name}\nMFU {100 * float(r.get('mfu', 0.0)):.1f}%, peak {peak / 2**30:.1f} GiB")
-    xticks += [f["strategy"] for f in failures]
+    xticks += [record_name(comparison, f) for f in failures]
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(xticks, fontsize=8)
     ax.set_xlim(-0.6, len(labels) - 0.4)

@@ -107,6 +107,14 @@ def read_scenario_text(path):
     return fields
 
 
+def record_name(comparison, record):
+    """A compared record's name (sim/compare.h): its strategy, or STRATEGY@NETWORK
+    when compare.json compares several networks. Failures name theirs the same way."""
+    if len(comparison.get("networks", [])) > 1:
+        return f"{record['strategy']}@{record.get('network', '')}"
+    return record["strategy"]
+
+
 def describe_run(run_dir):
     """What a run directory simulated, for titles: scenario, strategy, model and
     cluster, from report.json and scenario.textproto."""

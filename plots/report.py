@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from breakdown import breakdown_figure  # noqa: E402
 from compare import compare_figure  # noqa: E402
-from figure_io import PlotInputError, describe_run, figure_svg, read_csv, read_json  # noqa: E402
+from figure_io import PlotInputError, describe_run, figure_svg, read_csv, read_json, record_name  # noqa: E402
 from lengths import lengths_figure  # noqa: E402
 from memory import memory_figure  # noqa: E402
 from timeline import longest_sliced_sequence, timeline_figure  # noqa: E402
@@ -174,26 +174,26 @@ def compare_page(compare_dir, paper):
     records = comparison.get("records", [])
     if not records:
         raise PlotInputError(f"{compare_dir}/compare.json holds no records")
-    first = records[0]["strategy"]
+    first = record_name(comparison, records[0])
     what = describe_run(os.path.join(compare_dir, first))
     title = f"{what['scenario']}: strategies compared, {what['model']} on {what['cluster']}"
     rows = []
     for r in records:
         step = float(r["step_time_s"])
         b = r.get("breakdown_s", {})
-        rows.append((r["strategy"], (r.get("plan") or {}).get("reproduces", ""), f"{step:.4f}",
+        rows.append((record_name(comparison, r), (r.get("plan") or {}).get("reproduces", ""), f"{step:.4f}",
                      f"{float(r.get('tokens_per_s', 0.0)):,.0f}", f"{100 * float(r.get('mfu', 0.0)):.1f}%",
                      gib(max([float(x) for x in r.get("peak_memory_bytes", [])] or [0.0])),
                      f"{100 * float(b.get('bubble', 0.0)) / step:.1f}%",
                      f"{100 * float(b.get('communication', 0.0)) / step:.1f}%",
-                     f"{float(comparison['speedup'][r['strategy']][first]):.2f}x"))
+                     f"{float(comparison['speedup'][record_name(comparison, r)][first]):.2f}x"))
     parts = [f"<h1>{html.escape(title)}</h1>",
              f"<p>One sampled batch: {records[0].get('sequences', 0)} sequences, "
              f"{float(records[0].get('tokens', 0)):,.0f} tokens, on {records[0].get('ranks', 0)} GPUs.</p>",
              table(["strategy", "system", "step time (s)", "tokens/s", "MFU", "peak memory", "bubble",
                     "exposed communication", f"speedup over {first}"], rows, numeric_from=2)]
     for f in comparison.get("failures", []):
-        parts.append(f"<p>{html.escape(f['strategy'])} failed: {html.escape(f.get('message', ''))}</p>")
+        parts.append(f"<p>{html.escape(record_name(comparison, f))} failed: {html.escape(f.get('message', ''))}</p>")
     parts += ["<h2>Plots</h2>",
               try_plot(lambda: compare_figure(compare_dir, None, paper), svg_figure,
                        "step time per strategy" + (" beside the paper's numbers" if paper else ""), []),
@@ -201,7 +201,7 @@ def compare_page(compare_dir, paper):
                        "sampled sequence lengths (the same batch for every strategy)",
                        [os.path.join(compare_dir, first, "lengths.csv")])]
     for r in records:
-        name = r["strategy"]
+        name = record_name(comparison, r)
         run_dir = os.path.join(compare_dir, name)
         parts.append(f"<h2>{html.escape(name)}</h2>")
         parts.append(try_plot(lambda: plan_timeline(run_dir), png_figure, f"{name}: pipeline timeline",

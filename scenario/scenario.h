@@ -70,6 +70,9 @@ struct CollectiveBenchmarkSpec {
 
 // The scenario's cluster (its `cluster` block): the chips and links, the
 // network they sit on, the prices, and which nodes are up.
+// The network name of the simple cluster (cluster.network).
+inline constexpr std::string_view kSimpleNetworkName = "simple";
+
 struct ScenarioCluster : ClusterSpec {
   // cluster.topology, when set (otherwise the simple cluster of the spec), and
   // the networks to compare it with; failures are part of each config.
@@ -80,6 +83,8 @@ struct ScenarioCluster : ClusterSpec {
   // on these only, node-major.
   std::vector<std::uint32_t> live_nodes;
 
+  // The network the run uses: the topology's name, or "simple".
+  std::string network_name() const { return topology ? topology->name : std::string(kSimpleNetworkName); }
   std::uint32_t usable_gpus() const { return static_cast<std::uint32_t>(live_nodes.size()) * gpus_per_node; }
   // Rank r runs on local GPU r % gpus_per_node of the (r / gpus_per_node)-th live node.
   std::uint32_t node_of_rank(std::uint32_t rank) const { return live_nodes[rank / gpus_per_node]; }

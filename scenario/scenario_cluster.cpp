@@ -1,5 +1,6 @@
 #include "scenario/scenario_parts.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -305,6 +306,34 @@ NetworkPrices resolve_prices(const proto::Prices& p, const FieldLocator& where) 
   return prices;
 }
 
+// cluster.network: the named network becomes the topology the run uses; the
+// one it replaces joins the compared networks, first.
+void select_network(const std::string& name, ScenarioCluster& cluster, const FieldLocator& where) {
+  std::vector<std::string> names{std::string(kSimpleNetworkName)};
+  if (cluster.topology) names.push_back(cluster.topology->name);
+  for (const auto& other : cluster.compare_topologies) names.push_back(other.name);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) != names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      where.fail("cluster.compare_topologies",
+                 fmt::format("two networks are named '{}'; networks are chosen by name (cluster.network), so give "
+                             "each its own", names[i]));
+    }
+  }
+  if (name.empty() || (cluster.topology && name == cluster.topology->name) || (!cluster.topology && name == kSimpleNetworkName))
+    return;
+  std::optional<TopologyConfig> chosen;
+  if (name != kSimpleNetworkName) {
+    const auto it = std::find_if(cluster.compare_topologies.begin(), cluster.compare_topologies.end(),
+                                 [&](const TopologyConfig& t) { return t.name == name; });
+    if (it == cluster.compare_topologies.end())
+      where.fail("cluster.network", fmt::format("no network is named '{}' (networks: {})", name, fmt::join(names, ", ")));
+    chosen = std::move(*it);
+    cluster.compare_topologies.erase(it);
+  }
+  if (cluster.topology) cluster.compare_topologies.insert(cluster.compare_topologies.begin(), std::move(*cluster.topology));
+  cluster.topology = std::move(chosen);
+}
+
 }  // namespace
 
 ClusterSpec resolve_cluster(const proto::Cluster& c, const FieldLocator& where) {
@@ -369,6 +398,7 @@ void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const 
     config.failures = failures;
     resolved->cluster.compare_topologies.push_back(std::move(config));
   }
+  select_network(c.network(), resolved->cluster, where);
   resolved->cluster.prices = resolve_prices(c.prices(), where);
 }
 

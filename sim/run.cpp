@@ -151,6 +151,7 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;
   context.seed = cluster.workload.seed;
+  context.network = cluster.cluster.network_name();
   result.report = build_report(result.trace, schedule, context);
   if (!faults.empty()) {
     // The same schedule without the faults, for the slowdown they caused.
@@ -252,7 +253,8 @@ std::string human_summary(const RunResult& result) {
     }
   }
   std::string out;
-  out += fmt::format("eppsim {}: {} ({}, {} engine)\n", r.eppsim_version(), r.scenario(), r.strategy(), r.engine());
+  out += fmt::format("eppsim {}: {} ({}, {} engine, {} network)\n", r.eppsim_version(), r.scenario(), r.strategy(),
+                     r.engine(), r.network());
   if (r.has_collective()) {
     // A collective micro-benchmark: nccl-tests' figures instead of a training step's.
     const auto& c = r.collective();

@@ -71,6 +71,7 @@ proto::Report build_report(const proto::Trace& trace, const proto::Schedule& sch
   report.set_engine(trace.engine());
   report.set_ranks(ranks);
   report.set_seed(context.seed);
+  report.set_network(context.network);
   const double step_s = static_cast<double>(trace.step_time_ns()) * 1e-9;
   report.set_step_time_s(step_s);
   const auto& summary = schedule.summary();

@@ -22,6 +22,7 @@ struct RunContext {
   std::string scenario;
   double peak_flops_per_gpu = 0.0;  // MFU denominator, per GPU
   std::uint64_t seed = 0;
+  std::string network;  // Report.network
 };
 
 proto::Report build_report(const proto::Trace& trace, const proto::Schedule& schedule, const RunContext& context);

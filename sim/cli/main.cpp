@@ -87,20 +87,24 @@ int command_topo(const po::variables_map& vars) {
   return 0;
 }
 
-// Compares `strategies` on `scenario` into --output: the table on stdout.
+// Compares `strategies` on `scenario` (on each of `networks`, the scenario
+// resolved with each, when given) into --output: the table on stdout.
 int run_comparison(const ResolvedScenario& scenario, const std::vector<std::string>& strategies,
-                   const po::variables_map& vars) {
+                   const po::variables_map& vars, std::span<const ResolvedScenario> networks = {}) {
   const auto lock = lock_output(vars);
   const fs::path out = vars["output"].as<std::string>();
   const RunOutputs outputs = outputs_from(vars);
-  const auto result = compare_strategies(scenario, strategies);
+  const auto result = networks.empty() ? compare_strategies(scenario, strategies) : compare_on_networks(networks, strategies);
   const auto& comparison = result.comparison;
   if (comparison.records_size() == 0) {
     std::vector<std::string> reasons;  // one line: "a: why; b: why"
     for (const auto& f : comparison.failures()) reasons.push_back(fmt::format("{}: {}", f.strategy(), f.message()));
     throw InputError(fmt::format("{}: compare: no strategy could run it: {}", scenario.source, fmt::join(reasons, "; ")));
   }
-  for (const auto& f : comparison.failures()) logging::warn("cli", "compare: {} failed: {}", f.strategy(), f.message());
+  for (const auto& f : comparison.failures()) {
+    logging::warn("cli", "compare: {}{} failed: {}", f.strategy(), networks.empty() ? "" : " on " + f.network(),
+                  f.message());
+  }
   write_comparison_directory(result, out, outputs);
   std::cout << comparison_summary(comparison);
   if (vars["html"].as<bool>()) {
@@ -113,7 +117,16 @@ int run_comparison(const ResolvedScenario& scenario, const std::vector<std::stri
 
 int command_compare(const po::variables_map& vars) {
   const auto strategies = strategies_from(vars, planner_names());
-  return run_comparison(load_scenario(vars["scenario"].as<std::string>(), overrides_from(vars)), strategies, vars);
+  const std::string path = vars["scenario"].as<std::string>();
+  const auto scenario = load_scenario(path, overrides_from(vars));
+  if (!vars.count("networks")) return run_comparison(scenario, strategies, vars);
+  std::vector<ResolvedScenario> per_network;
+  for (const auto& name : parse_network_list(vars["networks"].as<std::string>(), scenario)) {
+    auto overrides = overrides_from(vars);
+    overrides.push_back("cluster.network=" + name);
+    per_network.push_back(load_scenario(path, overrides));
+  }
+  return run_comparison(scenario, strategies, vars, per_network);
 }
 
 // The bare `eppsim`: what the project is about, in seconds. Elastic pipeline
@@ -317,13 +330,16 @@ const std::vector<Command>& commands() {
          add_scenario_options(o);
        },
        command_run},
-      {"compare", "compare SCENARIO [--strategies a,b,...] [-o DIR] [--html]",
+      {"compare", "compare SCENARIO [--strategies a,b,...] [--networks all|a,b,...] [-o DIR] [--html]",
        "every strategy (default all) on the same sampled batch and cluster: a table, DIR/compare.json, "
        "DIR/compare.csv and DIR/STRATEGY/ run directories",
        {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
          add_strategies_option(o, fmt::format("all: {}", fmt::join(planner_names(), ",")));
+         o.add_options()("networks", po::value<std::string>(),
+                         "run every strategy on each network: all (the scenario's, then cluster.compare_topologies) or "
+                         "a comma-separated list of their names (and simple); rows are STRATEGY@NETWORK");
          add_output_option(o);
          add_outputs_option(o);
          add_html_option(o);

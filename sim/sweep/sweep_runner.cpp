@@ -183,7 +183,7 @@ std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
   results.set_sweep(plan.sweep.name());
   std::string csv = "index";
   for (const auto& axis : plan.axes) csv += "," + csv_field(axis);
-  csv += ",status,step_time_s,tokens_per_s,mfu,peak_memory_bytes,compute_s,recompute_s,communication_s,bubble_s,"
+  csv += ",status,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes,compute_s,recompute_s,communication_s,bubble_s,"
          "micro_batches,pipeline_stages,data_parallel,plan,error\n";
   std::uint32_t failed = 0;
   for (const SweepPointSpec& spec : plan.points) {
@@ -202,12 +202,13 @@ std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
       double peak = 0.0;
       for (const double bytes : r.peak_memory_bytes()) peak = std::max(peak, bytes);
       const std::string plan_line = r.plan_summary().substr(0, r.plan_summary().find('\n'));
-      csv += fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},\n", r.step_time_s(), r.tokens_per_s(), r.mfu(), peak,
+      csv += fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},{},\n", csv_field(r.network()), r.step_time_s(),
+                         r.tokens_per_s(), r.mfu(), peak,
                          r.breakdown_s().compute(), r.breakdown_s().recompute(), r.breakdown_s().communication(),
                          r.breakdown_s().bubble(), r.micro_batches(), r.pipeline_stages(), r.data_parallel(),
                          csv_field(plan_line));
     } else {
-      csv += ",failed,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
+      csv += ",failed,,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
     }
     *results.add_results() = std::move(point);
   }

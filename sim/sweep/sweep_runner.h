@@ -32,7 +32,8 @@
 // writes the results.
 //
 // Results (write_sweep_results): DIR/results.csv, one row per point in grid
-// order: index, the axes' values, status (ok or failed), step_time_s,
+// order: index, the axes' values, status (ok or failed), network (the one the
+// point ran on: cluster.network is an axis like any other), step_time_s,
 // tokens_per_s, mfu, peak_memory_bytes (the largest over ranks), the mean
 // breakdown's compute_s, recompute_s, communication_s and bubble_s,
 // micro_batches, pipeline_stages, data_parallel, the plan summary's first line

@@ -247,7 +247,7 @@ for a in d["records"]:
 packed = next(r for r in d["records"] if r["strategy"] == "packed-1f1b")
 assert packed["step_time_s"] == run["step_time_s"], (packed["step_time_s"], run["step_time_s"])
 PY
-head -1 "$work/compare/compare.csv" | grep -q '^strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,speedup_over_packed-1f1b' ||
+head -1 "$work/compare/compare.csv" | grep -q '^strategy,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,speedup_over_packed-1f1b' ||
   { echo "FAIL compare: compare.csv header"; failures=$((failures + 1)); }
 for f in report.json timings.json scenario.textproto trace.pb trace.json ops.csv memory.csv ranks.csv schedule.pb; do
   [ -s "$work/compare/packed-1f1b/$f" ] || { echo "FAIL compare: packed-1f1b/$f missing"; failures=$((failures + 1)); }

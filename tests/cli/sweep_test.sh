@@ -28,9 +28,9 @@ SWEEP
 check "sweep -j1" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/one" -j1
 grep -q "sweep grid: 6 points (6 run now, 0 found done), 2 failed" "$work/out" || { cat "$work/out"; fail "sweep -j1 summary"; }
 [ "$(wc -l <"$work/one/results.csv")" -eq 7 ] || fail "results.csv: a header and 6 rows"
-head -1 "$work/one/results.csv" | grep -q "^index,plan.strategy,batch,sp,status,step_time_s,tokens_per_s,mfu" ||
+head -1 "$work/one/results.csv" | grep -q "^index,plan.strategy,batch,sp,status,network,step_time_s,tokens_per_s,mfu" ||
   fail "results.csv header"
-grep -q "^0,epp,8,8,ok," "$work/one/results.csv" || fail "first row"
+grep -q "^0,epp,8,8,ok,simple," "$work/one/results.csv" || fail "first row"
 grep -q "^3,ulysses,8,3,failed,.*sp_degree" "$work/one/results.csv" || fail "the impossible point's error"
 [ "$(ls "$work/one/points" | wc -l)" -eq 6 ] || fail "one file per point"
 

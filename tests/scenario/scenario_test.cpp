@@ -316,6 +316,35 @@ workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
               HasSubstr("cluster.topology.node.link.bandwidth: must be set"));
 }
 
+TEST_F(ScenarioFile, ClusterNetworkPicksANetworkByName) {
+  const std::string text = R"(name: "r"
+model { preset: "llama2-7b" }
+cluster {
+  nodes: 8
+  gpus_per_node: 1
+  gpu { preset: "H100-SXM" }
+  topology { name: "ring" torus { dims: [8] link { bandwidth: "50GB/s" latency: "500ns" } } }
+  compare_topologies { name: "ft" fat_tree { radix: 8 levels: 2 link { bandwidth: "25GB/s" latency: "1us" } } }
+}
+workload { lengths { fixed: 1024 } global_batch: 8 max_length: 1024 }
+)";
+  const ResolvedScenario primary = load(text);
+  EXPECT_EQ(primary.cluster.network_name(), "ring");
+  const ResolvedScenario ft = load(text, {"cluster.network=ft"});
+  EXPECT_EQ(ft.cluster.network_name(), "ft");
+  ASSERT_EQ(ft.cluster.compare_topologies.size(), 1u);
+  EXPECT_EQ(ft.cluster.compare_topologies[0].name, "ring");  // the one it replaced is compared now
+  EXPECT_EQ(load(text, {"cluster.network=ring"}).cluster.network_name(), "ring");
+  const ResolvedScenario simple = load(text, {"cluster.network=simple"});
+  EXPECT_FALSE(simple.cluster.topology.has_value());
+  EXPECT_EQ(simple.cluster.network_name(), "simple");
+  EXPECT_DOUBLE_EQ(simple.cluster.inter_node.bandwidth.value, 50e9);  // the links of the topology it left
+  EXPECT_THAT(error_of(text, {"cluster.network=rail"}),
+              HasSubstr("cluster.network: no network is named 'rail' (networks: simple, ring, ft)"));
+  EXPECT_THAT(error_of(replaced(text, "name: \"ft\"", "name: \"ring\"")), HasSubstr("two networks are named 'ring'"));
+  EXPECT_EQ(load(kBase).cluster.network_name(), "simple");
+}
+
 TEST_F(ScenarioFile, FlexSpPresetIsAFieldNotAModelName) {
   const std::string gpt13b = replaced(kBase, "preset: \"llama2-7b\"", "preset: \"gpt-13b\"");
   // The model's name alone selects nothing.

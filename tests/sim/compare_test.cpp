@@ -320,11 +320,11 @@ TEST(Compare, CsvAndDirectory) {
   }
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0],
-            "strategy,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,"
+            "strategy,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes,bubble_share,communication_share,"
             "speedup_over_stages-4,speedup_over_stages-2,error");
-  EXPECT_THAT(lines[1], ::testing::StartsWith("stages-4,"));
+  EXPECT_THAT(lines[1], ::testing::StartsWith("stages-4,simple,"));
   EXPECT_THAT(lines[1], ::testing::EndsWith(","));  // no error
-  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 9);
+  EXPECT_EQ(std::count(lines[1].begin(), lines[1].end(), ','), 10);
   EXPECT_THAT(lines[3], ::testing::StartsWith("broken,,,,,,,,,"));
   EXPECT_THAT(lines[3], HasSubstr("memory limit"));
 
@@ -380,6 +380,51 @@ TEST(Compare, FlexSpReproductionBeatsDeepSpeed) {
   EXPECT_GT(flexsp_over_ds, 1.4);
   EXPECT_LT(flexsp_over_ds, 1.9);
   EXPECT_GT(adaptive_over_ds, 1.15);
+}
+
+// The quickstart on a fat-tree, with a torus to compare it with.
+std::string quickstart_on_networks() {
+  std::string text = read_file(fs::path(EPPSIM_SOURCE_DIR) / "scenarios/quickstart.textproto");
+  const std::string networks = R"(
+    topology { name: "fat-tree" node { kind: SWITCHED link { bandwidth: "300GB/s" latency: "1us" } }
+               fat_tree { radix: 8 levels: 2 link { bandwidth: "25GB/s" latency: "2us" } } }
+    compare_topologies { name: "torus" torus { dims: [8, 2] link { bandwidth: "25GB/s" latency: "2us" } } }
+  )";
+  text.insert(text.find("cluster {") + 9, networks);
+  return text;
+}
+
+ResolvedScenario on_network(const std::string& text, const std::string& network) {
+  return resolve_full(parse_scenario(text, "nets.textproto", fs::path(EPPSIM_SOURCE_DIR) / "scenarios",
+                                     {"workload.global_batch=32", "cluster.network=" + network}));
+}
+
+TEST(CompareNetworks, EveryStrategyOnEveryNetworkNamedStrategyAtNetwork) {
+  const std::string text = quickstart_on_networks();
+  const ResolvedScenario base = on_network(text, "fat-tree");
+  EXPECT_THAT(parse_network_list("all", base), ElementsAre("fat-tree", "torus"));
+  EXPECT_THAT(parse_network_list("torus, simple", base), ElementsAre("torus", "simple"));
+  EXPECT_THROW(parse_network_list("ring", base), InputError);
+  EXPECT_THROW(parse_network_list("torus,torus", base), InputError);
+
+  const std::vector<ResolvedScenario> per_network{on_network(text, "fat-tree"), on_network(text, "torus")};
+  const ComparisonResult result = compare_on_networks(per_network, {"packed-1f1b", "ulysses"});
+  const auto& c = result.comparison;
+  EXPECT_THAT(c.networks(), ElementsAre("fat-tree", "torus"));
+  ASSERT_EQ(c.records_size(), 4);
+  EXPECT_EQ(record_name(c, c.records(0)), "packed-1f1b@fat-tree");
+  EXPECT_EQ(record_name(c, c.records(3)), "ulysses@torus");
+  EXPECT_EQ(c.records(0).tokens(), c.records(2).tokens());  // one batch everywhere
+  EXPECT_NE(c.records(0).step_time_s(), c.records(2).step_time_s());
+  EXPECT_DOUBLE_EQ(speedup(c, "packed-1f1b@fat-tree", "packed-1f1b@torus"),
+                   c.records(2).step_time_s() / c.records(0).step_time_s());
+  // Each record equals its own run on its network.
+  const RunResult alone = run_scenario(on_network(text, "torus"));
+  EXPECT_DOUBLE_EQ(c.records(2).step_time_s(), alone.report.step_time_s());
+  EXPECT_EQ(alone.report.network(), "torus");
+  EXPECT_THAT(comparison_summary(c), HasSubstr("networks fat-tree, torus"));
+  EXPECT_THAT(comparison_summary(c), HasSubstr("vs ulysses@torus"));
+  EXPECT_THAT(comparison_csv(c), HasSubstr("\nulysses,torus,"));
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ TEST(SweepResults, RowsInGridOrderWithFailuresAndNoWallClock) {
   // Point 0 ran, point 1 failed, point 2 has no file.
   proto::SweepPoint ran = sweep_point_record(plan, plan.points[0], effective_point(plan, plan.points[0]).key);
   ran.mutable_report()->set_step_time_s(1.5);
+  ran.mutable_report()->set_network("simple");
   ran.mutable_report()->set_tokens_per_s(1000);
   ran.mutable_report()->add_peak_memory_bytes(3);
   ran.mutable_report()->add_peak_memory_bytes(7);
@@ -67,8 +68,8 @@ TEST(SweepResults, RowsInGridOrderWithFailuresAndNoWallClock) {
   std::getline(csv, row0);
   std::getline(csv, row1);
   std::getline(csv, row2);
-  EXPECT_THAT(header, HasSubstr("index,batch,status,step_time_s,tokens_per_s,mfu,peak_memory_bytes"));
-  EXPECT_THAT(row0, HasSubstr("0,8,ok,1.5,1000,0,7,"));
+  EXPECT_THAT(header, HasSubstr("index,batch,status,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes"));
+  EXPECT_THAT(row0, HasSubstr("0,8,ok,simple,1.5,1000,0,7,"));
   EXPECT_THAT(row0, HasSubstr("\"2 stages x 8 SP, 16 ranks\""));
   EXPECT_THAT(row1, HasSubstr("1,16,failed,"));
   EXPECT_THAT(row1, HasSubstr("\"does not fit, by far\""));
