@@ -15,14 +15,13 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.h"
-#include "models/gpu_spec.h"
 #include "base/input_limits.h"
 #include "base/interrupt.h"
 #include "base/log.h"
 #include "base/progress.h"
-#include "models/transformer_spec.h"
 #include "sim/calibrate.h"
 #include "sim/cli/command_options.h"
+#include "sim/cli/presets.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/output_directory.h"
@@ -275,17 +274,7 @@ int command_testbed(const po::variables_map& vars) {
 }
 
 int command_presets(const po::variables_map&) {
-  std::cout << "GPUs (dense BF16, HBM, HBM bandwidth, NVLink per direction):\n";
-  for (const auto& g : gpu_presets()) {
-    std::cout << fmt::format("  {:<12} {:>14} {:>10} {:>12} {:>12}\n", g.name, format_flops(g.peak_bf16),
-                             format_bytes(g.memory), format_bandwidth(g.memory_bandwidth), format_bandwidth(g.nvlink_bandwidth));
-  }
-  std::cout << "models (layers, hidden, heads/kv, ffn, vocab, parameters):\n";
-  for (const auto& m : model_presets()) {
-    std::cout << fmt::format("  {:<12} {:>3} {:>6} {:>3}/{:<3} {:>6} {:>7} {:>7.2f}B\n", m.name, m.layers, m.hidden_size,
-                             m.attention_heads, m.kv_heads, m.ffn_hidden_size, m.vocab_size, m.total_params() / 1e9);
-  }
-  std::cout << fmt::format("strategies: {}\n", fmt::join(planner_names(), ", "));
+  std::cout << presets_listing();
   return 0;
 }
 
