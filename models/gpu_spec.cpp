@@ -61,8 +61,16 @@ ShapedKernelDefaults shaped_defaults() {
 // none). Each count agrees with its peak: SMs x boost clock x dense BF16 FLOP per
 // clock and SM (A100 108 x 1.41 GHz x 2048 = 312 T; H100 132 x 1.83 GHz x 4096 =
 // 989 T; B200 148 x ~1.85 GHz x 8192 = 2.24 P).
+//
+// Prices (US dollars per GPU, the capital cost of a report, sim/cluster_cost.h):
+// A100 class $10,000 ("Nvidia's A100 is the $10,000 chip powering the race for
+// A.I.", CNBC, 2023-02-23); H100 class $27,500, the middle of the $25,000-30,000
+// Raymond James estimated end customers pay (TechSpot, "Nvidia garners reported
+// 1,000% profit on each H100 GPU", 2023-08). A800 and H800 are priced as the part
+// they cut down. H200 and B200: no public per-GPU price, 0 (set
+// cluster.capital.gpu_usd).
 GpuSpec make(std::string name, double peak_tflops, double memory_gib, double hbm_gb_s, double nvlink_total_gb_s,
-             std::uint32_t sm_count) {
+             std::uint32_t sm_count, double price_usd = 0.0) {
   return GpuSpec{
       .name = std::move(name),
       .peak_bf16 = FlopsPerSecond(peak_tflops * 1e12),
@@ -71,6 +79,7 @@ GpuSpec make(std::string name, double peak_tflops, double memory_gib, double hbm
       .nvlink_bandwidth = BytesPerSecond(nvlink_total_gb_s * 1e9 / 2.0),
       .sm_count = sm_count,
       .shaped = shaped_defaults(),
+      .price_usd = price_usd,
   };
 }
 
@@ -78,16 +87,16 @@ const std::array<GpuSpec, 7>& presets() {
   static const std::array<GpuSpec, 7> table = {
       // NVIDIA A100 Tensor Core GPU datasheet (2021), A100 40GB SXM: BF16 312 TFLOPS
       // (624 with sparsity), 40GB HBM2, 1,555 GB/s, NVLink 600 GB/s.
-      make("A100-40GB", 312, 40, 1555, 600, 108),
+      make("A100-40GB", 312, 40, 1555, 600, 108, 10000),
       // Same datasheet, A100 80GB SXM: BF16 312 TFLOPS, 80GB HBM2e, 2,039 GB/s, NVLink 600 GB/s.
-      make("A100-80GB", 312, 80, 2039, 600, 108),
+      make("A100-80GB", 312, 80, 2039, 600, 108, 10000),
       // NVIDIA A800 datasheet, A800 80GB SXM: as the A100 80GB SXM but NVLink 400 GB/s.
-      make("A800-80GB", 312, 80, 2039, 400, 108),
+      make("A800-80GB", 312, 80, 2039, 400, 108, 10000),
       // NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16 1,979 TFLOPS with sparsity
       // (989 dense), 80GB HBM3, 3.35 TB/s, NVLink 900 GB/s.
-      make("H100-SXM", 989, 80, 3350, 900, 132),
+      make("H100-SXM", 989, 80, 3350, 900, 132, 27500),
       // NVIDIA H800 SXM5 product brief: as the H100 SXM but NVLink 400 GB/s.
-      make("H800-SXM", 989, 80, 3350, 400, 132),
+      make("H800-SXM", 989, 80, 3350, 400, 132, 27500),
       // NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: BF16 1,979 TFLOPS with sparsity
       // (989 dense), 141GB HBM3e, 4.8 TB/s, NVLink 900 GB/s.
       make("H200", 989, 141, 4800, 900, 132),

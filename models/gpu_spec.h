@@ -29,6 +29,7 @@ struct GpuSpec {
   BytesPerSecond nvlink_bandwidth;   // per GPU, per direction
   std::uint32_t sm_count = 0;        // streaming multiprocessors; 0 for a custom GPU (no scenario field)
   ShapedKernelDefaults shaped;       // unset (zeros) for a custom GPU
+  double price_usd = 0.0;            // one GPU, where a public price is known (gpu_spec.cpp); else 0
 };
 
 // A100-40GB, A100-80GB, A800-80GB, H100-SXM, H800-SXM, H200, B200, ... Sources are

@@ -73,12 +73,22 @@ struct CollectiveBenchmarkSpec {
 // The network name of the simple cluster (cluster.network).
 inline constexpr std::string_view kSimpleNetworkName = "simple";
 
+// What the cluster costs beyond its network and over what time
+// (cluster.capital), for the capital cost and cost per token of every report.
+struct ClusterEconomics {
+  double gpu_usd = 0.0;            // default: the GPU preset's price, else 0 (no cost reported)
+  double node_usd = 0.0;
+  double amortisation_years = 5.0;
+  double utilisation = 1.0;
+};
+
 struct ScenarioCluster : ClusterSpec {
   // cluster.topology, when set (otherwise the simple cluster of the spec), and
   // the networks to compare it with; failures are part of each config.
   std::optional<TopologyConfig> topology;
   std::vector<TopologyConfig> compare_topologies;
   NetworkPrices prices;  // documented defaults, overridden by cluster.prices
+  ClusterEconomics economics;
   // Nodes not listed in cluster.failures.nodes, ascending: planners place ranks
   // on these only, node-major.
   std::vector<std::uint32_t> live_nodes;

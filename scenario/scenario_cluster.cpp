@@ -306,6 +306,32 @@ NetworkPrices resolve_prices(const proto::Prices& p, const FieldLocator& where) 
   return prices;
 }
 
+// cluster.capital. Amortisation default, 5 years: Amazon's useful
+// life of servers from 2025 (Microsoft and Alphabet use 6; their annual reports).
+ClusterEconomics resolve_economics(const proto::Capital& p, const GpuSpec& gpu, const FieldLocator& where) {
+  ClusterEconomics out;
+  out.gpu_usd = gpu.price_usd;
+  const std::tuple<std::string_view, double, double*> prices[] = {
+      {"cluster.capital.gpu_usd", p.gpu_usd(), &out.gpu_usd},
+      {"cluster.capital.node_usd", p.node_usd(), &out.node_usd},
+  };
+  for (const auto& [path, value, target] : prices) {
+    if (!(value >= 0.0) || !std::isfinite(value)) where.fail(path, fmt::format("must be a price >= 0, got {}", value));
+    if (value > 0.0) *target = value;
+  }
+  if (p.amortisation_years() != 0.0) {
+    if (!(p.amortisation_years() > 0.0) || !std::isfinite(p.amortisation_years()) || p.amortisation_years() > 100.0)
+      where.fail("cluster.capital.amortisation_years", fmt::format("must be in (0, 100] years, got {}", p.amortisation_years()));
+    out.amortisation_years = p.amortisation_years();
+  }
+  if (p.utilisation() != 0.0) {
+    if (!(p.utilisation() > 0.0) || p.utilisation() > 1.0)
+      where.fail("cluster.capital.utilisation", fmt::format("must be in (0, 1], got {}", p.utilisation()));
+    out.utilisation = p.utilisation();
+  }
+  return out;
+}
+
 // cluster.network: the named network becomes the topology the run uses; the
 // one it replaces joins the compared networks, first.
 void select_network(const std::string& name, ScenarioCluster& cluster, const FieldLocator& where) {
@@ -400,6 +426,7 @@ void resolve_network(const proto::Cluster& c, ResolvedScenario* resolved, const 
   }
   select_network(c.network(), resolved->cluster, where);
   resolved->cluster.prices = resolve_prices(c.prices(), where);
+  resolved->cluster.economics = resolve_economics(c.capital(), cluster.gpu, where);
 }
 
 }  // namespace eppsim::scenario_parts

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/log.h"
+#include "sim/cluster_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/engine/fault_plan.h"
@@ -161,6 +162,9 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   if (cluster.workload.collective && schedule.strategy() == kCollectiveStrategy && !result.trace.has_incomplete()) {
     *result.report.mutable_collective() = collective_report(*cluster.workload.collective, result.report.step_time_s());
   }
+  if (!result.report.has_collective()) {
+    if (auto cost = cluster_cost(cluster, result.report.tokens_per_s())) *result.report.mutable_cost() = *cost;
+  }
   result.plan_time_s = plan_time_s;
   result.simulation_time_s = seconds_since(start);
   result.schedule = std::move(schedule);
@@ -280,6 +284,13 @@ std::string human_summary(const RunResult& result) {
   }
   out += fmt::format("  step time    {:.4f} s for {} sequences, {:.0f} tokens\n", step, r.sequences(), r.tokens());
   out += fmt::format("  throughput   {:.0f} tokens/s, MFU {:.1f}%\n", r.tokens_per_s(), 100.0 * r.mfu());
+  if (r.has_cost()) {
+    const auto& c = r.cost();
+    out += fmt::format("  cost         ${:.3g} per million tokens: ${:.3g}M capital (network ${:.3g}M) over {:g} years at "
+                       "{:.0f}% utilisation\n",
+                       c.usd_per_million_tokens(), c.capital_usd() / 1e6, c.network_usd() / 1e6, c.amortisation_years(),
+                       100.0 * c.utilisation());
+  }
   out += fmt::format("  breakdown    compute {:.1f}%, recompute {:.1f}%, exposed communication {:.1f}%, bubble {:.1f}%\n",
                      share(b.compute()), share(b.recompute()), share(b.communication()), share(b.bubble()));
   out += fmt::format("  peak memory  {} on rank {} (limit {})\n", format_bytes(Bytes(static_cast<std::uint64_t>(peak))),

@@ -181,36 +181,51 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
 std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
   proto::SweepResults results;
   results.set_sweep(plan.sweep.name());
-  std::string csv = "index";
-  for (const auto& axis : plan.axes) csv += "," + csv_field(axis);
-  csv += ",status,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes,compute_s,recompute_s,communication_s,bubble_s,"
-         "micro_batches,pipeline_stages,data_parallel,plan,error\n";
   std::uint32_t failed = 0;
   for (const SweepPointSpec& spec : plan.points) {
     const EffectivePoint effective = effective_point(plan, spec);
-    proto::SweepPoint point = read_sweep_point(sweep_point_file(dir, effective.key)).value_or(sweep_point_record(plan, spec, effective.key));
+    proto::SweepPoint point =
+        read_sweep_point(sweep_point_file(dir, effective.key)).value_or(sweep_point_record(plan, spec, effective.key));
     if (!point.has_report() && point.error().empty()) point.set_error("no result: the point has not run");
     point.set_index(spec.index);  // the same scenario may sit at another index in an edited sweep
     point.clear_wall_s();
     point.clear_peak_rss_bytes();
-    const bool ok = point.error().empty();
-    failed += ok ? 0 : 1;
-    csv += std::to_string(spec.index);
-    for (const auto& value : spec.values) csv += "," + csv_field(value);
-    if (ok) {
-      const proto::Report& r = point.report();
-      double peak = 0.0;
-      for (const double bytes : r.peak_memory_bytes()) peak = std::max(peak, bytes);
-      const std::string plan_line = r.plan_summary().substr(0, r.plan_summary().find('\n'));
-      csv += fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},{},\n", csv_field(r.network()), r.step_time_s(),
-                         r.tokens_per_s(), r.mfu(), peak,
-                         r.breakdown_s().compute(), r.breakdown_s().recompute(), r.breakdown_s().communication(),
-                         r.breakdown_s().bubble(), r.micro_batches(), r.pipeline_stages(), r.data_parallel(),
-                         csv_field(plan_line));
-    } else {
-      csv += ",failed,,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
-    }
+    failed += point.error().empty() ? 0 : 1;
     *results.add_results() = std::move(point);
+  }
+  // Cost rank: 1 for the cheapest million tokens among the points that have a cost.
+  std::vector<const proto::SweepPoint*> priced;
+  for (const auto& point : results.results()) {
+    if (point.error().empty() && point.report().has_cost()) priced.push_back(&point);
+  }
+  std::stable_sort(priced.begin(), priced.end(), [](const proto::SweepPoint* a, const proto::SweepPoint* b) {
+    return a->report().cost().usd_per_million_tokens() < b->report().cost().usd_per_million_tokens();
+  });
+  std::vector<std::size_t> rank(plan.points.size(), 0);
+  for (std::size_t k = 0; k < priced.size(); ++k) rank[priced[k]->index()] = k + 1;
+
+  std::string csv = "index";
+  for (const auto& axis : plan.axes) csv += "," + csv_field(axis);
+  csv += ",status,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes,compute_s,recompute_s,communication_s,bubble_s,"
+         "capital_usd,usd_per_million_tokens,cost_rank,micro_batches,pipeline_stages,data_parallel,plan,error\n";
+  for (const proto::SweepPoint& point : results.results()) {
+    csv += std::to_string(point.index());
+    for (const auto& value : point.values()) csv += "," + csv_field(value.value());
+    if (!point.error().empty()) {
+      csv += ",failed,,,,,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
+      continue;
+    }
+    const proto::Report& r = point.report();
+    double peak = 0.0;
+    for (const double bytes : r.peak_memory_bytes()) peak = std::max(peak, bytes);
+    const std::string plan_line = r.plan_summary().substr(0, r.plan_summary().find('\n'));
+    const std::string cost = r.has_cost() ? fmt::format("{},{},{}", r.cost().capital_usd(),
+                                                        r.cost().usd_per_million_tokens(), rank[point.index()])
+                                          : std::string(",,");
+    csv += fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", csv_field(r.network()), r.step_time_s(),
+                       r.tokens_per_s(), r.mfu(), peak, r.breakdown_s().compute(), r.breakdown_s().recompute(),
+                       r.breakdown_s().communication(), r.breakdown_s().bubble(), cost, r.micro_batches(),
+                       r.pipeline_stages(), r.data_parallel(), csv_field(plan_line));
   }
   results.set_points(static_cast<std::uint32_t>(plan.points.size()));
   results.set_failed(failed);

@@ -35,7 +35,9 @@
 // order: index, the axes' values, status (ok or failed), network (the one the
 // point ran on: cluster.network is an axis like any other), step_time_s,
 // tokens_per_s, mfu, peak_memory_bytes (the largest over ranks), the mean
-// breakdown's compute_s, recompute_s, communication_s and bubble_s,
+// breakdown's compute_s, recompute_s, communication_s and bubble_s, capital_usd,
+// usd_per_million_tokens and cost_rank (1: the cheapest million tokens of the
+// sweep; empty where the GPUs have no price, proto ClusterCost),
 // micro_batches, pipeline_stages, data_parallel, the plan summary's first line
 // and the error; DIR/results.json (proto SweepResults), the same points whole.
 // Neither holds wall-clock figures: the same sweep gives the same files with

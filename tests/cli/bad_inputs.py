@@ -247,6 +247,12 @@ CASES = [
     Case("topology-output-file", "output", "topo -o at a regular file",
          ["topo", "{b}/topo.textproto", "-o", "{d}/out"], "{d}/out: exists and is not a directory", {"out": "keep me\n"}),
     # ------------------------------------------------------------ --set
+    Case("capital-utilisation-over-one", "command line", "a utilisation above 1",
+         run_set("cluster.capital.utilisation=1.5"),
+         "{b}/s.textproto: cluster.capital.utilisation: must be in (0, 1], got 1.5 (set by --set cluster.capital.utilisation=1.5)"),
+    Case("capital-negative-gpu-price", "command line", "a negative GPU price",
+         run_set("cluster.capital.gpu_usd=-5"),
+         "{b}/s.textproto: cluster.capital.gpu_usd: must be a price >= 0, got -5 (set by --set cluster.capital.gpu_usd=-5)"),
     Case("set-no-equals", "command line", "--set without '='",
          run_set("workload.global_batch"), "--set workload.global_batch: expected FIELD=VALUE"),
     Case("set-unknown-field", "command line", "--set of a field the schema does not have",

@@ -49,6 +49,8 @@ TEST(SweepResults, RowsInGridOrderWithFailuresAndNoWallClock) {
   proto::SweepPoint ran = sweep_point_record(plan, plan.points[0], effective_point(plan, plan.points[0]).key);
   ran.mutable_report()->set_step_time_s(1.5);
   ran.mutable_report()->set_network("simple");
+  ran.mutable_report()->mutable_cost()->set_capital_usd(1000);
+  ran.mutable_report()->mutable_cost()->set_usd_per_million_tokens(0.5);
   ran.mutable_report()->set_tokens_per_s(1000);
   ran.mutable_report()->add_peak_memory_bytes(3);
   ran.mutable_report()->add_peak_memory_bytes(7);
@@ -71,6 +73,7 @@ TEST(SweepResults, RowsInGridOrderWithFailuresAndNoWallClock) {
   EXPECT_THAT(header, HasSubstr("index,batch,status,network,step_time_s,tokens_per_s,mfu,peak_memory_bytes"));
   EXPECT_THAT(row0, HasSubstr("0,8,ok,simple,1.5,1000,0,7,"));
   EXPECT_THAT(row0, HasSubstr("\"2 stages x 8 SP, 16 ranks\""));
+  EXPECT_THAT(row0, HasSubstr(",1000,0.5,1,"));  // capital, per million tokens, the cheapest
   EXPECT_THAT(row1, HasSubstr("1,16,failed,"));
   EXPECT_THAT(row1, HasSubstr("\"does not fit, by far\""));
   EXPECT_THAT(row2, HasSubstr("2,32,failed,"));
