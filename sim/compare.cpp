@@ -35,32 +35,34 @@ void check_directory_name(const std::string& name) {
   }
 }
 
-}  // namespace
-
-std::vector<std::string> parse_strategy_list(std::string_view list) {
-  const auto known = planner_names();
+// "a,b,c" -> {"a", "b", "c"} (spaces around names forgiven), each one of
+// `known`, none twice; InputError naming `option` otherwise.
+std::vector<std::string> parse_name_list(std::string_view list, std::string_view option, std::string_view what,
+                                         const std::vector<std::string>& known) {
   std::vector<std::string> names;
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = list.find(',', begin);
     std::string name(list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
-    // Spaces around names are forgiven: "a, b".
     const auto first = name.find_first_not_of(' ');
     name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(' ') - first + 1);
-    if (name.empty()) {
-      throw InputError(fmt::format("--strategies: empty strategy name in '{}' (known: {})", list, fmt::join(known, ", ")));
-    }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw InputError(fmt::format("--strategies: unknown strategy '{}' (known: {})", name, fmt::join(known, ", ")));
-    }
-    if (std::find(names.begin(), names.end(), name) != names.end()) {
-      throw InputError(fmt::format("--strategies: '{}' is listed twice", name));
-    }
+    if (name.empty())
+      throw InputError(fmt::format("{}: empty {} name in '{}' (known: {})", option, what, list, fmt::join(known, ", ")));
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw InputError(fmt::format("{}: unknown {} '{}' (known: {})", option, what, name, fmt::join(known, ", ")));
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw InputError(fmt::format("{}: '{}' is listed twice", option, name));
     names.push_back(std::move(name));
     if (comma == std::string_view::npos) break;
     begin = comma + 1;
   }
   return names;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_strategy_list(std::string_view list) {
+  return parse_name_list(list, "--strategies", "strategy", planner_names());
 }
 
 ComparisonResult compare_strategies(const ResolvedScenario& scenario, const std::vector<std::string>& strategies) {
@@ -84,24 +86,7 @@ std::vector<std::string> parse_network_list(std::string_view list, const Resolve
   for (const auto& other : scenario.cluster.compare_topologies) known.push_back(other.name);
   if (list == "all") return known;
   if (scenario.cluster.topology) known.emplace_back(kSimpleNetworkName);
-  std::vector<std::string> names;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', begin);
-    std::string name(list.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
-    const auto first = name.find_first_not_of(' ');
-    name = first == std::string::npos ? std::string() : name.substr(first, name.find_last_not_of(' ') - first + 1);
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw InputError(fmt::format("--networks: no network is named '{}' (networks: {}; or all)", name,
-                                   fmt::join(known, ", ")));
-    }
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      throw InputError(fmt::format("--networks: '{}' is listed twice", name));
-    names.push_back(std::move(name));
-    if (comma == std::string_view::npos) break;
-    begin = comma + 1;
-  }
-  return names;
+  return parse_name_list(list, "--networks", "network", known);
 }
 
 ComparisonResult compare_on_networks(std::span<const ResolvedScenario> per_network,

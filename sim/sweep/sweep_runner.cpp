@@ -112,7 +112,7 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
     if (point.index % share.count != share.rank) continue;
     ++tally.points;
     EffectivePoint effective = effective_point(plan, point);
-    if (read_sweep_point(sweep_point_file(options.output, effective.key))) {
+    if (const auto done = read_sweep_point(sweep_point_file(options.output, effective.key)); done && !done->rerun()) {
       ++tally.resumed;
       continue;
     }
@@ -121,8 +121,8 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
   const std::uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
   const std::uint32_t jobs = options.jobs > 0 ? options.jobs : std::max(1u, cores / std::max(1u, share.on_this_node));
   SweepMemoryBudget memory(0.9 * available_memory_bytes());
-  logging::info("sweep", "{}: {} of {} points to run here ({} done before), {} at once", plan.file.string(), todo.size(),
-            tally.points, tally.resumed, jobs);
+  logging::info("sweep", "{}: {} of {} points to run here ({} done before), {} at once", plan.file.string(),
+                todo.size(), tally.points, tally.resumed, jobs);
 
   progress::ProgressLine line("sweeping", progress::Options{.quiet_for_s = 0.5, .check_every = 1});
   const auto start = std::chrono::steady_clock::now();
@@ -159,6 +159,7 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
       if (!point) {
         proto::SweepPoint failed = sweep_point_record(plan, *it->point, it->key);
         failed.set_error(fmt::format("its process ended without a result: {}", result->describe()));
+        failed.set_rerun(true);
         write_message(failed, file);
         point = failed;
       }

@@ -14,7 +14,8 @@
 //
 // Resuming. A point whose DIR/points/KEY.json exists and reads back is not run
 // again: rerunning a sweep runs only what is missing (or what changed: a new
-// key), and an interrupted sweep loses only the points in flight.
+// key, or a point whose process died), and an interrupted sweep loses only
+// the points in flight.
 //
 // Workers. Up to `jobs` points at once (default: the cores, shared out among
 // the sweep's processes on this node under mpirun). Memory-aware: a point is

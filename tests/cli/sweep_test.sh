@@ -54,6 +54,18 @@ check "rerun after a lost point" 0 "" -- "$eppsim" sweep "$work/grid.textproto" 
 grep -q "(1 run now, 5 found done)" "$work/out" || fail "a rerun runs the lost point only"
 cmp -s "$work/one/results.csv" "$work/two/results.csv" || fail "the resumed results differ"
 
+# A point whose process died is recorded so, and the next run runs it again.
+python3 - "$(ls -d "$work/one/points/"* | tail -1)" <<'PY'
+import json, sys
+point = json.load(open(sys.argv[1]))
+point.pop("report", None)
+point.update(error="its process ended without a result: killed by signal 9 (Killed)", rerun=True)
+json.dump(point, open(sys.argv[1], "w"))
+PY
+check "rerun after a killed point" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/one"
+grep -q "(1 run now, 5 found done), 2 failed" "$work/out" || { cat "$work/out"; fail "a killed point runs again"; }
+cmp -s "$work/one/results.csv" "$work/two/results.csv" || fail "the rerun point's results differ"
+
 # Run directories when asked.
 check "sweep --outputs csv" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/runs" --outputs csv
 [ "$(ls "$work/runs/runs" | wc -l)" -eq 4 ] || fail "a run directory per point that ran"
