@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Renders every plot of plots/ from small fixtures that eppsim writes (a
 quickstart run of 32 sequences, a two-strategy comparison with a paper.json
-row for it, the RailX-with-failures topology study) as PNG and as SVG, and
+row for it, the RailX-with-failures topology study, the shipped quickstart study's sweep) as PNG and as SVG, and
 checks each file: it exists, is a valid PNG (signature, IHDR of a sensible
 size) or SVG (well-formed XML whose text holds the title's scenario, strategy,
 model and cluster), and is not trivially small.
@@ -119,6 +119,17 @@ try:
     render("compare", "compare.py", [compare_dir, "--paper", paper],
            ["quickstart", "llama2-7b", "16 x A100-80GB", "packed-1f1b", "Megatron-LM", "against the paper",
             "paper's step time (0.5 s)", "1.30"])
+    # A sweep: the shipped study, its throughput against cost and the Pareto front.
+    sweep_dir = os.path.join(work, "sweep")
+    run([eppsim, "sweep", os.path.join(source, "scenarios", "studies", "quickstart_strategies.textproto"),
+         "-o", sweep_dir])
+    render("pareto", "sweep_pareto.py", [sweep_dir], ["quickstart-strategies", "Pareto front", "15 of 15 points"],
+           default=os.path.join(sweep_dir, "pareto.png"))
+    sys.path.insert(0, plots)
+    from sweep_pareto import pareto_front
+    hand = [(1.0, 10, "a"), (2.0, 20, "b"), (1.5, 5, "c"), (3.0, 20, "d"), (0.5, 1, "e"), (2.0, 15, "f")]
+    if [row for _, _, row in pareto_front(hand)] != ["e", "a", "b"]:
+        failures.append(f"pareto: the front of {hand} is {pareto_front(hand)}, expected e, a, b")
     render("topology", "topology_cost.py", [topo_dir],
            ["railx_failures", "648 chips", "what the failures removed", "chips lost: 8", "$ per GB/s"])
 finally:
