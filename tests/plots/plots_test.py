@@ -125,6 +125,18 @@ try:
          "-o", sweep_dir])
     render("pareto", "sweep_pareto.py", [sweep_dir], ["quickstart-strategies", "Pareto front", "15 of 15 points"],
            default=os.path.join(sweep_dir, "pareto.png"))
+    render("sweep-lines", "sweep.py", [sweep_dir, "--x", "global_batch", "--by", "plan.strategy", "--where",
+                                        "ulysses_sp=8"],
+           ["quickstart-strategies", "tokens_per_s", "ulysses_sp=8", "plan.strategy = epp", "global_batch"],
+           default=os.path.join(sweep_dir, "sweep.png"))
+    render("sweep-heatmap", "sweep.py", [sweep_dir, "--x", "global_batch", "--y", "plan.strategy", "--metric", "mfu",
+                                          "--where", "ulysses_sp=8"],
+           ["quickstart-strategies", "mfu", "packed-1f1b", "global_batch"])
+    result = subprocess.run(["/usr/bin/python3", "-B", os.path.join(plots, "sweep.py"), sweep_dir, "--x", "global_batch",
+                             "--by", "plan.strategy", "-o", os.path.join(work, "never.png")], capture_output=True,
+                            text=True)
+    if result.returncode != 2 or "share a cell: fix ulysses_sp with --where" not in result.stderr:
+        failures.append(f"sweep.py without --where: exit {result.returncode}, {result.stderr}")
     sys.path.insert(0, plots)
     from sweep_pareto import pareto_front
     hand = [(1.0, 10, "a"), (2.0, 20, "b"), (1.5, 5, "c"), (3.0, 20, "d"), (0.5, 1, "e"), (2.0, 15, "f")]
