@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's table of the model's errors against measurements: one row per
+"""docs/guide/runtime.md's table of the model's errors against measurements: one row per
 `eppsim testbed` output folder (its validation.json), with the step time and
 the compute time (every COMPUTE op's busy time summed over the ranks, forward,
 backward and recompute together, then forward and backward alone), simulated

@@ -2,7 +2,7 @@
 # `eppsim testbed SCENARIO` end to end on this machine's CPU ranks: benchmark,
 # calibrate, plan, simulate, mpirun eppsim-run, validate; then the plot of
 # simulated against measured. Checks the files and that the simulated step is
-# within a loose bound of the measured one (the README reports the errors; CI
+# within a loose bound of the measured one (docs/guide/runtime.md reports the errors; CI
 # machines are noisy, so the bound here catches a broken loop, not 5%). A
 # 2-core VM's speed drifts by up to 2x over minutes, so a step outside the
 # bound is measured again, up to twice, with the same benchmarks (eppsim
@@ -65,7 +65,7 @@ for attempt in 1 2 3; do
   attempt_dir=$out/again-$attempt
   "$eppsim" testbed "$source_dir/$scenario" -o "$attempt_dir" --bench "$loop_dir" --log warn
 done
-# The README's row for this scenario (scripts/validation_table.py): step and compute errors.
+# docs/guide/runtime.md's row for this scenario (scripts/validation_table.py): step and compute errors.
 row=$(/usr/bin/python3 "$source_dir/scripts/validation_table.py" "$attempt_dir" | tail -n 1)
 echo "$row"
 [[ "$row" == "| "*" | "*" s | "*"% | "*"% | "*"% |" ]] || { echo "FAIL validation_table row: $row"; exit 1; }

@@ -252,7 +252,7 @@ cluster {
   EXPECT_THROW(resolve_full(with_bad_plan), InputError);
 }
 
-// topology.json carries the fields of the output contract (README, "What a run gives you"), as numbers.
+// topology.json carries the fields of the output contract (docs/guide/running.md), as numbers.
 TEST(TopologyJson, HasTheContractFields) {
   const auto& report = study("scenarios/topology_small.textproto");
   const fs::path dir = fs::temp_directory_path() / ("eppsim_topo_test_" + std::to_string(::getpid()));
