@@ -127,6 +127,7 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
   ParsedScenario base;
   try {
     base = parse_scenario_file(plan.scenario);
+    plan.base = base.proto;
   } catch (const InputError& e) {
     where.fail({}, "scenario", e.what());
   }

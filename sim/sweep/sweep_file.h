@@ -39,6 +39,7 @@ struct SweepPlan {
   proto::Sweep sweep;
   std::filesystem::path file;       // the sweep file, as given
   std::filesystem::path scenario;   // the base scenario, relative to the working directory
+  proto::Scenario base;             // that scenario as parsed (before any override), read once
   std::vector<std::string> axes;    // axis names, in order
   std::vector<SweepPointSpec> points;
 };

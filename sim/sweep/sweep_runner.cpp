@@ -32,7 +32,8 @@ fs::path sweep_point_file(const fs::path& dir, const std::string& key) { return 
 EffectivePoint effective_point(const SweepPlan& plan, const SweepPointSpec& point) {
   EffectivePoint out;
   try {
-    out.scenario = parse_scenario_file(plan.scenario, point.overrides).proto;
+    out.scenario = plan.base;  // as parse_scenario_file(plan.scenario, point.overrides) gives it, without reading it again
+    for (const std::string& assignment : point.overrides) apply_override(&out.scenario, assignment);
     out.key = point_key(out.scenario);
   } catch (const InputError& e) {
     out.error = e.what();
