@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes DIR/report.html: one self-contained page for a run or a comparison.
+"""Writes DIR/report.html: one self-contained page for a run, a comparison or
+a sweep (plots/sweep_page.py).
 
 For a run directory (`eppsim run`): a summary table (what was simulated, what
 the planner decided, step time, throughput, MFU, breakdown, memory), the
@@ -10,7 +11,8 @@ plot (with the paper's numbers when --paper names a paper.json with a row for
 this scenario), the sampled lengths, each strategy's timeline, and links to
 each strategy's files. Plots are inline SVG (the timelines, dense with bars,
 PNG as data: URIs), so the page needs nothing beside it but the linked traces.
-`eppsim run --html` and `eppsim compare --html` run this script.
+`eppsim run --html`, `eppsim compare --html` and `eppsim sweep --html` run
+this script.
 
     /usr/bin/python3 plots/report.py eppsim-out             # writes eppsim-out/report.html
     /usr/bin/python3 plots/report.py cmp --paper scenarios/infinipipe/paper.json
@@ -18,22 +20,21 @@ PNG as data: URIs), so the page needs nothing beside it but the linked traces.
 Needs Debian's python3-matplotlib.
 """
 import argparse
-import base64
 import html
-import io
 import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from breakdown import breakdown_figure  # noqa: E402
 from compare import compare_figure  # noqa: E402
-from figure_io import PlotInputError, describe_run, figure_svg, read_csv, read_json, record_name  # noqa: E402
+from figure_io import PlotInputError, describe_run, read_json, record_name  # noqa: E402
+from html_page import png_figure, svg_figure, table, try_plot, write_page  # noqa: E402
 from lengths import lengths_figure  # noqa: E402
 from memory import memory_figure  # noqa: E402
+from sweep_page import sweep_page  # noqa: E402
 from timeline import longest_sliced_sequence, timeline_figure  # noqa: E402
 
 # The files of a run directory worth a link, with what each is.
@@ -48,53 +49,6 @@ RUN_FILES = [
     ("lengths.csv", "sampled lengths"),
     ("scenario.textproto", "effective scenario"),
 ]
-
-STYLE = """
-body { font-family: sans-serif; margin: 2em; max-width: 1500px; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.7em; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-figure { margin: 1.5em 0; }
-figure svg, figure img { max-width: 100%; height: auto; }
-figcaption { color: #555; font-size: 0.9em; }
-"""
-
-
-def svg_figure(fig, caption):
-    text = figure_svg(fig)
-    plt.close(fig)
-    return f'<figure>{text}<figcaption>{html.escape(caption)}</figcaption></figure>'
-
-
-def png_figure(fig, caption):
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
-            f'<figcaption>{html.escape(caption)}</figcaption></figure>')
-
-
-def try_plot(make, render, caption, needs):
-    """A plot when its inputs exist, else a line saying which are missing."""
-    missing = [n for n in needs if not os.path.exists(n)]
-    if missing:
-        return f"<p>{html.escape(caption)}: not drawn, {html.escape(', '.join(missing))} not written.</p>"
-    try:
-        return render(make(), caption)
-    except PlotInputError as e:
-        return f"<p>{html.escape(caption)}: not drawn, {html.escape(str(e))}.</p>"
-
-
-def table(header, rows, numeric_from=1):
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = ""
-    for row in rows:
-        cells = "".join(f'<td class="num">{html.escape(str(c))}</td>' if i >= numeric_from else
-                        f"<td>{html.escape(str(c))}</td>" for i, c in enumerate(row))
-        body += f"<tr>{cells}</tr>\n"
-    return f"<table><tr>{head}</tr>\n{body}</table>"
-
 
 def links(run_dir, prefix=""):
     items = [f'<li><a href="{html.escape(prefix + name)}">{html.escape(prefix + name)}</a>: {html.escape(what)}</li>'
@@ -212,25 +166,15 @@ def compare_page(compare_dir, paper):
     return title, parts
 
 
-def write_page(directory, title, parts):
-    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
-            + "\n".join(parts) + "\n</body></html>\n")
-    output = os.path.join(directory, "report.html")
-    temporary = output + f".tmp-{os.getpid()}"
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(page)
-    os.replace(temporary, output)  # a reader sees the old page or the new one, never half of one
-    print(f"wrote {output}", file=sys.stderr)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dir", help="directory written by `eppsim run` or `eppsim compare`")
+    parser.add_argument("dir", help="directory written by `eppsim run`, `eppsim compare` or `eppsim sweep`")
     parser.add_argument("--paper", help="a reproduction's paper.json (comparisons): the paper's numbers beside ours")
     args = parser.parse_args()
     try:
-        if os.path.exists(os.path.join(args.dir, "compare.json")):
+        if os.path.exists(os.path.join(args.dir, "results.json")):
+            title, parts = sweep_page(args.dir)
+        elif os.path.exists(os.path.join(args.dir, "compare.json")):
             title, parts = compare_page(args.dir, args.paper)
         else:
             title, parts = run_page(args.dir)

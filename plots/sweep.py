@@ -11,7 +11,9 @@ panel per value of --by.
 mfu, peak_memory_bytes, usd_per_million_tokens, ...). Axes whose values are all
 numbers are drawn to scale (logarithmic when they span more than 10x), others
 in their sweep order. Every other axis must be fixed by --where AXIS=VALUE (or
-take one value): a cell with two points is an error naming the axes to fix.
+take one value): a cell with two points is an error naming the axes to fix,
+unless --best draws the best of them (the least time, memory or cost; the
+most throughput or MFU) and the title names the axes it chose over.
 Failed points are left out. Writes SWEEP_DIR/sweep.png unless -o names a
 .png or .svg file. Reads DIR/results.csv and DIR/results.json (written by
 `eppsim sweep`). Needs Debian's python3-matplotlib.
@@ -42,7 +44,17 @@ def _ordered(values):
     return (sorted(seen, key=float) if numeric else seen), numeric
 
 
-def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=()):
+# Metrics where less is better; for the others (tokens_per_s, mfu) more is.
+LOWER_IS_BETTER = {"step_time_s", "peak_memory_bytes", "compute_s", "recompute_s", "communication_s", "bubble_s",
+                   "capital_usd", "usd_per_million_tokens", "cost_rank"}
+
+
+def better(metric, a, b):
+    """Whether value a of metric beats value b."""
+    return a < b if metric in LOWER_IS_BETTER else a > b
+
+
+def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=(), best=False):
     rows = read_csv(os.path.join(sweep_dir, "results.csv"))
     if not rows:
         raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
@@ -60,17 +72,19 @@ def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=()):
     if any(_number(r[metric]) is None for r in rows):
         raise PlotInputError(f"--metric {metric}: not a number in every point that ran")
     used = {a for a in (x, y, by) if a}
+    free = [a for a in axes if a not in used and a not in fixed and len({p[a] for p in rows}) > 1]
     cells = {}
     for r in rows:
         key = (r[x], r[y] if y else None, r[by] if by else None)
-        if key in cells:
-            free = [a for a in axes if a not in used and a not in fixed and len({p[a] for p in rows}) > 1]
+        if key in cells and not best:
             raise PlotInputError(f"points {cells[key]['index']} and {r['index']} share a cell: fix "
-                                 f"{', '.join(free)} with --where AXIS=VALUE")
-        cells[key] = r
+                                 f"{', '.join(free)} with --where AXIS=VALUE, or draw the --best of them")
+        if key not in cells or better(metric, float(r[metric]), float(cells[key][metric])):
+            cells[key] = r
     groups, _ = _ordered([r[by] for r in rows]) if by else ([None], False)
     xs, x_numeric = _ordered([r[x] for r in rows])
-    subject = f"{name}: {metric}" + (f" ({', '.join(where)})" if where else "")
+    subject = f"{name}: {metric}" + (f" ({', '.join(where)})" if where else "") + \
+        (f", the best over {', '.join(free)}" if best and free else "")
 
     if y is None:
         fig, ax = plt.subplots(figsize=(10, 5.6))
@@ -92,10 +106,11 @@ def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=()):
     else:
         ys, _ = _ordered([r[y] for r in rows])
         fig, panels = plt.subplots(1, len(groups), figsize=(max(6.0, 4.5 * len(groups)), 5.0), squeeze=False)
+        scale = [float(c[metric]) for c in cells.values()]  # one colour scale: panels compare
         for panel, group in zip(panels[0], groups):
             grid = [[float(cells[(vx, vy, group)][metric]) if (vx, vy, group) in cells else float("nan") for vx in xs]
                     for vy in ys]
-            image = panel.imshow(grid, aspect="auto", cmap="viridis", origin="lower")
+            image = panel.imshow(grid, aspect="auto", cmap="viridis", origin="lower", vmin=min(scale), vmax=max(scale))
             for i, row in enumerate(grid):
                 for j, value in enumerate(row):
                     if value == value:
@@ -119,12 +134,14 @@ def main():
     parser.add_argument("--y", help="a second axis: a heatmap")
     parser.add_argument("--by", help="one line (or heatmap panel) per value of this axis")
     parser.add_argument("--where", action="append", default=[], help="AXIS=VALUE: only the points with that value")
+    parser.add_argument("--best", action="store_true",
+                        help="where points share a cell (axes left free), draw the best of them")
     parser.add_argument("-o", "--output", help="image file (.png or .svg; default SWEEP_DIR/sweep.png)")
     args = parser.parse_args()
     for w in args.where:
         if "=" not in w:
             parser.error(f"--where {w}: expected AXIS=VALUE")
-    run_main(lambda: (sweep_figure(args.sweep_dir, args.metric, args.x, args.y, args.by, args.where),
+    run_main(lambda: (sweep_figure(args.sweep_dir, args.metric, args.x, args.y, args.by, args.where, args.best),
                       args.output or os.path.join(args.sweep_dir, "sweep.png")))
 
 

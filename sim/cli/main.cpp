@@ -139,6 +139,8 @@ int command_sweep(const po::variables_map& vars) {
   command.options.output = vars["output"].as<std::string>();
   command.options.jobs = vars["jobs"].as<std::uint32_t>();
   command.options.outputs = vars["outputs"].as<std::string>();
+  command.options.points = vars["points"].as<std::string>();
+  command.options.html = vars["html"].as<bool>();
   if (vars.count("point")) command.point = vars["point"].as<std::uint32_t>();
   if (vars.count("log")) command.log = vars["log"].as<std::string>();
   run_sweep_command(command);
@@ -336,7 +338,7 @@ const std::vector<Command>& commands() {
          add_set_option(o, "workload.global_batch=64");
        },
        command_compare},
-      {"sweep", "sweep SWEEP [-o DIR] [-j N] [--outputs LIST]",
+      {"sweep", "sweep SWEEP [-o DIR] [-j N] [--outputs LIST] [--points LIST] [--html]",
        "every point of a study's grid (sweep file: proto/sweep.proto), each in its own process, resumable, spread "
        "over the ranks under mpirun: DIR/results.csv, DIR/results.json, DIR/points/",
        {"sweep"},
@@ -347,7 +349,10 @@ const std::vector<Command>& commands() {
                          "points at once (0: the cores, shared among the sweep's processes on this machine)")(
              "outputs", po::value<std::string>()->default_value("none"),
              "each point's run directory DIR/runs/KEY/: none, all, or a list of trace, chrome, csv, schedule")(
+             "points", po::value<std::string>()->default_value(""),
+             "run and report only these points: indices and ranges, 0,3,7-9")(
              "point", po::value<std::uint32_t>(), "run this point only (what each worker process does)");
+         o.add_options()("html", po::bool_switch(), "also write DIR/report.html, the sweep's page (plots/report.py)");
        },
        command_sweep},
       {"topo", "topo SCENARIO [-o DIR]",

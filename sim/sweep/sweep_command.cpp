@@ -30,6 +30,8 @@ namespace {
                                    "-o",               options.output.string(), "-j", std::to_string(options.jobs),
                                    "--outputs",        options.outputs};
   if (!command.log.empty()) args.insert(args.end(), {"--log", command.log});
+  if (!options.points.empty()) args.insert(args.end(), {"--points", options.points});
+  if (options.html) args.emplace_back("--html");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -64,18 +66,18 @@ void check_output_directory(const std::filesystem::path& dir) {
 void run_sweep_command(SweepCommand command) {
   command.options.eppsim = std::filesystem::read_symlink("/proc/self/exe");
   parse_run_outputs(command.options.outputs);  // a bad list fails before any point runs
-  const SweepPlan plan = read_sweep(command.sweep);
+  SweepPlan plan = read_sweep(command.sweep);
   check_output_directory(command.options.output);
   if (command.point) {
     run_sweep_point(plan, *command.point, command.options);
     return;
   }
   if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) become_sweep_mpi(command);
+  if (!command.options.points.empty()) select_points(&plan, command.options.points);
   const auto start = std::chrono::steady_clock::now();
   const SweepTally tally = run_sweep_share(plan, command.options, SweepShare{});
-  const std::uint32_t failed = write_sweep_results(plan, command.options.output);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << sweep_summary(plan, tally, failed, wall, 1, command.options.output);
+  std::cout << finish_sweep(plan, command.options, tally, wall, 1);
 }
 
 }  // namespace eppsim

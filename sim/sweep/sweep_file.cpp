@@ -1,6 +1,8 @@
 #include "sim/sweep/sweep_file.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -18,6 +20,9 @@ namespace eppsim {
 namespace {
 
 using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+// The axis field whose values are base scenario files, not --set overrides.
+constexpr std::string_view kScenarioField = "scenario";
 
 // Where a field of the sweep file was written, for messages: "SWEEP:LINE".
 class SweepLocator {
@@ -122,22 +127,56 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
   parse_text_strict(read_file(file, limits::kMaxSweepFileBytes), &plan.sweep, source, &tree);
   const SweepLocator where(source, tree);
   const proto::Sweep& sweep = plan.sweep;
-  if (sweep.scenario().empty()) where.fail({}, "scenario", "is required: the base scenario, relative to this file");
-  plan.scenario = file.parent_path() / sweep.scenario();
-  ParsedScenario base;
-  try {
-    base = parse_scenario_file(plan.scenario);
-    plan.base = base.proto;
-  } catch (const InputError& e) {
-    where.fail({}, "scenario", e.what());
+
+  // The base scenarios: the sweep's `scenario`, or the values of its `scenario` axis field.
+  std::optional<std::pair<int, int>> scenario_field;  // (axis, field)
+  for (int a = 0; a < sweep.axes_size(); ++a) {
+    for (int f = 0; f < sweep.axes(a).fields_size(); ++f) {
+      if (sweep.axes(a).fields(f).field() != kScenarioField) continue;
+      if (scenario_field) where.fail({{"axes", a}, {"fields", f}}, "field", "a second axis field `scenario`");
+      if (!sweep.scenario().empty())
+        where.fail({{"axes", a}, {"fields", f}}, "field",
+                   "the sweep's `scenario` is set: give the base scenario there or as an axis, not both");
+      if (sweep.axes(a).fields(f).has_range())
+        where.fail({{"axes", a}, {"fields", f}}, "range", "`scenario` takes values: scenario files");
+      scenario_field = {a, f};
+    }
   }
+  const auto read_base = [&](const std::string& name, std::initializer_list<std::pair<std::string_view, int>> path,
+                             std::string_view field) {
+    SweepBase base;
+    base.file = file.parent_path() / name;
+    try {
+      base.scenario = parse_scenario_file(base.file).proto;
+    } catch (const InputError& e) {
+      where.fail(path, field, e.what());
+    }
+    plan.bases.push_back(std::move(base));
+  };
+  if (scenario_field) {
+    const auto [a, f] = *scenario_field;
+    for (const std::string& name : sweep.axes(a).fields(f).values()) read_base(name, {{"axes", a}, {"fields", f}}, "values");
+  } else if (sweep.scenario().empty()) {
+    where.fail({}, "scenario", "is required: the base scenario, relative to this file (or an axis of `scenario` files)");
+  } else {
+    read_base(sweep.scenario(), {}, "scenario");
+  }
+  // Each base with the sweep's `set`, against which the axes' values are checked.
+  std::vector<proto::Scenario> checked;
+  for (const SweepBase& base : plan.bases) checked.push_back(base.scenario);
+  const auto check_override = [&](const std::string& assignment) -> std::string {
+    for (std::size_t b = 0; b < checked.size(); ++b) {
+      if (std::string error = override_error(checked[b], assignment); !error.empty())
+        return plan.bases.size() > 1 ? fmt::format("{} (base scenario {})", error, plan.bases[b].file.string()) : error;
+    }
+    return "";
+  };
   for (int i = 0; i < sweep.set_size(); ++i) {
-    if (const std::string error = override_error(base.proto, sweep.set(i)); !error.empty())
-      where.fail({{"set", i}}, "", error);
-    apply_override(&base.proto, sweep.set(i));
+    if (const std::string error = check_override(sweep.set(i)); !error.empty()) where.fail({{"set", i}}, "", error);
+    for (proto::Scenario& scenario : checked) apply_override(&scenario, sweep.set(i));
   }
 
-  // Each axis's values per field, checked against the base scenario.
+  // Each axis's values per field, checked against the base scenarios.
   std::vector<std::vector<std::vector<std::string>>> values(sweep.axes_size());
   std::uint64_t grid = 1;
   std::set<std::string> names;
@@ -163,8 +202,8 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
                    fmt::format("zipped with {} ({} values), it has {}", axis.fields(0).field(), values[a][0].size(),
                                list.size()));
       }
-      for (std::size_t v = 0; v < list.size(); ++v) {
-        const std::string error = override_error(base.proto, field.field() + "=" + list[v]);
+      for (std::size_t v = 0; v < list.size() && field.field() != kScenarioField; ++v) {
+        const std::string error = check_override(field.field() + "=" + list[v]);
         if (!error.empty()) where.fail({{"axes", a}, {"fields", f}}, field.has_range() ? "range" : "values", error);
       }
       values[a].push_back(std::move(list));
@@ -196,9 +235,14 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
     point.overrides.assign(sweep.set().begin(), sweep.set().end());
     for (std::size_t a = 0; a < values.size(); ++a) {
       point.values.push_back(values[a][0][step[a]]);
-      for (std::size_t f = 0; f < values[a].size(); ++f)
-        point.overrides.push_back(sweep.axes(static_cast<int>(a)).fields(static_cast<int>(f)).field() + "=" +
-                                  values[a][f][step[a]]);
+      for (std::size_t f = 0; f < values[a].size(); ++f) {
+        const std::string& field = sweep.axes(static_cast<int>(a)).fields(static_cast<int>(f)).field();
+        if (field == kScenarioField) {
+          point.base = step[a];
+        } else {
+          point.overrides.push_back(field + "=" + values[a][f][step[a]]);
+        }
+      }
     }
     bool skipped = false;
     for (const proto::SweepFilter& filter : sweep.skip()) {
@@ -216,6 +260,36 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
     plan.points.push_back(std::move(point));
   }
   return plan;
+}
+
+}  // namespace eppsim
+
+namespace eppsim {
+
+void select_points(SweepPlan* plan, const std::string& list) {
+  std::set<std::uint32_t> wanted;
+  const auto bad = [&](std::string_view why) {
+    throw InputError(fmt::format("--points {}: {} (a list of point indices and ranges: 0,3,7-9)", list, why));
+  };
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, comma - at);
+    const std::size_t dash = item.find('-');
+    const auto number = [&](const std::string& text) {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9)
+        bad(fmt::format("'{}' is not a point index", text));
+      return static_cast<std::uint32_t>(std::stoul(text));
+    };
+    const std::uint32_t first = number(item.substr(0, dash));
+    const std::uint32_t last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+    if (last < first) bad(fmt::format("'{}' runs backwards", item));
+    if (last >= plan->points.size())
+      bad(fmt::format("the sweep has points 0 to {}", plan->points.empty() ? 0 : plan->points.size() - 1));
+    for (std::uint32_t i = first; i <= last; ++i) wanted.insert(i);
+    at = comma + 1;
+  }
+  std::erase_if(plan->points, [&](const SweepPointSpec& point) { return !wanted.contains(point.index); });
 }
 
 }  // namespace eppsim

@@ -8,9 +8,15 @@
 // that meet all conditions of one of them. A point's value of an axis, in
 // results and in filters, is its first field's value.
 //
+// The base scenario is the sweep's `scenario`, or, per point, the value of an
+// axis field named `scenario` (a scenario file relative to the sweep file;
+// one such field at most, in place of the sweep's `scenario`):
+// a grid over several scenario files, each read once.
+//
 // Checked before any point runs, each failure an InputError
-// "SWEEP:LINE: FIELD: rule": strict text format; `scenario` set and readable;
-// every `set` and every axis value a valid --set of the base scenario (a field
+// "SWEEP:LINE: FIELD: rule": strict text format; a base scenario, in `scenario`
+// or an axis, each readable; every `set` and every axis value a valid --set of
+// every base scenario (a field
 // it reaches, a value of the field's type); an axis with at least one field,
 // each field with values or a range (one, not both), zipped fields with as
 // many values each, a range with exactly one of step > 0 and factor > 1,
@@ -32,20 +38,31 @@ namespace eppsim {
 struct SweepPointSpec {
   std::uint32_t index = 0;              // position in grid order (after the filters)
   std::vector<std::string> values;      // one per axis
-  std::vector<std::string> overrides;   // FIELD=VALUE: the sweep's `set`, then the axes'
+  std::size_t base = 0;                 // its base scenario: SweepPlan::bases[base]
+  std::vector<std::string> overrides;   // FIELD=VALUE: the sweep's `set`, then the axes' (not `scenario`)
+};
+
+struct SweepBase {
+  std::filesystem::path file;  // relative to the working directory
+  proto::Scenario scenario;    // as parsed (before any override), read once
 };
 
 struct SweepPlan {
   proto::Sweep sweep;
   std::filesystem::path file;       // the sweep file, as given
-  std::filesystem::path scenario;   // the base scenario, relative to the working directory
-  proto::Scenario base;             // that scenario as parsed (before any override), read once
+  std::vector<SweepBase> bases;     // the base scenarios: one, or one per value of the `scenario` axis
   std::vector<std::string> axes;    // axis names, in order
   std::vector<SweepPointSpec> points;
 };
 
 // Reads and checks `file` and expands its grid, as above.
 SweepPlan read_sweep(const std::filesystem::path& file);
+
+// Keeps only the points whose indices `list` names ("0,3,7-9"), for
+// `eppsim sweep --points`: a try of a few points of a large sweep, or a check
+// of a shipped study's rows. InputError naming `--points` for a list that does
+// not parse or names no point of the sweep.
+void select_points(SweepPlan* plan, const std::string& list);
 
 // The range's values as --set text: whole numbers without a fraction, others
 // in the shortest form that reads back the same. InputError (naming `where`)

@@ -1,5 +1,5 @@
 // eppsim-sweep-mpi: what `eppsim sweep` becomes under mpirun (sweep_ranks.h).
-//   eppsim-sweep-mpi --eppsim PATH SWEEP -o DIR [-j N] [--outputs LIST] [--log SPEC]
+//   eppsim-sweep-mpi --eppsim PATH SWEEP -o DIR [-j N] [--outputs LIST] [--points LIST] [--html] [--log SPEC]
 // Exit status: 0 success, 2 bad input, 1 any other failure.
 #include <cstdint>
 #include <exception>
@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
         "output,o", po::value<std::string>()->required(), "output directory")(
         "jobs,j", po::value<std::uint32_t>()->default_value(0), "points at once per process")(
         "outputs", po::value<std::string>()->default_value("none"), "each point's run directory")(
+        "points", po::value<std::string>()->default_value(""), "only these points")(
+        "html", po::bool_switch(), "also the sweep's page")(
         "log", po::value<std::string>()->default_value(""), "log levels");
     po::positional_options_description positional;
     positional.add("sweep", 1);
@@ -43,7 +45,11 @@ int main(int argc, char** argv) {
     sweep.output = vars["output"].as<std::string>();
     sweep.jobs = vars["jobs"].as<std::uint32_t>();
     sweep.outputs = vars["outputs"].as<std::string>();
-    eppsim::run_sweep(eppsim::read_sweep(vars["sweep"].as<std::string>()), sweep);
+    sweep.points = vars["points"].as<std::string>();
+    sweep.html = vars["html"].as<bool>();
+    eppsim::SweepPlan plan = eppsim::read_sweep(vars["sweep"].as<std::string>());
+    if (!sweep.points.empty()) eppsim::select_points(&plan, sweep.points);
+    eppsim::run_sweep(plan, sweep);
     return 0;
   } catch (const eppsim::Interrupted& e) {
     std::cerr << "eppsim sweep: " << e.what() << ": finished points are kept; rerun to run the rest\n";

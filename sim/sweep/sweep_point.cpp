@@ -27,7 +27,7 @@ void run_sweep_point(const SweepPlan& plan, std::uint32_t index, const SweepOpti
     try {
       const RunOutputs outputs = parse_run_outputs(options.outputs);
       const bool run_directory = options.outputs != "none";
-      const ResolvedScenario scenario = resolve_full(parse_scenario_file(plan.scenario, point.overrides));
+      const ResolvedScenario scenario = resolve_full(parse_scenario_file(plan.bases[point.base].file, point.overrides));
       const RunResult result = run_scenario(scenario, outputs.trace_detail());
       *record.mutable_report() = result.report;
       if (run_directory) write_run_directory(result, options.output / "runs" / effective.key, outputs);

@@ -60,9 +60,8 @@ void run_sweep(const SweepPlan& plan, const SweepOptions& options) {
   tally.ran = static_cast<std::uint32_t>(ranks.sum(tally.ran));
   ranks.wait_for_all();
   if (ranks.share().rank != 0) return;
-  const std::uint32_t failed = write_sweep_results(plan, options.output);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << sweep_summary(plan, tally, failed, wall, ranks.share().count, options.output);
+  std::cout << finish_sweep(plan, options, tally, wall, ranks.share().count);
 }
 
 }  // namespace eppsim

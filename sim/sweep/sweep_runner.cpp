@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "base/progress.h"
 #include "base/proto_io.h"
 #include "scenario/scenario.h"
+#include "sim/html_report.h"
 #include "base/subprocess.h"
 #include "traces/csv_export.h"
 
@@ -32,7 +34,8 @@ fs::path sweep_point_file(const fs::path& dir, const std::string& key) { return 
 EffectivePoint effective_point(const SweepPlan& plan, const SweepPointSpec& point) {
   EffectivePoint out;
   try {
-    out.scenario = plan.base;  // as parse_scenario_file(plan.scenario, point.overrides) gives it, without reading it again
+    // As parse_scenario_file(its base's file, point.overrides) gives it, without reading the file again.
+    out.scenario = plan.bases[point.base].scenario;
     for (const std::string& assignment : point.overrides) apply_override(&out.scenario, assignment);
     out.key = point_key(out.scenario);
   } catch (const InputError& e) {
@@ -183,6 +186,11 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
 std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
   proto::SweepResults results;
   results.set_sweep(plan.sweep.name());
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    proto::SweepAxis* axis = results.add_axes();
+    *axis = plan.sweep.axes(static_cast<int>(a));
+    axis->set_name(plan.axes[a]);
+  }
   std::uint32_t failed = 0;
   for (const SweepPointSpec& spec : plan.points) {
     const EffectivePoint effective = effective_point(plan, spec);
@@ -203,7 +211,7 @@ std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
   std::stable_sort(priced.begin(), priced.end(), [](const proto::SweepPoint* a, const proto::SweepPoint* b) {
     return a->report().cost().usd_per_million_tokens() < b->report().cost().usd_per_million_tokens();
   });
-  std::vector<std::size_t> rank(plan.points.size(), 0);
+  std::map<std::uint32_t, std::size_t> rank;  // by index (with --points, indices need not run 0 to n-1)
   for (std::size_t k = 0; k < priced.size(); ++k) rank[priced[k]->index()] = k + 1;
 
   std::string csv = "index";
@@ -236,13 +244,16 @@ std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
   return failed;
 }
 
-std::string sweep_summary(const SweepPlan& plan, const SweepTally& tally, std::uint32_t failed, double wall_s,
-                          std::uint32_t processes, const fs::path& dir) {
-  return fmt::format("sweep {}: {} points ({} run now, {} found done), {} failed, {:.1f} s{}\n"
-                     "  wrote        {}/{{results.csv, results.json, points/}}\n",
-                     plan.sweep.name().empty() ? plan.file.string() : plan.sweep.name(), plan.points.size(), tally.ran,
-                     tally.resumed, failed, wall_s, processes > 1 ? fmt::format(" over {} processes", processes) : "",
-                     dir.string());
+std::string finish_sweep(const SweepPlan& plan, const SweepOptions& options, const SweepTally& tally, double wall_s,
+                         std::uint32_t processes) {
+  const std::uint32_t failed = write_sweep_results(plan, options.output);
+  std::string summary = fmt::format(
+      "sweep {}: {} points ({} run now, {} found done), {} failed, {:.1f} s{}\n"
+      "  wrote        {}/{{results.csv, results.json, points/}}\n",
+      plan.sweep.name().empty() ? plan.file.string() : plan.sweep.name(), plan.points.size(), tally.ran, tally.resumed,
+      failed, wall_s, processes > 1 ? fmt::format(" over {} processes", processes) : "", options.output.string());
+  if (options.html) summary += fmt::format("  page         {}\n", write_html_report(options.output).string());
+  return summary;
 }
 
 }  // namespace eppsim

@@ -58,6 +58,8 @@ struct SweepOptions {
   std::filesystem::path output;   // DIR
   std::uint32_t jobs = 0;         // points at once; 0: the default above
   std::string outputs = "none";   // --outputs for each point's run directory ("none": no DIR/runs/)
+  std::string points;             // --points: run and report only these (select_points); empty: all
+  bool html = false;              // --html: also DIR/report.html, the sweep's page (plots/report.py)
 };
 
 // This process's share of the points under mpirun: those whose index % count == rank.
@@ -113,9 +115,11 @@ std::optional<proto::SweepPoint> read_sweep_point(const std::filesystem::path& f
 // progress line on a terminal.
 SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, const SweepShare& share);
 
-// The lines `eppsim sweep` prints at the end.
-std::string sweep_summary(const SweepPlan& plan, const SweepTally& tally, std::uint32_t failed, double wall_s,
-                          std::uint32_t processes, const std::filesystem::path& dir);
+// Once every point has run: writes the results (write_sweep_results) and,
+// with options.html, the sweep's page; returns the lines `eppsim sweep`
+// prints at the end. `processes`: the sweep's processes (mpirun's ranks).
+std::string finish_sweep(const SweepPlan& plan, const SweepOptions& options, const SweepTally& tally, double wall_s,
+                         std::uint32_t processes);
 
 // Reads every point's file and writes DIR/results.csv and DIR/results.json
 // atomically; a point without a readable file is a failed row ("no result").

@@ -66,6 +66,30 @@ check "rerun after a killed point" 0 "" -- "$eppsim" sweep "$work/grid.textproto
 grep -q "(1 run now, 5 found done), 2 failed" "$work/out" || { cat "$work/out"; fail "a killed point runs again"; }
 cmp -s "$work/one/results.csv" "$work/two/results.csv" || fail "the rerun point's results differ"
 
+# A subset of the points: the same rows as the whole sweep's (cost_rank apart: it ranks the points reported).
+check "sweep --points" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/some" --points 1,4-5
+grep -q "sweep grid: 3 points (3 run now" "$work/out" || { cat "$work/out"; fail "--points summary"; }
+[ "$(cut -d, -f1 "$work/some/results.csv" | tr '\n' ' ')" = "index 1 4 5 " ] || fail "--points: rows 1, 4 and 5"
+for i in 1 4 5; do
+  [ "$(grep "^$i," "$work/some/results.csv" | cut -d, -f1-16)" = "$(grep "^$i," "$work/one/results.csv" | cut -d, -f1-16)" ] ||
+    fail "--points: row $i differs from the whole sweep's"
+done
+check "bad --points" 2 "--points 2-9: the sweep has points 0 to 5" -- \
+  "$eppsim" sweep "$work/grid.textproto" -o "$work/bad" --points 2-9
+
+# A base scenario per point: the scenario axis.
+cp "$src/scenarios/quickstart.textproto" "$work/other.textproto"
+sed -i 's/^seed: .*/seed: 7/' "$work/other.textproto"
+cat >"$work/bases.textproto" <<'SWEEP'
+name: "bases"
+axes { name: "base" fields { field: "scenario" values: ["base.textproto", "other.textproto"] } }
+axes { fields { field: "workload.global_batch" values: ["8"] } }
+SWEEP
+check "scenario axis" 0 "" -- "$eppsim" sweep "$work/bases.textproto" -o "$work/bases"
+grep -q "^0,base.textproto,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 0"
+grep -q "^1,other.textproto,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 1"
+[ "$(ls "$work/bases/points" | wc -l)" -eq 2 ] || fail "scenario axis: two points (two keys)"
+
 # Run directories when asked.
 check "sweep --outputs csv" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/runs" --outputs csv
 [ "$(ls "$work/runs/runs" | wc -l)" -eq 4 ] || fail "a run directory per point that ran"

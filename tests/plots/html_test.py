@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""`eppsim run --html` and `eppsim compare --html` end to end: each writes
+"""`eppsim run --html`, `eppsim compare --html` and `eppsim sweep --html` end to end: each writes
 DIR/report.html, which headless Chromium (Debian's `chromium`) loads; a
 harness page beside it reads what the browser shows: the summary table's
 numbers (the step time and MFU of report.json / compare.json, and the plan
 line as `eppsim run` prints it, TP and CP included), every <img>
 decoded to a non-empty bitmap, every <svg> laid out with a non-empty box
 holding text, the links to the trace files, and for the comparison the
-paper's numbers (from a paper.json beside the scenario file). Exits 77
+paper's numbers (from a paper.json beside the scenario file); for the sweep,
+the fastest point's numbers, its plots and the links to its results. Exits 77
 (ctest: skipped) with a message when chromium is not installed.
 
 usage: html_test.py EPPSIM_BINARY SOURCE_DIR
@@ -123,10 +124,32 @@ try:
     with open(os.path.join(compare_dir, "report.html")) as f:
         if ">1.37<" not in f.read():
             failures.append("compare: the paper's 1.37x is not on the page")
+
+    # A sweep's page: the shipped study with its cost (Pareto front), lines per strategy and a heatmap.
+    sweep_dir = os.path.join(work, "sweep")
+    out = run([eppsim, "sweep", os.path.join(source, "scenarios", "studies", "quickstart_strategies.textproto"),
+               "-o", sweep_dir, "--html", "--outputs", "csv"]).stdout
+    if f"page         {sweep_dir}/report.html" not in out:
+        failures.append(f"sweep --html: stdout does not name the page:\n{out}")
+    with open(os.path.join(sweep_dir, "results.csv")) as f:
+        rows = [line.split(",") for line in f.read().splitlines()[1:]]
+    fastest = max(rows, key=lambda r: float(r[7]))  # index, 3 axes, status, network, step_time_s, tokens_per_s
+    check_page("sweep", shown(sweep_dir),
+               ["sweep quickstart-strategies: 15 points", "15 points ran, 0 failed", "The fastest points",
+                "The cheapest million tokens", f"{float(fastest[6]):.4g}", f"{float(fastest[7]):.4g}"],
+               ["results.csv", "results.json"], images=0, svgs=4)
+    with open(os.path.join(sweep_dir, "report.html")) as f:
+        page_text = f.read()
+    for caption in ["Pareto front", "throughput along global_batch, one line per plan.strategy",
+                    "one panel per plan.strategy", "the best over"]:
+        if caption not in page_text:
+            failures.append(f"sweep: the page lacks '{caption}'")
+    if 'href="runs/' not in page_text:
+        failures.append("sweep: no link to a point's run directory (--outputs csv)")
 finally:
     shutil.rmtree(work)
 
 for f in failures:
     print("FAIL", f)
-print("html_test:", "failed" if failures else "the run and compare pages show their numbers, plots and links")
+print("html_test:", "failed" if failures else "the run, compare and sweep pages show their numbers, plots and links")
 sys.exit(1 if failures else 0)

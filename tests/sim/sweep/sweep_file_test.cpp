@@ -54,7 +54,8 @@ TEST_F(SweepFile, TheGridIsEveryCombinationFirstAxisSlowest) {
     axes { fields { field: "plan.strategy" values: ["epp", "ulysses"] } }
     axes { name: "len" fields { field: "workload.max_length" range { start: 1024 stop: 4096 factor: 2 } } }
   )"));
-  EXPECT_EQ(plan.scenario, plan.file.parent_path() / "base.textproto");
+  ASSERT_EQ(plan.bases.size(), 1u);
+  EXPECT_EQ(plan.bases[0].file, plan.file.parent_path() / "base.textproto");
   EXPECT_THAT(plan.axes, ElementsAre("plan.strategy", "len"));
   ASSERT_EQ(plan.points.size(), 6u);
   EXPECT_THAT(plan.points[0].values, ElementsAre("epp", "1024"));
@@ -85,6 +86,59 @@ TEST_F(SweepFile, NoAxesIsTheBaseScenarioAlone) {
   const SweepPlan plan = read_sweep(write(R"(scenario: "base.textproto")"));
   ASSERT_EQ(plan.points.size(), 1u);
   EXPECT_TRUE(plan.points[0].overrides.empty());
+}
+
+TEST_F(SweepFile, AScenarioAxisGivesEachPointItsBaseScenario) {
+  fs::copy_file(fs::path(EPPSIM_SOURCE_DIR) / "scenarios/showcase.textproto", dir_ / "other.textproto");
+  const SweepPlan plan = read_sweep(write(R"(
+    axes { name: "setting" fields { field: "scenario" values: ["base.textproto", "other.textproto"] }
+                           fields { field: "seed" values: ["3", "4"] } }
+    axes { fields { field: "plan.strategy" values: ["epp", "ulysses"] } }
+  )"));
+  ASSERT_EQ(plan.bases.size(), 2u);
+  EXPECT_EQ(plan.bases[1].file, plan.file.parent_path() / "other.textproto");
+  EXPECT_EQ(plan.bases[1].scenario.name(), "showcase");
+  ASSERT_EQ(plan.points.size(), 4u);
+  EXPECT_THAT(plan.points[2].values, ElementsAre("other.textproto", "epp"));
+  EXPECT_EQ(plan.points[2].base, 1u);
+  EXPECT_EQ(plan.points[1].base, 0u);
+  // The scenario field is not an override; its zipped partner is.
+  EXPECT_THAT(plan.points[2].overrides, ElementsAre("seed=4", "plan.strategy=epp"));
+}
+
+TEST_F(SweepFile, AScenarioAxisIsCheckedLikeTheSweepsScenario) {
+  EXPECT_THAT(error_of(R"(
+    scenario: "base.textproto"
+    axes { fields { field: "scenario" values: ["base.textproto"] } })"),
+              HasSubstr("s.sweep.textproto:3: axes[0].fields[0].field: the sweep's `scenario` is set"));
+  EXPECT_THAT(error_of(R"(
+    axes { fields { field: "scenario" values: ["base.textproto", "missing.textproto"] } })"),
+              HasSubstr("s.sweep.textproto:2: axes[0].fields[0].values: "));
+  EXPECT_THAT(error_of(R"(
+    axes { fields { field: "scenario" range { start: 1 stop: 2 step: 1 } } })"),
+              HasSubstr("axes[0].fields[0].range: `scenario` takes values"));
+  EXPECT_THAT(error_of(R"(axes { fields { field: "plan.strategy" values: "epp" } })"),
+              HasSubstr("scenario: is required"));
+}
+
+TEST_F(SweepFile, SelectPointsKeepsTheNamedIndices) {
+  SweepPlan plan = read_sweep(write(R"(
+    scenario: "base.textproto"
+    axes { fields { field: "seed" range { start: 1 stop: 10 step: 1 } } }
+  )"));
+  select_points(&plan, "0,3,7-9");
+  ASSERT_EQ(plan.points.size(), 5u);
+  EXPECT_EQ(plan.points[1].index, 3u);
+  EXPECT_EQ(plan.points[4].index, 9u);
+  for (const std::string bad : {"", "1,", "x", "3-1", "10", "2-12"}) {
+    SweepPlan copy = plan;
+    EXPECT_THROW(select_points(&copy, bad), InputError) << bad;
+  }
+  try {
+    select_points(&plan, "3-1");
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--points 3-1: '3-1' runs backwards"));
+  }
 }
 
 TEST(SweepRange, StepsAndFactorsPrintWholeNumbersWhole) {
@@ -154,11 +208,15 @@ TEST_F(SweepFile, BadInputNamesTheFileLineAndField) {
               HasSubstr(":4: axes[2]: the grid has more than 1048576 points"));
 }
 
-// Each shipped study reads and checks (tests/cli/sweep_test.sh runs one).
+// Each shipped sweep reads and checks: scenarios/studies/*.textproto and each
+// study's STUDY/sweep.textproto (tests/cli/sweep_test.sh and studies_test.py run them).
 TEST(ShippedStudies, EveryStudyReads) {
   int count = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(EPPSIM_SOURCE_DIR) / "scenarios/studies")) {
-    if (entry.path().extension() != ".textproto") continue;
+  const fs::path studies = fs::path(EPPSIM_SOURCE_DIR) / "scenarios/studies";
+  for (const auto& entry : fs::recursive_directory_iterator(studies)) {
+    const bool sweep = entry.path().parent_path() == studies ? entry.path().extension() == ".textproto"
+                                                              : entry.path().filename() == "sweep.textproto";
+    if (!sweep) continue;
     SCOPED_TRACE(entry.path().string());
     ++count;
     const SweepPlan plan = read_sweep(entry.path());
