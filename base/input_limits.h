@@ -39,6 +39,7 @@ inline constexpr std::uint32_t kMaxVocabSize = 1u << 24;  // model.vocab_size
 
 // ---------------------------------------------------------------- workload and plan
 inline constexpr std::uint32_t kMaxGlobalBatch = 1u << 20;  // workload.global_batch, sequences
+inline constexpr double kMaxLengthSigma = 4.0;  // workload.lengths.lognormal.sigma: e^4 = 55x the median at one sigma
 inline constexpr std::uint64_t kMaxSequenceTokens = std::uint64_t{1} << 30;  // workload.max_length, lengths.fixed, a length file's lengths, micro-batch and chunk token budgets
 inline constexpr std::uint32_t kMaxParallelDegree = kMaxRanks;  // pipeline stages, SP, TP, CP degrees, slices
 inline constexpr std::uint32_t kMaxCollectiveOpsPerRank = 1u << 20;  // workload.collective.chunks x iterations

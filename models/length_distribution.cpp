@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
 #include <cctype>
@@ -124,6 +125,20 @@ std::uint64_t QuantileDistribution::sample(Rng& rng) const {
   const long long length = std::llround(quantile(rng.uniform01()));
   return static_cast<std::uint64_t>(std::max(1LL, length));
 }
+
+LogNormalDistribution::LogNormalDistribution(double median, double sigma) : median_(median), sigma_(sigma) {
+  if (!(median > 0.0) || !std::isfinite(median) || !(sigma >= 0.0) || !std::isfinite(sigma))
+    throw std::invalid_argument(fmt::format("log-normal lengths: median {} must be > 0 and sigma {} >= 0", median, sigma));
+}
+
+std::uint64_t LogNormalDistribution::sample(Rng& rng) const {
+  const double u = rng.uniform01() + 0x1.0p-54;  // in (0, 1): the inverse CDF is finite
+  const double z = boost::math::quantile(boost::math::normal_distribution<double>(), u);
+  const double length = std::min(median_ * std::exp(sigma_ * z), 0x1.0p62);
+  return static_cast<std::uint64_t>(std::max(1LL, std::llround(length)));
+}
+
+std::string LogNormalDistribution::name() const { return fmt::format("lognormal(median {}, sigma {})", median_, sigma_); }
 
 EmpiricalListDistribution::EmpiricalListDistribution(std::string name, std::vector<std::uint64_t> lengths)
     : name_(std::move(name)), lengths_(std::move(lengths)) {

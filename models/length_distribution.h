@@ -47,6 +47,20 @@ class EmpiricalListDistribution final : public LengthDistribution {
   std::vector<std::uint64_t> lengths_;
 };
 
+// median x e^(sigma Z), Z standard normal (Boost.Math's inverse CDF of a
+// uniform draw), rounded, at least 1 and at most 2^62. median > 0 and sigma >=
+// 0, finite (else std::invalid_argument).
+class LogNormalDistribution final : public LengthDistribution {
+ public:
+  LogNormalDistribution(double median, double sigma);
+  std::uint64_t sample(Rng& rng) const override;
+  std::string name() const override;
+
+ private:
+  double median_;
+  double sigma_;
+};
+
 class FixedLengthDistribution final : public LengthDistribution {
  public:
   explicit FixedLengthDistribution(std::uint64_t length);

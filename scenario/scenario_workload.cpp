@@ -39,9 +39,20 @@ std::shared_ptr<const LengthDistribution> resolve_lengths(const proto::LengthSou
       if (lengths.fixed() == 0) where.fail("workload.lengths.fixed", "must be > 0, got 0");
       require_at_most(where, "workload.lengths.fixed", lengths.fixed(), limits::kMaxSequenceTokens);
       return std::make_shared<FixedLengthDistribution>(lengths.fixed());
+    case proto::LengthSource::kLognormal: {
+      const proto::LogNormalLengths& lognormal = lengths.lognormal();
+      if (!(lognormal.median_tokens() >= 1.0))
+        where.fail("workload.lengths.lognormal.median_tokens", fmt::format("must be >= 1, got {}", lognormal.median_tokens()));
+      require_at_most(where, "workload.lengths.lognormal.median_tokens", lognormal.median_tokens(),
+                      static_cast<double>(limits::kMaxSequenceTokens));
+      if (!(lognormal.sigma() >= 0.0))
+        where.fail("workload.lengths.lognormal.sigma", fmt::format("must be >= 0, got {}", lognormal.sigma()));
+      require_at_most(where, "workload.lengths.lognormal.sigma", lognormal.sigma(), limits::kMaxLengthSigma);
+      return std::make_shared<LogNormalDistribution>(lognormal.median_tokens(), lognormal.sigma());
+    }
     case proto::LengthSource::SOURCE_NOT_SET: break;
   }
-  where.fail("workload.lengths", "set one of distribution (e.g. \"wikipedia\"), file or fixed");
+  where.fail("workload.lengths", "set one of distribution (e.g. \"wikipedia\"), file, fixed or lognormal");
 }
 
 OverMaxLength resolve_over_max_length(proto::OverMaxLength value, const FieldLocator& where) {

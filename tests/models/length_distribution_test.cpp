@@ -161,6 +161,38 @@ TEST(EmbeddedWikipedia, AgreesWithTheRawData) {
 
 // ---- EmpiricalListDistribution and FixedLengthDistribution ----
 
+TEST(LogNormalDistribution, HitsItsMedianSpreadAndMean) {
+  const LogNormalDistribution dist(2048.0, 1.5);
+  Rng rng(7);
+  std::vector<double> logs;
+  double sum = 0.0;
+  for (int i = 0; i < 200000; ++i) {
+    const auto length = dist.sample(rng);
+    logs.push_back(std::log(static_cast<double>(length)));
+    sum += static_cast<double>(length);
+  }
+  std::sort(logs.begin(), logs.end());
+  EXPECT_NEAR(std::exp(logs[logs.size() / 2]), 2048.0, 2048.0 * 0.02);
+  // ln(length) is normal with sigma 1.5: its 84th percentile sits one sigma above the median.
+  EXPECT_NEAR(logs[static_cast<std::size_t>(0.8413 * logs.size())] - logs[logs.size() / 2], 1.5, 0.02);
+  EXPECT_NEAR(sum / 200000.0, 2048.0 * std::exp(1.5 * 1.5 / 2.0), 2048.0 * std::exp(1.125) * 0.03);
+}
+
+TEST(LogNormalDistribution, SigmaZeroIsTheMedianAndBadParametersAreRefused) {
+  Rng rng(1);
+  const LogNormalDistribution fixed(1000.0, 0.0);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(fixed.sample(rng), 1000u);
+  const LogNormalDistribution wide(1.0, 4.0);  // draws far below 1 token round up to 1, none past 2^62
+  for (int i = 0; i < 10000; ++i) {
+    const auto length = wide.sample(rng);
+    EXPECT_GE(length, 1u);
+    EXPECT_LE(length, std::uint64_t{1} << 62);
+  }
+  EXPECT_THROW(LogNormalDistribution(0.0, 1.0), std::invalid_argument);
+  EXPECT_THROW(LogNormalDistribution(100.0, -1.0), std::invalid_argument);
+  EXPECT_THROW(LogNormalDistribution(100.0, std::numeric_limits<double>::infinity()), std::invalid_argument);
+}
+
 TEST(EmpiricalListDistribution, DrawsUniformlyFromTheList) {
   const EmpiricalListDistribution d("list", {5, 17, 99});
   EXPECT_EQ(d.name(), "list");
