@@ -1,20 +1,22 @@
 #!/usr/bin/python3
 """Sets a reproduction's measured speedups beside the paper's.
 
-    reproduction_table.py PAPER_JSON RUNS_DIR OUT_MD
+    reproduction_table.py PAPER_JSON RESULTS_CSV OUT_MD
 
 PAPER_JSON (scenarios/SET/paper.json) lists the strategies, the pairs to
 compare and, per scenario, the paper's speedups ("a/b": how many times faster a
-is than b) and the step time of one strategy. RUNS_DIR holds one
-`eppsim compare` output folder per scenario (SCENARIO/compare.json). OUT_MD is
-written atomically; the same runs give the same file, byte for byte.
+is than b) and the step time of one strategy. RESULTS_CSV is the results.csv of
+the reproduction's sweep (scenarios/studies/SET/sweep.textproto; scripts/study.py
+runs it), whose axes are `setting` (a scenario of scenarios/SET/ by name),
+`strategy` and, with an ablation, `effects`. OUT_MD is written atomically; the
+same results give the same file, byte for byte.
 
-With an "ablation" in PAPER_JSON (steps, each switching one more modelling
-effect on with `--set` overrides, and the pairs to follow), RUNS_DIR also
-holds ablation/STEP/SCENARIO/compare.json for step 0, 1, ... (scripts/
-reproduce.sh runs them), and OUT_MD gains a table per pair: how the speedup
-moves as each effect is switched on.
+With an "ablation" in PAPER_JSON (the `effects` steps in order, each switching
+one more modelling effect on, the step the scenarios ship as, and the pairs to
+follow), OUT_MD gains a table per pair: how the speedup moves as each effect is
+switched on. The step times of the main tables are those at the shipped step.
 """
+import csv
 import json
 import os
 import sys
@@ -44,30 +46,51 @@ def markdown_table(header, rows):
     return out
 
 
-def ablation_lines(paper, runs_dir):
+def load_results(path):
+    """results.csv's step times: (effects, setting) -> {strategy: step time},
+    and (effects, setting, strategy) -> error for the points that failed."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        fail(f"{path}: {e}")
+    if rows and not {"setting", "strategy", "status", "step_time_s"} <= set(rows[0]):
+        fail(f"{path}: not a reproduction sweep's results (axes setting and strategy expected)")
+    steps, errors = {}, {}
+    for r in rows:
+        key = (r.get("effects", ""), r["setting"])
+        steps.setdefault(key, {})
+        if r["status"] == "ok":
+            steps[key][r["strategy"]] = float(r["step_time_s"])
+        else:
+            errors[key + (r["strategy"],)] = r["error"]
+    return steps, errors
+
+
+def steps_of(results, path, effects, setting):
+    if (effects, setting) not in results:
+        fail(f"{path}: no point of setting {setting}" + (f" at effects {effects}" if effects else ""))
+    return results[(effects, setting)]
+
+
+def ablation_lines(paper, results, path, set_name):
     """The ablation section: per pair, one row per step (effects switched on
     cumulatively), one column per setting, the paper's speedups last."""
     ablation = paper["ablation"]
-    for key in ("steps", "pairs", "strategies"):
+    for key in ("steps", "pairs", "strategies", "shipped"):
         if key not in ablation:
             fail(f"ablation: missing field '{key}'")
     names = paper["names"]
     rows = paper["rows"]
-    steps = {}  # (step index, scenario) -> {strategy: step time}
-    for i, _ in enumerate(ablation["steps"]):
-        for row in rows:
-            comparison = load_json(os.path.join(runs_dir, "ablation", str(i), row["scenario"], "compare.json"))
-            steps[(i, row["scenario"])] = {r["strategy"]: r["step_time_s"] for r in comparison.get("records", [])}
     lines = ["## Which modelling effects make the gaps", ""]
-    lines.append("Each row switches one more effect of the model on (`--set` overrides in paper.json's "
-                 "\"ablation\"), from eppsim's earlier model (roofline compute, communication that neither shares "
-                 "endpoints nor slows compute) to the model the scenarios ship with; speedups of "
+    lines.append("Each row switches one more effect of the model on (the `effects` axis of "
+                 f"`scenarios/studies/{set_name}/sweep.textproto` gives each step's overrides), from the simplest "
+                 "model to the one the scenarios ship with, and then asks what-ifs; speedups of "
                  f"{', '.join(f'`{s}`' for s in ablation['strategies'])} on each setting. "
                  "A strategy that could not run shows as —.")
     lines.append("")
-    for step_index, step in enumerate(ablation["steps"]):
-        sets = " ".join(f"`{s}`" for s in step["set"])
-        lines.append(f"{step_index}. {step['label']}: {sets}")
+    for i, step in enumerate(ablation["steps"]):
+        lines.append(f"{i}. {step['label']} (`{step['value']}`)")
     lines.append("")
     for a, b in ablation["pairs"]:
         lines.append(f"### {names[a]} over {names[b]}")
@@ -77,7 +100,7 @@ def ablation_lines(paper, runs_dir):
         for i, step in enumerate(ablation["steps"]):
             cells = [f"{i}. {step['label']}"]
             for row in rows:
-                t = steps[(i, row["scenario"])]
+                t = steps_of(results, path, step["value"], row["scenario"])
                 cells.append(fmt_x(t[b] / t[a] if a in t and b in t else None))
             table_rows.append(cells)
         table_rows.append(["paper"] + [fmt_x(row["speedup"].get(f"{a}/{b}")) for row in rows])
@@ -88,8 +111,8 @@ def ablation_lines(paper, runs_dir):
 
 def main(argv):
     if len(argv) != 4:
-        fail("usage: reproduction_table.py PAPER_JSON RUNS_DIR OUT_MD")
-    paper_path, runs_dir, out_path = argv[1:]
+        fail("usage: reproduction_table.py PAPER_JSON RESULTS_CSV OUT_MD")
+    paper_path, results_path, out_path = argv[1:]
     paper = load_json(paper_path)
     for key in ("title", "source", "strategies", "names", "pairs", "rows", "step_time_of"):
         if key not in paper:
@@ -100,8 +123,10 @@ def main(argv):
     set_name = os.path.basename(os.path.dirname(os.path.abspath(paper_path)))
 
     lines = [f"# {paper['title']}", ""]
-    lines.append(f"Written by `bash scripts/reproduce.sh {set_name}` from `eppsim compare` on each scenario of "
-                 f"`scenarios/{set_name}/` (one sampled global batch, the scenario's seed, analytic engine). "
+    lines.append(f"Written by `/usr/bin/python3 scripts/study.py {set_name}` from the sweep "
+                 f"`scenarios/studies/{set_name}/sweep.textproto` over each scenario of `scenarios/{set_name}/` "
+                 "(one sampled global batch, the scenario's seed, analytic engine; its rows are "
+                 f"`scenarios/studies/{set_name}/results.csv`). "
                  f"Paper numbers: {paper['source']}. "
                  "Why ours differ is in this folder's README.md.")
     lines.append("")
@@ -117,12 +142,13 @@ def main(argv):
     failures = []
     deviations = {f"{a}/{b}": [] for a, b in pairs}
     ours_all = {f"{a}/{b}": [] for a, b in pairs}
+    results, errors = load_results(results_path)
+    shipped = paper["ablation"]["shipped"] if "ablation" in paper else ""
     for row in paper["rows"]:
-        compare_path = os.path.join(runs_dir, row["scenario"], "compare.json")
-        comparison = load_json(compare_path)
-        steps = {r["strategy"]: r["step_time_s"] for r in comparison.get("records", [])}
-        for f in comparison.get("failures", []):
-            failures.append((row["label"], f.get("strategy", "?"), f.get("message", "")))
+        steps = steps_of(results, results_path, shipped, row["scenario"])
+        for s in strategies:
+            if (shipped, row["scenario"], s) in errors:
+                failures.append((row["label"], s, errors[(shipped, row["scenario"], s)]))
         step_cells = [row["label"]]
         if has_paper_steps:
             step_cells.append(f"{row['step_time_s']:g}" if "step_time_s" in row else "—")
@@ -170,7 +196,7 @@ def main(argv):
             lines.append(f"- {names[a]} over {names[b]}: no setting with both numbers")
     if "ablation" in paper:
         lines.append("")
-        lines += ablation_lines(paper, runs_dir)[:-1]
+        lines += ablation_lines(paper, results, results_path, set_name)[:-1]
     if failures:
         lines.append("")
         lines.append("## Strategies that could not run")

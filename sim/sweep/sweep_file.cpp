@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -20,6 +21,7 @@ namespace eppsim {
 namespace {
 
 using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+namespace fs = std::filesystem;
 
 // The axis field whose values are base scenario files, not --set overrides.
 constexpr std::string_view kScenarioField = "scenario";
@@ -81,6 +83,88 @@ std::string override_error(const proto::Scenario& base, const std::string& assig
   return "";
 }
 
+
+// One axis's steps: each step's label (its value in results and filters) and
+// its overrides; with sets_base, step i also picks base scenario i.
+struct AxisSteps {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> overrides;
+  bool sets_base = false;
+};
+
+// Why `assignment` does not apply to every base scenario; "" when it does.
+using OverrideCheck = std::function<std::string(const std::string& assignment)>;
+
+void check_labels(const std::vector<std::string>& labels, int a, const SweepLocator& where, std::string_view field,
+                  std::string_view rule) {
+  if (std::set(labels.begin(), labels.end()).size() != labels.size()) where.fail({{"axes", a}}, field, rule);
+}
+
+// An axis of zipped fields: step i sets every field to its value i.
+AxisSteps zipped_steps(const proto::SweepAxis& axis, int a, const SweepLocator& where, const OverrideCheck& check) {
+  if (axis.fields_size() == 0) where.fail({{"axes", a}}, "fields", "an axis needs at least one field (or steps)");
+  AxisSteps out;
+  for (int f = 0; f < axis.fields_size(); ++f) {
+    const proto::SweepField& field = axis.fields(f);
+    if (field.field().empty()) where.fail({{"axes", a}, {"fields", f}}, "field", "is required: a field --set reaches");
+    if (field.values_size() > 0 && field.has_range())
+      where.fail({{"axes", a}, {"fields", f}}, "range", "give values or a range, not both");
+    const bool scenario = field.field() == kScenarioField;  // its values are base scenarios, read already
+    std::vector<std::string> list(field.values().begin(), field.values().end());
+    if (field.has_range()) {
+      try {
+        list = range_values(field.range(), "range");
+      } catch (const InputError& e) {
+        where.fail({{"axes", a}, {"fields", f}}, "", e.what());
+      }
+    }
+    if (list.empty()) where.fail({{"axes", a}, {"fields", f}}, "values", "an axis field needs values or a range");
+    if (f > 0 && list.size() != out.overrides.size()) {
+      where.fail({{"axes", a}, {"fields", f}}, "values",
+                 fmt::format("zipped with {} ({} values), it has {}", axis.fields(0).field(), out.overrides.size(),
+                             list.size()));
+    }
+    out.overrides.resize(list.size());
+    for (std::size_t v = 0; v < list.size(); ++v) {
+      if (f == 0) out.labels.push_back(scenario ? fs::path(list[v]).stem().string() : list[v]);
+      if (scenario) continue;
+      const std::string assignment = field.field() + "=" + list[v];
+      if (const std::string error = check(assignment); !error.empty())
+        where.fail({{"axes", a}, {"fields", f}}, field.has_range() ? "range" : "values", error);
+      out.overrides[v].push_back(assignment);
+    }
+    out.sets_base = out.sets_base || scenario;
+  }
+  if (axis.labels_size() > 0) {
+    if (static_cast<std::size_t>(axis.labels_size()) != out.labels.size())
+      where.fail({{"axes", a}}, "labels", fmt::format("{} labels for {} steps", axis.labels_size(), out.labels.size()));
+    out.labels.assign(axis.labels().begin(), axis.labels().end());
+    check_labels(out.labels, a, where, "labels", "labels must be distinct");
+  } else if (axis.fields(0).field() == kScenarioField) {
+    check_labels(out.labels, a, where, "labels", "two scenario files of one name: label the steps");
+  }
+  return out;
+}
+
+// An axis of listed steps, each its own overrides.
+AxisSteps listed_steps(const proto::SweepAxis& axis, int a, const SweepLocator& where, const OverrideCheck& check) {
+  if (axis.fields_size() > 0 || axis.labels_size() > 0)
+    where.fail({{"axes", a}}, "steps", "give fields (with labels) or steps, not both");
+  AxisSteps out;
+  for (int i = 0; i < axis.steps_size(); ++i) {
+    const proto::SweepStep& step = axis.steps(i);
+    if (step.label().empty()) where.fail({{"axes", a}, {"steps", i}}, "label", "is required: the step's name");
+    out.labels.push_back(step.label());
+    out.overrides.emplace_back();
+    for (int k = 0; k < step.set_size(); ++k) {
+      if (const std::string error = check(step.set(k)); !error.empty())
+        where.fail({{"axes", a}, {"steps", i}}, "set", error);
+      out.overrides.back().push_back(step.set(k));
+    }
+  }
+  check_labels(out.labels, a, where, "steps", "step labels must be distinct");
+  return out;
+}
 }  // namespace
 
 std::vector<std::string> range_values(const proto::SweepRange& range, const std::string& where) {
@@ -145,7 +229,7 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
   const auto read_base = [&](const std::string& name, std::initializer_list<std::pair<std::string_view, int>> path,
                              std::string_view field) {
     SweepBase base;
-    base.file = file.parent_path() / name;
+    base.file = (file.parent_path() / name).lexically_normal();  // "studies/x/../../y.textproto" as "y.textproto"
     try {
       base.scenario = parse_scenario_file(base.file).proto;
     } catch (const InputError& e) {
@@ -176,44 +260,22 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
     for (proto::Scenario& scenario : checked) apply_override(&scenario, sweep.set(i));
   }
 
-  // Each axis's values per field, checked against the base scenarios.
-  std::vector<std::vector<std::vector<std::string>>> values(sweep.axes_size());
+  // Each axis's steps: a label and overrides each, checked against the base scenarios.
+  std::vector<AxisSteps> axes;
   std::uint64_t grid = 1;
   std::set<std::string> names;
   for (int a = 0; a < sweep.axes_size(); ++a) {
     const proto::SweepAxis& axis = sweep.axes(a);
-    if (axis.fields_size() == 0) where.fail({{"axes", a}}, "fields", "an axis needs at least one field");
-    for (int f = 0; f < axis.fields_size(); ++f) {
-      const proto::SweepField& field = axis.fields(f);
-      if (field.field().empty()) where.fail({{"axes", a}, {"fields", f}}, "field", "is required: a field --set reaches");
-      if (field.values_size() > 0 && field.has_range())
-        where.fail({{"axes", a}, {"fields", f}}, "range", "give values or a range, not both");
-      std::vector<std::string> list(field.values().begin(), field.values().end());
-      if (field.has_range()) {
-        try {
-          list = range_values(field.range(), "range");
-        } catch (const InputError& e) {
-          where.fail({{"axes", a}, {"fields", f}}, "", e.what());
-        }
-      }
-      if (list.empty()) where.fail({{"axes", a}, {"fields", f}}, "values", "an axis field needs values or a range");
-      if (f > 0 && list.size() != values[a][0].size()) {
-        where.fail({{"axes", a}, {"fields", f}}, "values",
-                   fmt::format("zipped with {} ({} values), it has {}", axis.fields(0).field(), values[a][0].size(),
-                               list.size()));
-      }
-      for (std::size_t v = 0; v < list.size() && field.field() != kScenarioField; ++v) {
-        const std::string error = check_override(field.field() + "=" + list[v]);
-        if (!error.empty()) where.fail({{"axes", a}, {"fields", f}}, field.has_range() ? "range" : "values", error);
-      }
-      values[a].push_back(std::move(list));
-    }
+    AxisSteps steps = axis.steps_size() > 0 ? listed_steps(axis, a, where, check_override)
+                                            : zipped_steps(axis, a, where, check_override);
+    if (axis.name().empty() && axis.fields_size() == 0) where.fail({{"axes", a}}, "name", "an axis of steps needs a name");
     const std::string name = axis.name().empty() ? axis.fields(0).field() : axis.name();
     if (!names.insert(name).second) where.fail({{"axes", a}}, "name", fmt::format("a second axis named '{}'", name));
     plan.axes.push_back(name);
-    grid *= values[a][0].size();
+    grid *= steps.labels.size();
     if (grid > limits::kMaxSweepPoints)
       where.fail({{"axes", a}}, "", fmt::format("the grid has more than {} points", limits::kMaxSweepPoints));
+    axes.push_back(std::move(steps));
   }
   for (int s = 0; s < sweep.skip_size(); ++s) {
     for (int c = 0; c < sweep.skip(s).when_size(); ++c) {
@@ -224,25 +286,20 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
   }
 
   // The grid, first axis slowest, without the skipped points.
-  std::vector<std::size_t> step(values.size(), 0);
+  std::vector<std::size_t> step(axes.size(), 0);
   for (std::uint64_t n = 0; n < grid; ++n) {
     std::uint64_t rest = n;
-    for (std::size_t a = values.size(); a-- > 0;) {
-      step[a] = rest % values[a][0].size();
-      rest /= values[a][0].size();
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      step[a] = rest % axes[a].labels.size();
+      rest /= axes[a].labels.size();
     }
     SweepPointSpec point;
     point.overrides.assign(sweep.set().begin(), sweep.set().end());
-    for (std::size_t a = 0; a < values.size(); ++a) {
-      point.values.push_back(values[a][0][step[a]]);
-      for (std::size_t f = 0; f < values[a].size(); ++f) {
-        const std::string& field = sweep.axes(static_cast<int>(a)).fields(static_cast<int>(f)).field();
-        if (field == kScenarioField) {
-          point.base = step[a];
-        } else {
-          point.overrides.push_back(field + "=" + values[a][f][step[a]]);
-        }
-      }
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      point.values.push_back(axes[a].labels[step[a]]);
+      if (axes[a].sets_base) point.base = step[a];
+      const auto& overrides = axes[a].overrides[step[a]];
+      point.overrides.insert(point.overrides.end(), overrides.begin(), overrides.end());
     }
     bool skipped = false;
     for (const proto::SweepFilter& filter : sweep.skip()) {

@@ -6,7 +6,9 @@
 // a point gets the sweep's `set` overrides, then each axis's FIELD=VALUE (every
 // field of a zipped axis at the same step). `skip` filters leave out the points
 // that meet all conditions of one of them. A point's value of an axis, in
-// results and in filters, is its first field's value.
+// results and in filters, is its step's label (SweepAxis.labels), by default
+// its first field's value (a scenario file's name without folder and
+// extension).
 //
 // The base scenario is the sweep's `scenario`, or, per point, the value of an
 // axis field named `scenario` (a scenario file relative to the sweep file;
@@ -21,7 +23,7 @@
 // each field with values or a range (one, not both), zipped fields with as
 // many values each, a range with exactly one of step > 0 and factor > 1,
 // finite, start <= stop and at most kMaxSweepPoints values; axis names
-// distinct; filter conditions naming axes; the grid at most
+// distinct; labels one per step and distinct; filter conditions naming axes; the grid at most
 // limits::kMaxSweepPoints points. A point's own impossible combination (an SP
 // degree that does not divide the heads) is not checked here: that point's
 // run fails, and its error is recorded.
@@ -37,7 +39,7 @@ namespace eppsim {
 
 struct SweepPointSpec {
   std::uint32_t index = 0;              // position in grid order (after the filters)
-  std::vector<std::string> values;      // one per axis
+  std::vector<std::string> values;      // one per axis: its step's label
   std::size_t base = 0;                 // its base scenario: SweepPlan::bases[base]
   std::vector<std::string> overrides;   // FIELD=VALUE: the sweep's `set`, then the axes' (not `scenario`)
 };

@@ -86,8 +86,8 @@ axes { name: "base" fields { field: "scenario" values: ["base.textproto", "other
 axes { fields { field: "workload.global_batch" values: ["8"] } }
 SWEEP
 check "scenario axis" 0 "" -- "$eppsim" sweep "$work/bases.textproto" -o "$work/bases"
-grep -q "^0,base.textproto,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 0"
-grep -q "^1,other.textproto,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 1"
+grep -q "^0,base,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 0"
+grep -q "^1,other,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 1"
 [ "$(ls "$work/bases/points" | wc -l)" -eq 2 ] || fail "scenario axis: two points (two keys)"
 
 # Run directories when asked.

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""scripts/reproduction_table.py on small hand-made runs: the speedup tables
-and the ablation tables hold the ratios of the runs' step times in the right
-cells, a strategy that did not run shows as a dash, the same runs give the
-same file byte for byte, and a missing run is an error (exit 2) that names it.
+"""scripts/reproduction_table.py on a small hand-made sweep's results.csv: the
+speedup tables and the ablation tables hold the ratios of the step times in
+the right cells, a strategy that did not run shows as a dash and is listed
+with its error, the same rows give the same file byte for byte, and a missing
+setting is an error (exit 2) that names it.
 
 usage: reproduction_table_test.py SOURCE_DIR
 """
@@ -22,25 +23,31 @@ paper = {
     "pairs": [["a", "b"]], "step_time_of": "a",
     "ablation": {
         "strategies": ["a", "b"], "pairs": [["a", "b"]],
-        "steps": [{"label": "nothing", "set": ["x=1"]}, {"label": "+ effect", "set": ["x=2"]}],
+        "shipped": "on",
+        "steps": [{"value": "off", "label": "nothing"}, {"value": "on", "label": "+ effect"}],
     },
     "rows": [{"scenario": "s1", "label": "Setting 1", "speedup": {"a/b": 1.5}},
              {"scenario": "s2", "label": "Setting 2", "speedup": {}}],
 }
-# Step times: main runs, ablation step 0, step 1 (b missing in step 1 of s2).
+# Step times per (effects, setting): the shipped step "on" is the main table's (b fails in s2 there).
 runs = {
-    "s1": {"a": 10.0, "b": 15.0}, "s2": {"a": 4.0, "b": 4.0},
-    "ablation/0/s1": {"a": 10.0, "b": 10.0}, "ablation/0/s2": {"a": 2.0, "b": 3.0},
-    "ablation/1/s1": {"a": 5.0, "b": 10.0}, "ablation/1/s2": {"a": 2.0},
+    ("off", "s1"): {"a": 10.0, "b": 10.0}, ("off", "s2"): {"a": 2.0, "b": 3.0},
+    ("on", "s1"): {"a": 10.0, "b": 20.0}, ("on", "s2"): {"a": 2.0},
 }
 
 
-def write_runs(root):
-    for path, steps in runs.items():
-        os.makedirs(os.path.join(root, path))
-        records = [{"strategy": s, "step_time_s": t} for s, t in steps.items()]
-        with open(os.path.join(root, path, "compare.json"), "w") as f:
-            json.dump({"records": records}, f)
+def write_results(path, drop=()):
+    lines = ["index,effects,setting,strategy,status,network,step_time_s,error"]
+    for (effects, setting), steps in runs.items():
+        for strategy in ["a", "b"]:
+            if (effects, setting) in drop:
+                continue
+            if strategy in steps:
+                lines.append(f"{len(lines) - 1},{effects},{setting},{strategy},ok,simple,{steps[strategy]},")
+            else:
+                lines.append(f"{len(lines) - 1},{effects},{setting},{strategy},failed,,,b does not fit")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def table_after(text, heading):
@@ -61,30 +68,32 @@ try:
     paper_path = os.path.join(work, "paper.json")
     with open(paper_path, "w") as f:
         json.dump(paper, f)
-    runs_dir = os.path.join(work, "runs")
-    write_runs(runs_dir)
+    results = os.path.join(work, "results.csv")
+    write_results(results)
     out = os.path.join(work, "RESULTS.md")
-    subprocess.run(["/usr/bin/python3", "-B", script, paper_path, runs_dir, out], check=True)
+    subprocess.run(["/usr/bin/python3", "-B", script, paper_path, results, out], check=True)
     text = open(out, encoding="utf-8").read()
     speedups = table_after(text, "## Speedups")
-    if speedups[2] != ["Setting 1", "1.50× · 1.50×"] or speedups[3] != ["Setting 2", "— · 1.00×"]:
+    if speedups[2] != ["Setting 1", "1.50× · 2.00×"] or speedups[3] != ["Setting 2", "— · —"]:
         failures.append(f"speedup table: {speedups}")
     ablation = table_after(text, "### Ours over Theirs")
     expected = [["effects on", "Setting 1", "Setting 2"], ["---", "---", "---"],
                 ["0. nothing", "1.00×", "1.50×"], ["1. + effect", "2.00×", "—"], ["paper", "1.50×", "—"]]
     if ablation[:1] + ablation[2:] != expected[:1] + expected[2:]:
         failures.append(f"ablation table: {ablation}")
-    if "1. + effect: `x=2`" not in text:
-        failures.append("the ablation steps are not listed with their overrides")
+    if "1. + effect (`on`)" not in text:
+        failures.append("the ablation steps are not listed with their values")
+    if "- Setting 2, `b`: b does not fit" not in text:
+        failures.append("the failed point is not listed with its error")
     again = os.path.join(work, "RESULTS-again.md")
-    subprocess.run(["/usr/bin/python3", "-B", script, paper_path, runs_dir, again], check=True)
+    subprocess.run(["/usr/bin/python3", "-B", script, paper_path, results, again], check=True)
     if open(again, "rb").read() != open(out, "rb").read():
-        failures.append("the same runs gave a different file")
-    shutil.rmtree(os.path.join(runs_dir, "ablation", "1", "s1"))
-    result = subprocess.run(["/usr/bin/python3", "-B", script, paper_path, runs_dir, os.path.join(work, "x.md")],
+        failures.append("the same rows gave a different file")
+    write_results(results, drop=[("off", "s1")])
+    result = subprocess.run(["/usr/bin/python3", "-B", script, paper_path, results, os.path.join(work, "x.md")],
                             capture_output=True, text=True)
-    if result.returncode != 2 or os.path.join("ablation", "1", "s1", "compare.json") not in result.stderr:
-        failures.append(f"a missing ablation run: exit {result.returncode}, {result.stderr!r}")
+    if result.returncode != 2 or "no point of setting s1 at effects off" not in result.stderr:
+        failures.append(f"a missing setting: exit {result.returncode}, {result.stderr!r}")
     if os.path.exists(os.path.join(work, "x.md")):
         failures.append("a failed run left its output file")
 finally:

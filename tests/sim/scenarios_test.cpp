@@ -27,7 +27,8 @@ std::vector<std::string> shipped_scenarios() {
   std::vector<std::string> found;
   for (const auto& entry : fs::recursive_directory_iterator(fs::path(EPPSIM_SOURCE_DIR) / "scenarios")) {
     const auto name = entry.path().filename().string();
-    const bool study = entry.path().parent_path().filename() == "studies";  // sweeps (tests/sim/sweep/)
+    // Sweeps (tests/sim/sweep/): scenarios/studies/*.textproto and each study's sweep.textproto.
+    const bool study = entry.path().parent_path().filename() == "studies" || name == "sweep.textproto";
     if (entry.is_regular_file() && entry.path().extension() == ".textproto" && !study &&
         name.find(".expected.") == std::string::npos) {
       found.push_back(fs::relative(entry.path(), EPPSIM_SOURCE_DIR).string());

@@ -36,7 +36,8 @@ std::vector<std::string> topology_scenarios() {
   for (const auto& entry : fs::recursive_directory_iterator(source_path("scenarios"))) {
     const auto name = entry.path().filename().string();
     if (!entry.is_regular_file() || entry.path().extension() != ".textproto" ||
-        name.find(".expected.") != std::string::npos || entry.path().parent_path().filename() == "studies") {
+        name.find(".expected.") != std::string::npos || entry.path().parent_path().filename() == "studies" ||
+        name == "sweep.textproto") {  // sweeps, not scenarios
       continue;
     }
     proto::Scenario scenario;

@@ -99,7 +99,7 @@ TEST_F(SweepFile, AScenarioAxisGivesEachPointItsBaseScenario) {
   EXPECT_EQ(plan.bases[1].file, plan.file.parent_path() / "other.textproto");
   EXPECT_EQ(plan.bases[1].scenario.name(), "showcase");
   ASSERT_EQ(plan.points.size(), 4u);
-  EXPECT_THAT(plan.points[2].values, ElementsAre("other.textproto", "epp"));
+  EXPECT_THAT(plan.points[2].values, ElementsAre("other", "epp"));  // a file by its name
   EXPECT_EQ(plan.points[2].base, 1u);
   EXPECT_EQ(plan.points[1].base, 0u);
   // The scenario field is not an override; its zipped partner is.
@@ -119,6 +119,27 @@ TEST_F(SweepFile, AScenarioAxisIsCheckedLikeTheSweepsScenario) {
               HasSubstr("axes[0].fields[0].range: `scenario` takes values"));
   EXPECT_THAT(error_of(R"(axes { fields { field: "plan.strategy" values: "epp" } })"),
               HasSubstr("scenario: is required"));
+}
+
+TEST_F(SweepFile, LabelsNameTheStepsOfAnAxis) {
+  const SweepPlan plan = read_sweep(write(R"(
+    scenario: "base.textproto"
+    axes { name: "effects" labels: ["roofline", "shapes", "shapes+interference"]
+           fields { field: "cost_model.compute" values: ["ROOFLINE", "SHAPED", "SHAPED"] }
+           fields { field: "cost_model.interference.enabled" values: ["false", "false", "true"] } }
+    skip { when { axis: "effects" values: "shapes" } }
+  )"));
+  ASSERT_EQ(plan.points.size(), 2u);
+  EXPECT_THAT(plan.points[1].values, ElementsAre("shapes+interference"));
+  EXPECT_THAT(plan.points[1].overrides, ElementsAre("cost_model.compute=SHAPED", "cost_model.interference.enabled=true"));
+  EXPECT_THAT(error_of(R"(
+    scenario: "base.textproto"
+    axes { labels: ["a"] fields { field: "seed" values: ["1", "2"] } })"),
+              HasSubstr(":3: axes[0].labels: 1 labels for 2 steps"));
+  EXPECT_THAT(error_of(R"(
+    scenario: "base.textproto"
+    axes { labels: ["a", "a"] fields { field: "seed" values: ["1", "2"] } })"),
+              HasSubstr("axes[0].labels: labels must be distinct"));
 }
 
 TEST_F(SweepFile, SelectPointsKeepsTheNamedIndices) {
