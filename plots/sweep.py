@@ -8,7 +8,9 @@ panel per value of --by.
     /usr/bin/python3 plots/sweep.py sweep-out --x global_batch --by plan.strategy --where ulysses_sp=8
 
 --metric is any numeric column of results.csv (default tokens_per_s: step_time_s,
-mfu, peak_memory_bytes, usd_per_million_tokens, ...). Axes whose values are all
+mfu, peak_memory_bytes, usd_per_million_tokens, ...; a topo sweep's cost_usd,
+alltoall_bandwidth_Bps, alltoall_cost_vs_fat_tree, ..., where `network` is an
+axis too). Axes whose values are all
 numbers are drawn to scale (logarithmic when they span more than 10x), others
 in their sweep order. Every other axis must be fixed by --where AXIS=VALUE (or
 take one value): a cell with two points is an error naming the axes to fix,
@@ -27,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from figure_io import PlotInputError, read_csv, read_json, run_main  # noqa: E402
-from sweep_pareto import _RESULT_COLUMNS  # noqa: E402
+from sweep_pareto import sweep_axes  # noqa: E402
 
 
 def _number(text):
@@ -46,7 +48,9 @@ def _ordered(values):
 
 # Metrics where less is better; for the others (tokens_per_s, mfu) more is.
 LOWER_IS_BETTER = {"step_time_s", "peak_memory_bytes", "compute_s", "recompute_s", "communication_s", "bubble_s",
-                   "capital_usd", "usd_per_million_tokens", "cost_rank"}
+                   "capital_usd", "usd_per_million_tokens", "cost_rank", "diameter_hops", "inter_node_diameter_hops",
+                   "cost_usd", "cost_per_allreduce_Bps", "cost_per_alltoall_Bps", "allreduce_cost_vs_fat_tree",
+                   "alltoall_cost_vs_fat_tree", "fat_tree_usd"}
 
 
 def better(metric, a, b):
@@ -58,8 +62,12 @@ def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=(), best=False):
     rows = read_csv(os.path.join(sweep_dir, "results.csv"))
     if not rows:
         raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
-    name = read_json(os.path.join(sweep_dir, "results.json")).get("sweep", "") or os.path.basename(sweep_dir)
-    axes = [c for c in rows[0].keys() if c not in _RESULT_COLUMNS and c != "index"]
+    results = read_json(os.path.join(sweep_dir, "results.json"))
+    name = results.get("sweep", "") or os.path.basename(sweep_dir)
+    axes = sweep_axes(results, rows)
+    # A topo sweep's rows are per point and network: its network is one more axis here.
+    if "kind" in rows[0] and "network" not in axes:
+        axes = axes + ["network"]
     for axis in [x, y, by] + [w.split("=", 1)[0] for w in where]:
         if axis is not None and axis not in axes:
             raise PlotInputError(f"no axis is named '{axis}' (axes: {', '.join(axes)})")

@@ -11,7 +11,7 @@ import os
 from figure_io import PlotInputError, read_csv, read_json
 from html_page import svg_figure, table, try_plot
 from sweep import LOWER_IS_BETTER, sweep_figure
-from sweep_pareto import _RESULT_COLUMNS, pareto_figure
+from sweep_pareto import pareto_figure, sweep_axes
 
 # At most this many rows in the page's table of every point (results.csv has them all).
 MAX_TABLE_ROWS = 2000
@@ -78,18 +78,46 @@ def run_links(sweep_dir, results):
     return links
 
 
+# A topo sweep's plots: each along the first axis, one line per network.
+TOPOLOGY_METRICS = [("cost_usd", "network cost (USD)"),
+                    ("alltoall_bandwidth_Bps", "all-to-all bandwidth per chip (B/s)"),
+                    ("allreduce_cost_vs_fat_tree", "cost per unit of all-reduce bandwidth, against the fat-tree"),
+                    ("alltoall_cost_vs_fat_tree", "cost per unit of all-to-all bandwidth, against the fat-tree")]
+
+
+def topology_parts(sweep_dir, rows, axes):
+    parts = [try_plot(lambda metric=metric: sweep_figure(sweep_dir, metric, axes[0], by="network", best=True),
+                      svg_figure, f"{caption} along {axes[0]}, one line per network", [])
+             for metric, caption in TOPOLOGY_METRICS if axes]
+    columns = [c for c in rows[0] if c != "index"]
+    shown = [[r["index"]] + [f"{float(r[c]):.4g}" if c not in axes and _is_number(r[c]) else r[c] for c in columns]
+             for r in rows[:MAX_TABLE_ROWS]]
+    return parts + ["<h2>Every point and network</h2>", table(["#"] + columns, shown, numeric_from=len(axes) + 4),
+                    "<h2>Files</h2>", '<ul><li><a href="results.csv">results.csv</a>: a row per point and network</li>'
+                    '<li><a href="results.json">results.json</a>: every point whole, with its networks</li></ul>']
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def sweep_page(sweep_dir):
     rows = read_csv(os.path.join(sweep_dir, "results.csv"))
     results = read_json(os.path.join(sweep_dir, "results.json"))
     if not rows:
         raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
     name = results.get("sweep", "") or os.path.basename(os.path.abspath(sweep_dir))
-    axes = [c for c in rows[0].keys() if c not in _RESULT_COLUMNS and c != "index"]
+    axes = sweep_axes(results, rows)
     spec = results.get("axes", [])
-    failed = sum(1 for r in rows if r["status"] != "ok")
-    title = f"sweep {name}: {len(rows)} points"
+    points = {r["index"]: r["status"] for r in rows}  # a topo sweep has a row per point and network
+    failed = sum(1 for status in points.values() if status != "ok")
+    title = f"sweep {name}: {len(points)} points"
     parts = [f"<h1>{html.escape(title)}</h1>",
-             f"<p>{len(rows) - failed} points ran, {failed} failed. Axes, the first slowest:</p>"]
+             f"<p>{len(points) - failed} points ran, {failed} failed. Axes, the first slowest:</p>"]
     axis_rows = []
     for axis in axes:
         fields = next((a.get("fields", []) for a in spec if a.get("name") == axis), [])
@@ -112,6 +140,8 @@ def sweep_page(sweep_dir):
     if cheapest:
         parts.append(try_plot(lambda: pareto_figure(sweep_dir), svg_figure,
                               "throughput against cost per million tokens, with the Pareto front", []))
+    if "kind" in rows[0]:  # a topo sweep: a row per point and network
+        return title, parts + topology_parts(sweep_dir, rows, axes)
     facet = facet_axis(axes, spec)
     ok = [r for r in rows if r["status"] == "ok"]
     varying = [a for a in axes if a != facet and len({r[a] for r in ok}) > 1]

@@ -30,6 +30,13 @@ _RESULT_COLUMNS = ["status", "network", "step_time_s", "tokens_per_s", "mfu", "p
                    "micro_batches", "pipeline_stages", "data_parallel", "plan", "error"]
 
 
+def sweep_axes(results, rows):
+    """The sweep's axis names: results.json's axes, else the columns of
+    results.csv that are not results (a training sweep's)."""
+    names = [a.get("name", "") for a in results.get("axes", [])]
+    return names if names else [c for c in rows[0].keys() if c not in _RESULT_COLUMNS and c != "index"]
+
+
 def pareto_front(points):
     """The (cost, throughput, row) points that no other beats: cheaper first."""
     front, best = [], -1.0
@@ -44,10 +51,11 @@ def pareto_figure(sweep_dir):
     rows = read_csv(os.path.join(sweep_dir, "results.csv"))
     if not rows:
         raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
-    name = read_json(os.path.join(sweep_dir, "results.json")).get("sweep", "") or os.path.basename(sweep_dir)
-    axes = [c for c in rows[0].keys() if c not in _RESULT_COLUMNS and c != "index"]
+    results = read_json(os.path.join(sweep_dir, "results.json"))
+    name = results.get("sweep", "") or os.path.basename(sweep_dir)
+    axes = sweep_axes(results, rows)
     points = [(float(r["usd_per_million_tokens"]), float(r["tokens_per_s"]), r)
-              for r in rows if r["status"] == "ok" and r["usd_per_million_tokens"]]
+              for r in rows if r["status"] == "ok" and r.get("usd_per_million_tokens")]
     if not points:
         raise PlotInputError(f"{sweep_dir}/results.csv has no point with a cost per token (set cluster.capital.gpu_usd "
                              "for GPUs without a price)")

@@ -9,8 +9,10 @@ TABLES_JSON (scenarios/studies/NAME/tables.json):
 A TABLE has a "title", an optional "note", a "kind" and:
   - "value": "rows" (axes: one row per combination of their values, in sweep
     order), "columns" (an axis), "metric" (a results.csv column) and "format"
-    (a Python format for the number, default "{:.4g}"): each cell the metric of
-    the point at that row and column. Optional "where": {axis: value} keeps
+    (a Python format for the number, default "{:.4g}", applied to the metric
+    times "scale", default 1): each cell the metric of the row's point at that
+    column. "columns" may also be a column that is not an axis: a topo sweep's
+    network. Optional "where": {axis: value} keeps
     only those points; a cell with no point, or with two, is an error.
   - "ratio": as "value", with "of" and "over" (two values of the "columns"
     axis) in place of "columns": each cell metric(of) / metric(over), so for
@@ -60,6 +62,7 @@ class Cells:
     def __init__(self, rows, table, axes_used):
         self.rows = [r for r in rows if all(r[a] == v for a, v in table.get("where", {}).items())]
         self.axes_used = axes_used
+        self.scale = table.get("scale", 1.0)
         self.by_key = {}
         for r in self.rows:
             key = tuple(r[a] for a in axes_used)
@@ -74,7 +77,7 @@ class Cells:
             return None, "—"
         if r["status"] != "ok" or not r[metric]:
             return None, "failed"
-        return float(r[metric]), None
+        return float(r[metric]) * self.scale, None
 
 
 def table_lines(rows, table):

@@ -211,6 +211,8 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
   parse_text_strict(read_file(file, limits::kMaxSweepFileBytes), &plan.sweep, source, &tree);
   const SweepLocator where(source, tree);
   const proto::Sweep& sweep = plan.sweep;
+  if (!sweep.command().empty() && sweep.command() != "run" && sweep.command() != "topo")
+    where.fail({}, "command", fmt::format("'{}' is neither \"run\" nor \"topo\"", sweep.command()));
 
   // The base scenarios: the sweep's `scenario`, or the values of its `scenario` axis field.
   std::optional<std::pair<int, int>> scenario_field;  // (axis, field)

@@ -16,7 +16,8 @@
 // a grid over several scenario files, each read once.
 //
 // Checked before any point runs, each failure an InputError
-// "SWEEP:LINE: FIELD: rule": strict text format; a base scenario, in `scenario`
+// "SWEEP:LINE: FIELD: rule": strict text format; `command` "run" or "topo"
+// (or unset); a base scenario, in `scenario`
 // or an axis, each readable; every `set` and every axis value a valid --set of
 // every base scenario (a field
 // it reaches, a value of the field's type); an axis with at least one field,

@@ -11,6 +11,7 @@
 #include "base/proto_io.h"
 #include "scenario/scenario.h"
 #include "sim/run.h"
+#include "sim/topo.h"
 
 namespace eppsim {
 
@@ -27,10 +28,18 @@ void run_sweep_point(const SweepPlan& plan, std::uint32_t index, const SweepOpti
     try {
       const RunOutputs outputs = parse_run_outputs(options.outputs);
       const bool run_directory = options.outputs != "none";
-      const ResolvedScenario scenario = resolve_full(parse_scenario_file(plan.bases[point.base].file, point.overrides));
-      const RunResult result = run_scenario(scenario, outputs.trace_detail());
-      *record.mutable_report() = result.report;
-      if (run_directory) write_run_directory(result, options.output / "runs" / effective.key, outputs);
+      const ParsedScenario parsed = parse_scenario_file(plan.bases[point.base].file, point.overrides);
+      if (plan.sweep.command() == "topo") {
+        proto::TopologyReport topology = run_topology_study(resolve_cluster_part(parsed));
+        topology.clear_build_time_s();  // wall clock: results hold none
+        for (auto& comparison : *topology.mutable_comparisons()) comparison.clear_build_time_s();
+        if (run_directory) write_topology_report(topology, options.output / "runs" / effective.key);
+        *record.mutable_topology() = std::move(topology);
+      } else {
+        const RunResult result = run_scenario(resolve_full(parsed), outputs.trace_detail());
+        *record.mutable_report() = result.report;
+        if (run_directory) write_run_directory(result, options.output / "runs" / effective.key, outputs);
+      }
     } catch (const Interrupted&) {
       throw;  // stopped, not failed: a rerun runs it again
     } catch (const InputError& e) {

@@ -183,26 +183,10 @@ SweepTally run_sweep_share(const SweepPlan& plan, const SweepOptions& options, c
   return tally;
 }
 
-std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
-  proto::SweepResults results;
-  results.set_sweep(plan.sweep.name());
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
-    proto::SweepAxis* axis = results.add_axes();
-    *axis = plan.sweep.axes(static_cast<int>(a));
-    axis->set_name(plan.axes[a]);
-  }
-  std::uint32_t failed = 0;
-  for (const SweepPointSpec& spec : plan.points) {
-    const EffectivePoint effective = effective_point(plan, spec);
-    proto::SweepPoint point =
-        read_sweep_point(sweep_point_file(dir, effective.key)).value_or(sweep_point_record(plan, spec, effective.key));
-    if (!point.has_report() && point.error().empty()) point.set_error("no result: the point has not run");
-    point.set_index(spec.index);  // the same scenario may sit at another index in an edited sweep
-    point.clear_wall_s();
-    point.clear_peak_rss_bytes();
-    failed += point.error().empty() ? 0 : 1;
-    *results.add_results() = std::move(point);
-  }
+namespace {
+
+// results.csv of a training sweep: a row per point.
+std::string training_rows(const SweepPlan& plan, const proto::SweepResults& results) {
   // Cost rank: 1 for the cheapest million tokens among the points that have a cost.
   std::vector<const proto::SweepPoint*> priced;
   for (const auto& point : results.results()) {
@@ -237,6 +221,67 @@ std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
                        r.breakdown_s().communication(), r.breakdown_s().bubble(), cost, r.micro_batches(),
                        r.pipeline_stages(), r.data_parallel(), csv_field(plan_line));
   }
+  return csv;
+}
+
+// results.csv of a topo sweep: a row per point and network (the scenario's,
+// then those it is compared with), with each network's cost per unit of
+// all-reduce and all-to-all bandwidth against the study's non-blocking
+// fat-tree (whose per-chip all-reduce and all-to-all rates are its injection).
+std::string topology_rows(const SweepPlan& plan, const proto::SweepResults& results) {
+  std::string csv = "index";
+  for (const auto& axis : plan.axes) csv += "," + csv_field(axis);
+  csv += ",status,network,kind,chips,diameter_hops,inter_node_diameter_hops,bisection_bandwidth_Bps,"
+         "allreduce_bandwidth_Bps,alltoall_bandwidth_Bps,cost_usd,cost_per_allreduce_Bps,cost_per_alltoall_Bps,"
+         "allreduce_cost_vs_fat_tree,alltoall_cost_vs_fat_tree,fat_tree_usd,error\n";
+  for (const proto::SweepPoint& point : results.results()) {
+    std::string head = std::to_string(point.index());
+    for (const auto& value : point.values()) head += "," + csv_field(value.value());
+    if (!point.error().empty()) {
+      csv += head + ",failed,,,,,,,,,,,,,,," + csv_field(point.error()) + "\n";
+      continue;
+    }
+    const proto::TopologyReport& main = point.topology();
+    const auto& ft = main.fat_tree();
+    const double ft_per_Bps = ft.injection_bandwidth_bps() > 0.0 ? ft.cost_usd() / ft.injection_bandwidth_bps() : 0.0;
+    const auto versus = [&](double per_Bps) { return ft_per_Bps > 0.0 ? per_Bps / ft_per_Bps : 0.0; };
+    const auto row = [&](const proto::TopologyReport& r) {
+      csv += head + fmt::format(",ok,{},{},{},{},{},{},{},{},{},{},{},{},{},{},\n", csv_field(r.name()), csv_field(r.kind()),
+                                r.chips(), r.diameter_hops(), r.inter_node_diameter_hops(), r.bisection_bandwidth_bps(),
+                                r.allreduce_bandwidth_bps(), r.alltoall_bandwidth_bps(), r.cost_usd(),
+                                r.cost_per_allreduce_bps(), r.cost_per_alltoall_bps(), versus(r.cost_per_allreduce_bps()),
+                                versus(r.cost_per_alltoall_bps()), ft.cost_usd());
+    };
+    row(main);
+    for (const auto& comparison : main.comparisons()) row(comparison);
+  }
+  return csv;
+}
+
+}  // namespace
+
+std::uint32_t write_sweep_results(const SweepPlan& plan, const fs::path& dir) {
+  proto::SweepResults results;
+  results.set_sweep(plan.sweep.name());
+  for (std::size_t a = 0; a < plan.axes.size(); ++a) {
+    proto::SweepAxis* axis = results.add_axes();
+    *axis = plan.sweep.axes(static_cast<int>(a));
+    axis->set_name(plan.axes[a]);
+  }
+  std::uint32_t failed = 0;
+  for (const SweepPointSpec& spec : plan.points) {
+    const EffectivePoint effective = effective_point(plan, spec);
+    proto::SweepPoint point =
+        read_sweep_point(sweep_point_file(dir, effective.key)).value_or(sweep_point_record(plan, spec, effective.key));
+    if (!point.has_report() && !point.has_topology() && point.error().empty())
+      point.set_error("no result: the point has not run");
+    point.set_index(spec.index);  // the same scenario may sit at another index in an edited sweep
+    point.clear_wall_s();
+    point.clear_peak_rss_bytes();
+    failed += point.error().empty() ? 0 : 1;
+    *results.add_results() = std::move(point);
+  }
+  const std::string csv = plan.sweep.command() == "topo" ? topology_rows(plan, results) : training_rows(plan, results);
   results.set_points(static_cast<std::uint32_t>(plan.points.size()));
   results.set_failed(failed);
   write_file_atomically(dir / "results.csv", csv);

@@ -90,6 +90,17 @@ grep -q "^0,base,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 0"
 grep -q "^1,other,8,ok," "$work/bases/results.csv" || fail "scenario axis: row 1"
 [ "$(ls "$work/bases/points" | wc -l)" -eq 2 ] || fail "scenario axis: two points (two keys)"
 
+# A topo sweep: each point measures its networks, a row per point and network.
+cp "$src/scenarios/topology_small.textproto" "$work/topo.textproto"
+printf 'name: "nets"\ncommand: "topo"\nscenario: "topo.textproto"\n' >"$work/nets.textproto"
+check "topo sweep" 0 "" -- "$eppsim" sweep "$work/nets.textproto" -o "$work/nets"
+networks=$((1 + $(grep -c "compare_topologies" "$work/topo.textproto")))
+[ "$(grep -c "^0,ok," "$work/nets/results.csv")" -eq "$networks" ] || fail "topo sweep: a row per network"
+head -1 "$work/nets/results.csv" | grep -q "^index,status,network,kind,chips,diameter_hops," || fail "topo sweep header"
+printf 'command: "simulate"\nscenario: "topo.textproto"\n' >"$work/badcommand.textproto"
+check "bad command" 2 "badcommand.textproto:1: command: 'simulate' is neither \"run\" nor \"topo\"" -- \
+  "$eppsim" sweep "$work/badcommand.textproto" -o "$work/bad"
+
 # Run directories when asked.
 check "sweep --outputs csv" 0 "" -- "$eppsim" sweep "$work/grid.textproto" -o "$work/runs" --outputs csv
 [ "$(ls "$work/runs/runs" | wc -l)" -eq 4 ] || fail "a run directory per point that ran"

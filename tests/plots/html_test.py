@@ -146,6 +146,14 @@ try:
             failures.append(f"sweep: the page lacks '{caption}'")
     if 'href="runs/' not in page_text:
         failures.append("sweep: no link to a point's run directory (--outputs csv)")
+
+    # A topo sweep's page: a row per point and network, its plots one line per network.
+    topo_dir = os.path.join(work, "topo-sweep")
+    run([eppsim, "sweep", os.path.join(source, "scenarios", "studies", "railx_claims", "sweep.textproto"),
+         "-o", topo_dir, "--points", "0,1", "--html"])
+    check_page("topo sweep", shown(topo_dir),
+               ["sweep railx_claims: 2 points", "2 points ran, 0 failed", "railx_23x23", "rail-only", "torus-3d"],
+               ["results.csv", "results.json"], images=0, svgs=4)
 finally:
     shutil.rmtree(work)
 
