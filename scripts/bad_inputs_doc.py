@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+from doc_output import show_value
+
 CONSTANT = re.compile(r"^inline constexpr (?:std::uint\d+_t|double) (k\w+) = (.+?);\s*// (.*)$")
 
 
@@ -27,17 +29,6 @@ def limits(source: Path) -> list:
         values[name] = value
         rows.append((name, value, what))
     return rows
-
-
-def show_value(value) -> str:
-    """1,073,741,824 (2^30); 16,777,216 (16 x 2^20); 3600; 9.2e+09."""
-    if isinstance(value, float):
-        return f"{value:g}"
-    shift = (value & -value).bit_length() - 1 if value else 0
-    if shift >= 10:
-        factor = value >> shift
-        return f"{value:,} ({'' if factor == 1 else f'{factor} x '}2^{shift})"
-    return f"{value:,}"
 
 
 def cell(text: str) -> str:

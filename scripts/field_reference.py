@@ -31,6 +31,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from doc_output import show_value
+
 PROTOS = ("scenario.proto", "topology.proto")  # documented here; their fields must be complete
 ROOT_MESSAGE = "eppsim.proto.Scenario"
 OUTPUT = "docs/guide/fields.md"
@@ -283,16 +285,6 @@ def number_unit(fd):
 
 
 # ---------------------------------------------------------------- the reference
-
-def show_value(value):
-    if isinstance(value, float):
-        return f"{value:g}"
-    shift = (value & -value).bit_length() - 1 if value else 0
-    if shift >= 10:
-        factor = value >> shift
-        return f"{value:,} ({'' if factor == 1 else f'{factor} x '}2^{shift})"
-    return f"{value:,}"
-
 
 def limit_unit(name):
     for ending, unit in (("BytesPerSecond", " B/s"), ("Seconds", " s"), ("_s", " s"), ("Flops", " FLOP/s"),

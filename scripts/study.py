@@ -74,9 +74,12 @@ def main():
         sys.exit(render(args.name, args.check))
     if not os.access(args.eppsim, os.X_OK):
         sys.exit(f"study: {args.eppsim} is not built (scripts/build.sh, or --eppsim BIN)")
-    out = args.out or os.path.join("eppsim-out", "studies", args.name)
-    result = subprocess.run([args.eppsim, "sweep", os.path.join(study, "sweep.textproto"), "-o", out, "-j", args.jobs,
-                             "--html"])
+    out = os.path.abspath(args.out or os.path.join("eppsim-out", "studies", args.name))
+    # From the repository's root, so that what the rows say of files (a failed point's error)
+    # names them as scenarios/..., the same on every machine.
+    result = subprocess.run([os.path.abspath(args.eppsim), "sweep", os.path.join("scenarios", "studies", args.name,
+                                                                                  "sweep.textproto"),
+                             "-o", out, "-j", args.jobs, "--html"], cwd=ROOT)
     if result.returncode != 0:
         sys.exit(result.returncode)
     shutil.copyfile(os.path.join(out, "results.csv"), os.path.join(study, "results.csv"))

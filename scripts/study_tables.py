@@ -31,7 +31,8 @@ import itertools
 import json
 import os
 import sys
-import tempfile
+
+from doc_output import write_text_atomically
 
 
 def fail(message):
@@ -144,16 +145,7 @@ def main(argv):
             lines.append(f"- point {r['index']} ({', '.join(r[a] for a in axes)}): {r['error']}")
         lines.append("")
     text = "\n".join(lines[:-1]) + "\n"
-    directory = os.path.dirname(os.path.abspath(out_path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".results-", suffix=".md")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out_path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomically(out_path, text)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,6 @@ std::string override_error(const proto::Scenario& base, const std::string& assig
   return "";
 }
 
-
 // One axis's steps: each step's label (its value in results and filters) and
 // its overrides; with sets_base, step i also picks base scenario i.
 struct AxisSteps {
@@ -165,6 +164,7 @@ AxisSteps listed_steps(const proto::SweepAxis& axis, int a, const SweepLocator& 
   check_labels(out.labels, a, where, "steps", "step labels must be distinct");
   return out;
 }
+
 }  // namespace
 
 std::vector<std::string> range_values(const proto::SweepRange& range, const std::string& where) {
