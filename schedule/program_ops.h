@@ -2,7 +2,7 @@
 // A rank's ops (schedule.proto RankProgram, schema version 5): one packed
 // column per field, entry i of every per-op column being op i, so that a step
 // of tens of millions of ops is a few arrays per rank rather than a message
-// per op (docs/speed-history.md, "What moved the epp figures"). Readers see
+// per op (docs/dev/speed-history.md, "What moved the epp figures"). Readers see
 // each op through OpView, whose accessors name what the columns hold for its
 // kind; writers append OpFields (add_op). A Schedule of schema version 4 or
 // older, a message per op, is converted as it is read (convert_op_messages).

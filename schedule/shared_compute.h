@@ -4,7 +4,7 @@
 // Schedule.shared_computes[op.shared_compute()].
 // The members of a sequence- or tensor-parallel group run the same piece of a
 // chunk, so planners list each piece once instead of once per member
-// (docs/speed-history.md, "Before 10612c2", for what it saves).
+// (docs/dev/speed-history.md, "Before 10612c2", for what it saves).
 #include <cstddef>
 #include <cstdint>
 #include <string>
