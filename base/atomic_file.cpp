@@ -16,7 +16,6 @@
 namespace eppsim {
 namespace {
 
-std::string errno_text(int error) { return std::system_category().message(error); }
 
 }  // namespace
 
@@ -53,7 +52,7 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : path_(std::move
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) {
       throw std::runtime_error(
-          fmt::format("{}: cannot create temporary file {}: {}", path_.string(), temp_, errno_text(errno)));
+          fmt::format("{}: cannot create temporary file {}: {}", path_.string(), temp_, system_error_text(errno)));
     }
   }
   if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot create a temporary file beside it", path_.string()));
@@ -70,7 +69,7 @@ void AtomicFileWriter::discard() noexcept {
 
 void AtomicFileWriter::fail(std::string_view what, int error) {
   discard();
-  throw std::runtime_error(fmt::format("{}: {}: {}", path_.string(), what, errno_text(error)));
+  throw std::runtime_error(fmt::format("{}: {}: {}", path_.string(), what, system_error_text(error)));
 }
 
 void AtomicFileWriter::write(std::string_view bytes) {
@@ -95,13 +94,13 @@ void AtomicFileWriter::commit() {
   if (::close(fd) != 0) {
     const int error = errno;
     ::unlink(temp_.c_str());
-    throw std::runtime_error(fmt::format("{}: close failed: {}", path_.string(), errno_text(error)));
+    throw std::runtime_error(fmt::format("{}: close failed: {}", path_.string(), system_error_text(error)));
   }
   if (::rename(temp_.c_str(), path_.c_str()) != 0) {
     const int error = errno;
     ::unlink(temp_.c_str());
     throw std::runtime_error(
-        fmt::format("{}: cannot rename {} over it: {}", path_.string(), temp_, errno_text(error)));
+        fmt::format("{}: cannot rename {} over it: {}", path_.string(), temp_, system_error_text(error)));
   }
 }
 

@@ -6,6 +6,11 @@
 
 namespace eppsim {
 
+// The system's text for an errno value ("No space left on device"); for 0,
+// which the C library calls "Success", "no error reported by the system", so
+// that no failure ever reads as a success.
+std::string system_error_text(int error);
+
 // Bad input from a user: a scenario, a file, a command-line value. The message
 // names the file, the field and the rule, e.g.
 // "scenario.textproto:12: cluster.nodes: must be > 0, got 0".

@@ -31,7 +31,6 @@
 namespace eppsim {
 namespace {
 
-std::string errno_text(int error) { return std::system_category().message(error); }
 
 // Every field unknown to this build, anywhere in the message tree, as a
 // dotted path; empty when there is none.
@@ -86,14 +85,14 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path.string(), system_error_text(errno)));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(::fdopen(fd, "rb"), &std::fclose);
   if (!file) {
     ::close(fd);
-    throw InputError(fmt::format("{}: cannot open: {}", path.string(), errno_text(errno)));
+    throw InputError(fmt::format("{}: cannot open: {}", path.string(), system_error_text(errno)));
   }
   struct stat info {};
-  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", path.string(), errno_text(errno)));
+  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", path.string(), system_error_text(errno)));
   if (S_ISDIR(info.st_mode)) throw InputError(fmt::format("{}: is a directory, not a file", path.string()));
   if (!S_ISREG(info.st_mode))
     throw InputError(fmt::format("{}: not a regular file (a FIFO, socket or device cannot be read as input)", path.string()));
@@ -112,7 +111,7 @@ std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes
     contents.append(buffer, got);
     if (got < sizeof buffer) {
       if (std::ferror(file.get()))
-        throw InputError(fmt::format("{}: cannot read: {}", path.string(), errno_text(errno)));
+        throw InputError(fmt::format("{}: cannot read: {}", path.string(), system_error_text(errno)));
       break;
     }
   }
@@ -177,14 +176,24 @@ void from_text(std::string_view text, google::protobuf::Message* message, std::s
   parse_text_strict(text, message, source);
 }
 
+void check_binary_size(std::size_t bytes, std::string_view what, std::string_view type) {
+  if (bytes <= kMaxBinaryMessageBytes) return;
+  throw std::runtime_error(fmt::format(
+      "{}: {} would be {} bytes, past the {} bytes (2 GiB) protobuf writes as one message; write less of it "
+      "(eppsim run --outputs without this file: e.g. --outputs csv, or none) or simulate fewer ranks",
+      what, type, bytes, kMaxBinaryMessageBytes));
+}
+
 std::string to_binary(const google::protobuf::Message& message) {
+  // Sized first: past protobuf's limit, serialising would fail with a log line of its own.
+  check_binary_size(message.ByteSizeLong(), "a binary message", message.GetTypeName());
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream output(&bytes);
     google::protobuf::io::CodedOutputStream coded(&output);
     coded.SetSerializationDeterministic(true);
-    if (!message.SerializeToCodedStream(&coded))
-      throw std::runtime_error(fmt::format("cannot serialize {}", message.GetTypeName()));
+    message.SerializeWithCachedSizes(&coded);
+    if (coded.HadError()) throw std::runtime_error(fmt::format("cannot serialize {}", message.GetTypeName()));
   }
   return bytes;
 }
@@ -206,17 +215,19 @@ void write_message(const google::protobuf::Message& message, const std::filesyst
                    ProtoFormat format) {
   switch (format) {
     case ProtoFormat::Binary: {
-      // Streamed to the file: a large trace is never held twice in memory.
+      // Sized first (nothing is created for a message past protobuf's limit),
+      // then streamed to the file: a large trace is never held twice in memory.
+      check_binary_size(message.ByteSizeLong(), path.string(), message.GetTypeName());
       AtomicFileWriter file(path);
       {
         google::protobuf::io::FileOutputStream output(file.descriptor());
         google::protobuf::io::CodedOutputStream coded(&output);
         coded.SetSerializationDeterministic(true);
-        const bool serialized = message.SerializeToCodedStream(&coded);
+        message.SerializeWithCachedSizes(&coded);
         coded.Trim();
-        if (!serialized || coded.HadError() || !output.Flush()) {
+        if (coded.HadError() || !output.Flush()) {
           throw std::runtime_error(fmt::format("{}: cannot write {}: {}", path.string(), message.GetTypeName(),
-                                               errno_text(output.GetErrno())));
+                                               system_error_text(output.GetErrno())));
         }
       }
       file.commit();

@@ -47,6 +47,14 @@ std::string to_binary(const google::protobuf::Message& message);
 // Strict: malformed input and fields unknown to this build are errors.
 void from_binary(std::string_view bytes, google::protobuf::Message* message, std::string_view source);
 
+// The most bytes protobuf serialises or parses as one message (INT_MAX).
+inline constexpr std::size_t kMaxBinaryMessageBytes = 2147483647;
+// std::runtime_error "WHAT: TYPE would be N bytes, past ... (2 GiB) ...; write
+// less of it ..." when `bytes` is past kMaxBinaryMessageBytes.
+void check_binary_size(std::size_t bytes, std::string_view what, std::string_view type);
+
+// Binary: sized first (check_binary_size, before any file is created), then
+// streamed; a failed write names the system's error (system_error_text).
 void write_message(const google::protobuf::Message& message, const std::filesystem::path& path, ProtoFormat format);
 void write_message(const google::protobuf::Message& message, const std::filesystem::path& path);  // format from extension
 // Strict in every format; errors name the path (and line:column for text).

@@ -1,6 +1,13 @@
 #include "base/proto_io.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <filesystem>
 #include <functional>
 #include <vector>
 #include <string>
@@ -16,6 +23,7 @@ namespace eppsim {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::fresh_dir;
 
 std::string message_of(const std::function<void()>& f) {
@@ -237,6 +245,55 @@ TEST(WriteFileAtomically, FailureThrowsNamingThePathAndCleansUp) {
 
   write_file_atomically(dir / "plain_file", "x");
   EXPECT_THROW(write_file_atomically(dir / "plain_file" / "below.txt", "y"), std::runtime_error);
+}
+
+TEST(WriteMessage, PastProtobufsLimitIsRefusedBeforeAnyFileNamingTheSize) {
+  EXPECT_NO_THROW(check_binary_size(kMaxBinaryMessageBytes, "out/trace.pb", "eppsim.proto.Trace"));
+  try {
+    check_binary_size(2248740784, "out/trace.pb", "eppsim.proto.Trace");
+    FAIL() << "2,248,740,784 bytes passed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("out/trace.pb: eppsim.proto.Trace would be 2248740784 bytes, past the 2147483647 "
+                                    "bytes (2 GiB) protobuf writes as one message; write less of it"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("Success")));
+  }
+}
+
+// A write that fails names the system's error: here the file-size limit
+// (RLIMIT_FSIZE, EFBIG) in a child process, whose exit status says what it saw.
+TEST(WriteMessage, AFailedWriteNamesTheSystemsError) {
+  const auto dir = fresh_dir("write_message_efbig");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead of killing the process
+    const rlimit limit{4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    proto::Report report;
+    report.set_scenario(std::string(1 << 20, 'x'));
+    try {
+      write_message(report, dir / "report.pb");
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      _exit(what.find("cannot write eppsim.proto.Report: File too large") != std::string::npos &&
+                    !std::filesystem::exists(dir / "report.pb")
+                ? 0
+                : 2);
+    }
+    _exit(1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the write succeeded; 2: another message, or a file left behind";
+  std::size_t left = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++left;
+  EXPECT_EQ(left, 0u) << "a temporary was left behind";
+}
+
+TEST(SystemErrorText, NeverReadsAsSuccess) {
+  EXPECT_EQ(system_error_text(0), "no error reported by the system");
+  EXPECT_EQ(system_error_text(ENOSPC), "No space left on device");
 }
 
 TEST(ReadFile, MissingFileNamesThePath) {
