@@ -3,7 +3,9 @@ writes it, `eppsim sweep --html` runs that): what was swept, the fastest points
 and the cheapest million tokens, the Pareto front of throughput against cost,
 throughput along each axis with one line per strategy (or network), a heatmap
 over the first two other axes, and every point's row. Where a plot leaves
-axes free, it draws the best point over them and says so in its title.
+axes free, it draws the best point over them and says so in its title. A topo
+sweep's page (command: "topo") draws each network's cost and bandwidth along
+the first axis, one line per network, and lists every point and network.
 """
 import html
 import os
