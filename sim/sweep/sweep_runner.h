@@ -40,7 +40,11 @@
 // usd_per_million_tokens and cost_rank (1: the cheapest million tokens of the
 // sweep; empty where the GPUs have no price, proto ClusterCost),
 // micro_batches, pipeline_stages, data_parallel, the plan summary's first line
-// and the error; DIR/results.json (proto SweepResults), the same points whole.
+// and the error; for a topo sweep (command "topo"), a row per point and network
+// instead: its kind, chips, diameters, bandwidths, cost, cost per unit of
+// all-reduce and all-to-all bandwidth and those against the non-blocking
+// fat-tree of the same chips; DIR/results.json (proto SweepResults), the same
+// points whole.
 // Neither holds wall-clock figures: the same sweep gives the same files with
 // any number of workers or processes.
 #include <cstddef>
