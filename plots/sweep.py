@@ -28,11 +28,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from figure_io import PlotInputError, read_csv, read_json, run_main  # noqa: E402
-from sweep_pareto import sweep_axes  # noqa: E402
+from figure_io import PlotInputError, run_main  # noqa: E402
+from sweep_pareto import read_sweep_dir  # noqa: E402
 
 
-def _number(text):
+def number_or_none(text):
     try:
         return float(text)
     except ValueError:
@@ -42,7 +42,7 @@ def _number(text):
 def _ordered(values):
     """Distinct values in sweep order, and whether all are numbers."""
     seen = list(dict.fromkeys(values))
-    numeric = all(_number(v) is not None for v in seen)
+    numeric = all(number_or_none(v) is not None for v in seen)
     return (sorted(seen, key=float) if numeric else seen), numeric
 
 
@@ -59,12 +59,7 @@ def better(metric, a, b):
 
 
 def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=(), best=False):
-    rows = read_csv(os.path.join(sweep_dir, "results.csv"))
-    if not rows:
-        raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
-    results = read_json(os.path.join(sweep_dir, "results.json"))
-    name = results.get("sweep", "") or os.path.basename(sweep_dir)
-    axes = sweep_axes(results, rows)
+    rows, _, name, axes = read_sweep_dir(sweep_dir)
     # A topo sweep's rows are per point and network: its network is one more axis here.
     if "kind" in rows[0] and "network" not in axes:
         axes = axes + ["network"]
@@ -77,7 +72,7 @@ def sweep_figure(sweep_dir, metric, x, y=None, by=None, where=(), best=False):
     rows = [r for r in rows if r["status"] == "ok" and all(r[a] == v for a, v in fixed.items())]
     if not rows:
         raise PlotInputError(f"{sweep_dir}: no point that ran matches {', '.join(where) or 'the sweep'}")
-    if any(_number(r[metric]) is None for r in rows):
+    if any(number_or_none(r[metric]) is None for r in rows):
         raise PlotInputError(f"--metric {metric}: not a number in every point that ran")
     used = {a for a in (x, y, by) if a}
     free = [a for a in axes if a not in used and a not in fixed and len({p[a] for p in rows}) > 1]

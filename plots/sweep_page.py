@@ -10,10 +10,9 @@ the first axis, one line per network, and lists every point and network.
 import html
 import os
 
-from figure_io import PlotInputError, read_csv, read_json
 from html_page import svg_figure, table, try_plot
-from sweep import LOWER_IS_BETTER, sweep_figure
-from sweep_pareto import pareto_figure, sweep_axes
+from sweep import LOWER_IS_BETTER, number_or_none, sweep_figure
+from sweep_pareto import pareto_figure, read_sweep_dir
 
 # At most this many rows in the page's table of every point (results.csv has them all).
 MAX_TABLE_ROWS = 2000
@@ -92,28 +91,15 @@ def topology_parts(sweep_dir, rows, axes):
                       svg_figure, f"{caption} along {axes[0]}, one line per network", [])
              for metric, caption in TOPOLOGY_METRICS if axes]
     columns = [c for c in rows[0] if c != "index"]
-    shown = [[r["index"]] + [f"{float(r[c]):.4g}" if c not in axes and _is_number(r[c]) else r[c] for c in columns]
-             for r in rows[:MAX_TABLE_ROWS]]
+    cell = lambda r, c: f"{float(r[c]):.4g}" if c not in axes and number_or_none(r[c]) is not None else r[c]  # noqa: E731
+    shown = [[r["index"]] + [cell(r, c) for c in columns] for r in rows[:MAX_TABLE_ROWS]]
     return parts + ["<h2>Every point and network</h2>", table(["#"] + columns, shown, numeric_from=len(axes) + 4),
                     "<h2>Files</h2>", '<ul><li><a href="results.csv">results.csv</a>: a row per point and network</li>'
                     '<li><a href="results.json">results.json</a>: every point whole, with its networks</li></ul>']
 
 
-def _is_number(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
 def sweep_page(sweep_dir):
-    rows = read_csv(os.path.join(sweep_dir, "results.csv"))
-    results = read_json(os.path.join(sweep_dir, "results.json"))
-    if not rows:
-        raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
-    name = results.get("sweep", "") or os.path.basename(os.path.abspath(sweep_dir))
-    axes = sweep_axes(results, rows)
+    rows, results, name, axes = read_sweep_dir(sweep_dir)
     spec = results.get("axes", [])
     points = {r["index"]: r["status"] for r in rows}  # a topo sweep has a row per point and network
     failed = sum(1 for status in points.values() if status != "ok")

@@ -37,6 +37,17 @@ def sweep_axes(results, rows):
     return names if names else [c for c in rows[0].keys() if c not in _RESULT_COLUMNS and c != "index"]
 
 
+def read_sweep_dir(sweep_dir):
+    """A sweep's output folder: (results.csv's rows, results.json, the sweep's
+    name, its axes). PlotInputError when results.csv holds no points."""
+    rows = read_csv(os.path.join(sweep_dir, "results.csv"))
+    if not rows:
+        raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
+    results = read_json(os.path.join(sweep_dir, "results.json"))
+    name = results.get("sweep", "") or os.path.basename(os.path.abspath(sweep_dir))
+    return rows, results, name, sweep_axes(results, rows)
+
+
 def pareto_front(points):
     """The (cost, throughput, row) points that no other beats: cheaper first."""
     front, best = [], -1.0
@@ -48,12 +59,7 @@ def pareto_front(points):
 
 
 def pareto_figure(sweep_dir):
-    rows = read_csv(os.path.join(sweep_dir, "results.csv"))
-    if not rows:
-        raise PlotInputError(f"{sweep_dir}/results.csv holds no points")
-    results = read_json(os.path.join(sweep_dir, "results.json"))
-    name = results.get("sweep", "") or os.path.basename(sweep_dir)
-    axes = sweep_axes(results, rows)
+    rows, _, name, axes = read_sweep_dir(sweep_dir)
     points = [(float(r["usd_per_million_tokens"]), float(r["tokens_per_s"]), r)
               for r in rows if r["status"] == "ok" and r.get("usd_per_million_tokens")]
     if not points:

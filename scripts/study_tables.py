@@ -62,7 +62,6 @@ class Cells:
 
     def __init__(self, rows, table, axes_used):
         self.rows = [r for r in rows if all(r[a] == v for a, v in table.get("where", {}).items())]
-        self.axes_used = axes_used
         self.scale = table.get("scale", 1.0)
         self.by_key = {}
         for r in self.rows:
