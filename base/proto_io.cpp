@@ -31,9 +31,6 @@
 namespace eppsim {
 namespace {
 
-
-// Every field unknown to this build, anywhere in the message tree, as a
-// dotted path; empty when there is none.
 std::string find_unknown_field(const google::protobuf::Message& message, const std::string& prefix) {
   const google::protobuf::Reflection* reflection = message.GetReflection();
   if (!reflection->GetUnknownFields(message).empty())
@@ -64,6 +61,8 @@ std::string lowercase(std::string text) {
 }
 
 }  // namespace
+
+std::string unknown_field_path(const google::protobuf::Message& message) { return find_unknown_field(message, ""); }
 
 ProtoFormat proto_format_for(const std::filesystem::path& path) {
   const std::string extension = lowercase(path.extension().string());
@@ -204,7 +203,7 @@ void from_binary(std::string_view bytes, google::protobuf::Message* message, std
                                  bytes.size()));
   if (!message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw InputError(fmt::format("{}: not a valid binary {} message", source, message->GetTypeName()));
-  if (const std::string unknown = find_unknown_field(*message, ""); !unknown.empty()) {
+  if (const std::string unknown = unknown_field_path(*message); !unknown.empty()) {
     throw InputError(fmt::format("{}: binary {} message has fields unknown to this build in {} (written by a "
                                  "newer eppsim, or a different message type?)",
                                  source, message->GetTypeName(), unknown));

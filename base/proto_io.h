@@ -42,6 +42,10 @@ std::string to_text(const google::protobuf::Message& message);
 // "source:line:column: message" (1-based).
 void from_text(std::string_view text, google::protobuf::Message* message, std::string_view source);
 
+// The first field unknown to this build anywhere in `message`'s tree, as a
+// dotted path ("(top level)", "op_events", "memory[3]"); empty when none.
+std::string unknown_field_path(const google::protobuf::Message& message);
+
 // Wire format, serialized deterministically (map entries in key order).
 std::string to_binary(const google::protobuf::Message& message);
 // Strict: malformed input and fields unknown to this build are errors.

@@ -1,11 +1,13 @@
 #include "schedule/trace_file.h"
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/message_stream.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
 
@@ -39,7 +41,45 @@ void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& 
   }
 }
 
+// The events [begin, end) of `columns`, as a part of a trace stream.
+proto::Trace event_slice(const proto::OpEvents& columns, int begin, int end) {
+  proto::Trace part;
+  auto& slice = *part.mutable_op_events();
+  const auto copy = [&](const auto& from, auto* to) { to->Add(from.begin() + begin, from.begin() + end); };
+  copy(columns.rank(), slice.mutable_rank());
+  copy(columns.op(), slice.mutable_op());
+  copy(columns.stream(), slice.mutable_stream());
+  copy(columns.kind(), slice.mutable_kind());
+  copy(columns.phase(), slice.mutable_phase());
+  copy(columns.collective(), slice.mutable_collective());
+  copy(columns.chunk(), slice.mutable_chunk());
+  copy(columns.stage(), slice.mutable_stage());
+  copy(columns.peer(), slice.mutable_peer());
+  copy(columns.group(), slice.mutable_group());
+  copy(columns.size_bytes(), slice.mutable_size_bytes());
+  copy(columns.start_ns(), slice.mutable_start_ns());
+  copy(columns.end_ns(), slice.mutable_end_ns());
+  return part;
+}
+
 }  // namespace
+
+void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path) {
+  if (proto_format_for(path) != ProtoFormat::Binary) return write_message(trace, path);
+  MessageStreamWriter stream(path, trace.GetDescriptor()->full_name());
+  stream.write_part(*message_without_fields(trace, {proto::Trace::kEventsFieldNumber, proto::Trace::kMemoryFieldNumber,
+                                                    proto::Trace::kOpEventsFieldNumber, proto::Trace::kBusyFieldNumber}));
+  // An event takes some 25 bytes in a part (13 varints).
+  constexpr int kEventsPerPart = static_cast<int>(kMessageStreamPartBytes / 25);
+  const int events = trace.op_events().rank_size();
+  for (int begin = 0; begin < events; begin += kEventsPerPart) {
+    stream.write_part(event_slice(trace.op_events(), begin, std::min(events, begin + kEventsPerPart)));
+  }
+  write_slices<proto::Trace>(stream, trace.events(), [](proto::Trace& part) { return part.add_events(); });
+  write_slices<proto::Trace>(stream, trace.memory(), [](proto::Trace& part) { return part.add_memory(); });
+  write_slices<proto::Trace>(stream, trace.busy(), [](proto::Trace& part) { return part.add_busy(); });
+  stream.commit();
+}
 
 std::filesystem::path trace_file_of(const std::filesystem::path& path) {
   std::error_code error;
@@ -62,7 +102,11 @@ proto::Trace read_trace(const std::filesystem::path& path) {
                                  file.string()));
   }
   proto::Trace trace;
-  read_message(file, &trace);
+  if (is_message_stream(file)) {
+    read_message_stream(file, &trace);
+  } else {
+    read_message(file, &trace);
+  }
   // Checked before anything is sized by num_ranks or indexed by an event's rank.
   check_num_ranks(trace, trace.num_ranks(), file);
   // A trace of the form before op_events names its events' fields as its file does.

@@ -1,9 +1,16 @@
 #pragma once
-// Reading a Trace from any form eppsim writes: a trace file (`trace.pb`,
-// or the same Trace as `.json` or `.textproto`; simulated by `eppsim run`,
-// measured by `eppsim-run`), or a run directory (its `trace.pb`). A Chrome
-// trace (`trace.json` of a run directory, `eppsim export chrome`) is for
-// viewers and cannot be read back: that is an InputError saying so.
+// Reading and writing a Trace in any form eppsim writes: a trace file
+// (`trace.pb`, or the same Trace as `.json` or `.textproto`; simulated by
+// `eppsim run`, measured by `eppsim-run`), or a run directory (its
+// `trace.pb`). A Chrome trace (`trace.json` of a run directory, `eppsim
+// export chrome`) is for viewers and cannot be read back: that is an
+// InputError saying so.
+//
+// A binary trace file is a message stream (base/message_stream.h), so no size
+// of trace fails at the write: a part holds the trace's fields but its op
+// events, memory samples and busy figures, then parts hold slices of those,
+// kMessageStreamPartBytes or so each. The single-message form written before
+// (one binary Trace, at most 2 GiB) is still read.
 #include <cstdint>
 #include <filesystem>
 #include <string_view>
@@ -26,6 +33,10 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path);
 
 // Reads the Trace at `path` (see above), strictly, and checks the bounds above.
 proto::Trace read_trace(const std::filesystem::path& path);
+
+// Writes `trace` to `path` atomically: a message stream for a binary file,
+// else write_message's text or JSON. std::runtime_error naming the path.
+void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path);
 
 // Throws InputError when `trace` (read from `path`) is partial (its step did
 // not complete: a simulated fault, or an interrupted run's kept trace):

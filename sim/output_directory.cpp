@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "schedule/trace_file.h"
 #include "base/interrupt.h"
 #include "base/proto_io.h"
 
@@ -131,7 +132,7 @@ std::filesystem::path write_partial_trace(const proto::Trace& partial, const std
   std::filesystem::path kept = dir.lexically_normal();
   if (!kept.has_filename()) kept = kept.parent_path();
   kept += ".interrupted-trace.pb";
-  write_message(partial, kept);
+  write_trace_file(partial, kept);
   return kept;
 }
 

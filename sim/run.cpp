@@ -22,6 +22,8 @@
 #include "traces/csv_export.h"
 #include "schedule/model_shape.h"
 #include "base/proto_io.h"
+#include "schedule/schedule_file.h"
+#include "schedule/trace_file.h"
 #include "traces/trace_report.h"
 
 namespace eppsim {
@@ -225,8 +227,8 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
   const auto& d = out.staging();
   write_message(result.report, d / "report.json");
   write_message(result.scenario, d / "scenario.textproto");
-  if (outputs.trace) write_message(result.trace, d / "trace.pb");
-  if (outputs.schedule) write_message(result.schedule, d / "schedule.pb");
+  if (outputs.trace) write_trace_file(result.trace, d / "trace.pb");
+  if (outputs.schedule) write_schedule_file(result.schedule, d / "schedule.pb");
   if (outputs.chrome) write_chrome_trace(result.trace, d / "trace.json");
   if (outputs.csv) {
     write_ops_csv(result.trace, d / "ops.csv");

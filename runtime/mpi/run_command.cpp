@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "schedule/trace_file.h"
 #include "base/input_limits.h"
 #include "runtime/comm_plan.h"
 #include "runtime/fault_signals.h"
@@ -200,7 +201,7 @@ struct Run {
     const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
     if (rank == 0) {
       const proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
-      write_message(merged, o.trace);
+      write_trace_file(merged, o.trace);
       std::string times;
       for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);
       fmt::print(stderr, "eppsim-run: {} ranks, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
@@ -215,7 +216,7 @@ struct Run {
     fmt::print(stderr, "eppsim-run: rank {}: error: {}\n", rank, message);
     if (rank == 0 && executor && options) {
       try {
-        write_message(executor->partial_trace(), options->trace);
+        write_trace_file(executor->partial_trace(), options->trace);
         fmt::print(stderr, "eppsim-run: rank 0: the trace of what completed on rank 0 (its own clock) is in {}\n",
                    options->trace);
       } catch (const std::exception& e) {

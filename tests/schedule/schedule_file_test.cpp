@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
+#include "base/message_stream.h"
 #include "tests/schedule/schedule_fixture.h"
 #include "schedule/program_ops.h"
 #include "base/proto_io.h"
@@ -136,6 +137,30 @@ TEST(ReadScheduleFile, AProgramInBothFormsNamesTheFileAndTheProgram) {
 
 // A file that breaks a rule of validate_schedule: the message names the file,
 // whichever form its ops take.
+TEST(WriteScheduleFile, ABinaryScheduleIsAStreamOfPartsReadBackWhole) {
+  const ScheduleDir dir("schedule_file");
+  constexpr std::uint32_t kRanks = 16;
+  testing::HandSchedule hand(kRanks);
+  const auto group = hand.group({0, 1, 2});
+  (void)group;
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
+    for (int i = 0; i < 8; ++i) hand.compute(r, 0);
+  }
+  proto::Schedule& schedule = hand.schedule();
+  for (std::uint32_t r = 0; r < kRanks; ++r) {
+    auto* p = schedule.add_placement();
+    p->set_node(r / 8);
+    p->set_local_gpu(r % 8);
+  }
+  write_schedule_file(schedule, dir / "s.pb");
+  EXPECT_TRUE(is_message_stream(dir / "s.pb"));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(read_schedule_file(dir / "s.pb"), schedule));
+  // The single-message form is still read.
+  write_message(schedule, dir / "single.pb");
+  EXPECT_FALSE(is_message_stream(dir / "single.pb"));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(read_schedule_file(dir / "single.pb"), schedule));
+}
+
 TEST(ReadScheduleFile, AnInvalidScheduleNamesTheFile) {
   const ScheduleDir dir("schedule_file");
   const fs::path old = dir / "bad.textproto";

@@ -1,0 +1,199 @@
+#include "base/message_stream.h"
+
+#include <cerrno>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/message.h>
+
+#include "base/errors.h"
+#include "base/interrupt.h"
+#include "base/proto_io.h"
+
+namespace eppsim {
+
+namespace pb = google::protobuf;
+
+MessageStreamWriter::MessageStreamWriter(const std::filesystem::path& path, std::string_view type)
+    : file_(path), output_(std::make_unique<pb::io::FileOutputStream>(file_.descriptor())) {
+  coded_ = std::make_unique<pb::io::CodedOutputStream>(output_.get());
+  coded_->WriteRaw(kMessageStreamMagic.data(), static_cast<int>(kMessageStreamMagic.size()));
+  coded_->WriteVarint32(static_cast<std::uint32_t>(type.size()));
+  coded_->WriteRaw(type.data(), static_cast<int>(type.size()));
+  coded_->WriteVarint32(kMessageStreamVersion);
+  check_stream("the stream's header");
+}
+
+MessageStreamWriter::~MessageStreamWriter() {
+  // Before the file: the streams flush into its descriptor.
+  coded_.reset();
+  output_.reset();
+}
+
+void MessageStreamWriter::check_stream(std::string_view what) const {
+  if (coded_->HadError()) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot write {}: {}", file_.path().string(), what, system_error_text(output_->GetErrno())));
+  }
+}
+
+void MessageStreamWriter::write_part(const pb::Message& part) {
+  const std::size_t bytes = part.ByteSizeLong();
+  if (bytes == 0) return;
+  check_binary_size(bytes, file_.path().string(), fmt::format("a part of {}", part.GetTypeName()));
+  coded_->WriteVarint64(bytes);
+  coded_->SetSerializationDeterministic(true);
+  part.SerializeWithCachedSizes(coded_.get());
+  check_stream(fmt::format("part {} of {}", parts_, part.GetTypeName()));
+  ++parts_;
+}
+
+void MessageStreamWriter::commit() {
+  coded_->WriteVarint32(0);
+  coded_->WriteVarint64(parts_);
+  check_stream("the stream's end");
+  coded_.reset();
+  if (!output_->Flush()) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot write the stream: {}", file_.path().string(), system_error_text(output_->GetErrno())));
+  }
+  output_.reset();
+  file_.commit();
+}
+
+bool is_message_stream(const std::filesystem::path& path) {
+  // O_NONBLOCK: a FIFO is not waited on (and is not a stream).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat info {};
+  char head[8] = {};
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  const auto got = regular ? ::read(fd, head, sizeof head) : 0;
+  ::close(fd);
+  return got == static_cast<ssize_t>(kMessageStreamMagic.size()) &&
+         std::string_view(head, sizeof head) == kMessageStreamMagic;
+}
+
+void read_message_stream(const std::filesystem::path& path, pb::Message* message) {
+  const std::string file = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", file, system_error_text(errno)));
+  pb::io::FileInputStream raw(fd);
+  raw.SetCloseOnDelete(true);
+  const std::string type = message->GetDescriptor()->full_name();
+  auto fail = [&](std::string_view what) {
+    return InputError(fmt::format("{}: not a valid stream of {}: {}", file, type, what));
+  };
+  message->Clear();
+  {
+    pb::io::CodedInputStream coded(&raw);
+    std::string magic, written_type;
+    std::uint32_t type_bytes = 0, version = 0;
+    if (!coded.ReadString(&magic, static_cast<int>(kMessageStreamMagic.size())) || magic != kMessageStreamMagic)
+      throw fail("no magic \"EPPSTRM\" at its start");
+    if (!coded.ReadVarint32(&type_bytes) || type_bytes > 1024 || !coded.ReadString(&written_type, static_cast<int>(type_bytes)))
+      throw fail("cut short in its header");
+    if (written_type != type) throw fail(fmt::format("it holds {}", written_type));
+    if (!coded.ReadVarint32(&version)) throw fail("cut short in its header");
+    if (version != kMessageStreamVersion) {
+      throw fail(fmt::format("format version {}, but this build reads version {} (written by a newer eppsim?)", version,
+                             kMessageStreamVersion));
+    }
+  }
+  std::uint64_t parts = 0;
+  for (;;) {
+    throw_if_interrupted();
+    // A coded stream a part: one reads at most 2 GiB, the file may hold more.
+    pb::io::CodedInputStream coded(&raw);
+    std::uint64_t bytes = 0;
+    if (!coded.ReadVarint64(&bytes)) throw fail(fmt::format("cut short after {} parts (no end marker)", parts));
+    if (bytes == 0) {
+      std::uint64_t count = 0;
+      if (!coded.ReadVarint64(&count)) throw fail("cut short: no part count after the end marker");
+      if (count != parts) throw fail(fmt::format("its end says {} parts, but it holds {}", count, parts));
+      std::uint8_t extra = 0;
+      if (coded.ReadRaw(&extra, 1)) throw fail(fmt::format("bytes after the end of its {} parts", parts));
+      break;
+    }
+    if (bytes > kMaxMessageStreamPartBytes) {
+      throw fail(fmt::format("part {} declares {} bytes, past the {} a part may hold", parts, bytes,
+                             kMaxMessageStreamPartBytes));
+    }
+    const auto limit = coded.PushLimit(static_cast<int>(bytes));
+    if (!message->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
+        coded.BytesUntilLimit() != 0) {
+      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {} (or the file is cut short)", parts, bytes, type));
+    }
+    coded.PopLimit(limit);
+    ++parts;
+  }
+  if (raw.GetErrno() != 0) throw InputError(fmt::format("{}: cannot read: {}", file, system_error_text(raw.GetErrno())));
+  if (const std::string unknown = unknown_field_path(*message); !unknown.empty()) {
+    throw InputError(fmt::format("{}: {} has fields unknown to this build in {} (written by a newer eppsim, or a "
+                                 "different message type?)",
+                                 file, type, unknown));
+  }
+}
+
+namespace {
+
+// Copies one set field from `from` into `to` (same type).
+void copy_field(const pb::Message& from, pb::Message* to, const pb::FieldDescriptor* field) {
+  const pb::Reflection* in = from.GetReflection();
+  const pb::Reflection* out = to->GetReflection();
+  using Cpp = pb::FieldDescriptor::CppType;
+  if (!field->is_repeated()) {
+    switch (field->cpp_type()) {
+      case Cpp::CPPTYPE_INT32: out->SetInt32(to, field, in->GetInt32(from, field)); return;
+      case Cpp::CPPTYPE_INT64: out->SetInt64(to, field, in->GetInt64(from, field)); return;
+      case Cpp::CPPTYPE_UINT32: out->SetUInt32(to, field, in->GetUInt32(from, field)); return;
+      case Cpp::CPPTYPE_UINT64: out->SetUInt64(to, field, in->GetUInt64(from, field)); return;
+      case Cpp::CPPTYPE_DOUBLE: out->SetDouble(to, field, in->GetDouble(from, field)); return;
+      case Cpp::CPPTYPE_FLOAT: out->SetFloat(to, field, in->GetFloat(from, field)); return;
+      case Cpp::CPPTYPE_BOOL: out->SetBool(to, field, in->GetBool(from, field)); return;
+      case Cpp::CPPTYPE_ENUM: out->SetEnumValue(to, field, in->GetEnumValue(from, field)); return;
+      case Cpp::CPPTYPE_STRING: out->SetString(to, field, in->GetString(from, field)); return;
+      case Cpp::CPPTYPE_MESSAGE: out->MutableMessage(to, field)->CopyFrom(in->GetMessage(from, field)); return;
+    }
+    return;
+  }
+  const int size = in->FieldSize(from, field);
+  for (int i = 0; i < size; ++i) {
+    switch (field->cpp_type()) {
+      case Cpp::CPPTYPE_INT32: out->AddInt32(to, field, in->GetRepeatedInt32(from, field, i)); break;
+      case Cpp::CPPTYPE_INT64: out->AddInt64(to, field, in->GetRepeatedInt64(from, field, i)); break;
+      case Cpp::CPPTYPE_UINT32: out->AddUInt32(to, field, in->GetRepeatedUInt32(from, field, i)); break;
+      case Cpp::CPPTYPE_UINT64: out->AddUInt64(to, field, in->GetRepeatedUInt64(from, field, i)); break;
+      case Cpp::CPPTYPE_DOUBLE: out->AddDouble(to, field, in->GetRepeatedDouble(from, field, i)); break;
+      case Cpp::CPPTYPE_FLOAT: out->AddFloat(to, field, in->GetRepeatedFloat(from, field, i)); break;
+      case Cpp::CPPTYPE_BOOL: out->AddBool(to, field, in->GetRepeatedBool(from, field, i)); break;
+      case Cpp::CPPTYPE_ENUM: out->AddEnumValue(to, field, in->GetRepeatedEnumValue(from, field, i)); break;
+      case Cpp::CPPTYPE_STRING: out->AddString(to, field, in->GetRepeatedString(from, field, i)); break;
+      case Cpp::CPPTYPE_MESSAGE: out->AddMessage(to, field)->CopyFrom(in->GetRepeatedMessage(from, field, i)); break;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<pb::Message> message_without_fields(const pb::Message& message,
+                                                    std::initializer_list<int> excluded_field_numbers) {
+  std::unique_ptr<pb::Message> copy(message.New());
+  std::vector<const pb::FieldDescriptor*> fields;
+  message.GetReflection()->ListFields(message, &fields);
+  for (const pb::FieldDescriptor* field : fields) {
+    bool excluded = false;
+    for (const int number : excluded_field_numbers) excluded = excluded || field->number() == number;
+    if (!excluded) copy_field(message, copy.get(), field);
+  }
+  return copy;
+}
+
+}  // namespace eppsim
