@@ -1,5 +1,6 @@
 #include "base/message_stream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -87,6 +88,9 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
   if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", file, system_error_text(errno)));
   pb::io::FileInputStream raw(fd);
   raw.SetCloseOnDelete(true);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", file, system_error_text(errno)));
+  const auto file_bytes = static_cast<std::uint64_t>(info.st_size);
   const std::string type = message->GetDescriptor()->full_name();
   auto fail = [&](std::string_view what) {
     return InputError(fmt::format("{}: not a valid stream of {}: {}", file, type, what));
@@ -111,6 +115,7 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
   for (;;) {
     throw_if_interrupted();
     // A coded stream a part: one reads at most 2 GiB, the file may hold more.
+    const auto part_offset = static_cast<std::uint64_t>(raw.ByteCount());
     pb::io::CodedInputStream coded(&raw);
     std::uint64_t bytes = 0;
     if (!coded.ReadVarint64(&bytes)) throw fail(fmt::format("cut short after {} parts (no end marker)", parts));
@@ -126,10 +131,14 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
       throw fail(fmt::format("part {} declares {} bytes, past the {} a part may hold", parts, bytes,
                              kMaxMessageStreamPartBytes));
     }
+    const std::uint64_t left = file_bytes - std::min(file_bytes, part_offset + coded.CurrentPosition());
+    if (bytes > left) {
+      throw fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", parts, bytes, left));
+    }
     const auto limit = coded.PushLimit(static_cast<int>(bytes));
     if (!message->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
         coded.BytesUntilLimit() != 0) {
-      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {} (or the file is cut short)", parts, bytes, type));
+      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}", parts, bytes, type));
     }
     coded.PopLimit(limit);
     ++parts;
