@@ -16,6 +16,7 @@ packages=(
   coinor-libcbc-dev coinor-libcgl-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
   libopenblas-dev   # BLAS for the runtime's kernels; its LAPACK (liblapack.so) for eppsim calibrate's least squares
   python3 python3-matplotlib python3-protobuf
+  python3-venv      # the venv below
   chromium          # headless, for the test that loads the --html report page (tests/plots/html_test.py)
 )
 
@@ -26,13 +27,22 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present" >&2
-  exit 0
-fi
-
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-echo "install-deps: installing ${missing[*]}" >&2
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present" >&2
+else
+  echo "install-deps: installing ${missing[*]}" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# Perfetto's own compiled trace schema (PyPI: perfetto), which tests/traces/perfetto_schema_test.py
+# reads `eppsim export perfetto` with. Its generated code needs protobuf >= 6.31, newer than
+# Debian 12's python3-protobuf, hence a venv of its own (tests/CMakeLists.txt EPPSIM_PERFETTO_PYTHON).
+perfetto_venv=/opt/eppsim-perfetto
+if ! "$perfetto_venv/bin/python3" -c "from perfetto.protos.perfetto.trace import perfetto_trace_pb2" 2>/dev/null; then
+  echo "install-deps: making $perfetto_venv (pip install perfetto==0.59.1)" >&2
+  "${sudo_cmd[@]}" python3 -m venv "$perfetto_venv"
+  "${sudo_cmd[@]}" "$perfetto_venv/bin/pip" install -q perfetto==0.59.1 >&2
+fi

@@ -1,5 +1,4 @@
 #include "traces/chrome_trace.h"
-#include "schedule/op_names.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -13,6 +12,7 @@
 
 #include "base/atomic_file.h"
 #include "schedule/trace_events.h"
+#include "traces/op_event_names.h"
 
 namespace eppsim {
 namespace {
@@ -49,27 +49,6 @@ void append_microseconds(Buffer& out, std::int64_t ns) {
   fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}{}.{:03}"), negative ? "-" : "", magnitude / 1000, magnitude % 1000);
 }
 
-std::string_view phase_letter(proto::Phase phase) {
-  switch (phase) {
-    case proto::FORWARD: return "F";
-    case proto::BACKWARD: return "B";
-    case proto::RECOMPUTE: return "R";
-    case proto::OPTIMIZER: return "optimizer";
-    default: return "compute";
-  }
-}
-
-std::string_view phase_category(proto::Phase phase) {
-  switch (phase) {
-    case proto::FORWARD: return "forward";
-    case proto::BACKWARD: return "backward";
-    case proto::RECOMPUTE: return "recompute";
-    case proto::OPTIMIZER: return "optimizer";
-    default: return "compute";
-  }
-}
-
-
 std::string_view collective_arg(proto::CollectiveKind kind) {
   switch (kind) {
     case proto::ALL_REDUCE: return "all_reduce";
@@ -95,34 +74,11 @@ class StreamNames {
 
 void append_op_event(Buffer& out, OpEventRef e, const StreamNames& streams) {
   auto it = std::back_inserter(out);
-  out.append(std::string_view("{\"name\":"));
-  std::string_view category;
-  switch (e.kind()) {
-    case proto::COMPUTE:
-      category = phase_category(e.phase());
-      fmt::format_to(it, FMT_COMPILE("\"{} c{} s{}\""), phase_letter(e.phase()), e.chunk(), e.stage());
-      break;
-    case proto::SEND:
-      category = "send";
-      fmt::format_to(it, FMT_COMPILE("\"send->{}\""), e.peer());
-      break;
-    case proto::RECV:
-      category = "recv";
-      fmt::format_to(it, FMT_COMPILE("\"recv<-{}\""), e.peer());
-      break;
-    case proto::COLLECTIVE:
-      category = "collective";
-      fmt::format_to(it, FMT_COMPILE("\"{} g{}\""), collective_kind_name(e.collective()), e.group());
-      break;
-    case proto::MEMORY:
-      category = "memory";
-      out.append(std::string_view("\"memory\""));
-      break;
-    default:
-      category = "op";
-      out.append(std::string_view("\"op\""));
-      break;
-  }
+  out.append(std::string_view("{\"name\":\""));
+  const OpEventNameKey name = op_event_name_key(e);
+  append_op_event_name(out, name);  // digits and fixed words: nothing to escape
+  out.push_back('"');
+  const std::string_view category = op_event_category(name);
   fmt::format_to(it, FMT_COMPILE(",\"cat\":\"{}\",\"ph\":\"X\",\"ts\":"), category);
   append_microseconds(out, e.start_ns());
   out.append(std::string_view(",\"dur\":"));

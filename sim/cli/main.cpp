@@ -37,6 +37,7 @@
 #include "sim/validate.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chrome_trace.h"
+#include "traces/perfetto_trace.h"
 #include "schedule/executor/step_incomplete.h"
 #include "base/proto_io.h"
 #include "traces/rank_timeline.h"
@@ -113,7 +114,6 @@ int run_comparison(const ResolvedScenario& scenario, const std::vector<std::stri
   return 0;
 }
 
-
 int command_compare(const po::variables_map& vars) {
   const auto strategies = strategies_from(vars, planner_names());
   const std::string path = vars["scenario"].as<std::string>();
@@ -166,7 +166,6 @@ int command_plan(const po::variables_map& vars) {
   return 0;
 }
 
-
 int command_sim(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
   const RunOutputs outputs = outputs_from(vars);
@@ -207,12 +206,12 @@ int command_export(const po::variables_map& vars) {
   const auto format = vars["format"].as<std::string>();
   const fs::path in = vars["trace"].as<std::string>(), out = vars["output"].as<std::string>();
   if (format == "chakra") return export_chakra_command(vars);
-  if (format == "chrome") {
-    write_chrome_trace(read_trace(in), out);
+  if (format == "chrome" || format == "perfetto") {
+    (format == "chrome" ? write_chrome_trace : write_perfetto_trace)(read_trace(in), out);
   } else if (format == "timeline") {
     write_rank_timeline_csv(read_trace(in), out);
   } else {
-    throw InputError(fmt::format("export: unknown format '{}' (known: chrome, timeline, chakra)", format));
+    throw InputError(fmt::format("export: unknown format '{}' (known: chrome, perfetto, timeline, chakra)", format));
   }
   logging::info("cli", "wrote {}", out.string());
   return 0;
@@ -385,13 +384,13 @@ const std::vector<Command>& commands() {
          add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },
        command_sim},
-      {"export", "export chrome|timeline TRACE -o FILE | export chakra SCHEDULE -o PREFIX",
-       "a trace (trace.pb, .json or .textproto, or a run directory) as a Chrome trace (FILE.json, for Perfetto) or "
-       "as each rank's states over the step (timeline: rank,start_s,end_s,state CSV); or a Schedule as a Chakra "
-       "trace for ASTRA-sim (PREFIX.<rank>.et and PREFIX.comm_groups.json)",
+      {"export", "export chrome|perfetto|timeline TRACE -o FILE | export chakra SCHEDULE -o PREFIX",
+       "a trace (trace.pb, .json or .textproto, or a run directory) as a Chrome trace (FILE.json) or Perfetto's own "
+       "format (FILE.pftrace, for large traces), both for ui.perfetto.dev, or as each rank's states over the step (timeline: "
+       "rank,start_s,end_s,state CSV); or a Schedule as a Chakra trace for ASTRA-sim (PREFIX.<rank>.et, PREFIX.comm_groups.json)",
        {"format", "trace"},
        [](po::options_description& o) {
-         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome, timeline or chakra")(
+         o.add_options()("format", po::value<std::string>()->required(), "export format: chrome, perfetto, timeline or chakra")(
              "trace", po::value<std::string>()->required(),
              "trace file (.pb, .json or .textproto) or run directory; for chakra a Schedule file")(
              "output,o", po::value<std::string>()->required(), "output file; for chakra the trace prefix");
@@ -425,6 +424,7 @@ const std::vector<Command>& commands() {
          add_comm_groups_option(o);
          add_output_option(o);
          add_outputs_option(o);
+         add_trace_ranks_option(o);
          add_engine_option(o);
          add_set_option(o, "cluster.inter_node.bandwidth=400Gbps");
        },

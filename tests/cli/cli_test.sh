@@ -115,6 +115,8 @@ status=$?
 grep -q "kept the trace of what finished so far ([0-9]* of [0-9]* ops, up to .* s simulated) in $work/run.interrupted-trace.pb" "$work/sim-killed.err" ||
   { echo "FAIL SIGINT mid-step: no partial trace message"; cat "$work/sim-killed.err"; failures=$((failures + 1)); }
 check "export a partial trace" 0 "" -- "$eppsim" export chrome "$work/run.interrupted-trace.pb" -o "$work/partial.json"
+check "export a partial trace to Perfetto" 0 "" -- "$eppsim" export perfetto "$work/run.interrupted-trace.pb" \
+  -o "$work/partial.pftrace"
 check "diff a partial trace" 2 "run.interrupted-trace.pb: incomplete: a partial trace (interrupted by SIGINT; " -- \
   "$eppsim" diff "$work/run.interrupted-trace.pb" "$work/run"
 [ -z "$(ls -A "$work" | grep -e eppsim-partial -e '\.tmp')" ] || { echo "FAIL SIGINT mid-step: temporary files left"; ls -A "$work"; failures=$((failures + 1)); }
@@ -141,9 +143,31 @@ check "export chrome of a run directory" 0 "" -- "$eppsim" export chrome "$work/
 cmp -s "$work/exported_dir.json" "$work/run/trace.json" || { echo "FAIL export chrome of a directory differs"; failures=$((failures + 1)); }
 check "export chrome of a Chrome trace" 2 "a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back" -- \
   "$eppsim" export chrome "$work/run/trace.json" -o "$work/x.json"
+# Perfetto's format: a stream of TracePackets (Trace.packet, field 1, length-delimited) to the
+# last byte, naming the ranks and the ops (tests/traces/perfetto_schema_test.py reads it with
+# Perfetto's own schema).
+check "export perfetto" 0 "" -- "$eppsim" export perfetto "$work/run" -o "$work/exported.pftrace"
+/usr/bin/python3 - "$work/exported.pftrace" "$work/partial.pftrace" <<'PY' || { echo "FAIL export perfetto: not a stream of TracePackets"; failures=$((failures + 1)); }
+import sys
+for path in sys.argv[1:]:
+    data, at, packets = open(path, "rb").read(), 0, 0
+    while at < len(data):
+        assert data[at] == 0x0A, f"{path}: byte {at}: tag {data[at]}, not Trace.packet's"
+        at, length, shift = at + 1, 0, 0
+        while True:
+            length |= (data[at] & 0x7F) << shift
+            at, shift = at + 1, shift + 7
+            if data[at - 1] < 0x80:
+                break
+        at += length
+        packets += 1
+    assert at == len(data) and packets > 10, f"{path}: {packets} packets, ending at {at} of {len(data)} bytes"
+    names = [b"rank 0", b"F c"] if path.endswith("exported.pftrace") else [b"rank 0", b"step incomplete"]
+    assert all(name in data for name in names), f"{path}: does not name {names}"
+PY
 check "export timeline" 0 "" -- "$eppsim" export timeline "$work/run/trace.pb" -o "$work/rank_timeline.csv"
 head -1 "$work/rank_timeline.csv" | grep -qx "rank,start_s,end_s,state" || { echo "FAIL export timeline header"; failures=$((failures + 1)); }
-check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, timeline, chakra)" -- \
+check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, perfetto, timeline, chakra)" -- \
   "$eppsim" export svg "$work/run/trace.pb" -o "$work/x.svg"
 # diff: the quickstart against itself on a slower network.
 check "run slower network" 0 "" -- "$eppsim" run "$src/scenarios/quickstart.textproto" -o "$work/slow" \
