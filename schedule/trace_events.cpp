@@ -83,4 +83,19 @@ void convert_event_messages(proto::Trace& trace, std::string_view where) {
   trace.clear_events();
 }
 
+std::vector<std::uint32_t> listed_ranks(const proto::Trace& trace) {
+  if (trace.traced_ranks_size() > 0) return {trace.traced_ranks().begin(), trace.traced_ranks().end()};
+  std::vector<std::uint32_t> every(trace.num_ranks());
+  for (std::uint32_t r = 0; r < trace.num_ranks(); ++r) every[r] = r;
+  return every;
+}
+
+ListedRanks::ListedRanks(const proto::Trace& trace) : ranks_(listed_ranks(trace)), every_(trace.traced_ranks_size() == 0) {
+  if (every_) return;
+  listed_.assign(trace.num_ranks(), false);
+  for (const auto r : ranks_) {
+    if (r < listed_.size()) listed_[r] = true;
+  }
+}
+
 }  // namespace eppsim

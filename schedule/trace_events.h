@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string_view>
+#include <vector>
 
 #include "proto/trace.pb.h"
 
@@ -80,6 +81,26 @@ class TraceEvents {
 inline TraceEvents events_of(const proto::Trace& trace) { return TraceEvents(trace.op_events()); }
 // The view would outlive a temporary trace.
 TraceEvents events_of(proto::Trace&& trace) = delete;
+
+// The ranks whose op events `trace` lists: Trace.traced_ranks (a trace of
+// ranks of interest, eppsim run --trace-ranks), else every rank.
+std::vector<std::uint32_t> listed_ranks(const proto::Trace& trace);
+
+// listed_ranks as a set, for the exports: they show the listed ranks, and of
+// the other ranks of a trace of ranks of interest not even the memory peak
+// the report reads.
+class ListedRanks {
+ public:
+  explicit ListedRanks(const proto::Trace& trace);
+  const std::vector<std::uint32_t>& ranks() const { return ranks_; }
+  // Any rank of a trace that lists every rank's (even one past num_ranks).
+  bool contains(std::uint32_t rank) const { return every_ || (rank < listed_.size() && listed_[rank]); }
+
+ private:
+  std::vector<std::uint32_t> ranks_;
+  std::vector<bool> listed_;
+  bool every_ = true;
+};
 
 // One event's fields, for writers.
 struct OpEventFields {

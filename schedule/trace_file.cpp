@@ -125,6 +125,29 @@ proto::Trace read_trace(const std::filesystem::path& path) {
                                    trace.num_ranks(), ranks[i]));
     }
   }
+  // A trace of ranks of interest: ascending ranks of the trace, which list
+  // every event.
+  if (trace.traced_ranks_size() > 0) {
+    std::vector<bool> listed(trace.num_ranks(), false);
+    for (int i = 0; i < trace.traced_ranks_size(); ++i) {
+      const auto r = trace.traced_ranks(i);
+      if (r >= trace.num_ranks()) {
+        throw InputError(fmt::format("{}: traced_ranks[{}]: must be < num_ranks ({}), got {}", file.string(), i,
+                                     trace.num_ranks(), r));
+      }
+      if (i > 0 && r <= trace.traced_ranks(i - 1)) {
+        throw InputError(fmt::format("{}: traced_ranks[{}]: must be ascending without repeats, got {} after {}",
+                                     file.string(), i, r, trace.traced_ranks(i - 1)));
+      }
+      listed[r] = true;
+    }
+    for (int i = 0; i < ranks.size(); ++i) {
+      if (!listed[ranks[i]]) {
+        throw InputError(fmt::format("{}: op_events.rank[{}]: rank {} is not one of traced_ranks", file.string(), i,
+                                     ranks[i]));
+      }
+    }
+  }
   for (int i = 0; i < trace.memory_size(); ++i) {
     if (trace.memory(i).rank() >= trace.num_ranks()) {
       throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
@@ -143,6 +166,28 @@ void require_complete_trace(const proto::Trace& trace, const std::filesystem::pa
                                  path.string(), incomplete.reason(), incomplete.ops_done(), incomplete.ops_total(),
                                  what));
   }
+}
+
+void require_every_rank(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what) {
+  if (trace.traced_ranks_size() == 0) return;
+  throw InputError(fmt::format("{}: traced_ranks: the trace lists the op events of {} of its {} ranks (eppsim run "
+                               "--trace-ranks, or its default on a large step); {} needs every rank's: rerun with "
+                               "--trace-ranks all",
+                               path.string(), trace.traced_ranks_size(), trace.num_ranks(), what));
+}
+
+void require_same_ranks(const proto::Trace& a, std::string_view a_name, const proto::Trace& b, std::string_view b_name,
+                        std::string_view what) {
+  if (a.traced_ranks_size() == 0 && b.traced_ranks_size() == 0) return;  // every rank's, however many
+  const auto in_a = listed_ranks(a), in_b = listed_ranks(b);
+  if (in_a == in_b) return;
+  const auto describe = [](const proto::Trace& t, const std::vector<std::uint32_t>& ranks) {
+    return t.traced_ranks_size() == 0 ? fmt::format("every rank's ({})", t.num_ranks())
+                                      : fmt::format("those of {} of {} ranks", ranks.size(), t.num_ranks());
+  };
+  throw InputError(fmt::format("{} and {}: traced_ranks: {} compares op events of the same ranks, but the first lists "
+                               "{} and the second {}: run both with the same --trace-ranks (a list, or all)",
+                               a_name, b_name, what, describe(a, in_a), describe(b, in_b)));
 }
 
 }  // namespace eppsim

@@ -43,4 +43,13 @@ void write_trace_file(const proto::Trace& trace, const std::filesystem::path& pa
 // `what` (e.g. "diff") needs a whole step; `eppsim export` shows a partial one.
 void require_complete_trace(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what);
 
+// Throws InputError when `trace` (read from `path`) lists the op events of
+// some ranks only: `what` (e.g. "replay") needs every rank's.
+void require_every_rank(const proto::Trace& trace, const std::filesystem::path& path, std::string_view what);
+
+// Throws InputError when traces `a` and `b` list the op events of different
+// ranks: `what` (e.g. "diff") compares them op by op.
+void require_same_ranks(const proto::Trace& a, std::string_view a_name, const proto::Trace& b, std::string_view b_name,
+                        std::string_view what);
+
 }  // namespace eppsim

@@ -126,6 +126,7 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
     trace.emplace();
     *trace = read_trace(request.input);
     require_complete_trace(*trace, request.input, "replay");
+    require_every_rank(*trace, request.input, "replay");
     const auto dir = request.input.parent_path();
     schedule_path = request.schedule.value_or(dir / "schedule.pb");
     if (!request.schedule && !std::filesystem::exists(schedule_path)) {

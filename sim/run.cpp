@@ -80,9 +80,10 @@ EnginePlacement engine_placement(std::span<const RankPlacement> placement, const
 
 // Runs `schedule` on the scenario's engine. With `faults`, the scenario's
 // simulated faults are injected and `*faults` receives them as the engine saw
-// them; without, the run is healthy.
-proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults = nullptr,
-                        TraceDetail detail = TraceDetail::OpEvents) {
+// them; without, the run is healthy. With `coverage`, it receives what the
+// report says of the ranks whose events the trace keeps.
+proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults,
+                        const TraceDetail& detail, proto::TraceCoverage* coverage = nullptr) {
   if (schedule.num_ranks() > scenario.usable_gpus()) {
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
@@ -92,8 +93,11 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   const auto cost = cost_for(placement, scenario);
   const EnginePlacement where = engine_placement(placement, scenario);
   if (faults != nullptr) *faults = make_fault_plan(scenario.simulation.faults, schedule.num_ranks(), where, scenario.where());
-  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference, scenario.simulation.shared_endpoints,
-                                            detail == TraceDetail::OpEvents});
+  TraceSelection selection = {.op_events = false, .ranks = {}, .slowest_rank = false};
+  proto::TraceCoverage unused;
+  if (detail.op_events) selection = select_trace_ranks(detail.ranks, schedule, faults, coverage ? coverage : &unused);
+  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference,
+                                            scenario.simulation.shared_endpoints, std::move(selection)});
 }
 
 // lengths.csv: one row per sampled sequence, in sampling order.
@@ -115,10 +119,21 @@ std::string indent_lines(std::string_view text, std::string_view indent) {
   return out;
 }
 
+// "  trace        op events of 3 of 64 ranks (REASON): 0, 8, 63\n", or nothing
+// when the trace kept every rank's.
+std::string trace_ranks_line(const proto::Report& report) {
+  if (!report.has_trace_ranks()) return {};
+  const auto& kept = report.trace_ranks();
+  constexpr int kNamed = 12;
+  std::vector<std::uint32_t> named(kept.ranks().begin(), kept.ranks().begin() + std::min(kNamed, kept.ranks_size()));
+  return fmt::format("  trace        op events of {} of {} ranks ({}): {}{}\n", kept.ranks_size(), report.ranks(),
+                     kept.reason(), fmt::join(named, ", "), kept.ranks_size() > kNamed ? ", ..." : "");
+}
+
 }  // namespace
 
 double simulated_step_seconds(const proto::Schedule& schedule, const ResolvedScenario& scenario) {
-  return static_cast<double>(run_engine(schedule, scenario, nullptr, TraceDetail::Summary).step_time_ns()) * 1e-9;
+  return static_cast<double>(run_engine(schedule, scenario, nullptr, TraceDetail::summary()).step_time_ns()) * 1e-9;
 }
 
 PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
@@ -137,15 +152,17 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario) {
 }
 
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
-                            std::string_view schedule_source, TraceDetail detail) {
+                            std::string_view schedule_source, const TraceDetail& detail) {
   const auto start = std::chrono::steady_clock::now();
   RunResult result;
   logging::info("sim", "simulating {} ({} ranks) with the {} engine", schedule.strategy(), schedule.num_ranks(),
                 engine_of(cluster).name);
   FaultPlan faults;
+  proto::TraceCoverage coverage;
   try {
-    result.trace = cluster.simulation.faults.empty() ? run_engine(schedule, cluster, nullptr, detail)
-                                          : run_engine(schedule, cluster, &faults, TraceDetail::OpEvents);
+    result.trace = cluster.simulation.faults.empty()
+                       ? run_engine(schedule, cluster, nullptr, detail, &coverage)
+                       : run_engine(schedule, cluster, &faults, TraceDetail{true, detail.ranks}, &coverage);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
                                  e.what()));
@@ -156,9 +173,14 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   context.seed = cluster.workload.seed;
   context.network = cluster.cluster.network_name();
   result.report = build_report(result.trace, schedule, context);
+  if (result.trace.traced_ranks_size() > 0) {
+    *coverage.mutable_ranks() = result.trace.traced_ranks();
+    *result.report.mutable_trace_ranks() = coverage;
+  }
   if (!faults.empty()) {
     // The same schedule without the faults, for the slowdown they caused.
-    *result.report.mutable_faults() = fault_report(faults, result.trace, run_engine(schedule, cluster));
+    *result.report.mutable_faults() =
+        fault_report(faults, result.trace, run_engine(schedule, cluster, nullptr, TraceDetail::summary()));
     if (result.trace.has_incomplete()) clear_step_figures(result.report);
   }
   if (cluster.workload.collective && schedule.strategy() == kCollectiveStrategy && !result.trace.has_incomplete()) {
@@ -182,7 +204,7 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
   return resolve_simulation_part(parsed);
 }
 
-RunResult run_scenario(const ResolvedScenario& scenario, TraceDetail detail) {
+RunResult run_scenario(const ResolvedScenario& scenario, const TraceDetail& detail) {
   auto planned = plan_scenario(scenario);
   auto result = simulate_schedule(std::move(planned.schedule), scenario, planned.plan_time_s, {}, detail);
   result.lengths = std::move(planned.lengths);
@@ -281,6 +303,7 @@ std::string human_summary(const RunResult& result) {
   if (r.has_faults() && !r.faults().step_completed()) {
     // No step time, throughput or MFU for a step that did not complete.
     out += fmt::format("  step         incomplete: {} sequences, {:.0f} tokens planned\n", r.sequences(), r.tokens());
+    out += trace_ranks_line(r);
     out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
     return out;
   }
@@ -297,6 +320,7 @@ std::string human_summary(const RunResult& result) {
                      share(b.compute()), share(b.recompute()), share(b.communication()), share(b.bubble()));
   out += fmt::format("  peak memory  {} on rank {} (limit {})\n", format_bytes(Bytes(static_cast<std::uint64_t>(peak))),
                      peak_rank, format_bytes(Bytes(static_cast<std::uint64_t>(r.memory_limit_bytes()))));
+  out += trace_ranks_line(r);
   out += fmt::format("  took         planning {:.3f} s, simulation {:.3f} s\n", result.plan_time_s, result.simulation_time_s);
   return out;
 }

@@ -10,17 +10,24 @@
 #include "base/peak_rss.h"
 #include "proto/report.pb.h"
 #include "scenario/scenario.h"
+#include "sim/trace_ranks.h"
 #include "proto/scenario.pb.h"
 #include "proto/schedule.pb.h"
 #include "proto/trace.pb.h"
 
 namespace eppsim {
 
-// What a run's trace holds: every op's event (Trace.op_events), or only how
-// long each rank's ops kept it busy (Trace.busy), which is all the report
-// needs: for runs that write no op-level output, whose traces at 16,384 GPUs
-// would take gigabytes they never use.
-enum class TraceDetail { OpEvents, Summary };
+// What a run's trace holds: the op events (Trace.op_events) of the ranks
+// `ranks` selects (sim/trace_ranks.h), or, without `op_events`, only how long
+// each rank's ops kept it busy (Trace.busy), which is all the report needs:
+// for runs that write no op-level output, whose traces at 16,384 GPUs would
+// take gigabytes they never use.
+struct TraceDetail {
+  bool op_events = true;
+  TraceRanks ranks = {};
+  static TraceDetail summary() { return {false, {}}; }
+  bool operator==(const TraceDetail&) const = default;
+};
 
 struct PlannedBatch {
   proto::Schedule schedule;
@@ -55,10 +62,10 @@ PlannedBatch plan_scenario(const ResolvedScenario& scenario);
 // simulating (e.g. a simulated time that cannot be represented) is an
 // InputError naming `schedule_source`, the file the schedule came from
 // (default: the scenario's file, which it was planned from). A run with
-// simulated faults keeps its op events whatever `detail` says (its fault
-// report compares them with the healthy run's).
+// simulated faults keeps op events whatever `detail` says (those of the
+// ranks it selects): its trace is where a stopped step shows what finished.
 RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cluster, double plan_time_s,
-                            std::string_view schedule_source = {}, TraceDetail detail = TraceDetail::OpEvents);
+                            std::string_view schedule_source = {}, const TraceDetail& detail = {});
 
 // The scenario `eppsim sim` simulates `schedule` on: the cluster and cost model of
 // `parsed`, with the model the schedule's header names (a schedule without a
@@ -68,7 +75,7 @@ ResolvedScenario cluster_for_schedule(ParsedScenario parsed, const proto::Schedu
                                       std::string_view schedule_source);
 
 // plan_scenario + simulate_schedule.
-RunResult run_scenario(const ResolvedScenario& scenario, TraceDetail detail = TraceDetail::OpEvents);
+RunResult run_scenario(const ResolvedScenario& scenario, const TraceDetail& detail = {});
 
 // The heavy files of a run directory, each of which a run may skip (a 16K-GPU
 // trace is gigabytes). report.json, scenario.textproto, ranks.csv, lengths.csv
@@ -78,9 +85,10 @@ struct RunOutputs {
   bool chrome = true;    // trace.json
   bool csv = true;       // ops.csv, memory.csv
   bool schedule = true;  // schedule.pb
-  // The trace a run needs for these files: its op events for trace.pb,
+  TraceRanks trace_ranks = {};  // whose op events those files hold (--trace-ranks)
+  // The trace a run needs for these files: op events for trace.pb,
   // trace.json and ops.csv, else the summary.
-  TraceDetail trace_detail() const { return trace || chrome || csv ? TraceDetail::OpEvents : TraceDetail::Summary; }
+  TraceDetail trace_detail() const { return trace || chrome || csv ? TraceDetail{true, trace_ranks} : TraceDetail::summary(); }
 };
 
 // `--outputs` text: "all", "none" or a comma-separated list of trace, chrome,

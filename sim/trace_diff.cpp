@@ -59,6 +59,7 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
     if (trace->step_time_ns() <= 0)
       throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", name, trace->step_time_ns()));
   }
+  require_same_ranks(base, base_name, changed, changed_name, "diff");
   const auto base_events = events_by_op(base, base_name);
   const auto changed_events = events_by_op(changed, changed_name);
 

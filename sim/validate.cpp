@@ -40,6 +40,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     if (trace->step_time_ns() <= 0)
       throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", name, trace->step_time_ns()));
   }
+  require_same_ranks(simulated, simulated_name, measured, measured_name, "validate");
   const auto sim_events = events_by_op(simulated, simulated_name);
   const auto meas_events = events_by_op(measured, measured_name);
   for (const auto& [key, e] : sim_events) {

@@ -86,6 +86,14 @@ struct ExecutorOptions {
   // start and finish in time order, as a discrete-event simulator runs them
   // (RankBusyInTimeOrder, schedule/rank_busy.h).
   bool record_op_events = true;
+  // With op events: the ranks whose events (and memory samples) the trace
+  // lists, besides the slowest rank with `trace_slowest_rank` (the rank whose
+  // ops end last, the busiest of those). Both unset: every rank. Otherwise
+  // the trace names them (Trace.traced_ranks), has every other rank's memory
+  // peak as its one sample, and lists every rank's busy figures (Trace.busy),
+  // counted from the same spans, so that its report is that of the whole trace.
+  std::vector<std::uint32_t> traced_ranks;
+  bool trace_slowest_rank = false;
   // Without op events, for an executor whose compute ops take durations known
   // when they start (a simulator without faults or interference): a compute op
   // whose only successor is a compute op waiting for nothing else, of the same

@@ -159,21 +159,20 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   t.set_num_ranks(s.ranks);
   for (const auto& name : s.schedule.stream_names()) t.add_stream_names(name);
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
+  // The ranks whose op events and memory samples the trace lists.
+  std::vector<bool> listed(s.ranks, true);
   if (!s.options.record_op_events) {
     // The busy times counted as the ops ran (no per-op record was kept).
     for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.rank_run[r].counted.figures(r);
     t.set_step_time_ns(to_ns(s.last_end_s, [] { return std::string("schedule: the step"); }));
   } else {
-    // Each done op's event, and the step (the last end).
-    double step = 0.0;
     // What an event names of its work, for each shared work read once here
     // instead of through each op (the works are spread over the heap).
     std::vector<WorkLabel> shared_labels;
     shared_labels.reserve(static_cast<std::size_t>(s.schedule.shared_computes_size()));
     for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
-    auto& events = *t.mutable_op_events();
-    reserve_events(events, static_cast<int>(s.done));
-    for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    // Each done op's event, rank by rank: `visit(event)` for each.
+    const auto for_each_event = [&](std::uint32_t r, auto visit) {
       for (const OpView o : ops_of(s.schedule, r)) {
         const auto i = o.index();
         const auto g = s.rank_offset[r] + i;
@@ -184,7 +183,6 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
         e.stream = o.stream();
         e.start_ns = to_ns(s.span[g].start_s, [&] { return fmt::format("schedule: {} starts", s.describe(g)); });
         e.end_ns = to_ns(s.span[g].end_s, [&] { return fmt::format("schedule: {} ends", s.describe(g)); });
-        step = std::max(step, s.span[g].end_s);
         switch (kind_of(o)) {
           case Kind::Compute: {
             e.kind = proto::COMPUTE;
@@ -212,35 +210,87 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
             e.size_bytes = o.size_bytes();
             break;
         }
-        add_event(events, e);
+        visit(e);
+      }
+    };
+    std::int64_t step_ns = 0;
+    const bool every_rank = s.options.traced_ranks.empty() && !s.options.trace_slowest_rank;
+    if (!every_rank) {
+      listed.assign(s.ranks, false);
+      // Every rank's busy figures, which the report reads, and the slowest
+      // rank: the one whose ops end last, the busiest of those.
+      RankBusyCounter counter;
+      std::int64_t slowest_end_ns = -1, slowest_busy_ns = -1;
+      std::uint32_t slowest = 0;
+      for (std::uint32_t r = 0; r < s.ranks; ++r) {
+        std::int64_t last_end_ns = 0;
+        for_each_event(r, [&](const OpEventFields& e) {
+          counter.add(e.kind, e.phase, e.start_ns, e.end_ns);
+          last_end_ns = std::max(last_end_ns, e.end_ns);
+        });
+        proto::RankBusy busy = counter.take(r);
+        if (last_end_ns > slowest_end_ns || (last_end_ns == slowest_end_ns && busy.busy_ns() > slowest_busy_ns)) {
+          slowest = r;
+          slowest_end_ns = last_end_ns;
+          slowest_busy_ns = busy.busy_ns();
+        }
+        step_ns = std::max(step_ns, last_end_ns);
+        *t.add_busy() = std::move(busy);
+      }
+      for (const auto r : s.options.traced_ranks) {
+        if (r < s.ranks) listed[r] = true;
+      }
+      if (s.options.trace_slowest_rank && s.ranks > 0) listed[slowest] = true;
+      for (std::uint32_t r = 0; r < s.ranks; ++r) {
+        if (listed[r]) t.add_traced_ranks(r);
       }
     }
-    t.set_step_time_ns(to_ns(step, [] { return std::string("schedule: the step"); }));
-  }
-  if (!s.options.record_memory_samples) {
-    // Each rank's peak, as one sample.
+    auto& events = *t.mutable_op_events();
+    if (every_rank) reserve_events(events, static_cast<int>(s.done));
     for (std::uint32_t r = 0; r < s.ranks; ++r) {
-      if (s.rank_run[r].peak == 0) continue;
-      auto* m = t.add_memory();
-      m->set_rank(r);
-      m->set_time_ns(to_ns(s.peak_time_s[r], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
-      m->set_bytes(s.rank_run[r].peak);
+      if (!listed[r]) continue;
+      for_each_event(r, [&](const OpEventFields& e) {
+        step_ns = std::max(step_ns, e.end_ns);
+        add_event(events, e);
+      });
     }
+    t.set_step_time_ns(step_ns);
+  }
+  // Each rank's peak, as one sample (a rank that never holds bytes has none).
+  const auto add_peak = [&](std::uint32_t r) {
+    if (s.rank_run[r].peak == 0) return;
+    auto* m = t.add_memory();
+    m->set_rank(r);
+    m->set_time_ns(to_ns(s.peak_time_s[r], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
+    m->set_bytes(s.rank_run[r].peak);
+  };
+  if (!s.options.record_memory_samples) {
+    for (std::uint32_t r = 0; r < s.ranks; ++r) add_peak(r);
     return t;
   }
-  // Memory samples grouped by rank (a stable counting sort), in time order within a rank.
+  // Memory samples grouped by rank (a stable counting sort), in time order
+  // within a rank; a rank whose events are not listed has its peak alone.
   std::vector<std::size_t> first(s.ranks + 1, 0);
   for (const auto& sample : s.samples) ++first[sample.rank + 1];
   for (std::uint32_t r = 0; r < s.ranks; ++r) first[r + 1] += first[r];
   std::vector<std::uint32_t> order(s.samples.size());
-  for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[first[s.samples[i].rank]++] = i;
-  t.mutable_memory()->Reserve(static_cast<int>(order.size()));
-  for (auto i : order) {
-    const auto& sample = s.samples[i];
-    auto* m = t.add_memory();
-    m->set_rank(sample.rank);
-    m->set_time_ns(to_ns(sample.time_s, [&] { return fmt::format("schedule: rank {}'s memory sample", sample.rank); }));
-    m->set_bytes(sample.bytes);
+  {
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[next[s.samples[i].rank]++] = i;
+  }
+  t.mutable_memory()->Reserve(static_cast<int>(t.traced_ranks().empty() ? order.size() : t.traced_ranks_size() + s.ranks));
+  for (std::uint32_t r = 0; r < s.ranks; ++r) {
+    if (!listed[r]) {
+      add_peak(r);
+      continue;
+    }
+    for (auto k = first[r]; k < first[r + 1]; ++k) {
+      const auto& sample = s.samples[order[k]];
+      auto* m = t.add_memory();
+      m->set_rank(sample.rank);
+      m->set_time_ns(to_ns(sample.time_s, [&] { return fmt::format("schedule: rank {}'s memory sample", sample.rank); }));
+      m->set_bytes(sample.bytes);
+    }
   }
   return t;
 }

@@ -25,13 +25,27 @@ void add_outputs_option(po::options_description& options) {
                         "are always written");
 }
 
+void add_trace_ranks_option(po::options_description& options) {
+  options.add_options()(
+      "trace-ranks", po::value<std::string>(),
+      fmt::format("whose op events trace.pb, trace.json and the CSV files hold: all, auto (one rank of each pipeline "
+                  "stage and group size, the slowest rank, the ranks faults strike) or a list of ranks (0,3,7-9); "
+                  "default all up to {} ops, auto past it; the report covers every rank either way",
+                  kMaxDefaultTracedOps)
+          .c_str());
+}
+
 void add_html_option(po::options_description& options) {
   options.add_options()("html", po::bool_switch(),
                         "also write DIR/report.html: summary, plots and links to the trace files in one page "
                         "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
 }
 
-RunOutputs outputs_from(const po::variables_map& vars) { return parse_run_outputs(vars["outputs"].as<std::string>()); }
+RunOutputs outputs_from(const po::variables_map& vars) {
+  RunOutputs outputs = parse_run_outputs(vars["outputs"].as<std::string>());
+  if (vars.count("trace-ranks")) outputs.trace_ranks = parse_trace_ranks(vars["trace-ranks"].as<std::string>());
+  return outputs;
+}
 
 void add_scenario_option(po::options_description& options) {
   options.add_options()("scenario", po::value<std::string>()->required(), "scenario file (.textproto)");

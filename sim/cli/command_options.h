@@ -17,6 +17,7 @@ namespace po = boost::program_options;
 
 void add_output_option(po::options_description& options);     // -o DIR (default eppsim-out)
 void add_outputs_option(po::options_description& options);    // --outputs: which heavy files
+void add_trace_ranks_option(po::options_description& options);  // --trace-ranks: whose op events (run, sim)
 void add_html_option(po::options_description& options);       // --html
 void add_scenario_option(po::options_description& options);   // the scenario file, positional
 void add_engine_option(po::options_description& options);     // --engine

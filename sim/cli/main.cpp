@@ -310,12 +310,13 @@ const std::vector<Command>& commands() {
          add_set_option(o, "workload.global_batch=64");
        },
        command_showcase},
-      {"run", "run SCENARIO [-o DIR] [--html] [--outputs LIST] [--engine NAME] [--strategy NAME] [--set FIELD=VALUE]...",
+      {"run", "run SCENARIO [-o DIR] [--html] [--outputs LIST] [--trace-ranks LIST] [--strategy NAME] [--set FIELD=VALUE]...",
        "plan and simulate a scenario; write report, timings, scenario, trace and CSV files", {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
          add_output_option(o);
          add_outputs_option(o);
+         add_trace_ranks_option(o);
          add_html_option(o);
          add_scenario_options(o);
        },
@@ -380,6 +381,7 @@ const std::vector<Command>& commands() {
          add_comm_groups_option(o);
          add_output_option(o);
          add_outputs_option(o);
+         add_trace_ranks_option(o);
          add_engine_option(o);
          add_set_option(o, "cluster.inter_node.bandwidth=200Gbps");
        },

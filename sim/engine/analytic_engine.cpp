@@ -233,11 +233,11 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
 
   // The core keeps each op's price as its executor word, priced as it compiles each rank.
   ExecutorOptions core_options(const AnalyticEngineOptions& options) {
-    ExecutorOptions o = simulated_core_options(options.max_blocked_ops_reported, options.record_op_events);
+    ExecutorOptions o = simulated_core_options(options.max_blocked_ops_reported, options.trace);
     o.executor_words = [this](std::uint32_t rank, std::span<std::uint32_t> words) { prices_->price_rank(rank, words); };
     // A compute op's duration is known when it starts unless faults or
     // interference change its rate as it runs.
-    const bool chains = !options.record_op_events && options.faults == nullptr && !options.interference.enabled;
+    const bool chains = !options.trace.op_events && options.faults == nullptr && !options.interference.enabled;
     o.compute_chains = chains ? this : nullptr;
     return o;
   }

@@ -58,6 +58,7 @@
 
 #include "models/cost_model.h"
 #include "models/interference.h"
+#include "sim/engine/engine_core.h"
 #include "sim/engine/fault_plan.h"
 #include "schedule/executor/executor_core.h"
 #include "schedule/schedule_validation.h"
@@ -82,9 +83,8 @@ struct AnalyticEngineOptions {
   // Compute and communication slowing each other while they overlap on a rank
   // (above); disabled: neither is slowed.
   Interference interference = {};
-  // false: the trace lists Trace.busy per rank instead of every op's event
-  // (ExecutorOptions::record_op_events).
-  bool record_op_events = true;
+  // What the trace keeps (engine_core.h's TraceSelection).
+  TraceSelection trace = {};
 };
 
 proto::Trace run_analytic(const proto::Schedule& schedule, const CostModel& cost,

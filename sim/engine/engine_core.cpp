@@ -6,11 +6,15 @@
 
 namespace eppsim {
 
-ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, bool op_events) {
+ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, const TraceSelection& trace) {
   ExecutorOptions o;
   o.max_blocked_ops_reported = max_blocked_ops_reported;
-  o.record_op_events = op_events;
-  o.record_memory_samples = op_events;
+  o.record_op_events = trace.op_events;
+  o.record_memory_samples = trace.op_events;
+  if (trace.op_events) {
+    o.traced_ranks = trace.ranks;
+    o.trace_slowest_rank = trace.slowest_rank;
+  }
   return o;
 }
 

@@ -3,17 +3,27 @@
 // they run on: the core's options for a simulated run, and the progress line
 // they update as ops finish.
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "schedule/executor/executor_core.h"
 
 namespace eppsim {
 
+// What a simulated run's trace keeps: with `op_events`, the events of the ops
+// of `ranks` and, with `slowest_rank`, of the slowest rank (neither: every
+// rank's; ExecutorOptions::traced_ranks) and their memory samples; without,
+// per-rank busy times and memory peaks, which is all a report reads.
+struct TraceSelection {
+  bool op_events = true;
+  std::vector<std::uint32_t> ranks;
+  bool slowest_rank = false;
+};
+
 // The core's options for a simulated run: at most `max_blocked_ops_reported`
-// ops named when a Schedule deadlocks; with `op_events`, every op's event and
-// the memory samples, else per-rank busy times (a report then reads only the
-// memory peaks).
-ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, bool op_events);
+// ops named when a Schedule deadlocks, and the trace `trace` selects.
+ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, const TraceSelection& trace);
 
 // The progress line's text at simulated time `now_s`, `elapsed_s` of wall time in:
 // "1.234 s simulated, 5000 of 80000 ops, 2.50 M ops/s".

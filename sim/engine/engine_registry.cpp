@@ -24,7 +24,7 @@ std::vector<EngineInfo> make_engines() {
                     options.faults = context.faults;
                     options.interference = context.interference;
                     options.share_endpoints = context.shared_endpoints;
-                    options.record_op_events = context.op_events;
+                    options.trace = context.trace;
                     return run_analytic(schedule, context.cost, options);
                   }});
   list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",

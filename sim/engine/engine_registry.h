@@ -13,6 +13,7 @@
 #include "models/cost_model.h"
 #include "models/interference.h"
 #include "models/topology/topology.h"
+#include "sim/engine/engine_core.h"
 #include "sim/engine/fault_plan.h"
 #include "proto/schedule.pb.h"
 #include "proto/trace.pb.h"
@@ -37,16 +38,16 @@ struct EnginePlacement {
 // while they overlap on a rank (models/interference.h); off by default.
 // `shared_endpoints` false: the analytic engine gives every transfer and
 // collective its uncontended time (the flow engine always shares its links).
-// `op_events` false: the trace lists, per rank, how long its ops kept it busy
-// (Trace.busy) instead of every op's event, for runs that write no op-level
-// output (ExecutorOptions::record_op_events).
+// `trace`: what the trace keeps (engine_core.h): every op's event, those of
+// some ranks (with every rank's busy figures), or, for runs that write no
+// op-level output, only how long each rank's ops kept it busy (Trace.busy).
 struct EngineContext {
   const CostModel& cost;
   const EnginePlacement* placement = nullptr;
   const FaultPlan* faults = nullptr;
   Interference interference = {};
   bool shared_endpoints = true;
-  bool op_events = true;
+  TraceSelection trace = {};
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;

@@ -86,13 +86,13 @@ class FlowExecutor final : public GlobalExecutorHooks {
  public:
   FlowExecutor(const proto::Schedule& schedule, const CostModel& cost, const EnginePlacement& placement,
                const Topology& topology, const FaultPlan* faults, const Interference& interference,
-               bool op_events, const FlowEngineOptions& options)
+               const TraceSelection& trace, const FlowEngineOptions& options)
       : cost_(cost),
         interference_(interference),
         faults_(faults != nullptr ? *faults : no_faults_),
         chip_of_rank_(placement.chip_of_rank),
         topology_(topology),
-        core_(schedule, *this, simulated_core_options(options.max_blocked_ops_reported, op_events)),
+        core_(schedule, *this, simulated_core_options(options.max_blocked_ops_reported, trace)),
         interfering_(interference, interference.enabled ? schedule.num_ranks() : 0) {
     if (chip_of_rank_.size() < schedule.num_ranks()) {
       throw std::invalid_argument(fmt::format("flow engine: the placement covers {} ranks but the schedule has {}",
@@ -541,7 +541,7 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   std::shared_ptr<const Topology> topology = placement.topology();  // built here, shared with the child
   const std::string bytes = run_forked("flow engine", [&] {
     FlowExecutor executor(schedule, context.cost, placement, *topology, context.faults, context.interference,
-                          context.op_events, options);
+                          context.trace, options);
     return executor.run().SerializeAsString();
   });
   proto::Trace trace;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/text_format.h>
 
+#include "base/index_list.h"
 #include "base/errors.h"
 #include "base/input_limits.h"
 #include "base/proto_io.h"
@@ -326,28 +327,8 @@ SweepPlan read_sweep(const std::filesystem::path& file) {
 namespace eppsim {
 
 void select_points(SweepPlan* plan, const std::string& list) {
-  std::set<std::uint32_t> wanted;
-  const auto bad = [&](std::string_view why) {
-    throw InputError(fmt::format("--points {}: {} (a list of point indices and ranges: 0,3,7-9)", list, why));
-  };
-  std::size_t at = 0;
-  while (at <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', at), list.size());
-    const std::string item = list.substr(at, comma - at);
-    const std::size_t dash = item.find('-');
-    const auto number = [&](const std::string& text) {
-      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 9)
-        bad(fmt::format("'{}' is not a point index", text));
-      return static_cast<std::uint32_t>(std::stoul(text));
-    };
-    const std::uint32_t first = number(item.substr(0, dash));
-    const std::uint32_t last = dash == std::string::npos ? first : number(item.substr(dash + 1));
-    if (last < first) bad(fmt::format("'{}' runs backwards", item));
-    if (last >= plan->points.size())
-      bad(fmt::format("the sweep has points 0 to {}", plan->points.empty() ? 0 : plan->points.size() - 1));
-    for (std::uint32_t i = first; i <= last; ++i) wanted.insert(i);
-    at = comma + 1;
-  }
+  const auto points = parse_index_list(list, static_cast<std::uint32_t>(plan->points.size()), "--points", "point");
+  const std::set<std::uint32_t> wanted(points.begin(), points.end());
   std::erase_if(plan->points, [&](const SweepPointSpec& point) { return !wanted.contains(point.index); });
 }
 

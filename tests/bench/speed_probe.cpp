@@ -2,7 +2,7 @@
 // peak resident set is its own: plans the scenario (after --set overrides),
 // runs the scenario's engine on the Schedule once, as a run that writes no
 // op-level output does (the trace holding each rank's busy times, not every
-// op's event: sim/run.h TraceDetail::Summary), and prints one JSON object
+// op's event: sim/run.h TraceDetail::summary()), and prints one JSON object
 // on stdout: ranks, ops, plan and engine wall times, engine ops per second,
 // the simulated step (and a collective benchmark's time) and the peak RSS.
 // Writes no run directory: output writing is measured by `eppsim run`.

@@ -431,7 +431,7 @@ CASES = [
          SWEEP, "{d}/w.textproto:3: axes[0].steps: step labels must be distinct",
          {"w.textproto": sweep('axes { name: "e" steps { label: "a" } steps { label: "a" set: "seed=2" } }')}),
     Case("sweep-points-outside", "sweep", "--points naming a point the sweep does not have",
-         SWEEP + ["--points", "0-5"], "--points 0-5: the sweep has points 0 to 0",
+         SWEEP + ["--points", "0-5"], "--points 0-5: there are points 0 to 0",
          {"w.textproto": sweep("")}),
     Case("sweep-too-large", "sweep", "a sweep file over the 16 MiB limit",
          SWEEP, "{d}/w.textproto: ... bytes is too large: input files of this kind hold at most 16777216 bytes",

@@ -167,6 +167,19 @@ for path in sys.argv[1:]:
 PY
 check "export timeline" 0 "" -- "$eppsim" export timeline "$work/run/trace.pb" -o "$work/rank_timeline.csv"
 head -1 "$work/rank_timeline.csv" | grep -qx "rank,start_s,end_s,state" || { echo "FAIL export timeline header"; failures=$((failures + 1)); }
+# Ranks of interest: auto keeps a rank of each stage and group size, the ranks
+# the faults name and the slowest rank; replay needs every rank's events, diff
+# the same ranks' in both traces.
+check "run --trace-ranks auto" 0 "" -- "$eppsim" run "$src/scenarios/faults.textproto" --trace-ranks auto -o "$work/auto"
+grep -qF "  trace        op events of 6 of 8 ranks (--trace-ranks auto): 0, 1, 4, 5, 6, 7" "$work/out" ||
+  { echo "FAIL run --trace-ranks auto: the summary does not name the kept ranks"; failures=$((failures + 1)); }
+check "export timeline of ranks of interest" 0 "" -- "$eppsim" export timeline "$work/auto" -o "$work/auto_timeline.csv"
+[ "$(cut -d, -f1 "$work/auto_timeline.csv" | sed 1d | sort -un | tr '\n' ' ')" = "0 1 4 5 6 7 " ] ||
+  { echo "FAIL export timeline of ranks of interest: not the kept ranks"; failures=$((failures + 1)); }
+check "replay of ranks of interest" 2 "replay needs every rank's: rerun with --trace-ranks all" -- \
+  "$eppsim" replay "$work/auto/trace.pb" --cluster "$src/scenarios/faults.textproto" -o "$work/auto_replay"
+check "run --trace-ranks past the ranks" 2 "--trace-ranks 2,8: there are ranks 0 to 7" -- \
+  "$eppsim" run "$src/scenarios/faults.textproto" --trace-ranks 2,8 -o "$work/auto_bad"
 check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, perfetto, timeline, chakra)" -- \
   "$eppsim" export svg "$work/run/trace.pb" -o "$work/x.svg"
 # diff: the quickstart against itself on a slower network.

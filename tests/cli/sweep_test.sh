@@ -74,7 +74,7 @@ for i in 1 4 5; do
   [ "$(grep "^$i," "$work/some/results.csv" | cut -d, -f1-16)" = "$(grep "^$i," "$work/one/results.csv" | cut -d, -f1-16)" ] ||
     fail "--points: row $i differs from the whole sweep's"
 done
-check "bad --points" 2 "--points 2-9: the sweep has points 0 to 5" -- \
+check "bad --points" 2 "--points 2-9: there are points 0 to 5" -- \
   "$eppsim" sweep "$work/grid.textproto" -o "$work/bad" --points 2-9
 
 # A base scenario per point: the scenario axis.

@@ -18,6 +18,7 @@
 
 #include "tests/runtime/runtime_fixture.h"
 #include "proto/bench.pb.h"
+#include "schedule/trace_file.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
 
@@ -67,11 +68,7 @@ class EppsimRun : public ::testing::Test {
     write_message(schedule, dir_ / "schedule.pb");
     return mpirun(ranks, EPPSIM_RUN_DRIVER, "schedule.pb --backend cpu -o trace.pb " + options, dir_);
   }
-  proto::Trace trace() {
-    proto::Trace t;
-    read_message(dir_ / "trace.pb", &t);
-    return t;
-  }
+  proto::Trace trace() { return read_trace(dir_ / "trace.pb"); }
   fs::path dir_;
 };
 

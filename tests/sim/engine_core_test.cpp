@@ -19,13 +19,18 @@ class Compute final : public GlobalExecutorHooks {
 };
 
 TEST(EngineCore, OptionsRecordEventsAndMemoryTogether) {
-  const ExecutorOptions full = simulated_core_options(7, true);
+  const ExecutorOptions full = simulated_core_options(7, TraceSelection{true, {3, 1}, true});
   EXPECT_EQ(full.max_blocked_ops_reported, 7u);
   EXPECT_TRUE(full.record_op_events);
   EXPECT_TRUE(full.record_memory_samples);
-  const ExecutorOptions busy = simulated_core_options(20, false);
+  EXPECT_EQ(full.traced_ranks, (std::vector<std::uint32_t>{3, 1}));
+  EXPECT_TRUE(full.trace_slowest_rank);
+  // Without events there are no ranks to list.
+  const ExecutorOptions busy = simulated_core_options(20, TraceSelection{false, {3}, true});
   EXPECT_FALSE(busy.record_op_events);
   EXPECT_FALSE(busy.record_memory_samples);
+  EXPECT_TRUE(busy.traced_ranks.empty());
+  EXPECT_FALSE(busy.trace_slowest_rank);
 }
 
 TEST(EngineCore, ProgressCountsFinishedOps) {
@@ -35,7 +40,7 @@ TEST(EngineCore, ProgressCountsFinishedOps) {
   s.compute(1, 0);
   s.compute(1, 0, {0});
   Compute hooks;
-  ExecutorCore core(s.schedule(), hooks, simulated_core_options(20, true));
+  ExecutorCore core(s.schedule(), hooks, simulated_core_options(20, TraceSelection{}));
   core.start();
   ASSERT_EQ(hooks.ready.size(), 2u);
   core.finish(hooks.ready[0], 0.5);

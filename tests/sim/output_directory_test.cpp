@@ -12,6 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "schedule/trace_file.h"
 #include "base/errors.h"
 #include "base/proto_io.h"
 
@@ -108,8 +109,7 @@ TEST_F(OutputDirectoryTest, APartialTraceLiesBesideTheDirectory) {
   const fs::path kept = write_partial_trace(partial, root_ / "out" / "");
   EXPECT_EQ(kept, root_ / "out.interrupted-trace.pb");
   EXPECT_EQ(write_partial_trace(partial, root_ / "out"), kept);
-  proto::Trace read;
-  read_message(kept, &read);
+  const proto::Trace read = read_trace(kept);
   EXPECT_EQ(read.incomplete().reason(), "interrupted by SIGINT");
   EXPECT_THAT(entries(), ::testing::ElementsAre("out.interrupted-trace.pb"));  // nothing else, no temporary file
 }

@@ -218,17 +218,17 @@ TEST(Run, ASummaryTraceGivesTheSameReport) {
     const auto scenario =
         testing::load_quickstart({"workload.global_batch=64", fmt::format("simulation.engine={}", engine)});
     const RunResult full = run_scenario(scenario);
-    const RunResult summary = run_scenario(scenario, TraceDetail::Summary);
+    const RunResult summary = run_scenario(scenario, TraceDetail::summary());
     EXPECT_GT(full.trace.op_events().rank_size(), 0);
     EXPECT_EQ(full.trace.busy_size(), 0);
     EXPECT_EQ(summary.trace.op_events().rank_size(), 0);
     EXPECT_EQ(summary.trace.busy_size(), static_cast<int>(full.trace.num_ranks()));
     EXPECT_EQ(to_json(summary.report), to_json(full.report));
   }
-  EXPECT_EQ(parse_run_outputs("none").trace_detail(), TraceDetail::Summary);
-  EXPECT_EQ(parse_run_outputs("schedule").trace_detail(), TraceDetail::Summary);
+  EXPECT_EQ(parse_run_outputs("none").trace_detail(), TraceDetail::summary());
+  EXPECT_EQ(parse_run_outputs("schedule").trace_detail(), TraceDetail::summary());
   for (const char* op_level : {"trace", "chrome", "csv", "all"}) {
-    EXPECT_EQ(parse_run_outputs(op_level).trace_detail(), TraceDetail::OpEvents) << op_level;
+    EXPECT_EQ(parse_run_outputs(op_level).trace_detail(), TraceDetail{}) << op_level;
   }
 }
 
@@ -238,7 +238,7 @@ TEST(Run, ASummaryTraceGivesTheSameReportForEveryStrategy) {
   for (const std::string& strategy : planner_names()) {
     SCOPED_TRACE(strategy);
     const auto scenario = testing::load_quickstart({"workload.global_batch=64", "plan.strategy=" + strategy});
-    EXPECT_EQ(to_json(run_scenario(scenario, TraceDetail::Summary).report), to_json(run_scenario(scenario).report));
+    EXPECT_EQ(to_json(run_scenario(scenario, TraceDetail::summary()).report), to_json(run_scenario(scenario).report));
   }
 }
 

@@ -322,6 +322,52 @@ TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
   }
 }
 
+// A trace of some ranks lists their events and memory samples, the slowest
+// rank's with them, every other rank's memory peak, and every rank's busy
+// figures as the whole trace counts them.
+TEST(ExecutorCore, ATraceOfSomeRanksListsTheirEventsAndEveryRanksBusyFigures) {
+  HandSchedule h(3);
+  const auto g = h.group({0, 1, 2});
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    const auto a = h.memory(r, 0, true, 10);
+    const auto b = h.memory(r, 0, true, 5, {a});
+    const auto c = h.compute(r, 0, {b});
+    const auto all = h.collective(r, 1, g, 8, proto::ALL_REDUCE, {c});
+    if (r == 2) h.compute(r, 0, {all});  // rank 2 ends last
+  }
+  const auto run = [&](std::vector<std::uint32_t> ranks, bool slowest) {
+    FakeExecutor exec;
+    ExecutorOptions options;
+    options.traced_ranks = std::move(ranks);
+    options.trace_slowest_rank = slowest;
+    ExecutorCore core(h.schedule(), exec, options);
+    double clock = 0.0;
+    exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
+    core.start(0.0);
+    EXPECT_TRUE(core.all_done());
+    return core.trace("fake");
+  };
+  const proto::Trace full = run({}, false), some = run({0}, true);
+  EXPECT_EQ(full.traced_ranks_size(), 0);
+  EXPECT_EQ(std::vector<std::uint32_t>(some.traced_ranks().begin(), some.traced_ranks().end()),
+            (std::vector<std::uint32_t>{0, 2}));
+  int listed_events = 0;
+  for (const OpEventRef e : events_of(full)) listed_events += e.rank() != 1;
+  EXPECT_EQ(events_of(some).size(), listed_events);
+  for (const OpEventRef e : events_of(some)) EXPECT_NE(e.rank(), 1u);
+  EXPECT_EQ(some.step_time_ns(), full.step_time_ns());
+  ASSERT_EQ(some.busy_size(), 3);
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(some.busy(static_cast<int>(r)).SerializeAsString(), busy_of_events(full, r).SerializeAsString()) << r;
+  }
+  // Ranks 0 and 2: both samples; rank 1: its peak alone.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> samples;
+  for (const auto& m : some.memory()) samples.emplace_back(m.rank(), m.bytes());
+  EXPECT_EQ(samples, (std::vector<std::pair<std::uint32_t, std::uint64_t>>{{0, 10}, {0, 15}, {1, 15}, {2, 10}, {2, 15}}));
+  // A rank past the schedule's is ignored.
+  EXPECT_EQ(run({1, 7}, false).traced_ranks_size(), 1);
+}
+
 // Compute ops that run back to back go to the executor as one chain; the
 // busy figures and the step come out as they do op by op.
 TEST(ExecutorCore, ComputeChainsRunBackToBackAndCountAsTheirOps) {
