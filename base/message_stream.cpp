@@ -16,6 +16,7 @@
 
 #include "base/errors.h"
 #include "base/interrupt.h"
+#include "base/memory_limit.h"
 #include "base/proto_io.h"
 
 namespace eppsim {
@@ -91,6 +92,10 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
   struct stat info {};
   if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", file, system_error_text(errno)));
   const auto file_bytes = static_cast<std::uint64_t>(info.st_size);
+  // The memory guard: a part's packed varints take up to some three times their
+  // bytes once parsed (an event's 25 bytes become 64).
+  check_memory_estimate(fmt::format("reading {} ({} bytes)", file, file_bytes), resident_bytes() + 3 * file_bytes,
+                        "read a smaller file, or raise --max-memory");
   const std::string type = message->GetDescriptor()->full_name();
   auto fail = [&](std::string_view what) {
     return InputError(fmt::format("{}: not a valid stream of {}: {}", file, type, what));

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "base/log.h"
+#include "base/memory_limit.h"
 #include "sim/cluster_cost.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/engine_registry.h"
@@ -81,9 +82,11 @@ EnginePlacement engine_placement(std::span<const RankPlacement> placement, const
 // Runs `schedule` on the scenario's engine. With `faults`, the scenario's
 // simulated faults are injected and `*faults` receives them as the engine saw
 // them; without, the run is healthy. With `coverage`, it receives what the
-// report says of the ranks whose events the trace keeps.
+// report says of the ranks whose events the trace keeps; with
+// `estimated_peak_bytes`, the memory guard's estimate of the run's peak.
 proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults,
-                        const TraceDetail& detail, proto::TraceCoverage* coverage = nullptr) {
+                        const TraceDetail& detail, proto::TraceCoverage* coverage = nullptr,
+                        std::uint64_t* estimated_peak_bytes = nullptr) {
   if (schedule.num_ranks() > scenario.usable_gpus()) {
     throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
@@ -96,8 +99,22 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   TraceSelection selection = {.op_events = false, .ranks = {}, .slowest_rank = false};
   proto::TraceCoverage unused;
   if (detail.op_events) selection = select_trace_ranks(detail.ranks, schedule, faults, coverage ? coverage : &unused);
-  return engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference,
-                                            scenario.simulation.shared_endpoints, std::move(selection)});
+  // The memory guard: what the process holds now, and what the simulation adds.
+  const std::uint64_t held = resident_bytes();
+  const std::uint64_t estimate = held + simulation_memory_bytes(schedule, selection, engine.state_bytes_per_op);
+  if (estimated_peak_bytes != nullptr) *estimated_peak_bytes = estimate;
+  check_memory_estimate(
+      fmt::format("simulating {} ranks' {} with the {} engine", schedule.num_ranks(), schedule.strategy(), engine.name),
+      estimate,
+      selection.op_events ? "keep fewer ranks' op events (--trace-ranks auto, or --outputs none), simulate fewer "
+                            "ranks, or raise --max-memory"
+                          : "simulate fewer ranks or a smaller step, or raise --max-memory");
+  proto::Trace trace = engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference,
+                                                          scenario.simulation.shared_endpoints, std::move(selection)});
+  logging::debug("sim", "memory guard: held {:.2f} GiB before the engine, estimated peak {:.2f} GiB, peak RSS {:.2f} GiB",
+                 static_cast<double>(held) / (1 << 30), static_cast<double>(estimate) / (1 << 30),
+                 peak_rss_bytes() / (1 << 30));
+  return trace;
 }
 
 // lengths.csv: one row per sampled sequence, in sampling order.
@@ -161,8 +178,9 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
   proto::TraceCoverage coverage;
   try {
     result.trace = cluster.simulation.faults.empty()
-                       ? run_engine(schedule, cluster, nullptr, detail, &coverage)
-                       : run_engine(schedule, cluster, &faults, TraceDetail{true, detail.ranks}, &coverage);
+                       ? run_engine(schedule, cluster, nullptr, detail, &coverage, &result.estimated_peak_bytes)
+                       : run_engine(schedule, cluster, &faults, TraceDetail{true, detail.ranks}, &coverage,
+                                    &result.estimated_peak_bytes);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
                                  e.what()));
@@ -263,6 +281,7 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
   timings.set_simulation_time_s(result.simulation_time_s);
   timings.set_write_time_s(seconds_since(start));
   timings.set_peak_rss_bytes(peak_rss_bytes());
+  timings.set_estimated_peak_bytes(static_cast<double>(result.estimated_peak_bytes));
   write_message(timings, d / "timings.json");
   out.commit();
 }

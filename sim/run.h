@@ -47,6 +47,8 @@ struct RunResult {
   // holds no timings, so that the same inputs give the same report).
   double plan_time_s = 0.0;
   double simulation_time_s = 0.0;
+  // The memory guard's estimate of the simulation's peak (base/memory_limit.h).
+  std::uint64_t estimated_peak_bytes = 0;
 };
 
 // The step time in seconds of `schedule` run by the scenario's engine and cost

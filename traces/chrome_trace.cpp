@@ -141,7 +141,8 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
     }
     spill(out);
   };
-  for (std::uint32_t rank = 0; rank < trace.num_ranks(); ++rank) name_rank(rank);
+  const ListedRanks listed(trace);
+  for (const std::uint32_t rank : listed.ranks()) name_rank(rank);
   for (const std::uint32_t rank : extra_ranks) name_rank(rank);
   for (const OpEventRef e : events_of(trace)) {
     next();
@@ -149,6 +150,7 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
     spill(out);
   }
   for (const proto::MemorySample& m : trace.memory()) {
+    if (!listed.contains(m.rank())) continue;
     next();
     out.append(std::string_view("{\"name\":\"memory\",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":"));
     append_microseconds(out, m.time_ns());

@@ -218,9 +218,9 @@ class PacketWriter {
  public:
   PacketWriter(const proto::Trace& trace, const TrackLayout& layout, FileOutputStream& file_stream,
                CodedOutputStream& out, const std::filesystem::path& path)
-      : trace_(trace), layout_(layout), file_stream_(file_stream), out_(out), path_(path) {}
+      : trace_(trace), listed_(trace), layout_(layout), file_stream_(file_stream), out_(out), path_(path) {}
 
-  // Process, thread and counter tracks of every rank, and the stop's track.
+  // Process, thread and counter tracks of every listed rank (ListedRanks), and the stop's track.
   void describe_tracks();
   void write_events(const std::vector<Point>& points);
 
@@ -238,6 +238,7 @@ class PacketWriter {
   void write_packet();
 
   const proto::Trace& trace_;
+  const ListedRanks listed_;  // whose tracks and memory samples are shown
   const TrackLayout& layout_;
   FileOutputStream& file_stream_;
   CodedOutputStream& out_;
@@ -317,13 +318,14 @@ void PacketWriter::describe_tracks() {
     if (thread.rank >= trace_.num_ranks()) other_ranks.insert(thread.rank);
   }
   for (const proto::MemorySample& m : trace_.memory()) {
+    if (!listed_.contains(m.rank())) continue;
     memory_uuid_.emplace(m.rank(), 0);
     if (m.rank() >= trace_.num_ranks()) other_ranks.insert(m.rank());
   }
   // pids are rank + 1, up to the last rank's; tids follow them.
   first_tid_ = std::int64_t{other_ranks.empty() ? trace_.num_ranks() : *other_ranks.rbegin() + 1} + 1;
   std::size_t next_thread = 0;  // threads are by rank, like the ranks below
-  for (std::uint32_t rank = 0; rank < trace_.num_ranks(); ++rank) describe_rank(rank, next_thread);
+  for (const std::uint32_t rank : listed_.ranks()) describe_rank(rank, next_thread);
   for (const std::uint32_t rank : other_ranks) describe_rank(rank, next_thread);
   if (next_thread != layout_.threads.size()) throw std::logic_error("perfetto export: a thread track without its rank");
   if (trace_.has_incomplete()) {
@@ -407,6 +409,7 @@ void PacketWriter::end_slice(std::size_t pos) {
 
 void PacketWriter::write_memory_sample(int index) {
   const proto::MemorySample& m = trace_.memory(index);
+  if (!listed_.contains(m.rank())) return;
   perfetto::TrackEvent* event =
       track_event(m.time_ns(), perfetto::TrackEvent::TYPE_COUNTER, memory_uuid_.at(m.rank()));
   event->set_counter_value(static_cast<std::int64_t>(m.bytes()));

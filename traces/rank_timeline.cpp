@@ -53,7 +53,7 @@ std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
     step_end = std::max(step_end, e.end_ns());
   }
   std::vector<RankInterval> out;
-  for (std::uint32_t r = 0; r < trace.num_ranks(); ++r) {
+  for (const std::uint32_t r : listed_ranks(trace)) {
     auto& rank_edges = edges[r];
     std::sort(rank_edges.begin(), rank_edges.end(),
               [](const Edge& a, const Edge& b) { return a.time_ns < b.time_ns; });

@@ -24,7 +24,8 @@ struct RankInterval {
   RankState state = RankState::Idle;
 };
 
-// Per rank in order, its intervals in time order, adjacent ones of one state
+// Per rank in order (the ranks whose events the trace lists: all but in a
+// trace of ranks of interest, schedule/trace_events.h), its intervals in time order, adjacent ones of one state
 // merged, covering [0, step end) exactly (step end: the trace's step_time_ns,
 // or its latest event end when that is later).
 std::vector<RankInterval> rank_timeline(const proto::Trace& trace);

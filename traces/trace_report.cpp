@@ -12,7 +12,8 @@ namespace eppsim {
 namespace {
 
 // Per rank, how long its ops kept it busy: the trace's own figures when it
-// lists no events, else counted from its events, a rank at a time.
+// has them (a summary, or a trace of ranks of interest, lists every rank's),
+// else counted from its events, a rank at a time.
 std::vector<proto::RankBusy> busy_per_rank(const proto::Trace& trace) {
   const auto ranks = trace.num_ranks();
   std::vector<proto::RankBusy> busy(ranks);
@@ -21,7 +22,7 @@ std::vector<proto::RankBusy> busy_per_rank(const proto::Trace& trace) {
     if (b.rank() < ranks) busy[b.rank()] = b;
   }
   const TraceEvents events = events_of(trace);
-  if (events.empty()) return busy;
+  if (events.empty() || trace.busy_size() > 0) return busy;
   // Event indices by rank (a counting sort): the events of a rank need not
   // be contiguous in a trace read from a file.
   std::vector<std::uint32_t> offset(std::size_t{ranks} + 1, 0);

@@ -78,6 +78,14 @@ std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans) 
 }
 
 std::vector<std::int64_t> busy_ns_per_rank(const proto::Trace& trace) {
+  if (trace.busy_size() > 0) {
+    // Counted as the ops ran, for every rank (a trace of ranks of interest, or a summary).
+    std::vector<std::int64_t> busy(trace.num_ranks(), 0);
+    for (const auto& b : trace.busy()) {
+      if (b.rank() < trace.num_ranks()) busy[b.rank()] = b.busy_ns();
+    }
+    return busy;
+  }
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> spans(trace.num_ranks());
   for (const OpEventRef e : events_of(trace)) {
     if (e.kind() != proto::MEMORY && e.rank() < trace.num_ranks()) spans[e.rank()].emplace_back(e.start_ns(), e.end_ns());

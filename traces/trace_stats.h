@@ -35,7 +35,9 @@ std::int64_t earliest_start_ns(const proto::Trace& trace);
 // Total length of the union of [start, end) intervals.
 std::int64_t union_ns(std::vector<std::pair<std::int64_t, std::int64_t>> spans);
 
-// Busy time per rank: the union of the rank's non-memory events' intervals over every stream.
+// Busy time per rank: the union of the rank's non-memory events' intervals
+// over every stream; the trace's busy figures (RankBusy.busy_ns, the same
+// union counted as the ops ran) when it lists them.
 std::vector<std::int64_t> busy_ns_per_rank(const proto::Trace& trace);
 
 }  // namespace eppsim

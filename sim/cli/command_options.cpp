@@ -6,6 +6,9 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.h"
+#include "base/log.h"
+#include "base/memory_limit.h"
+#include "base/units.h"
 #include "base/utf8.h"
 #include "sim/compare.h"
 #include "sim/engine/engine_registry.h"
@@ -39,6 +42,33 @@ void add_html_option(po::options_description& options) {
   options.add_options()("html", po::bool_switch(),
                         "also write DIR/report.html: summary, plots and links to the trace files in one page "
                         "(runs plots/report.py with /usr/bin/python3; EPPSIM_PLOTS_DIR overrides where plots/ is)");
+}
+
+void add_common_options(po::options_description& options) {
+  options.add_options()("log", po::value<std::string>(),
+                        "log levels on stderr: CATEGORY:LEVEL or LEVEL, comma-separated, e.g. "
+                        "plan.flexsp:debug,engine:warn (levels error, warn, info, debug; default info)")(
+      "max-memory", po::value<std::string>(),
+      fmt::format("the most memory a run may take, e.g. 16GiB: past it eppsim refuses the plan, simulation or file "
+                  "that would need more (exit 2) rather than be killed (default: 85% of the machine's memory, at most "
+                  "90% of the address-space limit; here {})",
+                  format_bytes(Bytes(default_memory_limit_bytes())))
+          .c_str())("help,h", "show this help");
+}
+
+void apply_common_options(const po::variables_map& vars) {
+  logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
+  if (vars.count("max-memory")) {
+    const std::string text = vars["max-memory"].as<std::string>();
+    Bytes limit;
+    try {
+      limit = parse_bytes(text);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--max-memory: {}", e.what()));
+    }
+    if (limit.count == 0) throw InputError(fmt::format("--max-memory: must be > 0, got '{}'", text));
+    set_memory_limit_bytes(limit.count);
+  }
 }
 
 RunOutputs outputs_from(const po::variables_map& vars) {

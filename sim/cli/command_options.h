@@ -16,6 +16,10 @@ namespace eppsim {
 namespace po = boost::program_options;
 
 void add_output_option(po::options_description& options);     // -o DIR (default eppsim-out)
+// Options every command takes: --log, --max-memory, --help; applied (the log
+// levels and the memory limit set) before the command runs.
+void add_common_options(po::options_description& options);
+void apply_common_options(const po::variables_map& vars);
 void add_outputs_option(po::options_description& options);    // --outputs: which heavy files
 void add_trace_ranks_option(po::options_description& options);  // --trace-ranks: whose op events (run, sim)
 void add_html_option(po::options_description& options);       // --html

@@ -484,14 +484,6 @@ std::vector<std::string_view> command_names() {
   return names;
 }
 
-// Options every command takes.
-void add_common_options(po::options_description& options) {
-  options.add_options()("log", po::value<std::string>(),
-                        "log levels on stderr: CATEGORY:LEVEL or LEVEL, comma-separated, e.g. "
-                        "plan.flexsp:debug,engine:warn (levels error, warn, info, debug; default info)")(
-      "help,h", "show this help");
-}
-
 std::string usage() {
   std::string out =
       "usage: eppsim [COMMAND] [OPTIONS]\n\n"
@@ -551,7 +543,7 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
     throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", command.name.empty() ? "(no command)" : command.name,
                                  e.what(), option_names(options), title));
   }
-  logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
+  apply_common_options(vars);
   progress::enable_for_terminal();  // long runs show a progress line on a terminal, nothing otherwise
   try {
     return command.handler(vars);

@@ -6,6 +6,25 @@
 
 namespace eppsim {
 
+std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
+                                      std::uint64_t state_bytes_per_op) {
+  constexpr std::uint64_t kSpanBytes = 16, kEventBytes = 64;
+  std::uint64_t ops = 0, most = 0;
+  for (const auto& program : schedule.programs()) {
+    const auto n = static_cast<std::uint64_t>(program.code_size());
+    ops += n;
+    most = std::max(most, n);
+  }
+  std::uint64_t bytes = ops * state_bytes_per_op;
+  if (!trace.op_events) return bytes;
+  std::uint64_t kept = trace.ranks.empty() && !trace.slowest_rank ? ops : 0;
+  for (const auto r : trace.ranks) {
+    if (r < static_cast<std::uint32_t>(schedule.programs_size())) kept += static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).code_size());
+  }
+  if (trace.slowest_rank) kept += most;
+  return bytes + ops * kSpanBytes + kept * kEventBytes;
+}
+
 ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, const TraceSelection& trace) {
   ExecutorOptions o;
   o.max_blocked_ops_reported = max_blocked_ops_reported;

@@ -21,6 +21,13 @@ struct TraceSelection {
   bool slowest_rank = false;
 };
 
+// The memory a simulation of `schedule` takes beyond the Schedule: the
+// engine's `state_bytes_per_op` for every op and, with op events, each op's
+// span (16 bytes) and each kept event's columns (64 bytes; the slowest rank
+// counted as the rank with the most ops).
+std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
+                                      std::uint64_t state_bytes_per_op);
+
 // The core's options for a simulated run: at most `max_blocked_ops_reported`
 // ops named when a Schedule deadlocks, and the trace `trace` selects.
 ExecutorOptions simulated_core_options(std::size_t max_blocked_ops_reported, const TraceSelection& trace);

@@ -12,6 +12,10 @@
 namespace eppsim {
 namespace {
 
+// EngineInfo::state_bytes_per_op, measured (docs/dev/memory-guard.md).
+constexpr std::uint64_t kAnalyticStateBytesPerOp = 26;
+constexpr std::uint64_t kFlowStateBytesPerOp = 200;
+
 // The table of engines: a new engine adds its entry here (kept in name order).
 std::vector<EngineInfo> make_engines() {
   std::vector<EngineInfo> list;
@@ -26,7 +30,8 @@ std::vector<EngineInfo> make_engines() {
                     options.share_endpoints = context.shared_endpoints;
                     options.trace = context.trace;
                     return run_analytic(schedule, context.cost, options);
-                  }});
+                  },
+                  kAnalyticStateBytesPerOp});
   list.push_back({"flow", "SimGrid flows sharing the topology's links max-min fairly (contention; needs the placement)",
                   [](const proto::Schedule& schedule, const EngineContext& context) {
                     if (!context.shared_endpoints) {
@@ -34,7 +39,8 @@ std::vector<EngineInfo> make_engines() {
                                        "always shares its links (use --engine analytic, or remove it)");
                     }
                     return run_flow(schedule, context);
-                  }});
+                  },
+                  kFlowStateBytesPerOp});
   std::sort(list.begin(), list.end(), [](const EngineInfo& a, const EngineInfo& b) { return a.name < b.name; });
   return list;
 }

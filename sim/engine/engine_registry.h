@@ -56,6 +56,10 @@ struct EngineInfo {
   std::string name;
   std::string description;  // one line, for usage texts
   EngineRun run;
+  // The engine's state per op of the Schedule, besides the Schedule itself and
+  // the trace (simulation_memory_bytes): the memory guard's estimate, measured
+  // on scenarios/bench/step_16k (docs/dev/memory-guard.md).
+  std::uint64_t state_bytes_per_op = 0;
 };
 
 // Every registered engine, in name order.

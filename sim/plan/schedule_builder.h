@@ -73,6 +73,7 @@ class ScheduleBuilder {
   OpIndex append(std::uint32_t rank, const OpFields& op, std::span<const OpIndex> deps);
 
   proto::Schedule schedule_;
+  std::uint64_t ops_ = 0;  // appended so far
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
   SharedComputes shared_computes_;
 };

@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""The memory guard (base/memory_limit.h) against what runs measure.
+
+Each run's timings.json holds the guard's estimate of the simulation's peak
+(estimated_peak_bytes: what the process held before the engine, plus the
+engine's state per op and the kept op events) beside the peak it measured
+(peak_rss_bytes). On scenarios/bench/step_16k cut to 2,048 GPUs, where the
+engine's part is most of the peak, the estimate of epp must be within 10% of
+the peak; of ulysses within -20%..+25% (its peak is nearer the planner's and
+the writers'). A run past --max-memory is refused before it simulates:
+exit 2, one line naming the estimate, the limit and what to change, and no
+output directory.
+
+usage: memory_guard_test.py EPPSIM_BINARY SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+eppsim, source = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
+CUT = ["--set", "cluster.nodes=256", "--set", "workload.global_batch=2048"]
+failures = []
+
+
+def run(args, work):
+    return subprocess.run([eppsim, *args, "--log=warn"], cwd=work, capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as work:
+    for strategy, low, high in (("epp", 0.9, 1.1), ("ulysses", 0.8, 1.25)):
+        for outputs in ("none", "all"):
+            out = os.path.join(work, f"{strategy}-{outputs}")
+            r = run(["run", os.path.join(source, "scenarios/bench/step_16k.textproto"), *CUT, "--strategy", strategy,
+                     "--outputs", outputs, "-o", out], work)
+            if r.returncode != 0:
+                failures.append(f"{strategy} --outputs {outputs}: exit {r.returncode}: {r.stderr}")
+                continue
+            with open(os.path.join(out, "timings.json")) as f:
+                timings = json.load(f)
+            ratio = timings["estimated_peak_bytes"] / timings["peak_rss_bytes"]
+            line = (f"{strategy} --outputs {outputs}: estimated {timings['estimated_peak_bytes'] / 2**30:.3f} GiB, "
+                    f"measured {timings['peak_rss_bytes'] / 2**30:.3f} GiB ({ratio:.3f}x)")
+            print(("ok   " if low <= ratio <= high else "FAIL ") + line)
+            if not low <= ratio <= high:
+                failures.append(f"{line}: not within {low}..{high}x")
+
+    out = os.path.join(work, "refused")
+    r = run(["run", os.path.join(source, "scenarios/quickstart.textproto"), "--max-memory", "1MiB", "-o", out], work)
+    want = ("simulating 16 ranks' packed-1f1b with the analytic engine needs about ", "past the memory limit of 1 MiB "
+            "(--max-memory): keep fewer ranks' op events (--trace-ranks auto, or --outputs none)")
+    if r.returncode != 2 or not all(w in r.stderr for w in want) or os.path.exists(out):
+        failures.append(f"a run past --max-memory: exit {r.returncode}, output directory left: {os.path.exists(out)}, "
+                        f"stderr: {r.stderr}")
+    else:
+        print("ok   a run past --max-memory is refused before it simulates")
+
+for failure in failures:
+    print("FAIL " + failure)
+sys.exit(1 if failures else 0)
