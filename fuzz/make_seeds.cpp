@@ -9,6 +9,7 @@
 
 #include "tests/traces/chakra_fixture.h"
 #include "tests/schedule/schedule_fixture.h"
+#include "schedule/trace_file.h"
 #include "tests/schedule/trace_fixture.h"
 #include "traces/chakra/chakra_export.h"
 #include "traces/chakra/chakra_stream.h"
@@ -99,5 +100,10 @@ int main(int argc, char** argv) {
   write(out / "trace" / "measured.pb", to_binary(two_rank_trace("measured", 1.5, 1000)));
   // As traces were written before op_events: events as messages, converted on reading.
   write(out / "trace" / "event_messages.pb", to_binary(in_event_messages(two_rank_trace("analytic"))));
+  // As eppsim writes traces now: a message stream (base/message_stream.h), of a trace of ranks of interest.
+  proto::Trace some_ranks = two_rank_trace("analytic");
+  some_ranks.add_traced_ranks(0);
+  some_ranks.add_traced_ranks(1);
+  write_trace_file(some_ranks, out / "trace" / "stream.pb");
   return 0;
 }

@@ -32,7 +32,14 @@ Sections of the JSON:
                   chips (100,352 GPUs, half the batch, no compared topologies)
   flow_1024       (e) scenarios/bench/allreduce_ring_1024 on the engine named
                   "flow", when one is registered ({"skipped": ...} otherwise)
-  targets         each target of issue 10 item 5 this file measures, met or not
+  outputs_16k     (f) `eppsim run scenarios/bench/step_16k.textproto --strategy S`
+                  with its default outputs (trace.pb, trace.json, the CSVs and
+                  schedule.pb; past 4,000,000 ops the op events of --trace-ranks
+                  auto's ranks) as a user runs it: wall time, the run's own
+                  peak RSS (timings.json) and the memory guard's estimate
+                  (issue 42, item 6)
+  targets         each target of issue 10 item 5 and issue 42 item 6 this file
+                  measures, met or not
 """
 import argparse
 import json
@@ -54,6 +61,7 @@ RAILX = "scenarios/railx_200k.textproto"
 RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluster.topology.railx.ny=56",
                    "cluster.compare_topologies=[]", "workload.global_batch=50176"]
 GIB = 1024.0 ** 3
+SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k"]
 
 
 CPU = [None]  # set from --cpu
@@ -189,18 +197,23 @@ def targets(result, strategies):
     ops = [r.get("ops_per_s") for size in result["engine_ops"].values() for r in size.values()]
     ops_known = [x for x in ops if x is not None]
     step = result["step_16k"]
-    step_ok = [("peak_rss_bytes" in step[s]) and step[s]["wall_s"] < 60 and step[s]["peak_rss_bytes"] < 8 * GIB
-               for s in strategies]
-    flow = result["flow_1024"]
+    step_ok = [s in step and ("peak_rss_bytes" in step[s]) and step[s]["wall_s"] < 60 and
+               step[s]["peak_rss_bytes"] < 8 * GIB for s in strategies]
+    flow = result.get("flow_1024", {})
+    outputs = result.get("outputs_16k", {})
+    outputs_ok = {s: r.get("wall_s", 1e9) < 60 and r.get("peak_rss_bytes", 1e99) < 8 * GIB for s, r in outputs.items()}
     return {
+        "step_16k_default_outputs_under_60_s_and_8_GiB_every_strategy": {
+            "met": bool(outputs_ok) and all(outputs_ok.values()) if outputs else None,
+            "strategies_meeting": [s for s, ok in outputs_ok.items() if ok]},
         "engine_5M_ops_per_s_every_strategy": {
             "met": bool(ops_known) and len(ops_known) == len(ops) and min(ops_known) >= 5e6,
             "slowest_ops_per_s": min(ops_known) if ops_known else None},
-        "allreduce_4096_under_2.6_s": {"met": met(result["allreduce_4096"].get("eppsim_run_wall_s"), 2.6)},
+        "allreduce_4096_under_2.6_s": {"met": met(result.get("allreduce_4096", {}).get("eppsim_run_wall_s"), 2.6)},
         "step_16k_under_60_s_and_8_GiB_every_strategy": {
             "met": all(step_ok), "strategies_meeting": [s for s, ok in zip(strategies, step_ok) if ok]},
-        "railx_100k_under_120_s": {"met": met(result["railx_100k"].get("wall_s"), 120)},
-        "flow_allreduce_1024_under_10_s": {"met": met(flow.get("wall_s"), 10) if "skipped" not in flow else None},
+        "railx_100k_under_120_s": {"met": met(result.get("railx_100k", {}).get("wall_s"), 120)},
+        "flow_allreduce_1024_under_10_s": {"met": met(flow.get("wall_s"), 10) if flow and "skipped" not in flow else None},
     }
 
 
@@ -217,6 +230,10 @@ def main(argv):
                         help="seconds per 16,384-GPU run (default 60, the target)")
     parser.add_argument("--limit-100k", type=float, default=120.0, help="seconds for the RailX run (default 120, the target)")
     parser.add_argument("--limit-flow", type=float, default=60.0, help="seconds for the flow engine's run (default 60)")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"the sections to measure (default all: {','.join(SECTIONS)})")
+    parser.add_argument("--limit-outputs", type=float, default=600.0,
+                        help="seconds per run of the outputs_16k section (default 600; its target is 60)")
     parser.add_argument("--memory-limit-gib", type=float, default=16.0,
                         help="address space per run (default 16 GiB; twice the 8 GiB target): past it a run fails")
     args = parser.parse_args(argv[1:])
@@ -229,29 +246,24 @@ def main(argv):
     args.source = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     args.build = os.path.abspath(args.build)
     strategies = [s for s in args.strategies.split(",") if s]
+    sections = [s for s in args.sections.split(",") if s]
+    for s in sections:
+        if s not in SECTIONS:
+            parser.error(f"--sections: unknown section '{s}' (known: {', '.join(SECTIONS)})")
 
     result = {"benchmark": "eppsim speed (issue 10, item 5)", "command": " ".join(["scripts/bench.py", *argv[1:]]),
               "git": git_commit(args.source), "machine": machine(), "build_type": build_type(args.build),
               "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "memory_limit_gib": args.memory_limit_gib, "repeat": args.repeat, "engine_ops": {"1024": {}, "16384": {}}, "step_16k": {}}
 
-    for s in strategies:  # (a) at 1K
+    for s in strategies if "engine_ops" in sections else []:  # (a) at 1K
         record = probe(args, STEP_16K, STEP_1K_SETS + [f"plan.strategy={s}"], args.limit_1k)
         result["engine_ops"]["1024"][s] = record
         log(f"1K {s}: {summary(record)}")
 
-    # (b) the 4,096-rank ring all-reduce, as a user runs it and as the probe times it
-    ring = probe(args, RING_4096, [], args.limit_16k)
-    with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
-        wall, res = run_child([os.path.join(args.build, "sim/eppsim"), "run", RING_4096, "-o", out],
-                              args.limit_16k, args.source)
-    ring["eppsim_run_wall_s"] = round(wall, 3) if wall is not None else None
-    if wall is None:
-        ring["eppsim_run"] = res
-    result["allreduce_4096"] = ring
-    log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
-
-    for s in strategies:  # (c) one step on 16K GPUs; (a) at 16K
+    if "allreduce_4096" in sections:
+        measure_ring(args, result)
+    for s in strategies if "step_16k" in sections else []:  # (c) one step on 16K GPUs; (a) at 16K
         record = probe(args, STEP_16K, [f"plan.strategy={s}"], args.limit_16k)
         result["step_16k"][s] = record
         result["engine_ops"]["16384"][s] = {k: record[k] for k in ("ops", "engine_time_s", "ops_per_s", "runs") if k in record}
@@ -259,14 +271,24 @@ def main(argv):
             result["engine_ops"]["16384"][s] = record
         log(f"16K {s}: {summary(record)}")
 
-    result["railx_100k"] = probe(args, RAILX, RAILX_100K_SETS, args.limit_100k)  # (d)
-    log(f"RailX 100K: {summary(result['railx_100k'])}")
+    if "railx_100k" in sections:
+        result["railx_100k"] = probe(args, RAILX, RAILX_100K_SETS, args.limit_100k)  # (d)
+        log(f"RailX 100K: {summary(result['railx_100k'])}")
 
-    if "flow" in engines(args):  # (e)
+    if "flow_1024" not in sections:
+        pass
+    elif "flow" in engines(args):  # (e)
         result["flow_1024"] = probe(args, RING_1024, ["simulation.engine=flow"], args.limit_flow)
+        log(f"flow 1024: {summary(result['flow_1024'])}")
     else:
         result["flow_1024"] = {"skipped": "no engine named flow is registered in this build"}
-    log(f"flow 1024: {summary(result['flow_1024'])}")
+
+    if "outputs_16k" in sections:  # (f)
+        result["outputs_16k"] = {}
+        for s in strategies:
+            record = run_with_outputs(args, STEP_16K, s, args.limit_outputs)
+            result["outputs_16k"][s] = record
+            log(f"16K {s} with default outputs: {summary(record)}")
 
     result["targets"] = targets(result, strategies)
     result["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -277,6 +299,38 @@ def main(argv):
     os.replace(tmp, args.out)
     log(f"wrote {args.out}")
     return 0
+
+
+def measure_ring(args, result):
+    """(b) the 4,096-rank ring all-reduce, as a user runs it and as the probe times it."""
+    ring = probe(args, RING_4096, [], args.limit_16k)
+    with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
+        wall, res = run_child([os.path.join(args.build, "sim/eppsim"), "run", RING_4096, "-o", out],
+                              args.limit_16k, args.source)
+    ring["eppsim_run_wall_s"] = round(wall, 3) if wall is not None else None
+    if wall is None:
+        ring["eppsim_run"] = res
+    result["allreduce_4096"] = ring
+    log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
+
+
+def run_with_outputs(args, scenario, strategy, limit_s):
+    """(f) `eppsim run SCENARIO --strategy S` with its default outputs, as a user runs it."""
+    with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
+        wall, res = run_child([os.path.join(args.build, "sim/eppsim"), "run", scenario, "--strategy", strategy, "-o",
+                               os.path.join(out, "run"), "--log=warn"], limit_s, args.source)
+        if wall is None:
+            return res
+        with open(os.path.join(out, "run", "timings.json"), encoding="utf-8") as f:
+            timings = json.load(f)
+        with open(os.path.join(out, "run", "report.json"), encoding="utf-8") as f:
+            kept = json.load(f).get("trace_ranks", {}).get("ranks")
+        files = {name: os.path.getsize(os.path.join(out, "run", name)) for name in sorted(os.listdir(os.path.join(out, "run")))}
+    return {"wall_s": round(wall, 3), "plan_time_s": round(timings["plan_time_s"], 3),
+            "simulation_time_s": round(timings["simulation_time_s"], 3), "write_time_s": round(timings["write_time_s"], 3),
+            "peak_rss_bytes": timings["peak_rss_bytes"], "peak_rss_gib": round(timings["peak_rss_bytes"] / GIB, 3),
+            "estimated_peak_gib": round(timings.get("estimated_peak_bytes", 0) / GIB, 3),
+            "traced_ranks": kept if kept is not None else "all", "file_bytes": files}
 
 
 if __name__ == "__main__":

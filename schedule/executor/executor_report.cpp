@@ -278,7 +278,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     std::vector<std::size_t> next(first.begin(), first.end() - 1);
     for (std::uint32_t i = 0; i < s.samples.size(); ++i) order[next[s.samples[i].rank]++] = i;
   }
-  t.mutable_memory()->Reserve(static_cast<int>(t.traced_ranks().empty() ? order.size() : t.traced_ranks_size() + s.ranks));
+  if (t.traced_ranks().empty()) t.mutable_memory()->Reserve(static_cast<int>(order.size()));
   for (std::uint32_t r = 0; r < s.ranks; ++r) {
     if (!listed[r]) {
       add_peak(r);
