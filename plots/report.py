@@ -40,6 +40,7 @@ from timeline import longest_sliced_sequence, timeline_figure  # noqa: E402
 # The files of a run directory worth a link, with what each is.
 RUN_FILES = [
     ("trace.json", "Chrome trace: open in https://ui.perfetto.dev"),
+    ("trace.pftrace", "Perfetto trace (past a million op events, instead of trace.json): open in https://ui.perfetto.dev"),
     ("trace.pb", "trace (proto/trace.proto)"),
     ("schedule.pb", "the simulated Schedule (proto/schedule.proto)"),
     ("report.json", "report"),

@@ -19,6 +19,8 @@
 #include "sim/plan/collective_benchmark.h"
 #include "sim/plan/planner.h"
 #include "traces/chrome_trace.h"
+#include "traces/perfetto_trace.h"
+#include "schedule/trace_events.h"
 #include "scenario/cost_model_factory.h"
 #include "traces/csv_export.h"
 #include "schedule/model_shape.h"
@@ -251,10 +253,14 @@ RunOutputs parse_run_outputs(std::string_view list) {
   return outputs;
 }
 
-std::vector<std::string> run_output_files(const RunOutputs& outputs) {
+std::string viewer_trace_file(const proto::Trace& trace) {
+  return events_of(trace).size() > kMaxChromeTraceEvents ? "trace.pftrace" : "trace.json";
+}
+
+std::vector<std::string> run_output_files(const RunOutputs& outputs, const proto::Trace& trace) {
   std::vector<std::string> files = {"report.json", "timings.json", "scenario.textproto"};
   if (outputs.trace) files.push_back("trace.pb");
-  if (outputs.chrome) files.push_back("trace.json");
+  if (outputs.chrome) files.push_back(viewer_trace_file(trace));
   if (outputs.csv) files.insert(files.end(), {"ops.csv", "memory.csv"});
   files.insert(files.end(), {"ranks.csv", "lengths.csv"});
   if (outputs.schedule) files.push_back("schedule.pb");
@@ -269,7 +275,17 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
   write_message(result.scenario, d / "scenario.textproto");
   if (outputs.trace) write_trace_file(result.trace, d / "trace.pb");
   if (outputs.schedule) write_schedule_file(result.schedule, d / "schedule.pb");
-  if (outputs.chrome) write_chrome_trace(result.trace, d / "trace.json");
+  if (outputs.chrome) {
+    const std::string viewer = viewer_trace_file(result.trace);
+    if (viewer == "trace.json") {
+      write_chrome_trace(result.trace, d / viewer);
+    } else {
+      logging::info("sim", "{} op events, past the {} a Chrome JSON trace opens with: writing {} (Perfetto's format) "
+                    "instead of trace.json",
+                    events_of(result.trace).size(), kMaxChromeTraceEvents, viewer);
+      write_perfetto_trace(result.trace, d / viewer);
+    }
+  }
   if (outputs.csv) {
     write_ops_csv(result.trace, d / "ops.csv");
     write_memory_csv(result.trace, d / "memory.csv");

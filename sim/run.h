@@ -82,9 +82,17 @@ RunResult run_scenario(const ResolvedScenario& scenario, const TraceDetail& deta
 // The heavy files of a run directory, each of which a run may skip (a 16K-GPU
 // trace is gigabytes). report.json, scenario.textproto, ranks.csv, lengths.csv
 // and timings.json are always written.
+// Past this many op events, a run directory's viewer trace is trace.pftrace,
+// Perfetto's own format (traces/perfetto_trace.h), instead of the Chrome JSON
+// trace.json: a JSON trace of millions of ops does not open in Perfetto's UI.
+inline constexpr int kMaxChromeTraceEvents = 1'000'000;
+
+// The viewer trace's file name for `trace`: trace.json or trace.pftrace (above).
+std::string viewer_trace_file(const proto::Trace& trace);
+
 struct RunOutputs {
   bool trace = true;     // trace.pb
-  bool chrome = true;    // trace.json
+  bool chrome = true;    // trace.json, or trace.pftrace past kMaxChromeTraceEvents
   bool csv = true;       // ops.csv, memory.csv
   bool schedule = true;  // schedule.pb
   TraceRanks trace_ranks = {};  // whose op events those files hold (--trace-ranks)
@@ -96,12 +104,13 @@ struct RunOutputs {
 // `--outputs` text: "all", "none" or a comma-separated list of trace, chrome,
 // csv, schedule. Throws InputError naming the option and the known names.
 RunOutputs parse_run_outputs(std::string_view list);
-// The file names written for `outputs`, for messages.
-std::vector<std::string> run_output_files(const RunOutputs& outputs);
+// The file names written for `outputs` and `trace`, for messages.
+std::vector<std::string> run_output_files(const RunOutputs& outputs, const proto::Trace& trace);
 
 // Writes report.json, scenario.textproto, ranks.csv, lengths.csv (the
 // sampled lengths; a header alone when the run sampled none), the selected heavy files
-// (trace.pb, trace.json (Chrome trace), ops.csv, memory.csv, schedule.pb) and,
+// (trace.pb, trace.json (Chrome trace; trace.pftrace past kMaxChromeTraceEvents),
+// ops.csv, memory.csv, schedule.pb) and,
 // last, timings.json (the result's times, the time taken to write the others
 // and the process's peak resident set) into `dir`, the large ones streamed.
 // The directory is replaced as a whole (sim/output_directory.h): it never

@@ -63,7 +63,7 @@ int finish_run(const RunResult& result, const RunOutputs& outputs, const po::var
   const fs::path out = vars["output"].as<std::string>();
   write_run_directory(result, out, outputs);
   std::cout << human_summary(result);
-  std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs), ", "));
+  std::cout << fmt::format("  wrote        {}/{{{}}}\n", out.string(), fmt::join(run_output_files(outputs, result.trace), ", "));
   if (vars.count("html") && vars["html"].as<bool>()) {
     std::cout << fmt::format("  page         {}\n", write_html_report(out).string());
   }

@@ -3,6 +3,7 @@
 // scenario.textproto beside it, and the human summary's plan lines.
 #include "tests/sim/test_scenarios.h"
 #include "sim/run.h"
+#include "schedule/trace_events.h"
 
 #include <unistd.h>
 
@@ -112,6 +113,19 @@ TEST_F(RunDirectory, OutputsChooseTheHeavyFilesAndRemoveStaleOnes) {
   EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / "report.json"));
 }
 
+// Past kMaxChromeTraceEvents op events the viewer trace is Perfetto's format.
+TEST_F(RunDirectory, ALargeTracesViewerTraceIsPerfettosFormat) {
+  RunResult result = run_scenario(testing::load_quickstart({"workload.global_batch=64"}));
+  EXPECT_EQ(viewer_trace_file(result.trace), "trace.json");
+  const OpEventFields last = fields_of(events_of(result.trace)[events_of(result.trace).size() - 1]);
+  while (events_of(result.trace).size() <= kMaxChromeTraceEvents) add_event(*result.trace.mutable_op_events(), last);
+  EXPECT_EQ(viewer_trace_file(result.trace), "trace.pftrace");
+  EXPECT_THAT(run_output_files(parse_run_outputs("chrome"), result.trace), ::testing::Contains("trace.pftrace"));
+  write_run_directory(result, dir_ / "a", parse_run_outputs("chrome"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "a" / "trace.pftrace"));
+  EXPECT_FALSE(fs::exists(dir_ / "a" / "trace.json"));
+}
+
 TEST(RunOutputs, ParsesListsAndRejectsUnknownNames) {
   const RunOutputs all = parse_run_outputs("all");
   EXPECT_TRUE(all.trace && all.chrome && all.csv && all.schedule);
@@ -120,7 +134,7 @@ TEST(RunOutputs, ParsesListsAndRejectsUnknownNames) {
   EXPECT_TRUE(some.chrome);
   EXPECT_FALSE(some.csv);
   EXPECT_TRUE(some.schedule);
-  EXPECT_THAT(run_output_files(some),
+  EXPECT_THAT(run_output_files(some, proto::Trace()),
               ::testing::ElementsAre("report.json", "timings.json", "scenario.textproto", "trace.json", "ranks.csv",
                                      "lengths.csv", "schedule.pb"));
   try {
