@@ -290,6 +290,17 @@ proto::RankBusy busy_of_events(const proto::Trace& trace, std::uint32_t r) {
   return counter.take(r);
 }
 
+// The trace of `schedule` run with `options`, each activity ending 1 s after the previous one.
+proto::Trace trace_of_one_a_second(const proto::Schedule& schedule, const ExecutorOptions& options) {
+  FakeExecutor exec;
+  ExecutorCore core(schedule, exec, options);
+  double clock = 0.0;
+  exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
+  core.start(0.0);
+  EXPECT_TRUE(core.all_done());
+  return core.trace("fake");
+}
+
 TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
   HandSchedule h(2);
   const auto g = h.group({0, 1});
@@ -299,15 +310,9 @@ TEST(ExecutorCore, WithoutOpEventsTheTraceListsBusyTimes) {
     h.collective(r, 1, g, 8, proto::ALL_REDUCE, {c});
   }
   const auto run = [&](bool events) {
-    FakeExecutor exec;
     ExecutorOptions options;
     options.record_op_events = events;
-    ExecutorCore core(h.schedule(), exec, options);
-    double clock = 0.0;
-    exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
-    core.start(0.0);
-    EXPECT_TRUE(core.all_done());
-    return core.trace("fake");
+    return trace_of_one_a_second(h.schedule(), options);
   };
   const proto::Trace full = run(true), summary = run(false);
   EXPECT_EQ(events_of(summary).size(), 0);
@@ -336,16 +341,10 @@ TEST(ExecutorCore, ATraceOfSomeRanksListsTheirEventsAndEveryRanksBusyFigures) {
     if (r == 2) h.compute(r, 0, {all});  // rank 2 ends last
   }
   const auto run = [&](std::vector<std::uint32_t> ranks, bool slowest) {
-    FakeExecutor exec;
     ExecutorOptions options;
     options.traced_ranks = std::move(ranks);
     options.trace_slowest_rank = slowest;
-    ExecutorCore core(h.schedule(), exec, options);
-    double clock = 0.0;
-    exec.on_ready = [&](const Handed& handed) { core.finish(handed.id, clock += 1.0); };
-    core.start(0.0);
-    EXPECT_TRUE(core.all_done());
-    return core.trace("fake");
+    return trace_of_one_a_second(h.schedule(), options);
   };
   const proto::Trace full = run({}, false), some = run({0}, true);
   EXPECT_EQ(full.traced_ranks_size(), 0);
