@@ -47,13 +47,15 @@ std::uint64_t default_memory_limit_bytes() {
   return limit;
 }
 
-std::uint64_t resident_bytes() {
+std::uint64_t held_memory_bytes() {
   std::FILE* statm = std::fopen("/proc/self/statm", "r");
   if (statm == nullptr) return 0;
   unsigned long long size_pages = 0, resident_pages = 0;
   const int got = std::fscanf(statm, "%llu %llu", &size_pages, &resident_pages);
   std::fclose(statm);
-  return got == 2 ? resident_pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+  if (got != 2) return 0;
+  const auto pages = address_space_limit_bytes() ? size_pages : resident_pages;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 void set_memory_limit_bytes(std::uint64_t bytes) { limit_set_bytes = bytes; }

@@ -21,8 +21,10 @@ std::uint64_t physical_memory_bytes();
 std::optional<std::uint64_t> address_space_limit_bytes();
 // As above, for this machine and process.
 std::uint64_t default_memory_limit_bytes();
-// What the process holds now (resident set, /proc/self/statm).
-std::uint64_t resident_bytes();
+// What the process holds now, as the limit counts it (/proc/self/statm): its
+// resident set; under an address-space limit, its virtual size, which that
+// limit counts and which runs ahead of the resident set.
+std::uint64_t held_memory_bytes();
 
 // The process's limit: set once by main() from --max-memory, else the default.
 void set_memory_limit_bytes(std::uint64_t bytes);

@@ -94,7 +94,7 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
   const auto file_bytes = static_cast<std::uint64_t>(info.st_size);
   // The memory guard: a part's packed varints take up to some three times their
   // bytes once parsed (an event's 25 bytes become 64).
-  check_memory_estimate(fmt::format("reading {} ({} bytes)", file, file_bytes), resident_bytes() + 3 * file_bytes,
+  check_memory_estimate(fmt::format("reading {} ({} bytes)", file, file_bytes), held_memory_bytes() + 3 * file_bytes,
                         "read a smaller file, or raise --max-memory");
   const std::string type = message->GetDescriptor()->full_name();
   auto fail = [&](std::string_view what) {

@@ -38,6 +38,10 @@ Sections of the JSON:
                   auto's ranks) as a user runs it: wall time, the run's own
                   peak RSS (timings.json) and the memory guard's estimate
                   (issue 42, item 6)
+  railx_200k      (g) `eppsim run scenarios/railx_200k.textproto --strategy S`
+                  (199,712 chips, no compared topologies) with its default
+                  outputs and settings that fit its model (RAILX_200K_SETS), as
+                  (f): issue 42's target is 120 s and 16 GiB
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
@@ -61,7 +65,15 @@ RAILX = "scenarios/railx_200k.textproto"
 RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluster.topology.railx.ny=56",
                    "cluster.compare_topologies=[]", "workload.global_batch=50176"]
 GIB = 1024.0 ** 3
-SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k"]
+SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k"]
+# Per strategy, what fits railx_200k's model (40 heads, 40 layers) besides its defaults.
+RAILX_200K_SETS = {
+    "ulysses": ["plan.ulysses.sp_degree=8"],
+    "ulysses-adaptive": ["plan.ulysses.sp_degree=8"],
+    "seq1f1b": ["plan.seq1f1b.pipeline_stages=4", "plan.seq1f1b.sp_degree=8"],
+    "epp": ["plan.epp.pipeline_stages=4", "plan.epp.sp_degree=8"],
+    "epp-flex": ["plan.epp.pipeline_stages=4", "plan.epp.sp_degree=8"],
+}
 
 
 CPU = [None]  # set from --cpu
@@ -202,10 +214,15 @@ def targets(result, strategies):
     flow = result.get("flow_1024", {})
     outputs = result.get("outputs_16k", {})
     outputs_ok = {s: r.get("wall_s", 1e9) < 60 and r.get("peak_rss_bytes", 1e99) < 8 * GIB for s, r in outputs.items()}
+    railx_ok = {s: r.get("wall_s", 1e9) < 120 and r.get("peak_rss_bytes", 1e99) < 16 * GIB
+                for s, r in result.get("railx_200k", {}).items()}
     return {
         "step_16k_default_outputs_under_60_s_and_8_GiB_every_strategy": {
             "met": bool(outputs_ok) and all(outputs_ok.values()) if outputs else None,
             "strategies_meeting": [s for s, ok in outputs_ok.items() if ok]},
+        "railx_200k_default_outputs_under_120_s_and_16_GiB_every_strategy": {
+            "met": all(railx_ok.values()) if railx_ok else None,
+            "strategies_meeting": [s for s, ok in railx_ok.items() if ok]},
         "engine_5M_ops_per_s_every_strategy": {
             "met": bool(ops_known) and len(ops_known) == len(ops) and min(ops_known) >= 5e6,
             "slowest_ops_per_s": min(ops_known) if ops_known else None},
@@ -290,6 +307,15 @@ def main(argv):
             result["outputs_16k"][s] = record
             log(f"16K {s} with default outputs: {summary(record)}")
 
+    if "railx_200k" in sections:  # (g)
+        result["railx_200k"] = {}
+        for s in strategies:
+            sets = ["cluster.compare_topologies=[]"] + RAILX_200K_SETS.get(s, [])
+            record = run_with_outputs(args, RAILX, s, args.limit_outputs, sets)
+            record["sets"] = sets
+            result["railx_200k"][s] = record
+            log(f"RailX 200K {s} with default outputs: {summary(record)}")
+
     result["targets"] = targets(result, strategies)
     result["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)), prefix=".bench-")
@@ -314,11 +340,14 @@ def measure_ring(args, result):
     log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
 
 
-def run_with_outputs(args, scenario, strategy, limit_s):
-    """(f) `eppsim run SCENARIO --strategy S` with its default outputs, as a user runs it."""
+def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
+    """(f), (g) `eppsim run SCENARIO --strategy S [--set ...]` with its default outputs, as a user runs it."""
     with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
-        wall, res = run_child([os.path.join(args.build, "sim/eppsim"), "run", scenario, "--strategy", strategy, "-o",
-                               os.path.join(out, "run"), "--log=warn"], limit_s, args.source)
+        argv = [os.path.join(args.build, "sim/eppsim"), "run", scenario, "--strategy", strategy, "-o",
+                os.path.join(out, "run"), "--log=warn"]
+        for s in sets:
+            argv += ["--set", s]
+        wall, res = run_child(argv, limit_s, args.source)
         if wall is None:
             return res
         with open(os.path.join(out, "run", "timings.json"), encoding="utf-8") as f:

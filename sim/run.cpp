@@ -102,7 +102,7 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   proto::TraceCoverage unused;
   if (detail.op_events) selection = select_trace_ranks(detail.ranks, schedule, faults, coverage ? coverage : &unused);
   // The memory guard: what the process holds now, and what the simulation adds.
-  const std::uint64_t held = resident_bytes();
+  const std::uint64_t held = held_memory_bytes();
   const std::uint64_t estimate = held + simulation_memory_bytes(schedule, selection, engine.state_bytes_per_op);
   if (estimated_peak_bytes != nullptr) *estimated_peak_bytes = estimate;
   check_memory_estimate(

@@ -85,7 +85,7 @@ OpIndex ScheduleBuilder::append(std::uint32_t rank, const OpFields& op, std::spa
   // The memory guard (base/memory_limit.h), every 2^20 ops: a plan that grows
   // past the limit is refused while it is built.
   if ((++ops_ & ((std::uint64_t{1} << 20) - 1)) == 0) {
-    check_memory_estimate(fmt::format("planning {} ({} ops built so far)", schedule_.strategy(), ops_), resident_bytes(),
+    check_memory_estimate(fmt::format("planning {} ({} ops built so far)", schedule_.strategy(), ops_), held_memory_bytes(),
                           "plan fewer ops (fewer slices, chunks or micro-batches per rank) or fewer ranks, or raise "
                           "--max-memory");
   }
