@@ -12,7 +12,8 @@
 namespace eppsim {
 namespace {
 
-// EngineInfo::state_bytes_per_op, measured (docs/dev/memory-guard.md).
+// EngineInfo::state_bytes_per_op (docs/dev/memory-guard.md): the analytic
+// engine's measured on step_16k; the flow engine's an allowance, unmeasured.
 constexpr std::uint64_t kAnalyticStateBytesPerOp = 26;
 constexpr std::uint64_t kFlowStateBytesPerOp = 200;
 

@@ -57,8 +57,8 @@ struct EngineInfo {
   std::string description;  // one line, for usage texts
   EngineRun run;
   // The engine's state per op of the Schedule, besides the Schedule itself and
-  // the trace (simulation_memory_bytes): the memory guard's estimate, measured
-  // on scenarios/bench/step_16k (docs/dev/memory-guard.md).
+  // the trace (simulation_memory_bytes), for the memory guard's estimate
+  // (docs/dev/memory-guard.md says how each engine's was set).
   std::uint64_t state_bytes_per_op = 0;
 };
 
