@@ -145,24 +145,36 @@ void finalize(const FlexSpCost& cost, MicroPlan& plan, std::span<const std::uint
 }
 
 // FlexSP's greedy for one degree: N/d groups, sequences longest first, each to
-// the emptiest group (by tokens, or by time) that fits. `seqs` sorted descending.
+// the emptiest group (by tokens, or by time) that fits, ties to the first
+// group. `seqs` sorted descending. The groups wait in a set ordered by (load,
+// index), so a placement costs a logarithm, not a scan of every group: the
+// scan made planning quadratic in the GPUs (185 s at 200K GPUs). By tokens the
+// emptiest group is the one most likely to fit, so the first group decides; by
+// time the walk goes on past the groups too full for the sequence.
 MicroPlan greedy(const FlexSpCost& cost, std::uint32_t d, std::span<const std::uint32_t> seqs,
                  std::span<const std::uint64_t> lengths, bool by_time) {
   MicroPlan plan;
   const std::uint32_t count = cost.gpus() / d;
   if (seqs.size() < count) return plan;
   plan.groups.assign(count, Group{d, {}, 0, 0.0});
+  const auto load = [&](const Group& g) { return by_time ? g.time : static_cast<double>(g.tokens); };
+  std::set<std::pair<double, std::uint32_t>> emptiest;
+  for (std::uint32_t g = 0; g < count; ++g) emptiest.emplace(0.0, g);
   for (auto i : seqs) {
     const auto s = lengths[i];
-    Group* best = nullptr;
-    for (auto& g : plan.groups) {
-      if (!cost.fits(g.tokens + s, d)) continue;
-      if (best == nullptr || (by_time ? g.time < best->time : g.tokens < best->tokens)) best = &g;
+    auto it = emptiest.begin();
+    while (it != emptiest.end() && !cost.fits(plan.groups[it->second].tokens + s, d)) {
+      if (!by_time) return MicroPlan{};
+      ++it;
     }
-    if (best == nullptr) return MicroPlan{};
-    best->sequences.push_back(i);
-    best->tokens += s;
-    best->time += cost.seq_time(s, d);
+    if (it == emptiest.end()) return MicroPlan{};
+    Group& best = plan.groups[it->second];
+    const std::uint32_t index = it->second;
+    emptiest.erase(it);
+    best.sequences.push_back(i);
+    best.tokens += s;
+    best.time += cost.seq_time(s, d);
+    emptiest.emplace(load(best), index);
   }
   finalize(cost, plan, lengths);
   return plan;
