@@ -23,39 +23,46 @@ std::uint32_t RoutedNetwork::channels_of(std::uint32_t first_rank) const {
 }
 
 std::vector<FlowTiming> RoutedNetwork::round_timings(std::span<const Flow> flows, std::uint32_t channels) const {
-  // Route every flow of every channel; count flows per (link, direction).
+  // Route every flow of every channel; count flows per (link, direction). The
+  // paths lie end to end in one array of (link << 1 | direction) keys, flow i's
+  // from hops[starts[i]] to hops[starts[i + 1]]: a round of a DP ring over 100K+
+  // ranks has millions of flows, and a vector per flow cost gigabytes.
   const Topology& topology = *topology_;
-  std::vector<std::vector<LinkId>> paths(flows.size() * channels);
-  std::vector<std::vector<bool>> forward(paths.size());
+  const std::size_t count = flows.size() * channels;
+  std::vector<std::uint64_t> hops;
+  std::vector<std::size_t> starts;
+  starts.reserve(count + 1);
+  starts.push_back(0);
   std::unordered_map<std::uint64_t, std::uint32_t> load;
+  std::vector<LinkId> path;
   for (std::uint32_t c = 0; c < channels; ++c) {
     for (std::size_t f = 0; f < flows.size(); ++f) {
       const VertexId src = chip_of_rank_.at(flows[f].first), dst = chip_of_rank_.at(flows[f].second);
-      auto& path = paths[c * flows.size() + f];
-      auto& dirs = forward[c * flows.size() + f];
-      if (src == dst) continue;
-      topology.route(src, dst, channel_flow_hash(src, dst, c), &path);
-      VertexId at = src;
-      for (auto id : path) {
-        const auto& l = topology.link(id);
-        const bool ab = l.a == at;
-        dirs.push_back(ab);
-        at = ab ? l.b : l.a;
-        ++load[(static_cast<std::uint64_t>(id) << 1) | (ab ? 1u : 0u)];
+      if (src != dst) {
+        path.clear();
+        topology.route(src, dst, channel_flow_hash(src, dst, c), &path);
+        VertexId at = src;
+        for (auto id : path) {
+          const auto& l = topology.link(id);
+          const bool ab = l.a == at;
+          at = ab ? l.b : l.a;
+          const std::uint64_t key = (static_cast<std::uint64_t>(id) << 1) | (ab ? 1u : 0u);
+          hops.push_back(key);
+          ++load[key];
+        }
       }
+      starts.push_back(hops.size());
     }
   }
   // A flow's rate: the smallest share it gets on its path.
-  std::vector<FlowTiming> timings(paths.size());
-  for (std::size_t i = 0; i < paths.size(); ++i) {
+  std::vector<FlowTiming> timings(count);
+  for (std::size_t i = 0; i < count; ++i) {
     double latency = 0.0;
     double rate = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < paths[i].size(); ++k) {
-      const auto id = paths[i][k];
-      const auto& l = topology.link(id);
+    for (std::size_t k = starts[i]; k < starts[i + 1]; ++k) {
+      const auto& l = topology.link(static_cast<LinkId>(hops[k] >> 1));
       latency += l.latency.value;
-      const auto n = load[(static_cast<std::uint64_t>(id) << 1) | (forward[i][k] ? 1u : 0u)];
-      rate = std::min(rate, l.bandwidth.value / n);
+      rate = std::min(rate, l.bandwidth.value / load[hops[k]]);
     }
     timings[i] = FlowTiming{latency, rate};
   }
