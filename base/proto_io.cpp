@@ -117,7 +117,10 @@ std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes
   return contents;
 }
 
-std::string to_json(const google::protobuf::Message& message) {
+namespace {
+
+// protobuf's JSON printer, two spaces a level.
+std::string printed_json(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.add_whitespace = true;
   options.always_print_primitive_fields = true;
@@ -148,6 +151,54 @@ std::string to_json(const google::protobuf::Message& message) {
     begin = end;
   }
   return indented;
+}
+
+}  // namespace
+
+std::string to_json(const google::protobuf::Message& message, std::size_t splice_above) {
+  namespace pb = google::protobuf;
+  const pb::Reflection& reflection = *message.GetReflection();
+  std::vector<const pb::FieldDescriptor*> fields;
+  reflection.ListFields(message, &fields);
+  std::vector<const pb::FieldDescriptor*> spliced;
+  for (const auto* field : fields) {
+    if (field->is_repeated() && !field->is_map() && field->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE &&
+        static_cast<std::size_t>(reflection.FieldSize(message, field)) > splice_above) {
+      spliced.push_back(field);
+    }
+  }
+  if (spliced.empty()) return printed_json(message);
+  // The rest of the message prints each spliced field as `"name": []` on a
+  // line of its own at the first level; the elements go between the brackets,
+  // each printed alone and indented two levels, as the printer lays them out.
+  std::unique_ptr<pb::Message> rest(message.New());
+  rest->CopyFrom(message);
+  for (const auto* field : spliced) rest->GetReflection()->ClearField(rest.get(), field);
+  std::string json = printed_json(*rest);
+  for (const auto* field : spliced) {
+    const std::string open = fmt::format("\n  \"{}\": [", field->name());
+    const std::size_t at = json.find(open + "]");
+    if (at == std::string::npos) throw std::logic_error(fmt::format("to_json: {} not printed", field->full_name()));
+    // Batches of `splice_above` elements, each printed in a message that holds
+    // only them: its text between the brackets is theirs, laid out in place.
+    std::string elements = open;
+    const int count = reflection.FieldSize(message, field);
+    const int batch = static_cast<int>(std::min<std::size_t>(splice_above, std::numeric_limits<int>::max()));
+    for (int first = 0; first < count; first += batch) {
+      std::unique_ptr<pb::Message> part(message.New());
+      for (int i = first; i < std::min(count, first + batch); ++i) {
+        part->GetReflection()->AddMessage(part.get(), field)->CopyFrom(reflection.GetRepeatedMessage(message, field, i));
+      }
+      const std::string text = printed_json(*part);
+      const std::size_t begin = text.find(open) + open.size();
+      const std::size_t end = text.find("\n  ]", begin);
+      if (first > 0) elements.push_back(',');
+      elements.append(text, begin, end - begin);
+    }
+    elements.append("\n  ]");
+    json.replace(at, open.size() + 1, elements);
+  }
+  return json;
 }
 
 void from_json(std::string_view json, google::protobuf::Message* message, std::string_view source) {

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <vector>
 #include <string>
 
@@ -140,6 +141,32 @@ TEST(ToJson, SnakeCaseDefaultsIncludedIndented) {
   EXPECT_THAT(json, HasSubstr("\n  \"name\": \"\""));
   proto::Report r = testing::sample_report();
   EXPECT_THAT(to_json(r), HasSubstr("\"step_time_s\": 1.00000275"));
+}
+
+// A large repeated field printed batch by batch (kJsonSpliceAbove) is the
+// same text as the whole message printed at once.
+TEST(ToJson, SplicedRepeatedFieldsPrintTheSameText) {
+  proto::Report r = testing::sample_report();
+  for (std::uint32_t i = 0; i < 2500; ++i) {
+    auto* rank = r.add_per_rank();
+    rank->set_rank(i);
+    rank->set_node(i / 8);
+    if (i % 7 != 0) rank->mutable_breakdown_s()->set_compute(0.25 + i * 1e-7);  // some left at their defaults
+    rank->set_peak_memory_bytes(1e9 + i);
+    r.add_peak_memory_bytes(1e9 + i);
+  }
+  const std::string whole = to_json(r, std::numeric_limits<std::size_t>::max());
+  EXPECT_EQ(to_json(r), whole);
+  EXPECT_EQ(to_json(r, 1), whole);
+  EXPECT_EQ(to_json(r, 999), whole);  // a last batch shorter than the rest
+  proto::Report parsed;
+  from_json(to_json(r, 3), &parsed, "spliced");
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(r, parsed));
+
+  proto::Comparison comparison;  // the spliced field first in the message, its elements nested reports
+  for (int i = 0; i < 3; ++i) *comparison.add_records() = testing::sample_report();
+  comparison.add_networks("railx");
+  EXPECT_EQ(to_json(comparison, 1), to_json(comparison, std::numeric_limits<std::size_t>::max()));
 }
 
 TEST(FromText, UnknownFieldHasLineColumnAndName) {
