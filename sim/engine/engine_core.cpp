@@ -8,14 +8,14 @@ namespace eppsim {
 
 std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
                                       std::uint64_t state_bytes_per_op) {
-  constexpr std::uint64_t kSpanBytes = 16, kEventBytes = 64;
+  constexpr std::uint64_t kSpanBytes = 16, kEventBytes = 64, kRankBytes = 1024;
   std::uint64_t ops = 0, most = 0;
   for (const auto& program : schedule.programs()) {
     const auto n = static_cast<std::uint64_t>(program.code_size());
     ops += n;
     most = std::max(most, n);
   }
-  std::uint64_t bytes = ops * state_bytes_per_op;
+  std::uint64_t bytes = ops * state_bytes_per_op + static_cast<std::uint64_t>(schedule.programs_size()) * kRankBytes;
   if (!trace.op_events) return bytes;
   std::uint64_t kept = trace.ranks.empty() && !trace.slowest_rank ? ops : 0;
   for (const auto r : trace.ranks) {

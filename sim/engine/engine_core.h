@@ -22,7 +22,8 @@ struct TraceSelection {
 };
 
 // The memory a simulation of `schedule` takes beyond the Schedule: the
-// engine's `state_bytes_per_op` for every op and, with op events, each op's
+// engine's `state_bytes_per_op` for every op, 1 KiB for every rank (its
+// figures in the trace and the report) and, with op events, each op's
 // span (16 bytes) and each kept event's columns (64 bytes; the slowest rank
 // counted as the rank with the most ops).
 std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
