@@ -42,11 +42,21 @@ Sections of the JSON:
                   (199,712 chips, no compared topologies) with its default
                   outputs and settings that fit its model (RAILX_200K_SETS), as
                   (f): issue 42's target is 120 s and 16 GiB
+  plan_scale      (h) planning time of every strategy as the GPUs grow:
+                  railx_200k cut to 6x6 ... 48x48 nodes (1,152 to 73,728 GPUs,
+                  half a sequence per GPU, RAILX_200K_SETS), the probe's
+                  --plan-only; per strategy the exponent of plan time against
+                  GPUs from 4,608 GPUs up (issue 42: at most 1, linear)
+  railx_1m        (i) `eppsim run scenarios/bench/railx_1m.textproto --strategy S`
+                  (1,002,528 chips) with its default outputs, S packed-1f1b
+                  and epp (of --strategies), under a 20 GiB address-space
+                  limit: issue 42's target is 300 s and 20 GiB
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
 import argparse
 import json
+import math
 import os
 import platform
 import resource
@@ -65,7 +75,13 @@ RAILX = "scenarios/railx_200k.textproto"
 RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluster.topology.railx.ny=56",
                    "cluster.compare_topologies=[]", "workload.global_batch=50176"]
 GIB = 1024.0 ** 3
-SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k"]
+SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
+            "plan_scale", "railx_1m"]
+RAILX_1M = "scenarios/bench/railx_1m.textproto"
+RAILX_1M_STRATEGIES = ["packed-1f1b", "epp"]  # issue 42's million-GPU step
+RAILX_1M_MEMORY_GIB = 20.0  # its target
+# plan_scale: railx_200k cut to G x G nodes of 32 chips, half a sequence per chip.
+PLAN_SCALE_GRIDS = [6, 12, 24, 48]  # 1,152 to 73,728 GPUs
 # Per strategy, what fits railx_200k's model (40 heads, 40 layers) besides its defaults.
 RAILX_200K_SETS = {
     "ulysses": ["plan.ulysses.sp_degree=8"],
@@ -113,8 +129,8 @@ def run_child(argv, limit_s, cwd):
     return wall, done.stdout
 
 
-def probe_once(args, scenario, sets, limit_s):
-    argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), scenario]
+def probe_once(args, scenario, sets, limit_s, flags=()):
+    argv = [os.path.join(args.build, "tests/bench/eppsim_speed_probe"), scenario, *flags]
     for s in sets:
         argv += ["--set", s]
     wall, out = run_child(argv, limit_s, args.source)
@@ -223,12 +239,21 @@ def targets(result, strategies):
         "railx_200k_default_outputs_under_120_s_and_16_GiB_every_strategy": {
             "met": all(railx_ok.values()) if railx_ok else None,
             "strategies_meeting": [s for s, ok in railx_ok.items() if ok]},
+        "railx_1m_default_outputs_under_300_s_and_20_GiB_packed_1f1b_and_epp": {
+            "met": all(r.get("wall_s", 1e9) < 300 and r.get("peak_rss_bytes", 1e99) < 20 * GIB
+                       for r in result["railx_1m"].values()) if result.get("railx_1m") else None,
+            "strategies_meeting": [s for s, r in result.get("railx_1m", {}).items()
+                                   if r.get("wall_s", 1e9) < 300 and r.get("peak_rss_bytes", 1e99) < 20 * GIB]},
         "engine_5M_ops_per_s_every_strategy": {
             "met": bool(ops_known) and len(ops_known) == len(ops) and min(ops_known) >= 5e6,
             "slowest_ops_per_s": min(ops_known) if ops_known else None},
         "allreduce_4096_under_2.6_s": {"met": met(result.get("allreduce_4096", {}).get("eppsim_run_wall_s"), 2.6)},
         "step_16k_under_60_s_and_8_GiB_every_strategy": {
             "met": all(step_ok), "strategies_meeting": [s for s, ok in zip(strategies, step_ok) if ok]},
+        "plan_time_at_most_linear_in_gpus_from_4608_every_strategy": {
+            "met": all(r["exponent_from_4608"] is not None and r["exponent_from_4608"] <= 1.1
+                       for r in result["plan_scale"].values()) if result.get("plan_scale") else None,
+            "exponents": {s: r["exponent_from_4608"] for s, r in result.get("plan_scale", {}).items()}},
         "railx_100k_under_120_s": {"met": met(result.get("railx_100k", {}).get("wall_s"), 120)},
         "flow_allreduce_1024_under_10_s": {"met": met(flow.get("wall_s"), 10) if flow and "skipped" not in flow else None},
     }
@@ -307,6 +332,9 @@ def main(argv):
             result["outputs_16k"][s] = record
             log(f"16K {s} with default outputs: {summary(record)}")
 
+    if "plan_scale" in sections:  # (h)
+        result["plan_scale"] = measure_plan_scale(args, strategies)
+
     if "railx_200k" in sections:  # (g)
         result["railx_200k"] = {}
         for s in strategies:
@@ -315,6 +343,15 @@ def main(argv):
             record["sets"] = sets
             result["railx_200k"][s] = record
             log(f"RailX 200K {s} with default outputs: {summary(record)}")
+
+    if "railx_1m" in sections:  # (i)
+        result["railx_1m"] = {}
+        MEMORY_LIMIT_BYTES[0] = int(max(args.memory_limit_gib, RAILX_1M_MEMORY_GIB) * 1024 ** 3)
+        for s in [s for s in strategies if s in RAILX_1M_STRATEGIES]:
+            record = run_with_outputs(args, RAILX_1M, s, args.limit_outputs)
+            result["railx_1m"][s] = record
+            log(f"RailX 1M {s} with default outputs: {summary(record)}")
+        MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
 
     result["targets"] = targets(result, strategies)
     result["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -338,6 +375,43 @@ def measure_ring(args, result):
         ring["eppsim_run"] = res
     result["allreduce_4096"] = ring
     log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
+
+
+def plan_scale_sets(grid):
+    nodes = grid * grid
+    return ["cluster.compare_topologies=[]", f"cluster.nodes={nodes}", f"cluster.topology.railx.nx={grid}",
+            f"cluster.topology.railx.ny={grid}", f"workload.global_batch={nodes * 16}"]
+
+
+def measure_plan_scale(args, strategies):
+    """(h) per strategy, the probe's planning time at each of PLAN_SCALE_GRIDS (median of --repeat
+    runs) and the exponent k of time ~ GPUs^k fitted by least squares from 4,608 GPUs up."""
+    out = {}
+    for s in strategies:
+        points = {}
+        for grid in PLAN_SCALE_GRIDS:
+            sets = plan_scale_sets(grid) + [f"plan.strategy={s}"] + RAILX_200K_SETS.get(s, [])
+            runs = []
+            for _ in range(args.repeat):
+                record = probe_once(args, RAILX, sets, args.limit_outputs, ["--plan-only"])
+                if "plan_time_s" not in record:
+                    runs = [record]
+                    break
+                runs.append(record)
+            record = sorted(runs, key=lambda r: r.get("plan_time_s", 0))[(len(runs) - 1) // 2]
+            points[str(grid * grid * 32)] = record
+            log(f"plan scale {s} at {grid * grid * 32} GPUs: {summary(record)}")
+        fitted = [(int(n), r["plan_time_s"]) for n, r in points.items() if int(n) >= 4608 and r.get("plan_time_s", 0) > 0]
+        out[s] = {"points": points, "exponent_from_4608": round(slope(fitted), 3) if len(fitted) >= 2 else None}
+    return out
+
+
+def slope(points):
+    """Least-squares slope of log(y) against log(x)."""
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
 def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
