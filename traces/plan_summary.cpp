@@ -1,5 +1,6 @@
 #include "traces/plan_summary.h"
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -18,6 +19,27 @@ std::string_view solve_status_name(proto::SolveStatus status) {
   }
 }
 
+namespace {
+
+// Up to 16 values joined by `separator` ("8/8/6"); more as how many times each
+// value occurs, largest first ("8 (x72)/6 (x27)/4 (x1)"): at 16K+ GPUs a plan has
+// thousands of pipelines or SP groups.
+template <typename Values>
+std::string listed_values(const Values& values, std::string_view separator) {
+  constexpr int kListedInFull = 16;
+  std::string out;
+  if (values.size() <= kListedInFull) {
+    for (int i = 0; i < values.size(); ++i) out += fmt::format("{}{}", i > 0 ? separator : "", values.Get(i));
+    return out;
+  }
+  std::map<std::uint64_t, std::uint64_t, std::greater<>> counts;
+  for (const auto v : values) ++counts[v];
+  for (const auto& [value, count] : counts) out += fmt::format("{}{} (x{})", out.empty() ? "" : separator, value, count);
+  return out;
+}
+
+}  // namespace
+
 std::string plan_decisions_summary(const proto::PlanDecisions& d) {
   if (d.ranks() == 0) return {};
   // Line 1: the layout.
@@ -35,21 +57,13 @@ std::string plan_decisions_summary(const proto::PlanDecisions& d) {
   // Line 2: chunks, recomputation, solves.
   std::vector<std::string> parts;
   std::string chunking;
-  if (d.slice_counts_size() > 0) {
-    std::string ks;
-    for (int i = 0; i < d.slice_counts_size(); ++i) ks += fmt::format("{}{}", i > 0 ? "/" : "", d.slice_counts(i));
-    chunking += fmt::format("K={}, ", ks);
-  }
+  if (d.slice_counts_size() > 0) chunking += fmt::format("K={}, ", listed_values(d.slice_counts(), "/"));
   if (d.pipelines() > 0) chunking += fmt::format("{} pipeline{}, ", d.pipelines(), d.pipelines() == 1 ? "" : "s");
   chunking += fmt::format("{} chunk{}", d.chunks(), d.chunks() == 1 ? "" : "s");
   if (d.micro_batch_groups_size() > 0) {
     std::string groups;
     for (int j = 0; j < d.micro_batch_groups_size() && j < 4; ++j) {
-      std::string sizes;
-      for (int g = 0; g < d.micro_batch_groups(j).sp_degrees_size(); ++g) {
-        sizes += fmt::format("{}{}", g > 0 ? "+" : "", d.micro_batch_groups(j).sp_degrees(g));
-      }
-      groups += fmt::format("{}{}", j > 0 ? ", " : "", sizes);
+      groups += fmt::format("{}{}", j > 0 ? ", " : "", listed_values(d.micro_batch_groups(j).sp_degrees(), "+"));
     }
     if (d.micro_batch_groups_size() > 4) groups += ", ...";
     chunking += fmt::format(" (SP groups {})", groups);

@@ -48,6 +48,21 @@ TEST(PlanDecisionsSummary, OneOrTwoLines) {
             "1 stage x 8/4 SP x 3 DP, 16 ranks (FlexSP)\n"
             "2 chunks (SP groups 8+8, 8+4+4); MILPs: 1 feasible at limit, 1 not needed\n");
 
+  // Past 16 values a list says how often each value occurs, largest first.
+  proto::PlanDecisions large;
+  large.set_pipeline_stages(4);
+  large.add_sp_degrees(8);
+  large.set_data_parallel(100);
+  large.set_ranks(3200);
+  large.set_pipelines(100);
+  large.set_chunks(1825);
+  for (int i = 0; i < 100; ++i) large.add_slice_counts(i < 72 ? 8 : i < 99 ? 6 : 4);
+  auto* groups = large.add_micro_batch_groups();
+  for (int i = 0; i < 17; ++i) groups->add_sp_degrees(i < 15 ? 8 : 4);
+  EXPECT_EQ(plan_decisions_summary(large),
+            "4 stages x 8 SP x 100 DP = 3200 ranks\n"
+            "K=8 (x72)/6 (x27)/4 (x1), 100 pipelines, 1825 chunks (SP groups 8 (x15)+4 (x2))\n");
+
   proto::PlanDecisions megatron;
   megatron.set_pipeline_stages(2);
   megatron.add_sp_degrees(1);
