@@ -101,6 +101,30 @@ std::uint32_t add_op(proto::RankProgram& program, const OpFields& op, std::span<
   return static_cast<std::uint32_t>(index);
 }
 
+namespace {
+
+template <typename T>
+void shrink_column(google::protobuf::RepeatedField<T>& column) {
+  if (column.Capacity() == column.size()) return;
+  google::protobuf::RepeatedField<T> tight(column);  // allocates its size, no more
+  column.Swap(&tight);
+}
+
+}  // namespace
+
+void shrink_to_fit(proto::RankProgram& program) {
+  shrink_column(*program.mutable_stream());
+  shrink_column(*program.mutable_code());
+  shrink_column(*program.mutable_target());
+  shrink_column(*program.mutable_size_bytes());
+  shrink_column(*program.mutable_detail());
+  shrink_column(*program.mutable_algorithm());
+  shrink_column(*program.mutable_duration_source());
+  shrink_column(*program.mutable_fixed_duration_ns());
+  shrink_column(*program.mutable_dep_op());
+  shrink_column(*program.mutable_dep_on());
+}
+
 void set_duration(proto::RankProgram& program, std::uint32_t index, proto::DurationSource source,
                   std::int64_t fixed_duration_ns) {
   if (program.duration_source().empty() && source == proto::DURATION_FROM_WORK && fixed_duration_ns == 0) return;

@@ -168,6 +168,10 @@ OpFields fields_of(OpView op);
 // Appends an op depending on `deps` (earlier ops of the program); returns its index.
 std::uint32_t add_op(proto::RankProgram& program, const OpFields& op, std::span<const std::uint32_t> deps = {});
 
+// Gives back each column's room beyond its size (a column grows by doubling:
+// a third of a large Schedule's memory was that room). One copy of the program.
+void shrink_to_fit(proto::RankProgram& program);
+
 // Sets where op `index`'s duration comes from (DURATION_FROM_WORK with 0, or
 // DURATION_FIXED with the duration).
 void set_duration(proto::RankProgram& program, std::uint32_t index, proto::DurationSource source,

@@ -46,6 +46,7 @@ ScheduleBuilder::ScheduleBuilder(std::uint32_t num_ranks, std::string scenario, 
     schedule_.add_placement();
     schedule_.add_programs();
   }
+  left_.assign(num_ranks, false);
 }
 
 void ScheduleBuilder::place(std::uint32_t rank, std::uint32_t node, std::uint32_t local_gpu) {
@@ -77,6 +78,11 @@ std::uint32_t ScheduleBuilder::group_size(std::uint32_t group) const {
 
 OpIndex ScheduleBuilder::append(std::uint32_t rank, const OpFields& op, std::span<const OpIndex> deps) {
   if (rank >= num_ranks()) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} out of range", rank));
+  if (rank != last_rank_ && !left_[last_rank_]) {
+    left_[last_rank_] = true;
+    shrink_to_fit(*schedule_.mutable_programs(static_cast<int>(last_rank_)));
+  }
+  last_rank_ = rank;
   auto& program = *schedule_.mutable_programs(static_cast<int>(rank));
   const auto index = static_cast<OpIndex>(program.stream_size());
   for (auto d : deps) {
@@ -90,6 +96,11 @@ OpIndex ScheduleBuilder::append(std::uint32_t rank, const OpFields& op, std::spa
                           "--max-memory");
   }
   return add_op(program, op, deps);
+}
+
+proto::Schedule ScheduleBuilder::finish() {
+  if (!left_.empty() && !left_[last_rank_]) shrink_to_fit(*schedule_.mutable_programs(static_cast<int>(last_rank_)));
+  return std::move(schedule_);
 }
 
 OpIndex ScheduleBuilder::compute(std::uint32_t rank, std::uint32_t stream, std::span<const OpIndex> deps,

@@ -67,13 +67,18 @@ class ScheduleBuilder {
   std::uint32_t num_ranks() const { return static_cast<std::uint32_t>(schedule_.programs_size()); }
   proto::ScheduleSummary* summary() { return schedule_.mutable_summary(); }
   const proto::Schedule& schedule() const { return schedule_; }
-  proto::Schedule finish() { return std::move(schedule_); }
+  proto::Schedule finish();
 
  private:
   OpIndex append(std::uint32_t rank, const OpFields& op, std::span<const OpIndex> deps);
 
   proto::Schedule schedule_;
   std::uint64_t ops_ = 0;  // appended so far
+  // The rank appended to last, and the ranks left once: a planner that builds
+  // rank by rank has each rank's columns shrunk to fit as it moves on (once a
+  // rank, so that one interleaving ranks copies each at most once).
+  std::uint32_t last_rank_ = 0;
+  std::vector<bool> left_;
   std::unordered_map<std::string, std::uint32_t> stream_ids_;
   SharedComputes shared_computes_;
 };
