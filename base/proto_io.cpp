@@ -169,8 +169,7 @@ std::string to_json(const google::protobuf::Message& message, std::size_t splice
   }
   if (spliced.empty()) return printed_json(message);
   // The rest of the message prints each spliced field as `"name": []` on a
-  // line of its own at the first level; the elements go between the brackets,
-  // each printed alone and indented two levels, as the printer lays them out.
+  // line of its own at the first level; its elements go between the brackets.
   std::unique_ptr<pb::Message> rest(message.New());
   rest->CopyFrom(message);
   for (const auto* field : spliced) rest->GetReflection()->ClearField(rest.get(), field);

@@ -32,9 +32,9 @@ std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes
 
 // JSON with snake_case field names (as in the .proto files) and default-valued
 // fields included, 2-space indented. A top-level repeated message field of
-// more than `splice_above` elements is printed element by element into its
-// place (the same text): protobuf's printer builds a tree node of about 150
-// bytes per field of the whole message first, 3 GB for a report of 1M ranks.
+// more than `splice_above` elements is printed `splice_above` elements at a
+// time into its place (the same text): protobuf's printer first builds a tree
+// node for every field of the whole message, 3 GB for a report of 1M ranks.
 inline constexpr std::size_t kJsonSpliceAbove = 1024;
 std::string to_json(const google::protobuf::Message& message, std::size_t splice_above = kJsonSpliceAbove);
 // Strict: unknown fields are errors. `source` names the input in messages.
