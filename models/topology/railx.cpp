@@ -134,7 +134,7 @@ const RailXTopology::Plan& RailXTopology::plan_for(std::uint32_t dim, std::uint3
           cycle = static_cast<std::int32_t>((r - p.needed) % p.cycle_count);
         }
         p.rail_cycle[r] = cycle;
-        rail_links[r] = cycle < 0 ? n / 2 : n;
+        rail_links[r] = n;  // a cycle's n circuits, or two for each of a matching's n / 2 pairs
       }
       p.cycles = std::move(d.cycles);
       p.matching = std::move(d.matching);
@@ -188,9 +188,12 @@ void RailXTopology::build_line(std::uint32_t dim, std::uint32_t index, Line& lin
         const auto& cycle = plan.cycles[static_cast<std::size_t>(plan.rail_cycle[r])];
         pa = cycle[j];
         pb = cycle[(j + 1) % n];
+      } else if (j % 2 == 0) {
+        pa = plan.matching[j / 2].first;
+        pb = plan.matching[j / 2].second;
       } else {
-        pa = plan.matching[j].first;
-        pb = plan.matching[j].second;
+        pa = plan.matching[j / 2].second;
+        pb = plan.matching[j / 2].first;
       }
       link.a = node_of_coord(line.members[pa]) * cpn + east;
       link.b = node_of_coord(line.members[pb]) * cpn + west;
@@ -220,7 +223,9 @@ LinkId RailXTopology::rail_link(const Line& line, std::uint32_t rail, std::uint3
   const std::int32_t cycle = plan.rail_cycle[rail];
   std::uint32_t index;
   if (cycle < 0) {
-    index = plan.match_index[a];
+    // The pair's circuit leaving a's east port: 2j from the pair's first vertex, 2j + 1 from its second.
+    const std::uint32_t j = plan.match_index[a];
+    index = 2 * j + (plan.matching[j].first == a ? 0 : 1);
   } else {
     const std::uint32_t n = plan.n;
     const std::uint32_t pa = plan.position[static_cast<std::size_t>(cycle) * n + a];
@@ -342,7 +347,10 @@ std::vector<LinkId> RailXTopology::links_between(std::uint32_t node_a, std::uint
   if (config_.mode == RailMode::AllToAll) {
     std::vector<std::uint32_t> rails;
     joining_rails(plan, pa, pb, &rails);
-    for (const auto r : rails) out.push_back(rail_link(line, r, pa, pb));
+    for (const auto r : rails) {
+      out.push_back(rail_link(line, r, pa, pb));
+      if (plan.rail_cycle[r] < 0) out.push_back(rail_link(line, r, pb, pa));  // a matched pair's second circuit
+    }
   } else {
     const std::uint32_t n = plan.n;
     for (std::uint32_t r = 0; r < plan.rails; ++r) {

@@ -20,10 +20,15 @@
 //                    circuits between the pair).
 //   all-to-all mode: the rails carry hamiltonian.h's decomposition of K_n: rails
 //                    0..c-1 the c = floor((n-1)/2) cycles, for even n rail c the
-//                    perfect matching (each node uses only its east or west port:
-//                    the first vertex of a matching edge its east port), and the
-//                    spare rails repeat the cycles round-robin (rail r >= floor(n/2)
-//                    carries cycle (r - floor(n/2)) mod c; for n = 2, the matching).
+//                    perfect matching, and the spare rails repeat the cycles
+//                    round-robin (rail r >= floor(n/2) carries cycle
+//                    (r - floor(n/2)) mod c; for n = 2, the matching). A matching
+//                    rail joins each matched pair twice, so that every port is
+//                    patched as on a cycle: the first vertex's east port to the
+//                    second's west port, then the second's east to the first's
+//                    west (a matched pair is a ring of two; with one circuit a
+//                    pair, half the rail's ports stayed dark and a chip whose X
+//                    and Y ports both fell dark had no network at all).
 //                    Needs floor(n/2) <= rails, i.e. n <= 2*rails + 1. Each
 //                    decomposition is verified when built (std::logic_error).
 // Links: node fabric, then the rows' rails (row-major, rail-major within a

@@ -85,17 +85,27 @@ TEST(RailX, CountsOddGrid) {
 }
 
 TEST(RailX, CountsEvenGrid) {
-  // rails 4 per dimension. Rows of 4: cycle, matching, 2 spare cycles -> 4+2+4+4.
-  // Columns of 6: 2 cycles, matching, 1 spare -> 6+6+3+6.
+  // rails 4 per dimension. Rows of 4: cycle, matching, 2 spare cycles -> 4+4+4+4
+  // (a matching joins each of its n/2 pairs twice). Columns of 6: 2 cycles,
+  // matching, 1 spare -> 6+6+6+6.
   auto t = build_topology(railx(4, 6, 4, 2, 2));
   const auto& rx = dynamic_cast<const RailXTopology&>(*t);
-  EXPECT_EQ(rx.rail_links(), 6u * 14 + 4u * 21);
+  EXPECT_EQ(rx.rail_links(), 6u * 16 + 4u * 24);
   EXPECT_EQ(rx.healthy_rail_links(), rx.rail_links());
   expect_lines_all_to_all(rx);
-  // Node pair (0,1) in a row of 4 on cycle 0 is joined by rails 0, 2 and 3.
+  // In a row of 4, node 0's cycle neighbours are joined by rails 0, 2 and 3,
+  // its matched node by the matching rail's two circuits.
   std::set<std::size_t> counts;
   for (std::uint32_t b = 1; b < 4; ++b) counts.insert(rx.links_between(0, b).size());
-  EXPECT_EQ(counts, (std::set<std::size_t>{1, 3}));
+  EXPECT_EQ(counts, (std::set<std::size_t>{2, 3}));
+  // Every port is patched: each chip has its 2 X and 2 Y circuit ends.
+  std::vector<std::uint32_t> ends(t->chips(), 0);
+  for (const auto& l : t->links()) {
+    if (l.intra_node) continue;
+    ++ends[l.a];
+    ++ends[l.b];
+  }
+  for (VertexId c = 0; c < t->chips(); ++c) EXPECT_EQ(ends[c], 4u) << "chip " << c;
 }
 
 TEST(RailX, EcmpSpreadsAPairOverItsSpareRails) {
@@ -103,7 +113,7 @@ TEST(RailX, EcmpSpreadsAPairOverItsSpareRails) {
   // {0, 1}, {3, 2} on rail 1; nodes 0 and 2 share the cycle's rails.
   auto t = build_topology(railx(4, 1, 4, 2, 2));
   const auto& rx = dynamic_cast<const RailXTopology&>(*t);
-  ASSERT_EQ(rx.links_between(0, 1).size(), 1u);
+  ASSERT_EQ(rx.links_between(0, 1).size(), 2u);
   ASSERT_EQ(rx.links_between(0, 2).size(), 3u);
   std::set<LinkId> used;
   std::vector<LinkId> path;
@@ -179,10 +189,11 @@ TEST(RailX, NodeFailureRebuildsRowAndColumn) {
   EXPECT_EQ(report.rebuilt_rows, (std::vector<std::uint32_t>{2}));
   EXPECT_EQ(report.rebuilt_columns, (std::vector<std::uint32_t>{2}));
   EXPECT_EQ(report.row_sizes, (std::vector<std::uint32_t>{4}));
-  // Row of 5: 2 rails x 5 = 10 circuits; of 4: a cycle (4) and the matching (2).
-  EXPECT_EQ(report.rail_links_lost, 2u * (10 - 6));
-  EXPECT_DOUBLE_EQ(report.rail_bandwidth_lost.value, 8 * 112.5e9);
-  EXPECT_DOUBLE_EQ(report.injection_bandwidth_lost.value, 16 * 112.5e9);
+  // Row of 5: 2 rails x 5 = 10 circuits; of 4: a cycle (4) and the matching
+  // (4: two circuits for each of its 2 pairs). Only the failed node's 8 ports go dark.
+  EXPECT_EQ(report.rail_links_lost, 2u * (10 - 8));
+  EXPECT_DOUBLE_EQ(report.rail_bandwidth_lost.value, 4 * 112.5e9);
+  EXPECT_DOUBLE_EQ(report.injection_bandwidth_lost.value, 8 * 112.5e9);
   EXPECT_NE(report.summary().find("rebuilt row 2 over its 4 live nodes"), std::string::npos) << report.summary();
   // No link touches the failed node's chips except its own (failed) fabric.
   for (const auto& l : t->links()) {

@@ -452,6 +452,22 @@ TEST(Metrics, RailXIsCheapPerInjectionAgainstTheFatTree) {
   EXPECT_EQ(m.inventory.electrical_switch_ports, 0u);
 }
 
+// Even grids (K_n of even n: cycles and a perfect matching) patch every port as
+// odd ones do: 4x4, 2x8 and 8x8 used to report 0 B/s all-reduce and all-to-all
+// (a chip whose X and Y matching ports both stayed dark) and 87.5 GB/s
+// injection where each chip has 200.
+TEST(Metrics, EvenRailXGridsUseEveryPort) {
+  for (const auto& [nx, ny] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{4, 4}, {2, 8}, {8, 8}, {5, 5}}) {
+    const auto m = measure_topology(*build_topology(railx(nx, ny, 8, 1)), default_network_prices());
+    EXPECT_TRUE(m.connected) << nx << "x" << ny;
+    EXPECT_DOUBLE_EQ(m.injection_bandwidth_per_chip_Bps, 200 * kGB) << nx << "x" << ny;
+    EXPECT_DOUBLE_EQ(m.injection_bandwidth_Bps, 200 * kGB * nx * ny * 8) << nx << "x" << ny;
+    EXPECT_DOUBLE_EQ(m.allreduce_bandwidth_Bps, 200 * kGB) << nx << "x" << ny;
+    EXPECT_GT(m.alltoall_bandwidth_Bps, 0.0) << nx << "x" << ny;
+    EXPECT_LE(m.alltoall_bandwidth_Bps, m.allreduce_bandwidth_Bps) << nx << "x" << ny;
+  }
+}
+
 // ------------------------------------------------------------------- failures
 
 TEST(Failures, AFailedNicSlowsTheRingAndShrinksInjection) {
@@ -481,18 +497,15 @@ TEST(Failures, RailXRebuildsAroundAFailedNode) {
   EXPECT_EQ(failed.live_chips, healthy.live_chips - 8);
   EXPECT_EQ(failed.inter_node_diameter_hops, 2);
   // Row 4 and column 4 close over their 8 survivors: K_8 = 3 Hamiltonian
-  // cycles + 1 perfect matching, so on the matching's rail each node patches
-  // only one of its two ports: chips 6 and 7 (rail 3's ports, one X port per
-  // chip) of those nodes keep one ring port of two, and the ring all-reduce
-  // runs at their pace.
-  EXPECT_DOUBLE_EQ(failed.allreduce_bandwidth_Bps, healthy.allreduce_bandwidth_Bps / 2);
+  // cycles + 1 perfect matching, whose rail joins each matched pair twice, so
+  // every survivor keeps both its ports and the ring all-reduce its pace.
+  EXPECT_DOUBLE_EQ(failed.allreduce_bandwidth_Bps, healthy.allreduce_bandwidth_Bps);
   const auto impact = failure_impact(healthy, failed, *t);
   EXPECT_EQ(impact.failed_nodes, 1u);
   EXPECT_EQ(impact.chips_lost, 8u);
-  // The node's 8 chips (200 GB/s each), and one unpatched 100 GB/s port in
-  // each of the 16 nodes of the rebuilt row and column; RailX's own account
+  // The node's 8 chips (200 GB/s each) and nothing else; RailX's own account
   // (2 ends per circuit lost) agrees.
-  EXPECT_NEAR(impact.injection_lost_Bps, 8 * 200 * kGB + 16 * 100 * kGB, 1.0);
+  EXPECT_NEAR(impact.injection_lost_Bps, 8 * 200 * kGB, 1.0);
   const auto report = dynamic_cast<const RailXTopology&>(*t).failure_report();
   EXPECT_NEAR(report.injection_bandwidth_lost.value, impact.injection_lost_Bps, 1.0);
 }
