@@ -1,6 +1,7 @@
 #include "sim/cli/command_options.h"
 
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -105,8 +106,14 @@ void add_scenario_options(po::options_description& options) {
 
 std::vector<std::string> overrides_from(const po::variables_map& vars) {
   std::vector<std::string> overrides;
-  if (vars.count("strategy")) overrides.push_back("plan.strategy=" + vars["strategy"].as<std::string>());
-  if (vars.count("engine")) overrides.push_back("simulation.engine=" + vars["engine"].as<std::string>());
+  // An empty name in a scenario means the default; on the command line it is a
+  // slip (an unset shell variable), not a request for the default.
+  for (const auto& [option, field] : {std::pair{"strategy", "plan.strategy"}, std::pair{"engine", "simulation.engine"}}) {
+    if (!vars.count(option)) continue;
+    const auto& name = vars[option].as<std::string>();
+    if (name.empty()) throw InputError(fmt::format("--{}: must not be empty (it overrides {})", option, field));
+    overrides.push_back(fmt::format("{}={}", field, name));
+  }
   if (vars.count("set")) {
     for (const auto& s : vars["set"].as<std::vector<std::string>>()) overrides.push_back(s);
   }
@@ -177,6 +184,18 @@ std::string option_names(const po::options_description& options) {
   std::vector<std::string> names;
   for (const auto& option : options.options()) names.push_back("--" + option->long_name());
   return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string unexpected_argument_message(std::string_view name, const std::vector<std::string>& positionals,
+                                        const std::vector<std::string>& args, const po::options_description& options,
+                                        std::string_view title) {
+  const auto parsed = po::command_line_parser(args).options(options).allow_unregistered().run();
+  const auto plain = po::collect_unrecognized(parsed.options, po::include_positional);
+  const std::string extra = plain.size() > positionals.size() ? plain[positionals.size()] : "";
+  const std::string takes = positionals.empty() ? "no positional argument"
+                                                : fmt::format("{} positional argument{} ({})", positionals.size(),
+                                                              positionals.size() == 1 ? "" : "s", fmt::join(positionals, ", "));
+  return fmt::format("{}: unexpected argument '{}': it takes {}; see {} --help", name, extra, takes, title);
 }
 
 }  // namespace eppsim

@@ -46,5 +46,11 @@ std::filesystem::path output_directory_of(const po::variables_map& vars);
 void require_utf8_arguments(std::string_view command, const po::variables_map& vars);
 // --name for each option of `options`, for error messages.
 std::string option_names(const po::options_description& options);
+// For a command line with more plain arguments than `positionals` (boost says
+// only "too many"): "NAME: unexpected argument 'X': it takes 1 positional
+// argument (scenario); see TITLE --help".
+std::string unexpected_argument_message(std::string_view name, const std::vector<std::string>& positionals,
+                                        const std::vector<std::string>& args, const po::options_description& options,
+                                        std::string_view title);
 
 }  // namespace eppsim

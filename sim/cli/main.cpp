@@ -539,6 +539,9 @@ int run_command(const Command& command, const std::vector<std::string>& args) {
     }
     po::notify(vars);
     require_utf8_arguments(command.name, vars);
+  } catch (const po::too_many_positional_options_error&) {
+    throw InputError(unexpected_argument_message(command.name.empty() ? "(no command)" : command.name, command.positionals,
+                                                 args, options, title));
   } catch (const po::error& e) {
     throw InputError(fmt::format("{}: {} (options: {}; see {} --help)", command.name.empty() ? "(no command)" : command.name,
                                  e.what(), option_names(options), title));
