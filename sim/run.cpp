@@ -184,8 +184,11 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
                        : run_engine(schedule, cluster, &faults, TraceDetail{true, detail.ranks}, &coverage,
                                     &result.estimated_peak_bytes);
   } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", schedule_source.empty() ? std::string_view(cluster.source) : schedule_source,
-                                 e.what()));
+    // Name the input the engine refused, unless the error already does (a
+    // scenario's faults name their own file and field).
+    const std::string_view source = schedule_source.empty() ? std::string_view(cluster.source) : schedule_source;
+    if (std::string_view(e.what()).starts_with(fmt::format("{}:", source))) throw;
+    throw InputError(fmt::format("{}: {}", source, e.what()));
   }
   RunContext context;
   context.scenario = cluster.proto.name();

@@ -255,6 +255,12 @@ CASES = [
          "cluster.topology.railx.ocs_radix: must be <= 65536"),
     Case("topology-output-file", "output", "topo -o at a regular file",
          ["topo", "{b}/topo.textproto", "-o", "{d}/out"], "{d}/out: exists and is not a directory", {"out": "keep me\n"}),
+    Case("fault-link-no-vertex", "scenario", "a fault on a link whose end names no vertex of the network",
+         RUN, "{d}/s.textproto: faults[0].link_failure.link: topology 'simple': no vertex 'leaf9' (simple has 1 leaf vertices, leaf0..leaf0)",
+         {"s.textproto": scenario(append='faults { at: "0s" link_failure { link: "chip0-leaf9" } }\n')}),
+    Case("fault-link-not-joined", "scenario", "a fault on a link between two vertices that no link joins",
+         RUN, "{d}/s.textproto: faults[0].link_degraded.link: no live link joins chip0 and chip5 in topology 'simple'",
+         {"s.textproto": scenario(append='faults { at: "0s" link_degraded { link: "chip0-chip5" bandwidth_factor: 0.5 } }\n')}),
     # ------------------------------------------------------------ --set
     Case("capital-utilisation-over-one", "command line", "a utilisation above 1",
          run_set("cluster.capital.utilisation=1.5"),
