@@ -127,7 +127,7 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
     *trace = read_trace(request.input);
     require_complete_trace(*trace, request.input, "replay");
     require_every_rank(*trace, request.input, "replay");
-    const auto dir = request.input.parent_path();
+    const auto dir = trace_file_of(request.input).parent_path();  // a run directory: its own files
     schedule_path = request.schedule.value_or(dir / "schedule.pb");
     if (!request.schedule && !std::filesystem::exists(schedule_path)) {
       throw InputError(fmt::format("replay: {} has no schedule.pb beside it (the run wrote none?); name the Schedule "

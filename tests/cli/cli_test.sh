@@ -178,6 +178,9 @@ check "export timeline of ranks of interest" 0 "" -- "$eppsim" export timeline "
   { echo "FAIL export timeline of ranks of interest: not the kept ranks"; failures=$((failures + 1)); }
 check "replay of ranks of interest" 2 "replay needs every rank's: rerun with --trace-ranks all" -- \
   "$eppsim" replay "$work/auto/trace.pb" --cluster "$src/scenarios/faults.textproto" -o "$work/auto_replay"
+# A run directory names its trace, Schedule and scenario at once.
+check "replay of a run directory" 0 "" -- "$eppsim" replay "$work/run" --cluster "$src/scenarios/quickstart.textproto" \
+  -o "$work/dir_replay"
 check "run --trace-ranks past the ranks" 2 "--trace-ranks 2,8: there are ranks 0 to 7" -- \
   "$eppsim" run "$src/scenarios/faults.textproto" --trace-ranks 2,8 -o "$work/auto_bad"
 check "export unknown format" 2 "export: unknown format 'svg' (known: chrome, perfetto, timeline, chakra)" -- \
