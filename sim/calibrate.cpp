@@ -39,9 +39,16 @@ bool one_of(const std::string& value, std::initializer_list<std::string_view> kn
   return std::find(known.begin(), known.end(), value) != known.end();
 }
 
+// One kernel or call timed: an hour is far past any benchmark row, and a time
+// near 1e308 (a corrupted file) would make the fit's quality NaN.
+constexpr double kMaxMeasuredSeconds = 3600.0;
+
+// A measured time in seconds: present, > 0 and at most kMaxMeasuredSeconds.
 void require_positive(std::string_view file, const std::string& field, bool present, double value) {
   if (!present) fail(file, field, "is missing");
-  if (!(value > 0.0) || !std::isfinite(value)) fail(file, field, fmt::format("must be finite and > 0, got {}", value));
+  if (!(value > 0.0) || !(value <= kMaxMeasuredSeconds)) {
+    fail(file, field, fmt::format("must be > 0 and at most {} s (one kernel or call timed), got {}", kMaxMeasuredSeconds, value));
+  }
 }
 
 void require_positive_time(const proto::BenchResult& r, std::string_view file, const std::string& row) {

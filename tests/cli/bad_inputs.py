@@ -397,6 +397,10 @@ CASES = [
          ["presets", "--log=verbose"], "--log 'verbose': unknown log level 'verbose'"),
     Case("cli-calibrate-missing", "command line", "calibrate from a missing bench file",
          ["calibrate", "{d}/b.json", "-o", "{d}/c.textproto"], "{d}/b.json: cannot open: No such file or directory"),
+    Case("cli-calibrate-huge-time", "command line", "calibrate from a bench row timed at 1e308 s (finite, but no kernel takes that)",
+         ["calibrate", "{d}/b.json", "-o", "{d}/c.textproto"],
+         "{d}/b.json: results[0].time_s: must be > 0 and at most 3600 s (one kernel or call timed), got 1e+308",
+         {"b.json": TINY_COMPUTE_BENCH.replace('"time_s": 0.001', '"time_s": 1e308')}),
     Case("cli-calibrate-broken", "command line", "calibrate from a bench file that is not JSON",
          ["calibrate", "{d}/b.json", "-o", "{d}/c.textproto"], "{d}/b.json: not a valid JSON eppsim.proto.BenchFile message", {"b.json": "{"}),
     # ------------------------------------------------------------ eppsim-bench (skipped where it is not built)

@@ -422,7 +422,10 @@ TEST(ReadBenchFile, ErrorsNameFileFieldAndRule) {
                                fmt::format(R"({{{}, "results": [{{"op": "all-reduce", "bytes": 1024, "group_size": 2}}]}})", head))),
               HasSubstr(path("time.json") + ": results[0].time_s: is missing"));
   EXPECT_THAT(read_error(write("neg.json", fmt::format(R"({{{}, "results": [{{"op": "all-reduce", "bytes": 1024, "group_size": 2, "time_s": -1}}]}})", head))),
-              HasSubstr("results[0].time_s: must be finite and > 0, got -1"));
+              HasSubstr("results[0].time_s: must be > 0 and at most 3600 s (one kernel or call timed), got -1"));
+  // A time near the largest double passed as finite and made the fit's r^2 NaN.
+  EXPECT_THAT(read_error(write("huge.json", fmt::format(R"({{{}, "results": [{{"op": "all-reduce", "bytes": 1024, "group_size": 2, "time_s": 1e308}}]}})", head))),
+              HasSubstr("results[0].time_s: must be > 0 and at most 3600 s (one kernel or call timed), got 1e+308"));
   EXPECT_THAT(read_error(write("wrong.json", fmt::format(R"({{{}, "results": [{{"op": "all-reduce", {}, "correct": false}}]}})", head, row))),
               HasSubstr("results[0].correct: is false"));
   EXPECT_THAT(read_error(write("p2p.json", fmt::format(R"({{{}, "results": [{{"op": "send-recv", "bytes": 8, "group_size": 4, "time_s": 1}}]}})", head))),
@@ -533,7 +536,7 @@ TEST(ReadBenchFile, InterferenceErrorsNameFileFieldAndRule) {
   EXPECT_THAT(error("beside.json", R"("tokens": 64, )" + times, head),
               HasSubstr((dir / "beside.json").string() + ": results[0].comm_beside_s: is missing"));
   EXPECT_THAT(error("zero.json", R"("tokens": 64, "comm_beside_s": 0, )" + times, head),
-              HasSubstr("results[0].comm_beside_s: must be finite and > 0, got 0"));
+              HasSubstr("results[0].comm_beside_s: must be > 0 and at most 3600 s (one kernel or call timed), got 0"));
   EXPECT_THAT(error("tokens.json", R"("comm_beside_s": 2e-4, )" + times, head), HasSubstr("results[0].tokens: is missing"));
   EXPECT_THAT(error("kernel.json", R"("kernel": "layer", )" + good, head),
               HasSubstr("results[0].kernel: a comm or interference file holds op rows, not kernel rows"));
