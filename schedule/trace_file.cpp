@@ -41,6 +41,33 @@ void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& 
   }
 }
 
+// Every event lies in the step: it starts at 0 or later, ends no earlier than
+// it starts and, in a step that completed, no later than step_time_ns after
+// the earliest start (the step's start: 0 in what eppsim and eppsim-run write;
+// validate measures from it too). The exports, diff and validate draw and
+// subtract these times.
+void check_event_times(const proto::Trace& trace, const std::filesystem::path& file) {
+  const auto& starts = trace.op_events().start_ns();
+  const auto& ends = trace.op_events().end_ns();
+  const bool complete = !trace.has_incomplete();
+  const std::int64_t origin = starts.empty() ? 0 : *std::min_element(starts.begin(), starts.end());
+  for (int i = 0; i < starts.size(); ++i) {
+    if (starts[i] < 0) {
+      throw InputError(fmt::format("{}: op_events.start_ns[{}]: must be >= 0 (the step starts at 0), got {}",
+                                   file.string(), i, starts[i]));
+    }
+    if (ends[i] < starts[i]) {
+      throw InputError(fmt::format("{}: op_events.end_ns[{}]: must be >= its start_ns ({}), got {}", file.string(), i,
+                                   starts[i], ends[i]));
+    }
+    if (complete && ends[i] - origin > trace.step_time_ns()) {
+      throw InputError(fmt::format("{}: op_events.end_ns[{}]: must be at most step_time_ns ({}) after the earliest "
+                                   "start ({}): an op cannot outlast the step, got {}",
+                                   file.string(), i, trace.step_time_ns(), origin, ends[i]));
+    }
+  }
+}
+
 // The events [begin, end) of `columns`, as a part of a trace stream.
 proto::Trace event_slice(const proto::OpEvents& columns, int begin, int end) {
   proto::Trace part;
@@ -148,6 +175,7 @@ proto::Trace read_trace(const std::filesystem::path& path) {
       }
     }
   }
+  check_event_times(trace, file);
   for (int i = 0; i < trace.memory_size(); ++i) {
     if (trace.memory(i).rank() >= trace.num_ranks()) {
       throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,

@@ -67,6 +67,7 @@ TEST_F(TraceFile, ABinaryTraceIsWrittenAsAStreamOfPartsAndReadBackWhole) {
     e.end_ns = i + 1;
     add_event(*trace.mutable_op_events(), e);
   }
+  trace.set_step_time_ns(kEvents);  // the events lie in the step (read_trace checks)
   for (int i = 0; i < 5; ++i) {
     auto* busy = trace.add_busy();
     busy->set_rank(static_cast<std::uint32_t>(i % 2));
