@@ -94,10 +94,15 @@ std::pair<int, int> line_and_column(std::string_view text, std::size_t offset) {
   return {line, static_cast<int>(offset - line_begin) + 1};
 }
 
-// protobuf's errors about a value ("Expected integer, got: -") do not name the
-// field: prefix the name that precedes the error's column on its line.
+// protobuf's errors about a value ("Expected integer, got: -", or got: "32"
+// for a quoted number) do not name the field: prefix the name that precedes
+// the error's column on its line. Errors that name their field ('... field
+// "x"', '... field named "x"') are left as they are.
 void name_the_field(std::string_view text, TextParseError& error) {
-  if (error.line <= 0 || error.message.find('"') != std::string::npos) return;
+  if (error.line <= 0 || error.message.find("field \"") != std::string::npos ||
+      error.message.find("field named \"") != std::string::npos) {
+    return;
+  }
   const auto line = line_of(text, error.line);
   if (!line) return;
   std::string_view before = line->substr(0, std::min<std::size_t>(line->size(), error.column - 1));

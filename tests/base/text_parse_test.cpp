@@ -44,6 +44,21 @@ TEST(TryParseText, ErrorPastTheEndHasNoLine) {
   EXPECT_FALSE(error->message.empty());
 }
 
+// A value error names its field, also when the value is quoted (a number
+// written as a string); an error that names its field keeps its own words.
+TEST(TryParseText, ValueErrorsNameTheField) {
+  proto::Scenario s;
+  auto error = try_parse_text("cluster {\n  nodes: \"32\"\n}\n", &s);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message, "nodes: Expected integer, got: \"32\"");
+  error = try_parse_text("seed: x\n", &s);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->message, "seed: Expected integer, got: x");
+  error = try_parse_text("workload { over_max_length: CUT }\n", &s);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_THAT(error->message, ::testing::StartsWith("Unknown enumeration value of \"CUT\" for field \"over_max_length\""));
+}
+
 TEST(ParseTextStrict, ThrowsWithSourceLineAndColumn) {
   proto::Scenario s;
   try {

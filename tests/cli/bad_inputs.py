@@ -76,6 +76,8 @@ CASES = [
          {"s.textproto": lambda b: scenario()(b).rstrip().removesuffix(b"}")}),
     Case("scenario-negative-uint", "scenario", "a negative number in an unsigned field",
          RUN, "{d}/s.textproto:20:17: global_batch: Expected integer, got: -", {"s.textproto": scenario(("global_batch: 32", "global_batch: -1"))}),
+    Case("scenario-quoted-number", "scenario", "a number written as a string",
+         RUN, '{d}/s.textproto:20:17: global_batch: Expected integer, got: "32"', {"s.textproto": scenario(("global_batch: 32", 'global_batch: "32"'))}),
     Case("scenario-uint-overflow", "scenario", "a number past 2^32 in a 32-bit field",
          RUN, "{d}/s.textproto:20:17: global_batch: Integer out of range (99999999999)",
          {"s.textproto": scenario(("global_batch: 32", "global_batch: 99999999999"))}),
