@@ -17,6 +17,7 @@
 #include "base/errors.h"
 #include "base/interrupt.h"
 #include "base/memory_limit.h"
+#include "base/protobuf_log.h"
 #include "base/proto_io.h"
 
 namespace eppsim {
@@ -141,9 +142,10 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
       throw fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", parts, bytes, left));
     }
     const auto limit = coded.PushLimit(static_cast<int>(bytes));
+    const ProtobufLogCapture said;
     if (!message->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
         coded.BytesUntilLimit() != 0) {
-      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}", parts, bytes, type));
+      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}{}", parts, bytes, type, said.detail()));
     }
     coded.PopLimit(limit);
     ++parts;

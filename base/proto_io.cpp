@@ -27,6 +27,7 @@
 #include "base/errors.h"
 #include "base/atomic_file.h"
 #include "base/text_parse.h"
+#include "base/protobuf_log.h"
 
 namespace eppsim {
 namespace {
@@ -251,8 +252,9 @@ void from_binary(std::string_view bytes, google::protobuf::Message* message, std
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError(fmt::format("{}: {} bytes is too large for a binary message (at most 2 GiB)", source,
                                  bytes.size()));
+  const ProtobufLogCapture said;
   if (!message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw InputError(fmt::format("{}: not a valid binary {} message", source, message->GetTypeName()));
+    throw InputError(fmt::format("{}: not a valid binary {} message{}", source, message->GetTypeName(), said.detail()));
   if (const std::string unknown = unknown_field_path(*message); !unknown.empty()) {
     throw InputError(fmt::format("{}: binary {} message has fields unknown to this build in {} (written by a "
                                  "newer eppsim, or a different message type?)",

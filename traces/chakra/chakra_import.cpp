@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/protobuf_log.h"
 #include "traces/chakra/chakra_attributes.h"
 #include "schedule/schedule_validation.h"
 #include "schedule/program_ops.h"
@@ -65,7 +66,11 @@ proto::CollectiveKind collective_kind(std::uint64_t comm_type, std::string_view 
 template <typename Message>
 Message parse_bytes(const std::string& bytes, std::string_view attribute, std::string_view where) {
   Message m;
-  if (!m.ParseFromString(bytes)) throw InputError(fmt::format("{}: attribute {}: not a valid {}", where, attribute, Message::descriptor()->name()));
+  const ProtobufLogCapture said;
+  if (!m.ParseFromString(bytes)) {
+    throw InputError(fmt::format("{}: attribute {}: not a valid {}{}", where, attribute, Message::descriptor()->name(),
+                                 said.detail()));
+  }
   return m;
 }
 

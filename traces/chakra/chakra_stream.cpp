@@ -8,6 +8,7 @@
 
 #include "base/errors.h"
 #include "base/proto_io.h"
+#include "base/protobuf_log.h"
 
 namespace eppsim {
 namespace {
@@ -53,9 +54,11 @@ ChakraRankTrace parse_chakra_stream(std::string_view bytes, std::string_view sou
                                    source, offset, what, length, bytes.size()));
     }
     const auto size = static_cast<int>(length);
+    const ProtobufLogCapture said;
     if (!have_metadata) {
       if (!trace.metadata.ParseFromArray(data + body, size)) {
-        throw InputError(fmt::format("{}: byte {} (GlobalMetadata): not a valid GlobalMetadata message", source, offset));
+        throw InputError(fmt::format("{}: byte {} (GlobalMetadata): not a valid GlobalMetadata message{}", source, offset,
+                                     said.detail()));
       }
       have_metadata = true;
     } else {
@@ -64,7 +67,7 @@ ChakraRankTrace parse_chakra_stream(std::string_view bytes, std::string_view sou
       }
       chakra::Node node;
       if (!node.ParseFromArray(data + body, size)) {
-        throw InputError(fmt::format("{}: byte {} ({}): not a valid Node message", source, offset, what));
+        throw InputError(fmt::format("{}: byte {} ({}): not a valid Node message{}", source, offset, what, said.detail()));
       }
       trace.nodes.push_back(std::move(node));
     }
