@@ -19,6 +19,7 @@
 #include "base/interrupt.h"
 #include "base/log.h"
 #include "base/progress.h"
+#include "base/standard_output.h"
 #include "sim/calibrate.h"
 #include "sim/cli/command_options.h"
 #include "sim/cli/presets.h"
@@ -580,7 +581,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   eppsim::install_interrupt_handlers();
   try {
-    return eppsim::dispatch(argc, argv);
+    return eppsim::flush_standard_output("eppsim", eppsim::dispatch(argc, argv));
   } catch (const eppsim::Interrupted& e) {
     std::cerr << "eppsim: " << e.what() << ": the output directory keeps what it held before\n";
     return 128 + e.signal();

@@ -178,6 +178,14 @@ check "export timeline of ranks of interest" 0 "" -- "$eppsim" export timeline "
   { echo "FAIL export timeline of ranks of interest: not the kept ranks"; failures=$((failures + 1)); }
 check "replay of ranks of interest" 2 "replay needs every rank's: rerun with --trace-ranks all" -- \
   "$eppsim" replay "$work/auto/trace.pb" --cluster "$src/scenarios/faults.textproto" -o "$work/auto_replay"
+# A summary nobody received is a failure: stdout on a full disk exits 1 and says why.
+if [ -c /dev/full ]; then
+  "$eppsim" presets >/dev/full 2>"$work/full.err"
+  status=$?
+  if [ $status -ne 1 ] || ! grep -qx "eppsim: failure: cannot write to standard output: No space left on device" "$work/full.err"; then
+    echo "FAIL presets > /dev/full: exit $status, stderr: $(cat "$work/full.err")"; failures=$((failures + 1))
+  fi
+fi
 # A run directory names its trace, Schedule and scenario at once.
 check "replay of a run directory" 0 "" -- "$eppsim" replay "$work/run" --cluster "$src/scenarios/quickstart.textproto" \
   -o "$work/dir_replay"
