@@ -72,8 +72,16 @@ STEP_1K_SETS = ["cluster.nodes=128", "workload.global_batch=1024"]
 RING_4096 = "scenarios/bench/allreduce_ring_4096.textproto"
 RING_1024 = "scenarios/bench/allreduce_ring_1024.textproto"
 RAILX = "scenarios/railx_200k.textproto"
-RAILX_100K_SETS = ["cluster.nodes=3136", "cluster.topology.railx.nx=56", "cluster.topology.railx.ny=56",
-                   "cluster.compare_topologies=[]", "workload.global_batch=50176"]
+
+
+def railx_grid_sets(grid):
+    """railx_200k cut to grid x grid nodes of 32 chips, half a sequence a chip, no compared topologies."""
+    nodes = grid * grid
+    return ["cluster.compare_topologies=[]", f"cluster.nodes={nodes}", f"cluster.topology.railx.nx={grid}",
+            f"cluster.topology.railx.ny={grid}", f"workload.global_batch={nodes * 16}"]
+
+
+RAILX_100K_SETS = railx_grid_sets(56)  # 100,352 GPUs
 GIB = 1024.0 ** 3
 SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
             "plan_scale", "railx_1m"]
@@ -216,6 +224,11 @@ def summary(record):
     return ", ".join(parts)
 
 
+def within(record, wall_s, gib):
+    """A run with default outputs that finished under `wall_s` seconds and `gib` GiB of peak RSS."""
+    return record.get("wall_s", 1e9) < wall_s and record.get("peak_rss_bytes", 1e99) < gib * GIB
+
+
 def met(value, limit):
     return None if value is None else value < limit
 
@@ -229,9 +242,9 @@ def targets(result, strategies):
                step[s]["peak_rss_bytes"] < 8 * GIB for s in strategies]
     flow = result.get("flow_1024", {})
     outputs = result.get("outputs_16k", {})
-    outputs_ok = {s: r.get("wall_s", 1e9) < 60 and r.get("peak_rss_bytes", 1e99) < 8 * GIB for s, r in outputs.items()}
-    railx_ok = {s: r.get("wall_s", 1e9) < 120 and r.get("peak_rss_bytes", 1e99) < 16 * GIB
-                for s, r in result.get("railx_200k", {}).items()}
+    outputs_ok = {s: within(r, 60, 8) for s, r in outputs.items()}
+    railx_ok = {s: within(r, 120, 16) for s, r in result.get("railx_200k", {}).items()}
+    railx_1m_ok = {s: within(r, 300, 20) for s, r in result.get("railx_1m", {}).items()}
     return {
         "step_16k_default_outputs_under_60_s_and_8_GiB_every_strategy": {
             "met": bool(outputs_ok) and all(outputs_ok.values()) if outputs else None,
@@ -240,10 +253,8 @@ def targets(result, strategies):
             "met": all(railx_ok.values()) if railx_ok else None,
             "strategies_meeting": [s for s, ok in railx_ok.items() if ok]},
         "railx_1m_default_outputs_under_300_s_and_20_GiB_packed_1f1b_and_epp": {
-            "met": all(r.get("wall_s", 1e9) < 300 and r.get("peak_rss_bytes", 1e99) < 20 * GIB
-                       for r in result["railx_1m"].values()) if result.get("railx_1m") else None,
-            "strategies_meeting": [s for s, r in result.get("railx_1m", {}).items()
-                                   if r.get("wall_s", 1e9) < 300 and r.get("peak_rss_bytes", 1e99) < 20 * GIB]},
+            "met": all(railx_1m_ok.values()) if railx_1m_ok else None,
+            "strategies_meeting": [s for s, ok in railx_1m_ok.items() if ok]},
         "engine_5M_ops_per_s_every_strategy": {
             "met": (len(ops_known) == len(ops) and min(ops_known) >= 5e6) if ops else None,
             "slowest_ops_per_s": min(ops_known) if ops_known else None},
@@ -377,12 +388,6 @@ def measure_ring(args, result):
     log(f"ring 4096: {summary(ring)}, eppsim run {ring['eppsim_run_wall_s']} s")
 
 
-def plan_scale_sets(grid):
-    nodes = grid * grid
-    return ["cluster.compare_topologies=[]", f"cluster.nodes={nodes}", f"cluster.topology.railx.nx={grid}",
-            f"cluster.topology.railx.ny={grid}", f"workload.global_batch={nodes * 16}"]
-
-
 def measure_plan_scale(args, strategies):
     """(h) per strategy, the probe's planning time at each of PLAN_SCALE_GRIDS (median of --repeat
     runs) and the exponent k of time ~ GPUs^k fitted by least squares from 4,608 GPUs up."""
@@ -390,7 +395,7 @@ def measure_plan_scale(args, strategies):
     for s in strategies:
         points = {}
         for grid in PLAN_SCALE_GRIDS:
-            sets = plan_scale_sets(grid) + [f"plan.strategy={s}"] + RAILX_200K_SETS.get(s, [])
+            sets = railx_grid_sets(grid) + [f"plan.strategy={s}"] + RAILX_200K_SETS.get(s, [])
             runs = []
             for _ in range(args.repeat):
                 record = probe_once(args, RAILX, sets, args.limit_outputs, ["--plan-only"])
