@@ -1,35 +1,62 @@
 #!/usr/bin/env bash
-# The CUDA backend on one GPU (runtime/README.md, "On a GPU"): its unit tests,
-# the layer, GEMM and attention benchmarks of scenarios/validation/gpu1 and of a
-# Llama-2 7B layer, and the gpu1 step run for real by eppsim-run; then PyTorch's
-# GEMMs and SDPA attention on the same shapes, for reference, where python3 has
-# torch. Every step is bounded and reports its exit status; the files go to OUT.
-# usage: scripts/gpu-check.sh OUT [SCHEDULE]
-#   needs eppsim-bench, eppsim-run, runtime_cuda_compute_test and mpirun on PATH
-#   (a build with CUDA: build/runtime, build/tests/runtime); SCHEDULE is gpu1's
-#   Schedule, default planned here with build/sim/eppsim.
-# Afterwards, where eppsim is built (see runtime/README.md for the numbers):
+# The CUDA backend on one GPU (runtime/README.md, "On a GPU"), every step
+# bounded, its exit status logged, its files in OUT:
+#   - the CUDA tests: the reference attention kernel and cuDNN's flash
+#     attention against the double-precision reference, the queue with both
+#   - eppsim-bench compute with flash attention on gpu1 (TinyLlama-shaped
+#     1.1B) and on gpu1_llama7b (Llama 2 7B layers), and the reference kernel
+#     on a few of gpu1's shapes beside it
+#   - both steps for real: mpirun -np 1 eppsim-run SCHEDULE --backend cuda
+#   - NCCL on a one-rank communicator: its collectives, and in all-to-all a
+#     send to itself (eppsim-bench comm --backend cuda at 1 rank)
+#   - the CPU testbed's epp4 on 4 MPI ranks of the host's cores (eppsim
+#     testbed: benchmarks, calibration, simulation, the real run, validation)
+#   - PyTorch's GEMMs and SDPA on gpu1's shapes, where python3 has torch
+# usage: scripts/gpu-check.sh OUT
+#   needs eppsim, eppsim-bench, eppsim-run, the runtime_cuda_* tests and mpirun
+#   on PATH (a build with CUDA and cuDNN; on a machine without our libraries,
+#   `source KIT/env.sh` of scripts/gpu-kit.sh first).
+# Afterwards, where eppsim is built (runtime/README.md has the numbers):
 #   eppsim calibrate OUT/compute_gpu1.json -o cal.textproto
-#   eppsim sim SCHEDULE --cluster GPU1_WITH_CALIBRATION -o sim   (cost_model { calibration_file: "cal.textproto" })
+#   eppsim sim OUT/gpu1_schedule.pb --cluster GPU1_WITH_CALIBRATION -o sim
 #   eppsim validate --simulated sim/trace.pb --measured OUT/measured_gpu1.pb -o val
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUT [SCHEDULE]}
+out=${1:?usage: scripts/gpu-check.sh OUT}
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-schedule=${2:-$out/gpu1_schedule.pb}
-if [ $# -lt 2 ]; then
-  build/sim/eppsim plan scenarios/validation/gpu1.textproto -o "$schedule" || exit 1
-fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-step() { local limit=$1; shift; timeout "$limit" "$@"; echo "gpu-check: $* -> exit $?" >&2; }
+step() {
+  local limit=$1 start=$SECONDS rc
+  shift
+  timeout "$limit" "$@"
+  rc=$?
+  echo "gpu-check: $* -> exit $rc ($((SECONDS - start)) s)" >&2
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >&2
+echo "gpu-check: $(nproc) cores; python3 $(python3 -c 'import torch; print("torch", torch.__version__, "cudnn", torch.backends.cudnn.version())' 2>&1)" >&2
+
 step 120 runtime_cuda_compute_test --gtest_output="json:$out/cuda_test.json"
-step 200 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --backend cuda --out "$out/compute_gpu1.json"
-step 120 mpirun -np 1 eppsim-run "$schedule" --backend cuda -o "$out/measured_gpu1.pb" --steps 5
-step 120 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --backend cuda --tokens 1000,1024,2873,3072 \
-  --context 0 --out "$out/compute_gpu1_odd_tokens.json"
-step 200 eppsim-bench compute --scenario scenarios/infinipipe/llama7b_48k.textproto --backend cuda \
-  --tokens 1024,4096,16384,32768 --context 0 --out "$out/compute_llama2-7b.json"
+step 120 runtime_cudnn_attention_test --gtest_output="json:$out/cudnn_test.json"
+
+# name, then eppsim-bench compute's grid options (gpu1: the default grid)
+run_model() {
+  local name=$1
+  shift
+  step 60 eppsim plan "scenarios/validation/$name.textproto" -o "$out/${name}_schedule.pb"
+  step 240 eppsim-bench compute --scenario "scenarios/validation/$name.textproto" --backend cuda --attention flash \
+    "$@" --out "$out/compute_$name.json"
+  step 120 mpirun -np 1 eppsim-run "$out/${name}_schedule.pb" --backend cuda --attention flash \
+    -o "$out/measured_$name.pb" --steps 5
+}
+run_model gpu1
+step 60 mpirun -np 1 eppsim-bench comm --backend cuda --bytes 4KiB,1MiB,64MiB --iterations 5 --warmup 2 \
+  --out "$out/comm_nccl_1rank.json"
+run_model gpu1_llama7b --tokens 512,2048,8192,16384 --packed 256,1024
+step 120 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --backend cuda --attention reference \
+  --tokens 512,2048,8192 --context 0 --packed 256 --out "$out/compute_gpu1_reference.json"
+
+step 300 eppsim testbed scenarios/validation/epp4.textproto --backend cpu -o "$out/epp4"
+
 if python3 -c "import torch" 2>/dev/null; then
   step 120 python3 scripts/torch_reference.py "$out/torch_reference.json"
 fi

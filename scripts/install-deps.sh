@@ -46,3 +46,26 @@ if ! "$perfetto_venv/bin/python3" -c "from perfetto.protos.perfetto.trace import
   "${sudo_cmd[@]}" python3 -m venv "$perfetto_venv"
   "${sudo_cmd[@]}" "$perfetto_venv/bin/pip" install -q perfetto==0.59.1 >&2
 fi
+
+# cudnn-frontend, NVIDIA's header-only C++ API of the cuDNN 9 graph (PyPI:
+# nvidia-cudnn-frontend; Debian has no package), for the CUDA backend's flash
+# attention (runtime/cuda/cudnn_attention.h). Only its include/ is kept, in
+# /opt/eppsim-cudnn-frontend/include, where CMakeLists.txt looks; the wheel is
+# fetched for CPython 3.11 whatever python3 is here (the headers are the same).
+# Only where the CUDA toolkit is: without it the backend is not built at all.
+cudnn_frontend_dir=/opt/eppsim-cudnn-frontend
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  if [ ! -f "$cudnn_frontend_dir/include/cudnn_frontend.h" ]; then
+    echo "install-deps: nvidia-cudnn-frontend==1.32.0's headers into $cudnn_frontend_dir/include" >&2
+    "${sudo_cmd[@]}" python3 -m venv "$cudnn_frontend_dir/venv"
+    wheels=$(mktemp -d)
+    "$cudnn_frontend_dir/venv/bin/pip" download -q --no-deps --only-binary=:all: --python-version 3.11 \
+      --implementation cp --platform manylinux_2_28_x86_64 -d "$wheels" nvidia-cudnn-frontend==1.32.0 >&2
+    "${sudo_cmd[@]}" "$cudnn_frontend_dir/venv/bin/python3" -c '
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sys.argv[2], [n for n in wheel.namelist() if n.startswith("include/")])
+' "$wheels"/nvidia_cudnn_frontend-*.whl "$cudnn_frontend_dir"
+    rm -rf "$wheels"
+  fi
+fi

@@ -241,6 +241,10 @@ proto::BenchFile read_bench_file(const std::filesystem::path& path) {
   if (!one_of(bench.backend(), {"cpu", "cuda"}))
     fail(file, "backend", fmt::format("unknown backend {} (known: cpu, cuda)", quote_string(bench.backend())));
   if (!bench.has_device() || bench.device().empty()) fail(file, "device", "is missing");
+  if (bench.has_attention() && (bench.backend() != "cuda" || !one_of(bench.attention(), {"flash", "reference"}))) {
+    fail(file, "attention", fmt::format("must be flash or reference, in a cuda file only; got {} in a {} file",
+                                        quote_string(bench.attention()), bench.backend()));
+  }
   if (!bench.has_ranks()) fail(file, "ranks", "is missing");
   if (bench.ranks() == 0) fail(file, "ranks", "must be >= 1, got 0");
   const bool compute = bench.kind() == "compute", comm = bench.kind() == "comm";

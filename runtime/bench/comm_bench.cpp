@@ -99,7 +99,12 @@ std::string device_name([[maybe_unused]] const BenchOptions& o) {  // used in NC
 }
 
 int bench(const BenchOptions& o, int rank, int size) {
-  if (size < 2) throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more)");
+  // One rank: only NCCL, whose one-rank communicator still runs the
+  // collectives' kernels and, in all-to-all, a send to itself (the check that
+  // the NCCL path works on a machine of one GPU; runtime/README.md).
+  if (size < 2 && o.backend != "cuda") {
+    throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more; --backend cuda also runs on 1)");
+  }
 #ifdef EPPSIM_WITH_NCCL
   if (o.backend == "cuda") nccl_bench_setup();
 #endif
@@ -111,14 +116,14 @@ int bench(const BenchOptions& o, int rank, int size) {
   fields["device"].set_string_value(device_name(o));
   fields["ranks"].set_number_value(size);
   auto* results = fields["results"].mutable_list_value();
-  for (int n = 2; n <= size; n *= 2) {
+  for (int n = size == 1 ? 1 : 2; n <= size; n *= 2) {
     // The first n ranks; the others pass MPI_UNDEFINED and wait.
     MPI_Comm comm = MPI_COMM_NULL;
     check_mpi(MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm), "MPI_Comm_split");
     if (comm != MPI_COMM_NULL) {
       const bool crosses = group_crosses_nodes(comm);
       for (const CommKind op : o.ops) {
-        if (op == CommKind::SendRecv && n != 2) continue;  // ranks 0 and 1 only
+        if (op == CommKind::SendRecv && n != 2) continue;  // ranks 0 and 1 only (a one-rank run: all-to-all's)
         for (const std::uint64_t bytes : o.bytes) {
           BenchPoint p = measure_comm(o.backend, op, comm, bytes, o.iterations, o.warmup);
           // The slowest rank's time; correct only if every rank received correctly.

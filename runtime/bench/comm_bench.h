@@ -5,7 +5,8 @@
 //          [--ops send-recv,all-reduce,all-gather,reduce-scatter,all-to-all]
 //          [--bytes 1KiB,...,64MiB (default: powers of 2)] [--iterations 20] [--warmup 5]
 // For each op, each group size 2, 4, ... up to N (the first g ranks; send-recv:
-// ranks 0 and 1) and each size, times `iterations` back-to-back calls after a
+// ranks 0 and 1; with --backend cuda and N = 1, one group of one rank, without
+// send-recv) and each size, times `iterations` back-to-back calls after a
 // warm-up and a barrier; time_s is the slowest rank's mean per call. `bytes`
 // is schedule.proto's size_bytes for the op (the per-rank buffer; send-recv:
 // the message). algbw and busbw as nccl-tests define them: algbw = S / time

@@ -27,7 +27,7 @@ namespace pb = google::protobuf;
 
 constexpr std::string_view kUsage =
     "usage: eppsim-bench compute --scenario FILE --backend cpu|cuda --out BENCH.json [--tokens LIST] "
-    "[--context LIST] [--packed LIST] [--repeats N] [--warmup N]";
+    "[--context LIST] [--packed LIST] [--repeats N] [--warmup N] [--attention flash|reference]";
 
 std::uint64_t parse_count(std::string_view option, std::string_view text) {
   std::uint64_t value = 0;
@@ -99,6 +99,8 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
       options.packed = parse_list(arg, value());
     } else if (arg == "--repeats") {
       options.repeats = static_cast<std::uint32_t>(parse_count(arg, value()));
+    } else if (arg == "--attention") {
+      options.attention = std::string(value());
     } else if (arg == "--warmup") {
       options.warmup = static_cast<std::uint32_t>(parse_count(arg, value()));
     } else {
@@ -109,6 +111,9 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
   if (options.out.empty()) throw InputError(fmt::format("eppsim-bench compute: --out is required ({})", kUsage));
   if (options.backend != "cpu" && options.backend != "cuda") {
     throw InputError(fmt::format("eppsim-bench compute: --backend: must be cpu or cuda, got '{}'", options.backend));
+  }
+  if (!options.attention.empty() && options.backend != "cuda") {
+    throw InputError("eppsim-bench compute: --attention: only with --backend cuda");
   }
   if (options.repeats < 1) throw InputError("eppsim-bench compute: --repeats: must be >= 1");
   if (options.warmup < 1) throw InputError("eppsim-bench compute: --warmup: must be >= 1");
@@ -259,14 +264,24 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
   return doc;
 }
 
-std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backend, const StepClock& clock, std::string& device) {
+std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backend, const StepClock& clock, std::string& device,
+                                                       std::string& attention) {
   if (backend == "cpu") {
+    attention.clear();
     CpuComputeOptions options;
     device = cpu_device_name(options.blas_threads);
     return make_cpu_compute_queue(clock, options);
   }
 #ifdef EPPSIM_WITH_CUDA
   CudaComputeOptions options;
+  if (!attention.empty()) {
+    try {
+      options.attention = parse_cuda_attention(attention);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(fmt::format("eppsim-bench compute: --attention: {}", e.what()));
+    }
+  }
+  attention = cuda_attention_name(options.attention);
   device = cuda_device_name(options.device);
   return make_cuda_compute_queue(clock, options);
 #else
@@ -297,9 +312,10 @@ int run_compute_bench(int argc, char** argv) {
   const proto::ModelShape model = to_model_shape(scenario.model);
   const std::vector<GridPoint> grid = compute_bench_grid(options, scenario.workload.max_length);
   StepClock clock;
-  std::string device;
-  const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(options.backend, clock, device);
-  const pb::Struct doc = measure_compute(model, grid, *queue, options.backend, device, options.warmup, options.repeats);
+  std::string device, attention = options.attention;
+  const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(options.backend, clock, device, attention);
+  pb::Struct doc = measure_compute(model, grid, *queue, options.backend, device, options.warmup, options.repeats);
+  if (!attention.empty()) (*doc.mutable_fields())["attention"] = text(attention);
   write_file_atomically(options.out, to_json(doc));
   return 0;
 }

@@ -19,6 +19,8 @@
 //              gamma prices); none on cpu, where launches cost nothing
 //   --repeats  timed runs per row (default 5); a row's time_s is their median
 //   --warmup   untimed runs before them (default 1, at least 1)
+//   --attention  cuda: flash (cuDNN's flash attention; the default where the
+//              build has cuDNN) or reference (the backend's own kernel)
 // The runs of a row are queued back to back and each is timed from the end of
 // the previous one, so a time includes the queue's own per-op cost, as in a run.
 #include <cstdint>
@@ -38,6 +40,7 @@ namespace eppsim::runtime {
 struct ComputeBenchOptions {
   std::filesystem::path scenario;
   std::string backend;  // "cpu" or "cuda"
+  std::string attention;  // cuda: "flash" or "reference"; empty: the build's default
   std::filesystem::path out;
   std::vector<std::uint64_t> tokens;
   std::vector<std::uint64_t> contexts;
@@ -72,10 +75,12 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
                                          std::uint32_t warmup, std::uint32_t repeats);
 
 // The ComputeQueue of `backend` ("cpu": one OpenBLAS thread; "cuda": device 0
-// of the CUDA backend) on `clock`; sets `device` to its name. Throws InputError
-// for cuda in builds without the CUDA backend.
+// of the CUDA backend, with `attention` as --attention names it) on `clock`;
+// sets `device` to its name and `attention` to the kernel's name (cuda) or
+// clears it (cpu). Throws InputError for cuda in builds without the CUDA
+// backend, or an attention kernel the build lacks.
 std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backend, const StepClock& clock,
-                                                       std::string& device);
+                                                       std::string& device, std::string& attention);
 
 // "AMD EPYC 7B13 (1 thread)": /proc/cpuinfo's model name and the BLAS threads.
 std::string cpu_device_name(int threads);

@@ -260,7 +260,8 @@ std::unique_ptr<ComputeQueue> make_queue(const std::string& backend, const StepC
     return make_cuda_compute_queue(clock, options);
   }
 #endif
-  return make_bench_compute_queue(backend, clock, device);
+  std::string attention;
+  return make_bench_compute_queue(backend, clock, device, attention);
 }
 
 int bench(const Options& o, int rank, int size) {

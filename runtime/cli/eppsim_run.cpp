@@ -16,21 +16,29 @@
 
 int main(int argc, char** argv) {
   using namespace eppsim::runtime;
-  return run_eppsim_run(argc, argv, [](const std::string& name, const eppsim::proto::Schedule& schedule,
+  return run_eppsim_run(argc, argv, [](const BackendRequest& request, const eppsim::proto::Schedule& schedule,
                                        const MpiGroups& groups, const StepClock& clock) {
     Backend backend;
-    if (name == "cpu") {
+    if (request.name == "cpu") {
       backend.compute = make_cpu_compute_queue(clock, CpuComputeOptions{});
       backend.comm = std::make_unique<MpiCommEngine>(schedule, groups, clock);
       return backend;
     }
 #ifdef EPPSIM_WITH_NCCL
-    if (name == "cuda") {
-      backend.compute = make_cuda_compute_queue(clock, CudaComputeOptions{});
+    if (request.name == "cuda") {
+      CudaComputeOptions options;
+      if (!request.attention.empty()) {
+        try {
+          options.attention = parse_cuda_attention(request.attention);
+        } catch (const std::invalid_argument& e) {
+          throw eppsim::InputError(fmt::format("eppsim-run: --attention: {}", e.what()));
+        }
+      }
+      backend.compute = make_cuda_compute_queue(clock, options);
       backend.comm = std::make_unique<NcclCommEngine>(schedule, groups, clock);
       return backend;
     }
 #endif
-    throw eppsim::InputError(fmt::format("eppsim-run: --backend: '{}' is not built into this eppsim-run", name));
+    throw eppsim::InputError(fmt::format("eppsim-run: --backend: '{}' is not built into this eppsim-run", request.name));
   });
 }

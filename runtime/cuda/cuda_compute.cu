@@ -13,10 +13,14 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/attention_batch.h"
 #include "runtime/attention_blocks.h"
 #include "runtime/cuda/cuda_attention.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_gemm.h"
+#ifdef EPPSIM_WITH_CUDNN
+#include "runtime/cuda/cudnn_attention.h"
+#endif
 
 namespace eppsim::runtime {
 namespace {
@@ -72,6 +76,10 @@ struct StreamState {
   DeviceBuffer<float> scores, prob_grads;            // one query block, fp32
   DeviceBuffer<bf16> probabilities;                  // and its probabilities (or dS)
   DeviceBuffer<float> x, y;                          // element-wise stream
+#ifdef EPPSIM_WITH_CUDNN
+  DeviceBuffer<float> stats;                         // flash attention's softmax statistics
+  std::unique_ptr<CudnnAttention> flash;             // made at the first flash attention
+#endif
 
   StreamState() {
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -112,7 +120,11 @@ class CudaComputeQueue final : public ComputeQueue {
     Op op{id, event(), event()};
     check(cudaEventRecord(op.start, s.stream), "cudaEventRecord");
     for (const GemmShape& g : plan.gemms) run_gemm(s, g);
-    for (const AttentionShape& a : plan.attention) run_attention(s, a, plan.pass);
+    if (options_.attention == CudaAttention::Flash) {
+      run_flash_attention(s, plan.attention, plan.pass);
+    } else {
+      for (const AttentionShape& a : plan.attention) run_attention(s, a, plan.pass);
+    }
     run_elementwise(s, plan.elementwise_bytes);
     check(cudaEventRecord(op.end, s.stream), "cudaEventRecord");
     in_flight_ops_.push_back(op);
@@ -246,6 +258,33 @@ class CudaComputeQueue final : public ComputeQueue {
     for (std::uint32_t i = 0; i < a.count; ++i) cuda_attention(s.blas, s.stream, a, pass, block, t);
   }
 
+  // The plan's sequences as ragged batches through cuDNN; the backward reads
+  // O and the statistics from buffers a forward of the same shape fills.
+  void run_flash_attention(StreamState& s, const std::vector<AttentionShape>& shapes, Pass pass) {
+#ifdef EPPSIM_WITH_CUDNN
+    if (shapes.empty()) return;
+    if (!s.flash) s.flash = std::make_unique<CudnnAttention>(s.stream);
+    for (const AttentionBatch& batch : attention_batches(shapes)) {
+      CudnnAttentionTensors t;
+      t.q = s.q.ensure(batch.query_elements(), s.stream);
+      t.k = s.k.ensure(batch.key_elements(), s.stream);
+      t.v = s.v.ensure(batch.key_elements(), s.stream);
+      t.o = s.o.ensure(batch.query_elements(), s.stream);
+      t.stats = s.stats.ensure(cudnn_attention_stats_elements(attention_graph_key(batch, pass)), s.stream);
+      if (pass == Pass::Backward) {
+        t.d_o = s.d_o.ensure(batch.query_elements(), s.stream);
+        t.dq = s.dq.ensure(batch.query_elements(), s.stream);
+        t.dk = s.dk.ensure(batch.key_elements(), s.stream);
+        t.dv = s.dv.ensure(batch.key_elements(), s.stream);
+      }
+      s.flash->run(batch, pass, t);
+    }
+#else
+    (void)s, (void)shapes, (void)pass;
+    throw std::logic_error("CUDA queue: flash attention in a build without cuDNN");
+#endif
+  }
+
   // y = a*x + y: 12 bytes per element, passes over one buffer, alternating sign.
   void run_elementwise(StreamState& s, std::uint64_t bytes) {
     std::uint64_t remaining = bytes / (3 * sizeof(float));
@@ -274,12 +313,36 @@ class CudaComputeQueue final : public ComputeQueue {
 
 }  // namespace
 
+const char* cuda_attention_name(CudaAttention attention) {
+  return attention == CudaAttention::Flash ? "flash" : "reference";
+}
+
+CudaAttention default_cuda_attention() {
+#ifdef EPPSIM_WITH_CUDNN
+  return CudaAttention::Flash;
+#else
+  return CudaAttention::Reference;
+#endif
+}
+
+CudaAttention parse_cuda_attention(const std::string& name) {
+  if (name == "reference") return CudaAttention::Reference;
+  if (name != "flash") throw std::invalid_argument("must be flash or reference, got '" + name + "'");
+  if (default_cuda_attention() != CudaAttention::Flash) {
+    throw std::invalid_argument("flash: this build has no cuDNN flash attention (CMake found no cuDNN or cudnn-frontend)");
+  }
+  return CudaAttention::Flash;
+}
+
 std::unique_ptr<ComputeQueue> make_cuda_compute_queue(const StepClock& clock, CudaComputeOptions options) {
   int devices = 0;
   check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
   if (options.device < 0 || options.device >= devices) {
     throw std::runtime_error("CUDA: no device " + std::to_string(options.device) + " (" + std::to_string(devices) +
                              " devices)");
+  }
+  if (options.attention == CudaAttention::Flash && default_cuda_attention() != CudaAttention::Flash) {
+    throw std::runtime_error("CUDA: flash attention: this build has no cuDNN");
   }
   return std::make_unique<CudaComputeQueue>(clock, options);
 }

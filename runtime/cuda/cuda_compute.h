@@ -1,10 +1,8 @@
 #pragma once
 // The CUDA ComputeQueue: the same KernelPlans as the CPU backend, in bf16 with
 // fp32 accumulation. GEMMs are cuBLAS (cublasGemmEx); causal attention is
-// cuBLAS strided-batched GEMMs over every query head, in query blocks that
-// multiply only with the keys they can see, with softmax and softmax-backward
-// kernels between them (the same algorithm as runtime/cpu/cpu_attention.h;
-// runtime/cuda/cuda_attention.h); element-wise work is cublasSaxpy streamed
+// cuDNN's flash attention (CudaAttention below) or the reference kernel;
+// element-wise work is cublasSaxpy streamed
 // through a buffer. Each schedule stream gets its own CUDA stream, cuBLAS
 // handle and buffers (grown to the largest shape, filled with a fixed
 // pattern), so ops of different streams overlap as the Schedule allows. Each
@@ -22,7 +20,23 @@
 
 namespace eppsim::runtime {
 
+// How the queue runs causal attention: Flash is cuDNN's fused flash attention,
+// a packed micro-batch's sequences in one ragged batch (cudnn_attention.h), as
+// training frameworks run it; Reference is this backend's own kernel, which
+// materialises the scores (cuda_attention.h) and is what Flash is tested
+// against. Flash needs a build with cuDNN (EPPSIM_WITH_CUDNN).
+enum class CudaAttention { Flash, Reference };
+
+// "flash" or "reference".
+const char* cuda_attention_name(CudaAttention attention);
+// Flash where this build has cuDNN, else Reference.
+CudaAttention default_cuda_attention();
+// "flash" or "reference" as a CudaAttention; std::invalid_argument for
+// another name, or for "flash" in a build without cuDNN.
+CudaAttention parse_cuda_attention(const std::string& name);
+
 struct CudaComputeOptions {
+  CudaAttention attention = default_cuda_attention();
   int device = 0;  // cudaSetDevice: the rank's GPU on its node
   // Element-wise work streams through buffers of this many bytes.
   std::uint64_t stream_buffer_bytes = 256ull << 20;

@@ -89,6 +89,7 @@ void inject(const InjectedFault& fault, const proto::Schedule& schedule, OpRef o
 struct RunOptions {
   std::string schedule;
   std::string backend;
+  std::string attention;
   std::string trace;
   int warmup_steps = 1;
   int steps = 3;
@@ -103,6 +104,8 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   options.add_options()("help,h", "show this help")                                               //
       ("schedule", po::value(&o.schedule)->required(), "the Schedule (.pb, .json or .textproto)")  //
       ("backend", po::value(&o.backend)->required(), "cpu (OpenBLAS + MPI) or cuda (cuBLAS + NCCL)")
+      ("attention", po::value(&o.attention),
+       "cuda: flash (cuDNN's flash attention, the default where built) or reference (the backend's own kernel)")
       ("output,o", po::value(&o.trace)->required(), "the merged Trace to write (.pb, .json or .textproto)")
       ("warmup-steps", po::value(&o.warmup_steps)->default_value(1), "steps run before the measured ones")
       ("steps", po::value(&o.steps)->default_value(3), "measured steps; the trace is the median one's")
@@ -126,6 +129,9 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   }
   if (o.backend != "cpu" && o.backend != "cuda") {
     throw InputError(fmt::format("eppsim-run: --backend: must be cpu or cuda, got '{}'", o.backend));
+  }
+  if (!o.attention.empty() && o.backend != "cuda") {
+    throw InputError("eppsim-run: --attention: only with --backend cuda");
   }
   if (o.warmup_steps < 0 || o.warmup_steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
     throw InputError(fmt::format("eppsim-run: --warmup-steps: must be in [0, {}], got {}", limits::kMaxMeasuredSteps,
@@ -169,7 +175,7 @@ struct Run {
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
     StepClock clock;
     MpiGroups groups(schedule, MPI_COMM_WORLD);
-    Backend backend = make_backend(o.backend, schedule, groups, clock);
+    Backend backend = make_backend(BackendRequest{o.backend, o.attention}, schedule, groups, clock);
     RankExecutorOptions executor_options;
     executor_options.timeout_s = o.timeout_s;
     executor_options.engine = o.backend;

@@ -2,6 +2,7 @@
 // The `eppsim-run` command on one rank (one MPI process per rank):
 //   mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE
 //          [--warmup-steps K (1)] [--steps S (3)] [--timeout SECONDS (300)]
+//          [--attention flash|reference]   (cuda: runtime/cuda/cuda_compute.h)
 // Every rank reads the Schedule (.pb, .json or .textproto), checks that N is
 // its num_ranks, builds the communicators of its groups, runs K warm-up and S
 // measured steps of its program (each after a barrier and a clock restart)
@@ -34,9 +35,15 @@ struct Backend {
   std::unique_ptr<CommEngine> comm;
 };
 
-// Builds the named backend ("cpu" or "cuda"); InputError for a name it does
-// not know or a backend this build lacks.
-using BackendFactory = std::function<Backend(const std::string& name, const proto::Schedule& schedule,
+// What the command line asks of the backend.
+struct BackendRequest {
+  std::string name;       // "cpu" or "cuda"
+  std::string attention;  // cuda: "flash" or "reference"; empty: the build's default
+};
+
+// Builds the requested backend; InputError for a name or attention kernel it
+// does not know or this build lacks.
+using BackendFactory = std::function<Backend(const BackendRequest& request, const proto::Schedule& schedule,
                                              const MpiGroups& groups, const StepClock& clock)>;
 
 // main() of eppsim-run: initialises and finalises MPI; returns the exit status

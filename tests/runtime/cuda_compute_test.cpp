@@ -15,6 +15,7 @@
 #include "runtime/cuda/cuda_attention.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_compute.h"
+#include "tests/runtime/cuda_device_copies.h"
 #include "tests/runtime/attention_reference.h"
 
 namespace eppsim::runtime {
@@ -27,36 +28,6 @@ class CudaCompute : public ::testing::Test {
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no CUDA device";
   }
 };
-
-// A device copy of `values` in bf16; `rounded` gets the values bf16 holds.
-template <typename T>
-T* upload(const std::vector<double>& values, std::vector<double>* rounded = nullptr) {
-  std::vector<__nv_bfloat16> host(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) host[i] = __float2bfloat16(static_cast<float>(values[i]));
-  if (rounded) {
-    rounded->resize(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) (*rounded)[i] = __bfloat162float(host[i]);
-  }
-  void* device = nullptr;
-  check(cudaMalloc(&device, host.size() * sizeof(__nv_bfloat16)), "cudaMalloc");
-  check(cudaMemcpy(device, host.data(), host.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice), "cudaMemcpy");
-  return static_cast<T*>(device);
-}
-
-std::vector<float> download(const __nv_bfloat16* device, std::size_t count) {
-  std::vector<__nv_bfloat16> host(count);
-  check(cudaMemcpy(host.data(), device, count * sizeof(__nv_bfloat16), cudaMemcpyDeviceToHost), "cudaMemcpy");
-  std::vector<float> values(count);
-  for (std::size_t i = 0; i < count; ++i) values[i] = __bfloat162float(host[i]);
-  return values;
-}
-
-void expect_close(const std::vector<float>& got, const std::vector<double>& want, const char* what) {
-  ASSERT_EQ(got.size(), want.size());
-  double scale = 0.0;
-  for (double w : want) scale = std::max(scale, std::abs(w));
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 3e-2 * scale) << what << " element " << i;
-}
 
 // Forward then backward of `a` in query blocks of `block`, against the
 // double-precision reference on the bf16-rounded inputs.
@@ -126,9 +97,13 @@ TEST_F(CudaCompute, AttentionMatchesTheReferenceWithAKvHeadPerQueryHead) {
                                      {.rows = 64, .heads = 3});
 }
 
-TEST_F(CudaCompute, QueueCompletesEveryOp) {
+class CudaQueue : public CudaCompute, public ::testing::WithParamInterface<CudaAttention> {};
+
+TEST_P(CudaQueue, CompletesEveryOp) {
   StepClock clock;
-  const auto queue = make_cuda_compute_queue(clock);
+  CudaComputeOptions options;
+  options.attention = GetParam();
+  const auto queue = make_cuda_compute_queue(clock, options);
   KernelPlan plan;
   plan.pass = Pass::Backward;
   plan.gemms.push_back(GemmShape{.m = 512, .n = 512, .k = 512, .count = 2, .name = "qkv_dgrad"});
@@ -150,6 +125,11 @@ TEST_F(CudaCompute, QueueCompletesEveryOp) {
   EXPECT_LE(last, clock.now_s());
   EXPECT_EQ(queue->in_flight(), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Attention, CudaQueue, ::testing::Values(default_cuda_attention(), CudaAttention::Reference),
+                         [](const ::testing::TestParamInfo<CudaAttention>& info) {
+                           return std::string(cuda_attention_name(info.param)) + std::to_string(info.index);
+                         });
 
 }  // namespace
 }  // namespace eppsim::runtime

@@ -13,9 +13,11 @@
 
 int main(int argc, char** argv) {
   using namespace eppsim::runtime;
-  return run_eppsim_run(argc, argv, [](const std::string& name, const eppsim::proto::Schedule& schedule,
+  return run_eppsim_run(argc, argv, [](const BackendRequest& request, const eppsim::proto::Schedule& schedule,
                                        const MpiGroups& groups, const StepClock& clock) {
-    if (name != "cpu") throw eppsim::InputError(fmt::format("--backend: the test driver runs only cpu, got '{}'", name));
+    if (request.name != "cpu") {
+      throw eppsim::InputError(fmt::format("--backend: the test driver runs only cpu, got '{}'", request.name));
+    }
     Backend backend;
     backend.compute = std::make_unique<testing::SleepComputeQueue>(clock);
     backend.comm = std::make_unique<MpiCommEngine>(schedule, groups, clock);
