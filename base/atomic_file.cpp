@@ -1,11 +1,13 @@
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
 #include <system_error>
 
@@ -16,6 +18,22 @@
 namespace eppsim {
 namespace {
 
+// Removes the temporaries of `path` ("<path>.tmp-<pid>-<n>") that writers
+// killed before they could (SIGKILL) left behind: those whose process is gone.
+void remove_stale_temporaries(const std::filesystem::path& path) {
+  const std::string prefix = path.filename().string() + ".tmp-";
+  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (pid <= 0 || *end != '-' || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::filesystem::remove(entry.path(), error);
+  }
+}
 
 }  // namespace
 
@@ -51,10 +69,13 @@ AtomicFileWriter::AtomicFileWriter(std::filesystem::path path) : path_(std::move
     temp_ = fmt::format("{}.tmp-{}-{}", path_.string(), ::getpid(), counter.fetch_add(1));
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd_ < 0 && errno != EEXIST) {
-      throw std::runtime_error(
-          fmt::format("{}: cannot create temporary file {}: {}", path_.string(), temp_, system_error_text(errno)));
+      const std::string message =
+          fmt::format("{}: cannot create temporary file {}: {}", path_.string(), temp_, system_error_text(errno));
+      if (is_path_error(errno)) throw InputError(message);
+      throw std::runtime_error(message);
     }
   }
+  remove_stale_temporaries(path_);
   if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot create a temporary file beside it", path_.string()));
 }
 

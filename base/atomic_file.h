@@ -3,7 +3,10 @@
 // target ("<path>.tmp-<pid>-<n>", created exclusively, so two writers never
 // share one), and commit() renames it over the target. A writer destroyed
 // before commit() (an error, an exception) removes its temporary, so no reader
-// ever sees half a file and nothing is left behind.
+// ever sees half a file and nothing is left behind. The temporaries of a
+// writer killed outright (SIGKILL) are removed by the next writer of the same
+// path once their process is gone. A path the user is at fault for (missing,
+// too long, not writable: base/errors.h is_path_error) is an InputError.
 //
 // Large outputs (traces, CSV) are streamed through one: callers append in
 // pieces, and nothing holds the whole file in memory.

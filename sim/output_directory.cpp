@@ -70,7 +70,10 @@ OutputLock::OutputLock(const fs::path& dir) {
   file_ = parent / fmt::format(".{}.eppsim-lock", target.filename().string());
   fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw std::runtime_error(fmt::format("cannot open the lock file {}: {}", file_.string(), std::strerror(errno)));
+    const std::string message = fmt::format("{}: cannot open the lock file {}: {}", target.string(), file_.string(),
+                                            system_error_text(errno));
+    if (is_path_error(errno)) throw InputError(message);
+    throw std::runtime_error(message);
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     char holder[32] = {};

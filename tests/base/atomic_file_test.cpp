@@ -1,6 +1,7 @@
 // AtomicFileWriter (base/atomic_file.h): the target appears only on commit,
 // whole; an abandoned writer leaves nothing behind; errors name the path.
 #include "base/atomic_file.h"
+#include "base/errors.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -71,6 +72,24 @@ TEST(AtomicFileWriter, CreatesParentsAndNamesThePathInErrors) {
     EXPECT_THAT(e.what(), HasSubstr((dir / "plain" / "out.txt").string()));
   }
   EXPECT_THROW(AtomicFileWriter(""), std::runtime_error);
+}
+
+TEST(AtomicFileWriter, RemovesTheTemporariesOfWritersThatWereKilled) {
+  const auto dir = testing::fresh_dir("atomic_stale");
+  // pid 1 is alive; no process has the largest pid the kernel can give, 4194304.
+  write_file_atomically(dir / "out.txt.tmp-4194304-0", "left by a killed run");
+  write_file_atomically(dir / "out.txt.tmp-1-0", "a live writer's");
+  write_file_atomically(dir / "other.txt.tmp-4194304-0", "another file's");
+  write_file_atomically(dir / "out.txt", "new");
+  EXPECT_FALSE(fs::exists(dir / "out.txt.tmp-4194304-0"));
+  EXPECT_TRUE(fs::exists(dir / "out.txt.tmp-1-0"));
+  EXPECT_TRUE(fs::exists(dir / "other.txt.tmp-4194304-0"));
+}
+
+TEST(AtomicFileWriter, APathTheUserMustFixIsAnInputError) {
+  const auto dir = testing::fresh_dir("atomic_input");
+  EXPECT_THROW(AtomicFileWriter(dir / (std::string(300, 'x') + ".pb")), InputError);  // past NAME_MAX
+  EXPECT_THROW(AtomicFileWriter("/proc/eppsim-test.pb"), InputError);                  // nothing can be created there
 }
 
 }  // namespace
