@@ -478,6 +478,14 @@ FlexSpPlan plan_flexsp(const PlanContext& sc, const FlexSpOptions& opt, std::spa
   std::uint64_t total = 0;
   for (auto s : lengths) total += s;
   const std::uint64_t cluster_tokens = cost.capacity() * n;
+  if (cost.degrees().empty()) {
+    throw InputError(fmt::format(
+        "{}: flexsp: no sequence-parallel degree from 2 to {} suits the model (Ulysses gives each GPU of a group "
+        "whole attention heads: {} heads and {} K/V heads divide by none of them{}); use a model whose K/V heads "
+        "divide by 2, or one GPU",
+        sc.source, n, sc.model.attention_heads, sc.model.kv_heads,
+        sc.flexsp_preset != nullptr ? " that the FlexSP preset's all-to-all table lists" : ""));
+  }
   for (auto i : order) {
     if (cost.min_degree(lengths[i]) == 0) {
       throw InputError(fmt::format(

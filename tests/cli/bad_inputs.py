@@ -489,6 +489,16 @@ CASES = [
          {"target": DIR, "out": Symlink("{d}/target")}),
     Case("out-regular-file", "output", "-o at a regular file",
          ["run", "{b}/s.textproto", "-o", "{d}/out"], "{d}/out: exists and is not a directory", {"out": "keep me\n"}),
+    Case("scenario-flexsp-heads-indivisible", "scenario", "flexsp on 2 GPUs with one K/V head, which no SP degree splits",
+         ["run", "{d}/s.textproto", "-o", "{d}/out"],
+         "{d}/s.textproto: flexsp: no sequence-parallel degree from 2 to 2 suits the model (Ulysses gives each GPU of "
+         "a group whole attention heads: 1 heads and 1 K/V heads divide by none of them); use a model whose K/V heads "
+         "divide by 2, or one GPU",
+         {"s.textproto": 'model { layers: 1 hidden_size: 64 attention_heads: 1 ffn_hidden_size: 128 vocab_size: 1000 } '
+                         'cluster { nodes: 1 gpus_per_node: 2 gpu { preset: "H100-SXM" } '
+                         'intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } } '
+                         'workload { lengths { fixed: 100 } global_batch: 4 max_length: 256 } '
+                         'plan { strategy: "flexsp" flexsp { solver_time_limit_s: 0.5 } }\n'}),
     Case("output-in-proc", "output", "an output directory in /proc, where nothing can be created",
          ["run", "{b}/s.textproto", "-o", "/proc/eppsim-out"],
          "/proc/eppsim-out: cannot open the lock file /proc/.eppsim-out.eppsim-lock: No such file or directory"),
