@@ -52,6 +52,7 @@ inline constexpr std::uint64_t kMaxOpBytes = std::uint64_t{1} << 50;  // a Sched
 // ---------------------------------------------------------------- command line
 inline constexpr std::uint32_t kMaxTop = 1u << 20;  // eppsim diff --top
 inline constexpr std::uint32_t kMaxMeasuredSteps = 1000;  // eppsim testbed --steps, eppsim-run --steps and --warmup-steps
+inline constexpr std::uint32_t kMaxBenchRepeats = 100000;  // eppsim-bench --repeats, --warmup, --iterations
 
 // ---------------------------------------------------------------- simulated time
 // Traces hold times as signed 64-bit nanoseconds: a simulated time past this

@@ -58,6 +58,17 @@ std::uint64_t held_memory_bytes() {
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+void set_memory_limit_from_option(std::string_view prefix, const std::string& text) {
+  Bytes limit;
+  try {
+    limit = parse_bytes(text);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}--max-memory: {}", prefix, e.what()));
+  }
+  if (limit.count == 0) throw InputError(fmt::format("{}--max-memory: must be > 0, got '{}'", prefix, text));
+  set_memory_limit_bytes(limit.count);
+}
+
 void set_memory_limit_bytes(std::uint64_t bytes) { limit_set_bytes = bytes; }
 
 std::uint64_t memory_limit_bytes() {

@@ -28,6 +28,9 @@ std::uint64_t held_memory_bytes();
 
 // The process's limit: set once by main() from --max-memory, else the default.
 void set_memory_limit_bytes(std::uint64_t bytes);
+// Sets the limit from --max-memory's text ("16GiB"); InputError
+// "PREFIX--max-memory: RULE, got 'TEXT'" for a size that is not one or is 0.
+void set_memory_limit_from_option(std::string_view prefix, const std::string& text);
 std::uint64_t memory_limit_bytes();
 // The limit in words, for messages: "20 GiB (--max-memory)" or "20.4 GiB
 // (the default, 85% of this machine's 24 GiB; --max-memory sets it)".

@@ -32,6 +32,10 @@ class ComputeQueue {
   virtual void wait(double timeout_s) = 0;
   // Submitted and not yet returned by poll().
   virtual std::size_t in_flight() const = 0;
+  // The host memory this queue would hold running plans of `buffers`' operands,
+  // the program's own included: the memory guard's estimate (base/memory_limit.h).
+  // 0 where the buffers are not in host memory (a GPU's).
+  virtual std::uint64_t host_bytes(const KernelBuffers& /*buffers*/) const { return 0; }
 };
 
 }  // namespace eppsim::runtime

@@ -1,5 +1,7 @@
 #include "runtime/kernel_plan.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/errors.h"
@@ -72,6 +74,30 @@ double attention_flops(const AttentionShape& a, Pass pass) {
   const double c = static_cast<double>(a.context_tokens);
   const double forward = 4.0 * a.head_dim * static_cast<double>(a.heads) * (s * c + s * (s + 1.0) / 2.0) * a.count;
   return pass == Pass::Backward ? kBackwardAttentionFactor * forward : forward;
+}
+
+void KernelBuffers::grow(const KernelPlan& plan) {
+  constexpr std::uint64_t kBlockRows = 64;  // the CPU's query blocks (runtime/cpu/cpu_attention.h)
+  for (const GemmShape& g : plan.gemms) {
+    gemm_a = std::max(gemm_a, g.m * g.k);
+    gemm_b = std::max(gemm_b, g.k * g.n);
+    gemm_c = std::max(gemm_c, g.m * g.n);
+  }
+  for (const AttentionShape& a : plan.attention) {
+    const std::uint64_t keys_seen = a.context_tokens + a.tokens;
+    queries = std::max(queries, a.tokens * a.heads * std::uint64_t{a.head_dim});
+    keys = std::max(keys, keys_seen * a.kv_heads * std::uint64_t{a.head_dim});
+    scores = std::max(scores, std::min(a.tokens, kBlockRows) * keys_seen);
+  }
+  stream = std::max(stream, plan.elementwise_bytes / (3 * sizeof(float)));
+}
+
+std::uint64_t KernelBuffers::elements(std::uint64_t stream_buffer_elements) const {
+  return gemm_a + gemm_b + gemm_c + 4 * queries + 4 * keys + 2 * scores + 2 * std::min(stream, stream_buffer_elements);
+}
+
+std::uint64_t KernelBuffers::largest(std::uint64_t stream_buffer_elements) const {
+  return std::max({gemm_a, gemm_b, gemm_c, queries, keys, scores, std::min(stream, stream_buffer_elements)});
 }
 
 double plan_flops(const KernelPlan& plan) {

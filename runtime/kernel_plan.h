@@ -47,6 +47,24 @@ double attention_flops(const AttentionShape& shape, Pass pass);
 // Every GEMM and attention FLOP of the plan (element-wise work has none).
 double plan_flops(const KernelPlan& plan);
 
+// The operands of plans, each the largest any of them has: a backend's
+// kernels hold a buffer per operand, grown to the largest shape given and
+// never freed (runtime/cpu/cpu_kernels.h, runtime/cuda/cuda_compute.h), so
+// these bound the memory they take (ComputeQueue::host_bytes). In elements.
+struct KernelBuffers {
+  std::uint64_t gemm_a = 0, gemm_b = 0, gemm_c = 0;
+  std::uint64_t queries = 0, keys = 0;  // each of q, o, dq, d_o and of k, v, dk, dv
+  std::uint64_t scores = 0;             // a 64-row query block's scores against the keys it sees
+  std::uint64_t stream = 0;             // the element-wise work's elements (x and y each)
+  void grow(const KernelPlan& plan);
+  // Every buffer, the element-wise stream's two capped at `stream_buffer_elements`:
+  // three GEMM operands, four of queries and of keys, two of scores (scores and
+  // their gradients) and two of the stream.
+  std::uint64_t elements(std::uint64_t stream_buffer_elements) const;
+  // The largest of them: while it grows, the old and the new copy are both held.
+  std::uint64_t largest(std::uint64_t stream_buffer_elements) const;
+};
+
 // The kernels of `op` on this rank. `group_sizes[g]` is the size of the
 // Schedule's group g (splits name groups). Throws InputError naming the op's
 // field for shapes the model cannot have (a split that does not divide the

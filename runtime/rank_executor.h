@@ -70,6 +70,8 @@ class RankExecutor final : public LocalExecutorHooks {
   proto::Trace run_step();
   // The trace of the ops that completed in the last (possibly failed) step.
   proto::Trace partial_trace() const;
+  // The kernels of the rank's ops (empty for non-compute ones).
+  const std::vector<KernelPlan>& plans() const { return plans_; }
 
   void compute_ready(ActivityId id, OpRef op, double now) override;
   void communication_ready(ActivityId id, OpRef op, double now) override;

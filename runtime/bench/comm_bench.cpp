@@ -14,6 +14,8 @@
 #include <google/protobuf/struct.pb.h>
 
 #include "base/errors.h"
+#include "base/input_limits.h"
+#include "base/memory_limit.h"
 #include "base/units.h"
 #include "runtime/comm_bench_data.h"
 #include "runtime/bench/comm_measure.h"
@@ -41,6 +43,7 @@ struct BenchOptions {
   std::vector<CommKind> ops;
   std::vector<std::uint64_t> bytes;
   int iterations = 20;
+  std::string max_memory;
   int warmup = 5;
 };
 
@@ -55,6 +58,8 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
       ("ops", po::value(&ops), "comma-separated: send-recv, all-reduce, all-gather, reduce-scatter, all-to-all, broadcast")
       ("bytes", po::value(&bytes), "comma-separated sizes (\"1KiB,1MiB\"; default powers of 2 from 1 KiB to 64 MiB)")
       ("iterations", po::value(&o.iterations)->default_value(20), "timed calls per point")
+      ("max-memory", po::value(&o.max_memory), "the most host memory the ranks of a machine may take together, "
+       "e.g. 16GiB (default: 85% of the machine's memory)")
       ("warmup", po::value(&o.warmup)->default_value(5), "untimed calls before them");
   po::variables_map vars;
   try {
@@ -75,8 +80,15 @@ std::optional<BenchOptions> parse(int argc, char** argv, int rank) {
     o.bytes = parse_bench_sizes(bytes);
   }
   if (o.ops.empty() || o.bytes.empty()) throw InputError("eppsim-bench comm: --ops and --bytes: must not be empty");
-  if (o.iterations < 1) throw InputError(fmt::format("eppsim-bench comm: --iterations: must be >= 1, got {}", o.iterations));
-  if (o.warmup < 0) throw InputError(fmt::format("eppsim-bench comm: --warmup: must be >= 0, got {}", o.warmup));
+  if (!o.max_memory.empty()) set_memory_limit_from_option("eppsim-bench comm: ", o.max_memory);
+  if (o.iterations < 1 || o.iterations > static_cast<int>(limits::kMaxBenchRepeats)) {
+    throw InputError(fmt::format("eppsim-bench comm: --iterations: must be in [1, {}], got {}", limits::kMaxBenchRepeats,
+                                 o.iterations));
+  }
+  if (o.warmup < 0 || o.warmup > static_cast<int>(limits::kMaxBenchRepeats)) {
+    throw InputError(fmt::format("eppsim-bench comm: --warmup: must be in [0, {}], got {}", limits::kMaxBenchRepeats,
+                                 o.warmup));
+  }
   return o;
 }
 
@@ -98,6 +110,28 @@ std::string device_name([[maybe_unused]] const BenchOptions& o) {  // used in NC
   return fmt::format("{} (MPI)", cpu_name());
 }
 
+// The memory guard before any buffer: each rank holds its send and receive
+// buffers and host copies of both (what it sends, what it checks), fp32, for
+// the largest size on the whole group; the ranks of a machine side by side.
+void check_comm_bench_memory(const BenchOptions& o, int rank, int size) {
+  std::uint64_t elements = 0;
+  const std::uint64_t largest = *std::max_element(o.bytes.begin(), o.bytes.end());
+  for (const CommKind op : o.ops) {
+    const CommShape shape = bench_shape(op, largest, static_cast<std::uint32_t>(std::max(size, 2)));
+    elements = std::max(elements, 2 * (shape.send_elements + shape.recv_elements));
+  }
+  MPI_Comm machine = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine),
+            "MPI_Comm_split_type");
+  int local_ranks = 1;
+  check_mpi(MPI_Comm_size(machine, &local_ranks), "MPI_Comm_size");
+  MPI_Comm_free(&machine);
+  check_memory_estimate(fmt::format("eppsim-bench comm: buffers of {} on {} ranks, {} on this machine",
+                                    format_bytes(Bytes(largest)), size, local_ranks),
+                        elements * sizeof(float) * static_cast<std::uint64_t>(local_ranks),
+                        "give smaller --bytes, or raise --max-memory");
+}
+
 int bench(const BenchOptions& o, int rank, int size) {
   // One rank: only NCCL, whose one-rank communicator still runs the
   // collectives' kernels and, in all-to-all, a send to itself (the check that
@@ -105,6 +139,7 @@ int bench(const BenchOptions& o, int rank, int size) {
   if (size < 2 && o.backend != "cuda") {
     throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more; --backend cuda also runs on 1)");
   }
+  check_comm_bench_memory(o, rank, size);
 #ifdef EPPSIM_WITH_NCCL
   if (o.backend == "cuda") nccl_bench_setup();
 #endif

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/input_limits.h"
+#include "base/memory_limit.h"
 #include "runtime/cpu/cpu_compute_queue.h"
 #include "runtime/kernel_plan.h"
 #include "schedule/compute_segments.h"
@@ -27,22 +29,25 @@ namespace pb = google::protobuf;
 
 constexpr std::string_view kUsage =
     "usage: eppsim-bench compute --scenario FILE --backend cpu|cuda --out BENCH.json [--tokens LIST] "
-    "[--context LIST] [--packed LIST] [--repeats N] [--warmup N] [--attention flash|reference]";
+    "[--context LIST] [--packed LIST] [--repeats N] [--warmup N] [--attention flash|reference] [--max-memory BYTES]";
 
-std::uint64_t parse_count(std::string_view option, std::string_view text) {
+// A whole number up to `most`.
+std::uint64_t parse_count(std::string_view option, std::string_view text, std::uint64_t most) {
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) {
     throw InputError(fmt::format("eppsim-bench compute: {}: expected a whole number, got '{}'", option, text));
   }
+  if (value > most) throw InputError(fmt::format("eppsim-bench compute: {}: at most {}, got {}", option, most, value));
   return value;
 }
 
+// Token counts, each up to kMaxSequenceTokens.
 std::vector<std::uint64_t> parse_list(std::string_view option, std::string_view text) {
   std::vector<std::uint64_t> values;
   while (true) {
     const std::size_t comma = text.find(',');
-    values.push_back(parse_count(option, text.substr(0, comma)));
+    values.push_back(parse_count(option, text.substr(0, comma), limits::kMaxSequenceTokens));
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }
@@ -97,12 +102,14 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
       options.contexts = parse_list(arg, value());
     } else if (arg == "--packed") {
       options.packed = parse_list(arg, value());
+    } else if (arg == "--max-memory") {
+      options.max_memory = std::string(value());
     } else if (arg == "--repeats") {
-      options.repeats = static_cast<std::uint32_t>(parse_count(arg, value()));
+      options.repeats = static_cast<std::uint32_t>(parse_count(arg, value(), limits::kMaxBenchRepeats));
     } else if (arg == "--attention") {
       options.attention = std::string(value());
     } else if (arg == "--warmup") {
-      options.warmup = static_cast<std::uint32_t>(parse_count(arg, value()));
+      options.warmup = static_cast<std::uint32_t>(parse_count(arg, value(), limits::kMaxBenchRepeats));
     } else {
       throw InputError(fmt::format("eppsim-bench compute: unknown argument '{}' ({})", arg, kUsage));
     }
@@ -123,6 +130,16 @@ ComputeBenchOptions parse_compute_bench_args(int argc, char** argv) {
   for (std::uint64_t s : options.packed) {
     if (s == 0) throw InputError("eppsim-bench compute: --packed: every entry must be > 0");
   }
+  for (std::uint64_t s : options.tokens) {
+    for (std::uint64_t c : options.contexts) {
+      if (s + c > limits::kMaxSequenceTokens) {
+        throw InputError(fmt::format("eppsim-bench compute: --tokens {} with --context {}: a sequence of at most {} "
+                                     "tokens, got {}",
+                                     s, c, limits::kMaxSequenceTokens, s + c));
+      }
+    }
+  }
+  if (!options.max_memory.empty()) set_memory_limit_from_option("eppsim-bench compute: ", options.max_memory);
   return options;
 }
 
@@ -170,6 +187,47 @@ std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::
   return times;
 }
 
+namespace {
+
+proto::ComputeOp layer_op(const proto::ModelShape& model, const GridPoint& point, proto::Phase phase) {
+  proto::ComputeOp op;
+  op.set_phase(phase);
+  op.set_first_layer(model.layers() > 1 ? 1 : 0);  // embedding bytes left out where the model has a second layer
+  op.set_layer_count(1);
+  op.set_shards(1);
+  for (std::uint32_t i = 0; i < point.segments; ++i) add_segment(op, Segment{point.tokens, point.context_tokens});
+  return op;
+}
+
+// The LM head's kernels at the layer point `op` (the last stage's vocabulary
+// GEMM, which the layer fits do not cover).
+KernelPlan lm_head_plan(const proto::ModelShape& model, proto::ComputeOp op) {
+  op.set_first_layer(model.layers() - 1);
+  op.set_layer_part(proto::POST_ATTENTION);
+  op.set_includes_lm_head(true);
+  return plan_kernels(model, op, {});
+}
+
+}  // namespace
+
+KernelPlan layer_plan(const proto::ModelShape& model, const GridPoint& point, proto::Phase phase) {
+  return plan_kernels(model, layer_op(model, point, phase), {});
+}
+
+void check_compute_bench_memory(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
+                                const ComputeQueue& queue) {
+  KernelBuffers buffers;
+  for (proto::Phase phase : {proto::FORWARD, proto::BACKWARD}) {
+    for (const GridPoint& point : grid) {
+      const proto::ComputeOp op = layer_op(model, point, phase);
+      buffers.grow(plan_kernels(model, op, {}));
+      if (point.segments == 1) buffers.grow(lm_head_plan(model, op));
+    }
+  }
+  check_memory_estimate("eppsim-bench compute: the grid's largest layer", queue.host_bytes(buffers),
+                        "give smaller --tokens, --context or --packed, or raise --max-memory");
+}
+
 google::protobuf::Struct measure_compute(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
                                          ComputeQueue& queue, const std::string& backend, const std::string& device,
                                          std::uint32_t warmup, std::uint32_t repeats) {
@@ -185,17 +243,10 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
   *top["model"].mutable_struct_value() = model_json;
   pb::ListValue& results = *top["results"].mutable_list_value();
 
-  // One layer with embedding bytes left out where the model has a second layer.
-  const std::uint32_t layer = model.layers() > 1 ? 1 : 0;
   std::set<std::tuple<std::string, int, std::uint64_t, std::uint64_t, std::uint64_t>> gemms_done;
   for (proto::Phase phase : {proto::FORWARD, proto::BACKWARD}) {
     for (const GridPoint& point : grid) {
-      proto::ComputeOp op;
-      op.set_phase(phase);
-      op.set_first_layer(layer);
-      op.set_layer_count(1);
-      op.set_shards(1);
-      for (std::uint32_t i = 0; i < point.segments; ++i) add_segment(op, Segment{point.tokens, point.context_tokens});
+      const proto::ComputeOp op = layer_op(model, point, phase);
       const KernelPlan plan = plan_kernels(model, op, {});
       const char* pass = pass_name(plan.pass);
 
@@ -214,12 +265,8 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
 
       // The layer's GEMMs and the LM head's (the last stage's vocabulary GEMM,
       // which the layer fits do not cover), each once per pass and shape.
-      proto::ComputeOp head_op = op;
-      head_op.set_first_layer(model.layers() - 1);
-      head_op.set_layer_part(proto::POST_ATTENTION);
-      head_op.set_includes_lm_head(true);
       std::vector<GemmShape> gemms = plan.gemms;
-      for (const GemmShape& g : plan_kernels(model, head_op, {}).gemms) {
+      for (const GemmShape& g : lm_head_plan(model, op).gemms) {
         if (g.name.starts_with("lm_head")) gemms.push_back(g);
       }
       for (const GemmShape& g : gemms) {
@@ -314,6 +361,7 @@ int run_compute_bench(int argc, char** argv) {
   StepClock clock;
   std::string device, attention = options.attention;
   const std::unique_ptr<ComputeQueue> queue = make_bench_compute_queue(options.backend, clock, device, attention);
+  check_compute_bench_memory(model, grid, *queue);  // the queues allocate nothing before their first op
   pb::Struct doc = measure_compute(model, grid, *queue, options.backend, device, options.warmup, options.repeats);
   if (!attention.empty()) (*doc.mutable_fields())["attention"] = text(attention);
   write_file_atomically(options.out, to_json(doc));

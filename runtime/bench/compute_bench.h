@@ -19,6 +19,8 @@
 //              gamma prices); none on cpu, where launches cost nothing
 //   --repeats  timed runs per row (default 5); a row's time_s is their median
 //   --warmup   untimed runs before them (default 1, at least 1)
+//   --max-memory  the memory guard's limit (base/memory_limit.h): a grid whose
+//              kernel buffers would pass it is refused before any is allocated
 //   --attention  cuda: flash (cuDNN's flash attention; the default where the
 //              build has cuDNN) or reference (the backend's own kernel)
 // The runs of a row are queued back to back and each is timed from the end of
@@ -41,6 +43,7 @@ struct ComputeBenchOptions {
   std::filesystem::path scenario;
   std::string backend;  // "cpu" or "cuda"
   std::string attention;  // cuda: "flash" or "reference"; empty: the build's default
+  std::string max_memory;  // e.g. "16GiB"; empty: the default limit
   std::filesystem::path out;
   std::vector<std::uint64_t> tokens;
   std::vector<std::uint64_t> contexts;
@@ -62,6 +65,15 @@ struct GridPoint {
   std::uint32_t segments = 1;  // sequences of `tokens` (and `context_tokens`) each
 };
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
+
+// The kernels of one layer (the second where the model has two, so that no
+// embedding is counted) at `point` in `phase`, as measure_compute times it.
+KernelPlan layer_plan(const proto::ModelShape& model, const GridPoint& point, proto::Phase phase);
+
+// InputError (the memory guard's) when `queue` would hold more host memory
+// than the limit for the layer plans of `grid` (ComputeQueue::host_bytes).
+void check_compute_bench_memory(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
+                                const ComputeQueue& queue);
 
 // Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
 // (warmup >= 1), from the queue's completion times. The calling thread waits

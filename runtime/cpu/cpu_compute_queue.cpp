@@ -16,7 +16,19 @@ namespace {
 class CpuComputeQueue final : public ComputeQueue {
  public:
   CpuComputeQueue(const StepClock& clock, const CpuComputeOptions& options)
-      : clock_(clock), kernels_(options.stream_buffer_bytes), worker_([this] { work(); }) {}
+      : clock_(clock),
+        stream_buffer_bytes_(options.stream_buffer_bytes),
+        kernels_(options.stream_buffer_bytes),
+        worker_([this] { work(); }) {}
+
+  // fp32 buffers, the largest twice while it grows, and what the program holds
+  // before any kernel runs: eppsim-bench compute held 270 MB at 64 tokens
+  // (OpenBLAS's buffers, the allocator's arenas; maximum resident set, pp2).
+  std::uint64_t host_bytes(const KernelBuffers& buffers) const override {
+    constexpr std::uint64_t kProgramBytes = std::uint64_t{320} << 20;
+    const std::uint64_t stream = stream_buffer_bytes_ / sizeof(float);
+    return kProgramBytes + (buffers.elements(stream) + buffers.largest(stream)) * sizeof(float);
+  }
 
   ~CpuComputeQueue() override {
     {
@@ -100,6 +112,7 @@ class CpuComputeQueue final : public ComputeQueue {
   }
 
   const StepClock& clock_;
+  std::uint64_t stream_buffer_bytes_;
   CpuKernels kernels_;  // touched by the worker only
   mutable std::mutex mutex_;
   std::condition_variable work_ready_, finished_ready_;

@@ -16,6 +16,8 @@
 #include "base/errors.h"
 #include "schedule/trace_file.h"
 #include "base/input_limits.h"
+#include "base/memory_limit.h"
+#include "base/units.h"
 #include "runtime/comm_plan.h"
 #include "runtime/fault_signals.h"
 #include "runtime/mpi/clock_sync.h"
@@ -90,6 +92,7 @@ struct RunOptions {
   std::string schedule;
   std::string backend;
   std::string attention;
+  std::string max_memory;
   std::string trace;
   int warmup_steps = 1;
   int steps = 3;
@@ -111,6 +114,9 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
       ("steps", po::value(&o.steps)->default_value(3), "measured steps; the trace is the median one's")
       ("timeout", po::value(&o.timeout_s)->default_value(300.0),
        "seconds an op may wait on its peers before the run fails naming the rank and op")
+      ("max-memory", po::value(&o.max_memory),
+       "the most host memory the ranks of a machine may take together, e.g. 16GiB: past it the run is refused "
+       "(exit 2) before its first op (default: 85% of the machine's memory)")
       ("inject-fault", po::value(&fault),
        "KIND:RANK:OP: rank RANK kills itself (kill), crashes (crash) or stops answering (stall) as its op OP "
        "starts in the first measured step; to test fault handling");
@@ -142,6 +148,7 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   }
   if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
   if (!fault.empty()) o.fault = parse_fault(fault);
+  if (!o.max_memory.empty()) set_memory_limit_from_option("eppsim-run: ", o.max_memory);
   return o;
 }
 
@@ -159,6 +166,25 @@ struct Run {
   std::optional<RunOptions> options;
   proto::Schedule schedule;  // outlives the executor, which reads it for the partial trace
   std::unique_ptr<RankExecutor> executor;
+
+  // The memory guard before the first op: this rank's kernel buffers, times
+  // the ranks on its machine (which hold theirs beside it), within the limit.
+  void check_kernel_memory(const RankExecutor& executor, const ComputeQueue& compute) const {
+    KernelBuffers buffers;
+    for (const KernelPlan& plan : executor.plans()) buffers.grow(plan);
+    const std::uint64_t bytes = compute.host_bytes(buffers);
+    if (bytes == 0) return;
+    MPI_Comm machine = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine),
+              "MPI_Comm_split_type");
+    int local_ranks = 1;
+    check_mpi(MPI_Comm_size(machine, &local_ranks), "MPI_Comm_size");
+    MPI_Comm_free(&machine);
+    check_memory_estimate(fmt::format("the kernels' memory ({}) times the {} rank{} on this machine",
+                                      format_bytes(Bytes(bytes)), local_ranks, local_ranks == 1 ? "" : "s"),
+                          bytes * static_cast<std::uint64_t>(local_ranks),
+                          "run a Schedule of shorter sequences, fewer ranks a machine, or raise --max-memory");
+  }
 
   int execute(int argc, char** argv, const BackendFactory& make_backend) {
     options = parse(argc, argv, rank);
@@ -185,8 +211,10 @@ struct Run {
         if (step == o.warmup_steps && op.op == o.fault->op) inject(*o.fault, schedule, op);
       };
     }
-    executor = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute, *backend.comm,
-                                              clock, executor_options);
+    auto planned = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute,
+                                                  *backend.comm, clock, executor_options);
+    check_kernel_memory(*planned, *backend.compute);  // a refusal leaves no partial trace: nothing ran
+    executor = std::move(planned);
     std::vector<proto::Trace> traces;
     std::vector<std::vector<double>> offsets;  // rank 0: per measured step
     std::vector<double> step_times_s;          // rank 0

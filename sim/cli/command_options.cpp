@@ -59,17 +59,7 @@ void add_common_options(po::options_description& options) {
 
 void apply_common_options(const po::variables_map& vars) {
   logging::configure(vars.count("log") ? vars["log"].as<std::string>() : std::string());
-  if (vars.count("max-memory")) {
-    const std::string text = vars["max-memory"].as<std::string>();
-    Bytes limit;
-    try {
-      limit = parse_bytes(text);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("--max-memory: {}", e.what()));
-    }
-    if (limit.count == 0) throw InputError(fmt::format("--max-memory: must be > 0, got '{}'", text));
-    set_memory_limit_bytes(limit.count);
-  }
+  if (vars.count("max-memory")) set_memory_limit_from_option("", vars["max-memory"].as<std::string>());
 }
 
 RunOutputs outputs_from(const po::variables_map& vars) {

@@ -120,6 +120,18 @@ TEST_F(EppsimRun, TheRealCommandRunsThePipelineAndTheAllReduceWithKernels) {
   }
 }
 
+// The memory guard: the kernels' buffers of each rank, times the ranks on the
+// machine, against --max-memory, before the first op.
+TEST_F(EppsimRun, KernelsPastTheMemoryLimitAreRefusedBeforeTheFirstOp) {
+  write_message(testing::pipeline_schedule(), dir_ / "schedule.pb");
+  const Result r = mpirun(2, EPPSIM_RUN, "schedule.pb --backend cpu -o trace.pb --steps 1 --max-memory 300MiB", dir_);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("the kernels' memory"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("times the 2 ranks on this machine needs about"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("past the memory limit of 300 MiB (--max-memory)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "trace.pb"));
+}
+
 // Issue 11, item 8: a peer that never answers ends the run within the timeout,
 // naming the rank and the op.
 TEST_F(EppsimRun, ARecvWhoseSendNeverComesFailsNamingRankAndOp) {

@@ -269,5 +269,32 @@ TEST(KernelPlan, BadShapesNameTheField) {
   EXPECT_THROW(plan_kernels(bad, op_of(proto::FORWARD, {{10, 0}}), {}), InputError);
 }
 
+TEST(KernelBuffers, GrowToTheLargestOperandOfEveryPlan) {
+  KernelPlan forward;
+  forward.gemms = {GemmShape{.m = 100, .n = 30, .k = 20, .count = 1, .name = "qkv"},
+                   GemmShape{.m = 10, .n = 50, .k = 40, .count = 1, .name = "ffn_up"}};
+  forward.attention = {AttentionShape{.tokens = 100, .context_tokens = 28, .heads = 4, .kv_heads = 2, .head_dim = 8}};
+  forward.elementwise_bytes = 1200;
+  KernelBuffers buffers;
+  buffers.grow(forward);
+  EXPECT_EQ(buffers.gemm_a, 2000u);   // 100 x 20
+  EXPECT_EQ(buffers.gemm_b, 2000u);   // 40 x 50
+  EXPECT_EQ(buffers.gemm_c, 3000u);   // 100 x 30
+  EXPECT_EQ(buffers.queries, 3200u);  // 100 tokens x 4 heads x 8
+  EXPECT_EQ(buffers.keys, 2048u);     // 128 keys x 2 K/V heads x 8
+  EXPECT_EQ(buffers.scores, 64u * 128);
+  EXPECT_EQ(buffers.stream, 100u);    // 1,200 bytes / 12 a step
+  EXPECT_EQ(buffers.elements(1000), 2000u + 2000 + 3000 + 4 * 3200 + 4 * 2048 + 2 * 8192 + 2 * 100);
+  EXPECT_EQ(buffers.largest(1000), 8192u);
+  // A smaller plan changes nothing; a longer stream is capped by the backend's buffer size.
+  KernelPlan small;
+  small.gemms = {GemmShape{.m = 5, .n = 5, .k = 5, .count = 1, .name = "qkv"}};
+  small.elementwise_bytes = 1 << 20;
+  buffers.grow(small);
+  EXPECT_EQ(buffers.gemm_c, 3000u);
+  EXPECT_EQ(buffers.stream, (1u << 20) / 12);
+  EXPECT_EQ(buffers.elements(1000) - buffers.elements(0), 2000u);
+}
+
 }  // namespace
 }  // namespace eppsim::runtime
