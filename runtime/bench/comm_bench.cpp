@@ -19,6 +19,7 @@
 #include "base/units.h"
 #include "runtime/comm_bench_data.h"
 #include "runtime/bench/comm_measure.h"
+#include "runtime/mpi/mpi_groups.h"
 #include "runtime/mpi/mpi_main.h"
 #include "runtime/mpi/mpi_wait.h"
 #include "base/proto_io.h"
@@ -113,19 +114,14 @@ std::string device_name([[maybe_unused]] const BenchOptions& o) {  // used in NC
 // The memory guard before any buffer: each rank holds its send and receive
 // buffers and host copies of both (what it sends, what it checks), fp32, for
 // the largest size on the whole group; the ranks of a machine side by side.
-void check_comm_bench_memory(const BenchOptions& o, int rank, int size) {
+void check_comm_bench_memory(const BenchOptions& o, int size) {
   std::uint64_t elements = 0;
   const std::uint64_t largest = *std::max_element(o.bytes.begin(), o.bytes.end());
   for (const CommKind op : o.ops) {
     const CommShape shape = bench_shape(op, largest, static_cast<std::uint32_t>(std::max(size, 2)));
     elements = std::max(elements, 2 * (shape.send_elements + shape.recv_elements));
   }
-  MPI_Comm machine = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine),
-            "MPI_Comm_split_type");
-  int local_ranks = 1;
-  check_mpi(MPI_Comm_size(machine, &local_ranks), "MPI_Comm_size");
-  MPI_Comm_free(&machine);
+  const int local_ranks = ranks_on_this_machine();
   check_memory_estimate(fmt::format("eppsim-bench comm: buffers of {} on {} ranks, {} on this machine",
                                     format_bytes(Bytes(largest)), size, local_ranks),
                         elements * sizeof(float) * static_cast<std::uint64_t>(local_ranks),
@@ -139,7 +135,7 @@ int bench(const BenchOptions& o, int rank, int size) {
   if (size < 2 && o.backend != "cuda") {
     throw InputError("eppsim-bench comm: needs at least 2 ranks (mpirun -np 2 or more; --backend cuda also runs on 1)");
   }
-  check_comm_bench_memory(o, rank, size);
+  check_comm_bench_memory(o, size);
 #ifdef EPPSIM_WITH_NCCL
   if (o.backend == "cuda") nccl_bench_setup();
 #endif

@@ -43,4 +43,13 @@ MPI_Comm MpiGroups::group(std::uint32_t group) const {
   return groups_[group];
 }
 
+int ranks_on_this_machine() {
+  MPI_Comm machine = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine), "MPI_Comm_split_type");
+  int ranks = 1;
+  check_mpi(MPI_Comm_size(machine, &ranks), "MPI_Comm_size");
+  MPI_Comm_free(&machine);
+  return ranks;
+}
+
 }  // namespace eppsim::runtime

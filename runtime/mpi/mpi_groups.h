@@ -33,4 +33,9 @@ class MpiGroups {
   std::vector<MPI_Comm> groups_;  // by group id; MPI_COMM_NULL where this rank is not a member
 };
 
+// The processes of the world on this one's machine, itself included
+// (MPI_COMM_TYPE_SHARED): the ranks whose memory adds up beside its own.
+// Collective over the world.
+int ranks_on_this_machine();
+
 }  // namespace eppsim::runtime

@@ -174,12 +174,7 @@ struct Run {
     for (const KernelPlan& plan : executor.plans()) buffers.grow(plan);
     const std::uint64_t bytes = compute.host_bytes(buffers);
     if (bytes == 0) return;
-    MPI_Comm machine = MPI_COMM_NULL;
-    check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &machine),
-              "MPI_Comm_split_type");
-    int local_ranks = 1;
-    check_mpi(MPI_Comm_size(machine, &local_ranks), "MPI_Comm_size");
-    MPI_Comm_free(&machine);
+    const int local_ranks = ranks_on_this_machine();
     check_memory_estimate(fmt::format("the kernels' memory ({}) times the {} rank{} on this machine",
                                       format_bytes(Bytes(bytes)), local_ranks, local_ranks == 1 ? "" : "s"),
                           bytes * static_cast<std::uint64_t>(local_ranks),
