@@ -102,4 +102,8 @@ Seconds collective_duration(const CostModel& cost, OpView op, std::span<const st
   return cost.collective_time(to_model(op.collective_kind()), to_model(op.algorithm()), ranks, Bytes(op.size_bytes()));
 }
 
+Seconds collective_latency(const CostModel& cost, OpView op, std::span<const std::uint32_t> ranks) {
+  return cost.collective_time(to_model(op.collective_kind()), to_model(op.algorithm()), ranks, Bytes(0));
+}
+
 }  // namespace eppsim

@@ -36,5 +36,9 @@ Seconds transfer_duration(const CostModel& cost, OpView send, std::uint32_t src_
                           std::uint32_t dst_rank);
 // Duration of a collective over `ranks` (the first member's op decides a fixed duration).
 Seconds collective_duration(const CostModel& cost, OpView op, std::span<const std::uint32_t> ranks);
+// The latency of that collective as the cost model prices it: its time at 0
+// bytes (the algorithm's rounds of hop latencies; a calibration's fitted
+// constant), the part of its duration that sharing endpoints does not stretch.
+Seconds collective_latency(const CostModel& cost, OpView op, std::span<const std::uint32_t> ranks);
 
 }  // namespace eppsim

@@ -188,7 +188,9 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
   void collective_ready(ActivityId id, std::span<const OpRef> members, double now) override {
     const Price p = price(members.front());
     FlowId flow = kNoFlow;
-    if (p.shares && members.size() >= 2) flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now);
+    if (p.shares && members.size() >= 2) {
+      flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now, p.latency_s);
+    }
     if (interferes(p)) return start_comm(id, traffic_of_group(p.group), core_.group_ranks(p.group), flow, p.duration_s, now);
     if (flow == kNoFlow) schedule_completion(id, now + p.duration_s);
   }
@@ -275,8 +277,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     return ports;
   }
 
-  FlowId start_flow(ActivityId id, std::span<const PortId> ports, double duration_s, double now) {
-    const FlowId flow = sharing_.add(ports, duration_s, now);
+  FlowId start_flow(ActivityId id, std::span<const PortId> ports, double duration_s, double now, double latency_s = 0.0) {
+    const FlowId flow = sharing_.add(ports, duration_s, now, latency_s);
     if (flow >= flow_activity_.size()) flow_activity_.resize(flow + 1);
     flow_activity_[flow] = id;
     return flow;

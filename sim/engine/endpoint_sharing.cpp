@@ -8,12 +8,20 @@
 namespace eppsim {
 namespace {
 
-// When work of `remaining_s` at full speed ends at `rate`: never at rate 0.
-double finish_at(double now_s, double remaining_s, double rate) {
-  return rate > 0.0 ? now_s + remaining_s / rate : std::numeric_limits<double>::infinity();
+}  // namespace
+
+void EndpointSharing::Flow::advance(double now_s) {
+  const double elapsed = now_s - updated_s;
+  const double in_latency = std::min(elapsed, latency_s);  // the latency runs first, at full speed
+  latency_s -= in_latency;
+  remaining_s = std::max(0.0, remaining_s - in_latency - rate * speed * (elapsed - in_latency));
+  updated_s = now_s;
 }
 
-}  // namespace
+double EndpointSharing::Flow::finish_at(double now_s, double at_rate) const {
+  if (!(at_rate > 0.0)) return std::numeric_limits<double>::infinity();
+  return now_s + latency_s + std::max(0.0, remaining_s - latency_s) / at_rate;
+}
 
 EndpointSharing::EndpointSharing(std::size_t ports) : ports_(ports) {}
 
@@ -73,7 +81,7 @@ void EndpointSharing::free_emptied(FlowId leaving) {
   emptied_.clear();
 }
 
-FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s) {
+FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, double now_s, double latency_s) {
   if (ports.empty()) throw std::invalid_argument("EndpointSharing::add: a flow needs at least one port");
   // The largest port, found without a branch a port (a collective's flow
   // holds two or four ports a member).
@@ -94,6 +102,7 @@ FlowId EndpointSharing::add(std::span<const PortId> ports, double duration_s, do
   f.ports.assign(ports.begin(), ports.end());
   f.classes.clear();
   f.remaining_s = duration_s;
+  f.latency_s = std::clamp(latency_s, 0.0, duration_s);
   f.updated_s = now_s;
   f.rate = 0.0;
   f.speed = 1.0;
@@ -225,6 +234,7 @@ void EndpointSharing::remove(FlowId id, double now_s) {
   f.classes.clear();
   f.live = false;
   f.remaining_s = 0.0;
+  f.latency_s = 0.0;
   f.updated_s = now_s;
   ++f.version;
   free_flows_.push_back(id);
@@ -265,8 +275,7 @@ void EndpointSharing::set_slowdown(FlowId id, double slowdown, double now_s) {
   if (!(slowdown >= 1.0)) throw std::invalid_argument(fmt::format("EndpointSharing::set_slowdown: {}", slowdown));
   const double speed = 1.0 / slowdown;
   if (f.speed == speed) return;
-  f.remaining_s = std::max(0.0, f.remaining_s - f.rate * f.speed * (now_s - f.updated_s));
-  f.updated_s = now_s;
+  f.advance(now_s);
   f.speed = speed;
   slowed_.push_back(id);
 }
@@ -280,7 +289,7 @@ void EndpointSharing::retime_slowed(double now_s) {
     Flow& flow = flows_[f];
     if (!flow.live || flow.retimed == epoch_ || flow.finish_s <= now_s || flow.rate == 0.0) continue;
     flow.retimed = epoch_;
-    flow.finish_s = finish_at(now_s, flow.remaining_s, flow.rate * flow.speed);
+    flow.finish_s = flow.finish_at(now_s, flow.rate * flow.speed);
     ++flow.version;
     changed_.push_back(f);
   }
@@ -290,7 +299,7 @@ void EndpointSharing::retime_slowed(double now_s) {
 void EndpointSharing::set_rate(FlowId f, double rate, double now_s) {
   Flow& flow = flows_[f];
   flow.rate = rate;
-  flow.finish_s = finish_at(now_s, flow.remaining_s, rate * flow.speed);
+  flow.finish_s = flow.finish_at(now_s, rate * flow.speed);
   ++flow.version;
   changed_.push_back(f);
 }
@@ -341,8 +350,7 @@ void EndpointSharing::fill(double now_s) {
   // and finishing time and takes no part (it ends before time moves on).
   for (const FlowId f : component_flows_) {
     Flow& flow = flows_[f];
-    flow.remaining_s = std::max(0.0, flow.remaining_s - flow.rate * flow.speed * (now_s - flow.updated_s));
-    flow.updated_s = now_s;
+    flow.advance(now_s);
     flow.frozen = flow.finish_s <= now_s;
   }
   // The common case, a flow with its ports to itself, at full speed (or

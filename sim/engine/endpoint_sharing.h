@@ -14,9 +14,15 @@
 // a port when it is full, and go on with the rest, so a flow held back at one
 // port leaves its share of the others to the flows there.
 //
-// Limits, deliberately: the latency part of D is shared like the bandwidth part
-// (a contended flow is stretched whole: the cost model answers one duration,
-// not its two parts, and a collective's steps interleave both); a flow uses
+// Latency. A flow's duration may name a latency part L (add's latency_s; the
+// analytic engine gives a collective's time at 0 bytes, its rounds' hop
+// latencies): L runs first and takes its full time whatever the rate, only
+// the rest (D - L, the bytes) is stretched by sharing and slowdowns, as the
+// flow engine's flows share link bandwidth but not propagation delay.
+//
+// Limits, deliberately: a flow holds its ports at its rate during its
+// latency too (a collective's rounds interleave latency and bytes, and the
+// cost model answers one duration with no schedule of the two); a flow uses
 // each of its ports at the same rate, whatever fraction of its bytes really
 // crosses each; links inside the fabric (switch uplinks, torus hops) are not
 // modelled, only endpoints.
@@ -67,8 +73,10 @@ class EndpointSharing {
 
   // A flow of `duration_s` seconds at full speed over `ports` (distinct, not
   // empty, each < the port count) starts at `now_s`. It runs once update() has
-  // given it a rate. The id is reused after remove().
-  FlowId add(std::span<const PortId> ports, double duration_s, double now_s);
+  // given it a rate. Of its duration, `latency_s` is latency: it runs first
+  // and takes its full time whatever the flow's rate (see above). The id is
+  // reused after remove().
+  FlowId add(std::span<const PortId> ports, double duration_s, double now_s, double latency_s = 0.0);
   // The flow ended at `now_s` (its finishing time, as update() reported it).
   void remove(FlowId flow, double now_s);
   // From now on (the next update()), `port` has `capacity` (in [0, 1]) instead of 1.
@@ -105,6 +113,7 @@ class EndpointSharing {
     std::vector<PortId> ports;
     std::vector<ClassId> classes;  // the classes of its ports, each once
     double remaining_s = 0.0;  // work left at full speed, as of updated_s
+    double latency_s = 0.0;    // of remaining_s, the latency left: not slowed by the rate or speed
     double updated_s = 0.0;
     double rate = 0.0;
     double speed = 1.0;  // 1 / set_slowdown's factor: progresses at rate * speed
@@ -118,6 +127,10 @@ class EndpointSharing {
     ClassId moved_to = kNoClass;
     bool frozen = false;
     bool live = false;
+    // Brings remaining_s (and latency_s) from updated_s to now_s at the flow's rate.
+    void advance(double now_s);
+    // When it ends from now_s at `at_rate` (rate * speed): never at rate 0.
+    double finish_at(double now_s, double at_rate) const;
   };
   // A port holds no flow (of == kNoClass, sole == kNoFlow), one flow at
   // full capacity (of == kNoClass, sole == that flow), or is in class `of`.

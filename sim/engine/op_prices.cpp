@@ -80,8 +80,11 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
         const std::span<const std::uint32_t> ranks(members.data(), static_cast<std::size_t>(members.size()));
         if (ranks.front() != rank) continue;
         const auto add = [&] {
-          collective_prices_.push_back(CollectivePrice{collective_duration(cost_, op, ranks).value, op.group(),
-                                                       op.algorithm() == proto::HIERARCHICAL});
+          const double duration_s = collective_duration(cost_, op, ranks).value;
+          // A measured duration has no latency of its own to tell apart.
+          const double latency_s = fixed ? 0.0 : std::min(duration_s, collective_latency(cost_, op, ranks).value);
+          collective_prices_.push_back(
+              CollectivePrice{duration_s, latency_s, op.group(), op.algorithm() == proto::HIERARCHICAL});
           return index_of_last(collective_prices_) | kCollectivePrice;
         };
         if (fixed) {

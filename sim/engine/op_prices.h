@@ -19,6 +19,7 @@ class OpPrices {
  public:
   struct Price {
     double duration_s = 0.0;  // the cost model's uncontended time
+    double latency_s = 0.0;   // COLLECTIVE: of duration_s, its time at 0 bytes (not stretched by sharing)
     bool fixed = false;       // DURATION_FIXED
     bool hierarchical = false;  // COLLECTIVE: its algorithm
     std::uint32_t group = 0;    // COLLECTIVE
@@ -61,6 +62,7 @@ class OpPrices {
   };
   struct CollectivePrice {
     double duration_s = 0.0;
+    double latency_s = 0.0;
     std::uint32_t group = 0;
     bool hierarchical = false;
   };
@@ -97,6 +99,7 @@ inline OpPrices::Price OpPrices::of(std::uint32_t word) const {
   if (word & kCollectivePrice) {
     const CollectivePrice& c = collective_prices_[word & kPriceIndex];
     p.duration_s = c.duration_s;
+    p.latency_s = c.latency_s;
     p.group = c.group;
     p.hierarchical = c.hierarchical;
   } else {

@@ -83,6 +83,28 @@ TEST(EndpointSharing, ASlowedFlowProgressesAtItsRateOverTheSlowdown) {
   EXPECT_THROW(sharing.set_slowdown(c, 0.5, 3.0), std::invalid_argument);
 }
 
+TEST(EndpointSharing, ALatencyIsNotStretchedBySharing) {
+  // Two flows of 3 s on one port, 2 s of each latency: the latencies run at
+  // full time, the remaining seconds of bytes at half rate each.
+  EndpointSharing sharing(1);
+  const std::array<PortId, 1> port{0};
+  const FlowId a = sharing.add(port, 3.0, 0.0, 2.0);
+  const FlowId b = sharing.add(port, 3.0, 0.0, 2.0);
+  auto moved = update(sharing, 0.0);
+  EXPECT_DOUBLE_EQ(moved.at(a), 4.0);  // 2 + 1 / 0.5
+  EXPECT_DOUBLE_EQ(moved.at(b), 4.0);
+  // b leaves halfway through a's bytes (at 3): a's last half second of bytes
+  // then runs at full rate.
+  sharing.remove(b, 3.0);
+  moved = update(sharing, 3.0);
+  EXPECT_DOUBLE_EQ(moved.at(a), 3.5);
+  // A slowdown stretches only the bytes too; a latency past the duration is cut to it.
+  const FlowId c = sharing.add(port, 1.0, 10.0, 5.0);
+  update(sharing, 10.0);
+  sharing.set_slowdown(c, 2.0, 10.0);
+  EXPECT_DOUBLE_EQ(update(sharing, 10.0).at(c), 11.0);  // all of it latency: not slowed
+}
+
 TEST(EndpointSharing, RatesAreMaxMinFair) {
   // a: {0, 1}; b: {0, 2}; c: {2}; d: {2}. Port 2 holds b, c, d to 1/3; a gets
   // the 2/3 of port 0 that b leaves.
