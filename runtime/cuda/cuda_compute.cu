@@ -89,6 +89,9 @@ struct StreamState {
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
   ~StreamState() {
+#ifdef EPPSIM_WITH_CUDNN
+    flash.reset();  // its handle and buffers, before the stream it is bound to
+#endif
     cublasDestroy(blas);
     cudaStreamDestroy(stream);
   }
