@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from doc_output import write_text_atomically
+
 TIMEOUT_S = 60
 ADDRESS_SPACE_BYTES = 4 << 30
 # Tolerances, the INVARIANT:STRATEGY pairs known to fail and the GPU presets' TFLOP/s,
@@ -459,7 +461,7 @@ def main():
                 save_regression(args.regressions, res, dict(cases)[res["case"]])
     summary = summarize(results, time.monotonic() - start)
     if args.out:
-        Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
+        write_text_atomically(args.out, json.dumps(summary, indent=1) + "\n")
     print(f"soak: {summary['cases']} cases, {summary['ok']} ok, {summary['refused']} refused, "
           f"failures {summary['failures'] or 'none'}, {summary['wall_time_s']} s; "
           f"known to fail (not required yet): {summary['known_failures'] or 'none'}")
