@@ -1,8 +1,12 @@
 #include "sim/engine/forked_run.h"
 
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/interrupt.h"
 #include "schedule/executor/executor_core.h"
 
 namespace eppsim {
@@ -59,6 +64,7 @@ std::string run_forked(std::string_view what, const std::function<std::string()>
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("{}: pipe failed: {}", what, std::strerror(errno)));
   std::fflush(nullptr);  // the child must not inherit unwritten output
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -66,22 +72,41 @@ std::string run_forked(std::string_view what, const std::function<std::string()>
     throw std::runtime_error(fmt::format("{}: fork failed: {}", what, std::strerror(errno)));
   }
   if (pid == 0) {
+    // The child ends with its parent: a parent killed outright cannot end it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before the line above
     ::close(fds[0]);
     child(fds[1], body);
   }
   ::close(fds[1]);
+  const auto reap = [pid] {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return status;
+  };
   std::string answer;
   char buffer[1 << 16];
   for (;;) {
+    // Waits in slices, so that SIGINT or SIGTERM (recorded by base/interrupt.h's
+    // handlers, which restart reads) ends the child and the run within one.
+    pollfd readable{fds[0], POLLIN, 0};
+    const int ready = ::poll(&readable, 1, 100);
+    if (interrupt_signal() != 0) {
+      ::kill(pid, SIGKILL);
+      ::close(fds[0]);
+      reap();
+      throw_if_interrupted();
+    }
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;
     const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     answer.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = reap();
   // An answer counts only from a child that ended normally: one killed while
   // writing (out of memory, a signal) leaves a truncated answer behind.
   const bool ended_normally = WIFEXITED(status) && WEXITSTATUS(status) == 0;

@@ -13,6 +13,9 @@
 // std::invalid_argument; anything else as std::runtime_error) with the same
 // message. A child that dies without answering (a signal, an abort inside
 // SimGrid) is a std::runtime_error naming `what` and the signal or exit status.
+// The child dies with its parent (PR_SET_PDEATHSIG: a parent killed outright
+// leaves nothing running), and a SIGINT or SIGTERM the parent records
+// (base/interrupt.h) kills the child within 0.1 s and throws Interrupted.
 #include <functional>
 #include <string>
 #include <string_view>
