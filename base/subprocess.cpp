@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "base/interrupt.h"
+
 extern char** environ;
 
 namespace eppsim {
@@ -137,6 +139,7 @@ ProcessResult run_process(const ProcessRequest& request) {
   RunningProcess process(request);
   for (auto pause = std::chrono::milliseconds(1);;) {
     if (auto result = process.poll()) return *result;
+    throw_if_interrupted();  // the destructor kills the child's process group
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }

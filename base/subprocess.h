@@ -30,7 +30,9 @@ struct ProcessResult {
 };
 
 // Starts the program and waits for it. Throws std::runtime_error when it cannot
-// be started (not found, not executable), naming it.
+// be started (not found, not executable), naming it; Interrupted (base/interrupt.h)
+// within 50 ms of a SIGINT or SIGTERM the handlers recorded, the child's process
+// group killed.
 ProcessResult run_process(const ProcessRequest& request);
 
 // A started program, for callers that run several at once (`eppsim sweep`).
