@@ -3,13 +3,17 @@
 // multiplies only with the keys its last row can see, so the work grows as
 // s*c + s^2/2 and the score block stays bounded. The CUDA queue's choice of
 // block (as large as a memory budget allows) lives here so that it is
-// unit-tested without a GPU; the CPU kernels use fixed 64-row blocks
-// (runtime/cpu/cpu_attention.h).
+// unit-tested without a GPU; the CPU kernels use fixed blocks of
+// kAttentionBlockRows (runtime/cpu/cpu_attention.h), which the memory guard's
+// estimate counts too (KernelBuffers, runtime/kernel_plan.h).
 #include <cstdint>
 
 #include "runtime/kernel_plan.h"
 
 namespace eppsim::runtime {
+
+// The query rows of the CPU kernels' blocks.
+inline constexpr std::uint64_t kAttentionBlockRows = 64;
 
 // Query rows per block when the scores of one block, for `heads_per_block`
 // query heads at once, may take `budget_bytes` at `bytes_per_score` (every

@@ -7,6 +7,7 @@
 #include "base/errors.h"
 #include "models/compute_cost.h"
 #include "models/transformer_spec.h"
+#include "runtime/attention_blocks.h"
 #include "schedule/compute_segments.h"
 #include "schedule/model_shape.h"
 #include "schedule/op_cost.h"
@@ -77,7 +78,6 @@ double attention_flops(const AttentionShape& a, Pass pass) {
 }
 
 void KernelBuffers::grow(const KernelPlan& plan) {
-  constexpr std::uint64_t kBlockRows = 64;  // the CPU's query blocks (runtime/cpu/cpu_attention.h)
   for (const GemmShape& g : plan.gemms) {
     gemm_a = std::max(gemm_a, g.m * g.k);
     gemm_b = std::max(gemm_b, g.k * g.n);
@@ -87,7 +87,7 @@ void KernelBuffers::grow(const KernelPlan& plan) {
     const std::uint64_t keys_seen = a.context_tokens + a.tokens;
     queries = std::max(queries, a.tokens * a.heads * std::uint64_t{a.head_dim});
     keys = std::max(keys, keys_seen * a.kv_heads * std::uint64_t{a.head_dim});
-    scores = std::max(scores, std::min(a.tokens, kBlockRows) * keys_seen);
+    scores = std::max(scores, std::min(a.tokens, kAttentionBlockRows) * keys_seen);
   }
   stream = std::max(stream, plan.elementwise_bytes / (3 * sizeof(float)));
 }

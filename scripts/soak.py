@@ -46,15 +46,11 @@ from doc_output import write_text_atomically
 
 TIMEOUT_S = 60
 ADDRESS_SPACE_BYTES = 4 << 30
-# Tolerances, the INVARIANT:STRATEGY pairs known to fail and the GPU presets' TFLOP/s,
-# set by main() before the workers fork.
+# Tolerances, the INVARIANT:STRATEGY pairs known to fail and what `eppsim presets` lists
+# (GPU presets' TFLOP/s, model presets' shapes, strategies), set by main() before the workers fork.
 OPTIONS = {}
-GPU_PRESETS = ["A100-40GB", "A100-80GB", "A800-80GB", "H100-SXM", "H800-SXM", "H200", "B200"]
+# The model presets a case may draw (`eppsim presets` lists larger ones too).
 MODEL_PRESETS = ["llama2-7b", "llama2-13b", "llama3-8b", "gpt-6.7b", "gpt-13b", "llama2-70b"]
-STRATEGIES = ["packed-1f1b", "ulysses", "ulysses-adaptive", "seq1f1b", "flexsp", "epp",
-              "epp-no-ckpt", "epp-full-ckpt", "epp-even-split", "epp-flex"]
-PRESET_HEADS = {"llama2-7b": (32, 32, 32), "llama2-13b": (40, 40, 40), "llama3-8b": (32, 8, 32),
-                "gpt-6.7b": (64, 64, 32), "gpt-13b": (64, 64, 40), "llama2-70b": (64, 8, 80)}
 
 
 class Sym(str):
@@ -89,7 +85,7 @@ def gen_model(r):
     Returns the message and (heads, kv_heads, layers)."""
     if r.random() < 0.3:
         preset = r.choice(MODEL_PRESETS)
-        heads, kv, layers = PRESET_HEADS[preset]
+        heads, kv, layers = OPTIONS["models"][preset]
         model = {"preset": preset}
         if r.random() < 0.7:
             layers = model["layers"] = r.randint(1, 8)
@@ -130,7 +126,7 @@ def gen_cluster(r):
     """A cluster of at most 64 GPUs, mostly far fewer, on the simple network or a topology."""
     gpn = r.choice([1, 2, 2, 4, 4, 8])
     nodes = r.choice([n for n in (1, 1, 2, 2, 2, 3, 4, 4, 8) if n * gpn <= 64 and (n * gpn <= 16 or r.random() < 0.3)])
-    cluster = {"nodes": nodes, "gpus_per_node": gpn, "gpu": {"preset": r.choice(GPU_PRESETS)},
+    cluster = {"nodes": nodes, "gpus_per_node": gpn, "gpu": {"preset": r.choice(list(OPTIONS["tflops"]))},
                "intra_node": {"bandwidth": f"{r.choice([50, 100, 200, 300, 450, 900])}GB/s",
                               "latency": f"{r.choice([1, 2, 3])}us"},
                "inter_node": {"bandwidth": f"{r.choice([25, 50, 100, 200, 400, 800])}Gbps",
@@ -213,7 +209,7 @@ def generate(seed, case):
     model, shape = gen_model(r)
     cluster = gen_cluster(r)
     workload = gen_workload(r)
-    strategy = r.choice(STRATEGIES)
+    strategy = r.choice(OPTIONS["strategies"])
     cost = {"compute": Sym(r.choice(["ROOFLINE", "SHAPED"]))}
     if r.random() < 0.25:
         cost["interference"] = {"enabled": True}
@@ -368,11 +364,17 @@ def run_case(job):
     return result
 
 
-def gpu_tflops(binary):
-    """Each GPU preset's dense peak in TFLOP/s, from `eppsim presets`."""
+def presets(binary):
+    """What `eppsim presets` lists: each GPU preset's dense peak in TFLOP/s, each model
+    preset's (heads, kv_heads, layers), and the strategies, in its order."""
     listing = subprocess.run([binary, "presets"], capture_output=True, text=True, check=True).stdout
     scale = {"T": 1, "P": 1000}
-    return {m[1]: float(m[2]) * scale[m[3]] for m in re.finditer(r"^\s+(\S+)\s+([0-9.]+) ([TP])FLOP/s", listing, re.M)}
+    tflops = {m[1]: float(m[2]) * scale[m[3]]
+              for m in re.finditer(r"^\s+(\S+)\s+([0-9.]+) ([TP])FLOP/s", listing, re.M)}
+    models = {m[1]: (int(m[3]), int(m[4]), int(m[2]))
+              for m in re.finditer(r"^\s+(\S+)\s+([0-9]+)\s+[0-9]+\s+([0-9]+)/([0-9]+)\s", listing, re.M)}
+    strategies = re.search(r"^strategies: (.*)$", listing, re.M)[1].split(", ")
+    return {"tflops": tflops, "models": models, "strategies": strategies}
 
 
 def refusal_key(message):
@@ -440,7 +442,7 @@ def main():
     args = parser.parse_args()
     binary = str(Path(args.eppsim).resolve())
     OPTIONS.update(engine_tolerance=args.engine_tolerance, metamorphic_tolerance=args.metamorphic_tolerance,
-                   known=set(filter(None, args.known_to_fail.split(","))), tflops=gpu_tflops(binary))
+                   known=set(filter(None, args.known_to_fail.split(","))), **presets(binary))
     if args.replay:
         cases = [(p.stem, p.read_text()) for p in sorted(Path(args.replay).glob("*.textproto"))]
     else:

@@ -208,12 +208,8 @@ KernelPlan lm_head_plan(const proto::ModelShape& model, proto::ComputeOp op) {
   return plan_kernels(model, op, {});
 }
 
-}  // namespace
-
-KernelPlan layer_plan(const proto::ModelShape& model, const GridPoint& point, proto::Phase phase) {
-  return plan_kernels(model, layer_op(model, point, phase), {});
-}
-
+// InputError (the memory guard's) when `queue` would hold more host memory
+// than the limit for the layer plans of `grid` (ComputeQueue::host_bytes).
 void check_compute_bench_memory(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
                                 const ComputeQueue& queue) {
   KernelBuffers buffers;
@@ -227,6 +223,8 @@ void check_compute_bench_memory(const proto::ModelShape& model, const std::vecto
   check_memory_estimate("eppsim-bench compute: the grid's largest layer", queue.host_bytes(buffers),
                         "give smaller --tokens, --context or --packed, or raise --max-memory");
 }
+
+}  // namespace
 
 google::protobuf::Struct measure_compute(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
                                          ComputeQueue& queue, const std::string& backend, const std::string& device,
@@ -321,13 +319,7 @@ std::unique_ptr<ComputeQueue> make_bench_compute_queue(const std::string& backen
   }
 #ifdef EPPSIM_WITH_CUDA
   CudaComputeOptions options;
-  if (!attention.empty()) {
-    try {
-      options.attention = parse_cuda_attention(attention);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(fmt::format("eppsim-bench compute: --attention: {}", e.what()));
-    }
-  }
+  if (!attention.empty()) options.attention = parse_cuda_attention(attention, "eppsim-bench compute: --attention");
   attention = cuda_attention_name(options.attention);
   device = cuda_device_name(options.device);
   return make_cuda_compute_queue(clock, options);

@@ -66,15 +66,6 @@ struct GridPoint {
 };
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
 
-// The kernels of one layer (the second where the model has two, so that no
-// embedding is counted) at `point` in `phase`, as measure_compute times it.
-KernelPlan layer_plan(const proto::ModelShape& model, const GridPoint& point, proto::Phase phase);
-
-// InputError (the memory guard's) when `queue` would hold more host memory
-// than the limit for the layer plans of `grid` (ComputeQueue::host_bytes).
-void check_compute_bench_memory(const proto::ModelShape& model, const std::vector<GridPoint>& grid,
-                                const ComputeQueue& queue);
-
 // Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
 // (warmup >= 1), from the queue's completion times. The calling thread waits
 // in ComputeQueue::wait(wait_s) between polls (negative: until a run ends).

@@ -27,13 +27,7 @@ int main(int argc, char** argv) {
 #ifdef EPPSIM_WITH_NCCL
     if (request.name == "cuda") {
       CudaComputeOptions options;
-      if (!request.attention.empty()) {
-        try {
-          options.attention = parse_cuda_attention(request.attention);
-        } catch (const std::invalid_argument& e) {
-          throw eppsim::InputError(fmt::format("eppsim-run: --attention: {}", e.what()));
-        }
-      }
+      if (!request.attention.empty()) options.attention = parse_cuda_attention(request.attention, "eppsim-run: --attention");
       backend.compute = make_cuda_compute_queue(clock, options);
       backend.comm = std::make_unique<NcclCommEngine>(schedule, groups, clock);
       return backend;

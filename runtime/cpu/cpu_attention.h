@@ -20,11 +20,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/attention_blocks.h"
 #include "runtime/kernel_plan.h"
 
 namespace eppsim::runtime {
-
-inline constexpr std::uint64_t kAttentionBlockRows = 64;
 
 // Scratch the kernels reuse between calls (score and gradient blocks); grows
 // to the largest shape seen.

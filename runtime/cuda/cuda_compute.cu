@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/errors.h"
 #include "runtime/attention_batch.h"
 #include "runtime/attention_blocks.h"
 #include "runtime/cuda/cuda_attention.h"
@@ -328,11 +329,12 @@ CudaAttention default_cuda_attention() {
 #endif
 }
 
-CudaAttention parse_cuda_attention(const std::string& name) {
+CudaAttention parse_cuda_attention(const std::string& name, std::string_view option) {
   if (name == "reference") return CudaAttention::Reference;
-  if (name != "flash") throw std::invalid_argument("must be flash or reference, got '" + name + "'");
+  if (name != "flash") throw InputError(std::string(option) + ": must be flash or reference, got '" + name + "'");
   if (default_cuda_attention() != CudaAttention::Flash) {
-    throw std::invalid_argument("flash: this build has no cuDNN flash attention (CMake found no cuDNN or cudnn-frontend)");
+    throw InputError(std::string(option) +
+                     ": flash: this build has no cuDNN flash attention (CMake found no cuDNN or cudnn-frontend)");
   }
   return CudaAttention::Flash;
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "runtime/compute_queue.h"
 #include "runtime/step_clock.h"
@@ -31,9 +32,9 @@ enum class CudaAttention { Flash, Reference };
 const char* cuda_attention_name(CudaAttention attention);
 // Flash where this build has cuDNN, else Reference.
 CudaAttention default_cuda_attention();
-// "flash" or "reference" as a CudaAttention; std::invalid_argument for
+// "flash" or "reference" as a CudaAttention; InputError "OPTION: RULE" for
 // another name, or for "flash" in a build without cuDNN.
-CudaAttention parse_cuda_attention(const std::string& name);
+CudaAttention parse_cuda_attention(const std::string& name, std::string_view option);
 
 struct CudaComputeOptions {
   CudaAttention attention = default_cuda_attention();

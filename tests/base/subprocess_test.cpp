@@ -2,18 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <csignal>
-#include <fstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
-#include "base/interrupt.h"
+#include "tests/base/child_process_probes.h"
 
 namespace eppsim {
 namespace {
@@ -43,33 +36,15 @@ TEST(Subprocess, KillsAChildPastItsTimeLimit) {
 }
 
 TEST(Subprocess, SigtermEndsTheWaitAndTheChild) {
-  // In a process of its own: the interrupt it records is for good.
-  const std::string file = ::testing::TempDir() + "subprocess_sigterm.pid";
-  std::remove(file.c_str());
-  const pid_t runner = ::fork();
+  const std::string file = testing::fresh_pid_file("subprocess_sigterm");
+  const pid_t runner = testing::fork_interruptible_runner(
+      [&] { run_process({{"/bin/sh", "-c", "echo $$ > " + file + "; exec sleep 60"}, {}, {}}); });
   ASSERT_GE(runner, 0);
-  if (runner == 0) {
-    install_interrupt_handlers();
-    try {
-      run_process({{"/bin/sh", "-c", "echo $$ > " + file + "; exec sleep 60"}, {}, {}});
-    } catch (const Interrupted&) {
-      ::_exit(3);
-    }
-    ::_exit(4);
-  }
-  pid_t child = 0;
-  for (int i = 0; i < 500 && child == 0; ++i) {
-    std::ifstream(file) >> child;
-    if (child == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const pid_t child = testing::wait_for_pid_file(file);
   ASSERT_GT(child, 0);
-  const auto start = std::chrono::steady_clock::now();
-  ::kill(runner, SIGTERM);
-  int status = 0;
-  ::waitpid(runner, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const testing::RunnerEnd end = testing::sigterm_and_reap(runner);
+  EXPECT_LT(end.took, std::chrono::seconds(1));
+  EXPECT_EQ(end.exit_status, 3);
   EXPECT_NE(::kill(child, 0), 0);  // killed and reaped by the runner
 }
 

@@ -1,11 +1,6 @@
 #include "sim/engine/forked_run.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
@@ -16,8 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
-#include "base/interrupt.h"
 #include "schedule/executor/executor_core.h"
+#include "tests/base/child_process_probes.h"
 
 namespace eppsim {
 namespace {
@@ -60,70 +55,31 @@ std::function<std::string()> sleeper(const std::string& file) {
   };
 }
 
-pid_t wait_for_pid_file(const std::string& file) {
-  for (int i = 0; i < 500; ++i) {
-    std::ifstream in(file);
-    pid_t pid = 0;
-    if (in >> pid && pid > 0) return pid;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return 0;
-}
-
-// Gone, or a zombie no one has reaped yet: no longer running.
-bool running(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string fields[3];
-  return stat >> fields[0] >> fields[1] >> fields[2] && fields[2] != "Z" && fields[2] != "X";
-}
-
-bool stops_within(pid_t pid, std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (running(pid) && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return !running(pid);
-}
-
 TEST(ForkedRun, TheChildDiesWithItsParent) {
-  const std::string file = ::testing::TempDir() + "forked_run_parent_killed.pid";
-  std::remove(file.c_str());
+  const std::string file = testing::fresh_pid_file("forked_run_parent_killed");
   const pid_t parent = ::fork();
   ASSERT_GE(parent, 0);
   if (parent == 0) {
     run_forked("test", sleeper(file));
     ::_exit(0);
   }
-  const pid_t child = wait_for_pid_file(file);
+  const pid_t child = testing::wait_for_pid_file(file);
   ASSERT_GT(child, 0);
   ::kill(parent, SIGKILL);
   ::waitpid(parent, nullptr, 0);
-  EXPECT_TRUE(stops_within(child, std::chrono::seconds(2)));
+  EXPECT_TRUE(testing::stops_within(child, std::chrono::seconds(2)));
 }
 
 TEST(ForkedRun, SigtermEndsTheChildAndTheWait) {
-  // In a process of its own: the interrupt it records is for good.
-  const std::string file = ::testing::TempDir() + "forked_run_sigterm.pid";
-  std::remove(file.c_str());
-  const pid_t runner = ::fork();
+  const std::string file = testing::fresh_pid_file("forked_run_sigterm");
+  const pid_t runner = testing::fork_interruptible_runner([&] { run_forked("test", sleeper(file)); });
   ASSERT_GE(runner, 0);
-  if (runner == 0) {
-    install_interrupt_handlers();
-    try {
-      run_forked("test", sleeper(file));
-    } catch (const Interrupted&) {
-      ::_exit(interrupt_signal() == SIGTERM ? 3 : 4);
-    }
-    ::_exit(5);
-  }
-  const pid_t child = wait_for_pid_file(file);
+  const pid_t child = testing::wait_for_pid_file(file);
   ASSERT_GT(child, 0);
-  const auto start = std::chrono::steady_clock::now();
-  ::kill(runner, SIGTERM);
-  int status = 0;
-  ::waitpid(runner, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
-  EXPECT_TRUE(stops_within(child, std::chrono::seconds(1)));
+  const testing::RunnerEnd end = testing::sigterm_and_reap(runner);
+  EXPECT_LT(end.took, std::chrono::seconds(1));
+  EXPECT_EQ(end.exit_status, 3);
+  EXPECT_TRUE(testing::stops_within(child, std::chrono::seconds(1)));
 }
 
 }  // namespace
