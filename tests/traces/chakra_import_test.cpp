@@ -81,6 +81,41 @@ TEST(ChakraImport, MetadataNodesStandForTheirDependencies) {
   EXPECT_THAT(deps_of(ops_of(s, 0)[1]), ElementsAre(0u));
 }
 
+// Layers of K compute nodes joined through K metadata nodes that each wait on
+// the whole layer before: every op of a layer depends on each op of the layer
+// before once, in the order first met. (The union used to search its list so
+// far for each op: K^3 per layer, minutes at this size.)
+TEST(ChakraImport, WideFanOutsThroughMetadataNodesGiveEachDependencyOnce) {
+  constexpr std::uint64_t kWidth = 600, kLayers = 3;
+  ChakraRankTrace rank = chakra_rank({});
+  std::uint64_t id = 0;
+  std::vector<std::uint64_t> previous;
+  for (std::uint64_t layer = 0; layer < kLayers; ++layer) {
+    std::vector<std::uint64_t> joins;
+    for (std::uint64_t k = 0; k < kWidth && layer > 0; ++k) {
+      chakra::Node join = chakra_node(id, chakra::METADATA_NODE);
+      for (auto p = previous.rbegin(); p != previous.rend(); ++p) join.add_data_deps(*p);
+      rank.nodes.push_back(join);
+      joins.push_back(id++);
+    }
+    previous.clear();
+    for (std::uint64_t k = 0; k < kWidth; ++k) {
+      chakra::Node op = comp_node(id, 1);
+      for (auto j : joins) op.add_data_deps(j);
+      rank.nodes.push_back(op);
+      previous.push_back(id++);
+    }
+  }
+  const auto s = import_chakra({rank}, "t");
+  const auto ops = ops_of(s, 0);
+  ASSERT_EQ(ops.size(), kWidth * kLayers);
+  std::vector<std::uint32_t> layer_before(kWidth);
+  for (std::uint32_t k = 0; k < kWidth; ++k) layer_before[k] = static_cast<std::uint32_t>(kWidth * (kLayers - 1) - 1 - k);
+  EXPECT_EQ(deps_of(ops[kWidth * (kLayers - 1)]), layer_before);
+  EXPECT_EQ(deps_of(ops[kWidth * kLayers - 1]), layer_before);
+  EXPECT_TRUE(deps_of(ops[0]).empty());
+}
+
 TEST(ChakraImport, MemoryNodesTakeTheirRecordedTimeOnTheMemoryStream) {
   auto load = chakra_node(0, chakra::MEM_LOAD_NODE);
   load.set_duration_micros(7);
