@@ -18,6 +18,7 @@
 
 #include "base/errors.h"
 #include "base/input_limits.h"
+#include "base/memory_limit.h"
 #include "base/progress.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
@@ -101,8 +102,18 @@ class FlowExecutor final : public GlobalExecutorHooks {
   }
 
   proto::Trace run() {
-    start_simgrid_engine();
-    build_platform();
+    const std::vector<PlatformFlow> flows = plan_flows();
+    std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + core_.schedule().num_ranks());
+    std::sort(chips.begin(), chips.end());
+    chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
+    const std::size_t hosts = SimgridPlatform::hosts_needed(chips, flows);
+    const std::size_t actors = actors_needed();
+    const ActorStacks stacks = actor_stacks_for(actors, max_map_count());
+    check_memory_estimate(fmt::format("the flow engine's SimGrid platform ({} hosts, {} actors)", hosts, actors),
+                          held_memory_bytes() + simgrid_memory_bytes(hosts, actors, stacks),
+                          "simulate fewer ranks, use --engine analytic, or raise --max-memory");
+    start_simgrid_engine(stacks);
+    platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
     create_actors();
     progress::ProgressLine line("simulating");
     line_ = &line;
@@ -198,9 +209,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
     return static_cast<std::uint64_t>(rank) << 32 | stream;
   }
 
-  // The plan of every collective the schedule runs on the network, and the
-  // flows of its programs and of every point-to-point message.
-  void build_platform() {
+  // Plans every collective the schedule runs on the network; returns the flows
+  // of their programs and of every point-to-point message.
+  std::vector<PlatformFlow> plan_flows() {
     const auto& schedule = core_.schedule();
     std::vector<PlatformFlow> flows;
     for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
@@ -211,10 +222,25 @@ class FlowExecutor final : public GlobalExecutorHooks {
         if (op.is_collective() && !fitted(op) && !plans_.contains(plan_key(op))) add_plan(op, flows);
       }
     }
-    std::vector<VertexId> chips(chip_of_rank_.begin(), chip_of_rank_.begin() + schedule.num_ranks());
-    std::sort(chips.begin(), chips.end());
-    chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
-    platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
+    return flows;
+  }
+
+  // The most actors alive at once: one per (rank, stream) with ops, the
+  // controller and the fault injector, and for each rank a collective's extra
+  // channels (run_task starts one actor per channel past the first).
+  std::size_t actors_needed() const {
+    const auto& schedule = core_.schedule();
+    std::size_t streams = 0;
+    std::vector<std::uint32_t> seen;
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      seen.clear();
+      for (const OpView op : ops_of(schedule, r)) seen.push_back(op.stream());
+      std::sort(seen.begin(), seen.end());
+      streams += static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+    }
+    std::uint32_t channels = 1;
+    for (const auto& [key, plan] : plans_) channels = std::max(channels, plan->steps.channels);
+    return streams + 2 + static_cast<std::size_t>(schedule.num_ranks()) * (channels - 1);
   }
 
   void add_plan(OpView op, std::vector<PlatformFlow>& flows) {
@@ -357,7 +383,18 @@ class FlowExecutor final : public GlobalExecutorHooks {
       if (!core_.all_done()) done_->acquire_timeout(kDeadlockTimeout_s);
       if (error_ || fatal_ != nullptr || core_.all_done()) return;
       stall_ = stall_reason(faults_, last_end_s_);
-      if (stall_.empty()) core_.throw_deadlock();
+      if (!stall_.empty()) return;
+      if (const auto link = platform_->slowest_link_in_use()) {
+        // Not a deadlock: a transfer so slow that it outlasts the timeout.
+        const Link& l = topology_.link(*link);
+        throw InputError(fmt::format(
+            "schedule: a transfer over link {}-{} is still under way at simulated time {:g} s, which cannot be "
+            "represented (it must lie in 0 to {} s, the bound of base/input_limits.h): an input's duration, size or "
+            "rate (a link's bandwidth, or a link_degraded fault's bandwidth_factor) is out of proportion",
+            topology_.vertex_name(l.a), topology_.vertex_name(l.b), sg4::Engine::get_clock(),
+            limits::kMaxSimulatedSeconds));
+      }
+      core_.throw_deadlock();
     });
   }
 

@@ -1,8 +1,10 @@
 #include "sim/engine/simgrid_platform.h"
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <simgrid/s4u.hpp>
@@ -29,23 +31,47 @@ std::uint64_t host_key(VertexId chip, std::uint32_t channel) { return static_cas
 #endif
 #endif
 
-sg4::Engine& start_simgrid_engine() {
-  static char name[] = "eppsim";
-  static char log[] = "--log=root.thres:warning";
+ActorStacks actor_stacks_for(std::size_t actors, std::uint64_t max_map_count) {
+  constexpr std::size_t kManyActors = 16384;
+  constexpr std::uint64_t kOtherMappings = 8192;
+  return ActorStacks{.stack_kib = actors > kManyActors ? 32u : 64u,
+                     .guard_page = 2 * static_cast<std::uint64_t>(actors) + kOtherMappings <= max_map_count};
+}
+
+std::uint64_t max_map_count() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::uint64_t count = 0;
+  return in >> count && count > 0 ? count : 65530;
+}
+
+std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks) {
+  constexpr std::uint64_t kActorStateBytes = 12 << 10, kPageBytes = 4096;
+  const auto h = static_cast<std::uint64_t>(hosts);
+  const std::uint64_t per_actor =
+      static_cast<std::uint64_t>(stacks.stack_kib) * 1024 + (stacks.guard_page ? kPageBytes : 0) + kActorStateBytes;
+  return h * h * sizeof(void*) + static_cast<std::uint64_t>(actors) * per_actor;
+}
+
+sg4::Engine& start_simgrid_engine(ActorStacks stacks) {
+  // The command line SimGrid reads its context settings from: they are fixed
+  // when the Engine starts. Static: the engine keeps pointers into it.
+  static std::vector<std::string> args;
+  args = {"eppsim", "--log=root.thres:warning", fmt::format("--cfg=contexts/stack-size:{}", stacks.stack_kib),
+          fmt::format("--cfg=contexts/guard-size:{}", stacks.guard_page ? 1 : 0)};
 #if defined(EPPSIM_ADDRESS_SANITIZER)
   // SimGrid's default contexts switch stacks by hand, which AddressSanitizer
   // cannot follow (an exception unwinding an actor's stack is reported as an
   // overflow); under the sanitizer every actor runs on a thread of its own.
-  // The factory is chosen when the Engine starts, so it goes on the command line.
-  static char factory[] = "--cfg=contexts/factory:thread";
-  static char* argv[] = {name, log, factory, nullptr};
-  static int argc = 3;
-#else
-  static char* argv[] = {name, log, nullptr};
-  static int argc = 2;
+  args.push_back("--cfg=contexts/factory:thread");
 #endif
+  static std::vector<char*> argv;
+  argv.clear();
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  static int argc = 0;
+  argc = static_cast<int>(args.size());
   // Never destroyed: the process (a forked child) ends with _exit.
-  auto* engine = new sg4::Engine(&argc, argv);
+  auto* engine = new sg4::Engine(&argc, argv.data());
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/crosstraffic", false);
   sg4::Engine::set_config("network/TCP-gamma", 0.0);
@@ -102,9 +128,37 @@ SimgridPlatform::SimgridPlatform(const Topology& topology, std::span<const Verte
   zone->seal();
 }
 
+std::size_t SimgridPlatform::hosts_needed(std::span<const VertexId> chips, std::span<const PlatformFlow> flows) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(chips.size() + 2 * flows.size());
+  for (VertexId chip : chips) keys.push_back(host_key(chip, 0));
+  for (const PlatformFlow& f : flows) {
+    keys.push_back(host_key(f.src, f.channel));
+    keys.push_back(host_key(f.dst, f.channel));
+  }
+  std::sort(keys.begin(), keys.end());
+  return static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+}
+
 sg4::SplitDuplexLink* SimgridPlatform::link(LinkId id) const {
   const auto it = links_.find(id);
   return it == links_.end() ? nullptr : it->second;
+}
+
+std::optional<LinkId> SimgridPlatform::slowest_link_in_use() const {
+  std::optional<LinkId> found;
+  double slowest_Bps = 0.0;
+  for (const auto& [id, link] : links_) {
+    for (const sg4::Link* direction : {link->get_link_up(), link->get_link_down()}) {
+      if (!direction->is_used()) continue;
+      const double bandwidth_Bps = direction->get_bandwidth();
+      if (!found || bandwidth_Bps < slowest_Bps || (bandwidth_Bps == slowest_Bps && id < *found)) {
+        found = id;
+        slowest_Bps = bandwidth_Bps;
+      }
+    }
+  }
+  return found;
 }
 
 sg4::Host* SimgridPlatform::host(VertexId chip, std::uint32_t channel) const {

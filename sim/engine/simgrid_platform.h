@@ -35,6 +35,7 @@
 // which bounds the flow engine to a few thousand hosts.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -57,12 +58,35 @@ struct PlatformFlow {
   bool operator==(const PlatformFlow&) const = default;
 };
 
-// Creates this process's SimGrid engine with the settings above. SimGrid 3.32
-// allows one engine per process (a second continues the first one's clock and
-// rejects the settings), so a process calls it once (the flow engine forks a
-// child per run, sim/engine/forked_run.h). The engine lives until the process
-// ends.
-simgrid::s4u::Engine& start_simgrid_engine();
+// The stacks of SimGrid's actors (contexts/stack-size and guard-size). SimGrid's
+// default, 8 MiB each, takes 8 GiB of address space at 1,024 actors, so under
+// an address-space limit its stacks fail to allocate ("Failed to allocate
+// stack"); the flow engine's actors need under 8 KiB (they run shipped
+// scenarios and the soak campaign at 8 KiB and crash at 4 KiB).
+struct ActorStacks {
+  std::uint32_t stack_kib = 8192;
+  bool guard_page = true;  // a page that turns an overflow into SIGSEGV; two memory mappings per actor
+};
+// The stacks for `actors` actors: 64 KiB (32 KiB past 16,384 actors), with
+// guard pages unless two mappings per actor, plus 8,192 for the rest of the
+// process, would pass `max_map_count` (vm.max_map_count; SimGrid aborts with
+// "Failed to protect stack" past it).
+ActorStacks actor_stacks_for(std::size_t actors, std::uint64_t max_map_count);
+// vm.max_map_count of this machine (65,530 when it cannot be read).
+std::uint64_t max_map_count();
+
+// The memory SimGrid takes for a platform of `hosts` hosts and `actors` actors
+// with `stacks`: FullZone's table of H x H route pointers, and for each actor
+// its stack (and guard page) and about 12 KiB of SimGrid's own state
+// (shared/reference/stack.md measured 12 KB).
+std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks);
+
+// Creates this process's SimGrid engine with the settings above and the
+// actors' `stacks`. SimGrid 3.32 allows one engine per process (a second
+// continues the first one's clock and rejects the settings), so a process calls
+// it once (the flow engine forks a child per run, sim/engine/forked_run.h). The
+// engine lives until the process ends.
+simgrid::s4u::Engine& start_simgrid_engine(ActorStacks stacks = {});
 
 class SimgridPlatform {
  public:
@@ -70,11 +94,16 @@ class SimgridPlatform {
   // (channel 0) and for every flow's endpoints, routes for `flows` (duplicates
   // and flows from a chip to itself are skipped).
   SimgridPlatform(const Topology& topology, std::span<const VertexId> chips, std::span<const PlatformFlow> flows);
+  // How many hosts that platform has (what its route table grows with).
+  static std::size_t hosts_needed(std::span<const VertexId> chips, std::span<const PlatformFlow> flows);
 
   // The host of `chip` for `channel` (built for it; throws std::out_of_range otherwise).
   simgrid::s4u::Host* host(VertexId chip, std::uint32_t channel = 0) const;
   // The SimGrid link of topology link `id`; null when no route uses it.
   simgrid::s4u::SplitDuplexLink* link(LinkId id) const;
+  // Of the links some transfer is crossing now, the one of least bandwidth
+  // (the lowest id among equals); none when no transfer is under way.
+  std::optional<LinkId> slowest_link_in_use() const;
   std::size_t host_count() const { return hosts_.size(); }
   std::size_t link_count() const { return links_built_; }
   std::size_t route_count() const { return routes_built_; }

@@ -263,6 +263,20 @@ CASES = [
     Case("fault-link-not-joined", "scenario", "a fault on a link between two vertices that no link joins",
          RUN, "{d}/s.textproto: faults[0].link_degraded.link: no live link joins chip0 and chip5 in topology 'simple'",
          {"s.textproto": scenario(append='faults { at: "0s" link_degraded { link: "chip0-chip5" bandwidth_factor: 0.5 } }\n')}),
+    Case("fault-link-degraded-tiny-flow", "scenario",
+         "a link degraded to 10^-20 of its bandwidth, on the flow engine (it reported a deadlock)",
+         RUN + ["--engine", "flow"],
+         "{d}/s.textproto: schedule: a transfer over link chip...-leaf0 is still under way at simulated time 1e+17 s, "
+         "which cannot be represented",
+         {"s.textproto": scenario(append='faults { at: "0s" link_degraded { link: "chip4-leaf0" bandwidth_factor: 1e-20 } }\n')}),
+    Case("flow-engine-past-memory", "scenario",
+         "a collective of 8,192 ranks on the flow engine under --max-memory 1GiB (SimGrid's stacks and route table)",
+         ["run", "{d}/c.textproto", "--engine", "flow", "--max-memory", "1GiB", "-o", "{d}/out"],
+         "{d}/c.textproto: the flow engine's SimGrid platform (8192 hosts, 8194 actors) needs about 1.37 GiB, past the "
+         "memory limit of 1 GiB (--max-memory): simulate fewer ranks, use --engine analytic, or raise --max-memory",
+         {"c.textproto": 'workload { collective { kind: ALL_REDUCE bytes: "1MiB" } }\n'
+                         'cluster { nodes: 1024 gpus_per_node: 8 gpu { preset: "A100-80GB" } '
+                         'intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }\n'}),
     # ------------------------------------------------------------ --set
     Case("capital-utilisation-over-one", "command line", "a utilisation above 1",
          run_set("cluster.capital.utilisation=1.5"),

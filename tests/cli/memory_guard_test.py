@@ -9,12 +9,16 @@ engine's part is most of the peak, the estimate of epp must be within 10% of
 the peak; of ulysses within -20%..+25% (its peak is nearer the planner's and
 the writers'). A run past --max-memory is refused before it simulates:
 exit 2, one line naming the estimate, the limit and what to change, and no
-output directory.
+output directory. The flow engine, under the catalogue's 4 GiB address-space
+limit, runs a ring all-reduce of 1,024 ranks (SimGrid's default 8 MiB actor
+stacks failed to allocate there) and refuses step_16k's 16,384 ranks with the
+estimate of its SimGrid platform.
 
 usage: memory_guard_test.py EPPSIM_BINARY SOURCE_DIR
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -24,8 +28,12 @@ CUT = ["--set", "cluster.nodes=256", "--set", "workload.global_batch=2048"]
 failures = []
 
 
-def run(args, work):
-    return subprocess.run([eppsim, *args, "--log=warn"], cwd=work, capture_output=True, text=True)
+def run(args, work, address_space_bytes=None):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
+
+    return subprocess.run([eppsim, *args, "--log=warn"], cwd=work, capture_output=True, text=True,
+                          preexec_fn=limit if address_space_bytes else None)
 
 
 with tempfile.TemporaryDirectory() as work:
@@ -55,6 +63,16 @@ with tempfile.TemporaryDirectory() as work:
                         f"stderr: {r.stderr}")
     else:
         print("ok   a run past --max-memory is refused before it simulates")
+
+    for name, want_exit, want in (("allreduce_ring_1024", 0, ""),
+                                  ("step_16k", 2, "the flow engine's SimGrid platform (16384 hosts, ")):
+        r = run(["run", os.path.join(source, f"scenarios/bench/{name}.textproto"), "--engine", "flow",
+                 "--outputs", "none", "-o", os.path.join(work, f"flow-{name}")], work, address_space_bytes=4 << 30)
+        if r.returncode != want_exit or want not in r.stderr:
+            failures.append(f"{name} on the flow engine under 4 GiB of address space: exit {r.returncode}, "
+                            f"wanted {want_exit} and {want!r}: {r.stderr[-2000:]}")
+        else:
+            print(f"ok   {name} on the flow engine under 4 GiB of address space: exit {want_exit}")
 
 for failure in failures:
     print("FAIL " + failure)

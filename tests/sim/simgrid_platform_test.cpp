@@ -115,5 +115,29 @@ TEST(SimgridPlatform, OnlyTheFlowsGivenGetRoutesAndLinks) {
   EXPECT_THAT(simgrid_routes(*topology, chips, flows), ::testing::HasSubstr("hosts 32 links 4 routes 4"));
 }
 
+TEST(SimgridPlatform, HostsNeededCountsEachChipAndChannelOnce) {
+  const std::vector<VertexId> chips = {0, 1, 2};
+  const std::vector<PlatformFlow> flows = {{0, 1, 0}, {1, 0, 0}, {0, 1, 2}, {2, 5, 2}};
+  // chip0, chip1, chip2 on channel 0; chip0, chip1, chip2, chip5 on channel 2.
+  EXPECT_EQ(SimgridPlatform::hosts_needed(chips, flows), 7u);
+}
+
+TEST(SimgridPlatform, ActorStacksShrinkWithTheirNumberAndLoseGuardsPastTheMappingLimit) {
+  EXPECT_EQ(actor_stacks_for(1000, 65530).stack_kib, 64u);
+  EXPECT_TRUE(actor_stacks_for(1000, 65530).guard_page);
+  EXPECT_EQ(actor_stacks_for(20000, 65530).stack_kib, 32u);
+  EXPECT_TRUE(actor_stacks_for(20000, 65530).guard_page);  // 48,192 mappings
+  EXPECT_FALSE(actor_stacks_for(30000, 65530).guard_page);  // 68,192
+  EXPECT_TRUE(actor_stacks_for(30000, 262144).guard_page);
+}
+
+TEST(SimgridPlatform, MemoryIsTheRouteTableAndEachActorsStackGuardAndState) {
+  const std::uint64_t table = 1024ull * 1024 * 8;
+  EXPECT_EQ(simgrid_memory_bytes(1024, 0, {}), table);
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 64, .guard_page = true}),
+            table + 10 * ((64 + 12) * 1024ull + 4096));
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 32, .guard_page = false}), table + 10 * (32 + 12) * 1024ull);
+}
+
 }  // namespace
 }  // namespace eppsim
