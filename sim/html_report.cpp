@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/interrupt.h"
 #include "base/subprocess.h"
 
 namespace eppsim {
@@ -40,7 +41,13 @@ fs::path write_html_report(const fs::path& dir, const std::optional<fs::path>& p
   if (paper_json) request.argv.insert(request.argv.end(), {"--paper", paper_json->string()});
   request.environment = {{"MPLBACKEND", "Agg"}};
   request.time_limit = std::chrono::seconds(600);
-  const ProcessResult result = run_process(request);
+  const ProcessResult result = [&] {
+    try {
+      return run_process(request);
+    } catch (const Interrupted& e) {
+      throw Interrupted(e.signal(), fmt::format("{} holds the run's outputs, without report.html", dir.string()));
+    }
+  }();
   if (!result.succeeded()) {
     throw std::runtime_error(fmt::format("--html: {} failed ({}); the run's other files are written",
                                          command_line(request.argv), result.describe()));

@@ -20,7 +20,8 @@ std::filesystem::path plots_directory();
 // `paper_json` (a reproduction's paper.json) when given; returns DIR/report.html.
 // report.py writes the page atomically (a temporary file renamed over it).
 // Throws std::runtime_error naming the command and how it ended when it fails
-// or runs past 10 minutes.
+// or runs past 10 minutes; on SIGINT or SIGTERM, Interrupted saying that DIR
+// holds its outputs without the page (the child is ended).
 std::filesystem::path write_html_report(const std::filesystem::path& dir,
                                         const std::optional<std::filesystem::path>& paper_json = std::nullopt);
 

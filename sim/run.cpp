@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.h"
+#include "base/interrupt.h"
 #include "base/log.h"
 #include "base/memory_limit.h"
 #include "sim/cluster_cost.h"
@@ -183,6 +184,9 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
                        ? run_engine(schedule, cluster, nullptr, detail, &coverage, &result.estimated_peak_bytes)
                        : run_engine(schedule, cluster, &faults, TraceDetail{true, detail.ranks}, &coverage,
                                     &result.estimated_peak_bytes);
+  } catch (const Interrupted&) {
+    abandon(schedule);  // the process ends next: no seconds spent freeing it
+    throw;
   } catch (const InputError& e) {
     // Name the input the engine refused, unless the error already does (a
     // scenario's faults name their own file and field).

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/interrupt.h"
 #include "schedule/executor/executor_core.h"
 #include "schedule/executor/executor_state.h"
 #include "schedule/schedule_validation.h"
@@ -276,6 +277,7 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   std::vector<std::uint32_t> row_fill;  // a rank's ops: where the next entry of its row goes
   std::vector<UnequalPair> unequal;  // pairs of different sizes (pair_in_program_order)
   for (std::uint32_t r = 0; r < ranks; ++r) {
+    throw_if_interrupted();  // SIGINT or SIGTERM (base/interrupt.h): a rank at a time
     validator.validate_program(r);
     // The program's columns, read directly: entry i of each is op i, and the
     // dependency entries (dep_op ascending, validated) list op dep_op[k]

@@ -14,7 +14,8 @@ void mark_incomplete(proto::Trace& trace, double stopped_s, const std::string& r
   for (const std::string& line : core.unfinished_ops()) incomplete->add_unfinished(line);
 }
 
-StepInterrupted::StepInterrupted(int signal, proto::Trace partial) : Interrupted(signal), partial_(std::move(partial)) {}
+StepInterrupted::StepInterrupted(int signal, proto::Trace partial, std::shared_ptr<const InterruptDeadlineHold> hold)
+    : Interrupted(signal), partial_(std::move(partial)), hold_(std::move(hold)) {}
 
 void rethrow_keeping_partial_trace(std::exception_ptr error, const ExecutorCore& core, const std::string& engine) {
   try {
@@ -22,9 +23,10 @@ void rethrow_keeping_partial_trace(std::exception_ptr error, const ExecutorCore&
   } catch (const StepInterrupted&) {
     throw;
   } catch (const Interrupted& e) {
+    auto hold = std::make_shared<const InterruptDeadlineHold>();
     proto::Trace partial = core.trace(engine);
     mark_incomplete(partial, static_cast<double>(partial.step_time_ns()) * 1e-9, e.what(), core);
-    throw StepInterrupted(e.signal(), std::move(partial));
+    throw StepInterrupted(e.signal(), std::move(partial), std::move(hold));
   }
 }
 

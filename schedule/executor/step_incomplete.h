@@ -7,6 +7,7 @@
 // trace, and the command line writes it beside the output directory, which
 // keeps its previous complete outputs.
 #include <exception>
+#include <memory>
 #include <string>
 
 #include "base/interrupt.h"
@@ -21,12 +22,15 @@ void mark_incomplete(proto::Trace& trace, double stopped_s, const std::string& r
 
 class StepInterrupted : public Interrupted {
  public:
-  StepInterrupted(int signal, proto::Trace partial);
+  // `hold` keeps main()'s interrupt deadline (base/interrupt.h) waiting until
+  // the last copy of this exception is gone: the partial trace gets written.
+  StepInterrupted(int signal, proto::Trace partial, std::shared_ptr<const InterruptDeadlineHold> hold);
   // The ops that finished; partial_trace().incomplete() says the rest.
   const proto::Trace& partial_trace() const { return partial_; }
 
  private:
   proto::Trace partial_;
+  std::shared_ptr<const InterruptDeadlineHold> hold_;
 };
 
 // Rethrows `error`; an Interrupted becomes a StepInterrupted carrying

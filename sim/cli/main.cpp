@@ -1,5 +1,7 @@
 // eppsim: plan, simulate and report long-context training schedules.
 // Only this file turns errors into exit codes: 0 success, 2 bad input, 1 other.
+#include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -9,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -499,7 +503,8 @@ std::string usage() {
   options << common;
   out += "\n" + options.str();
   out += "\n`eppsim COMMAND --help` describes a command's options. Exit status: 0 success,\n"
-         "2 bad input, 1 any other failure.\n";
+         "2 bad input or arguments (paths included), 1 a failure of the machine or of eppsim,\n"
+         "130 SIGINT, 143 SIGTERM.\n";
   return out;
 }
 
@@ -575,15 +580,26 @@ int dispatch(int argc, char** argv) {
                                fmt::join(command_names(), ", ")));
 }
 
+// What eppsim prints when a signal ends a run.
+std::string interrupted_line(const Interrupted& e) { return fmt::format("eppsim: {}: {}\n", e.what(), e.outputs()); }
+
 }  // namespace
 }  // namespace eppsim
 
 int main(int argc, char** argv) {
   eppsim::install_interrupt_handlers();
+  // A run that has not unwound 0.5 s after SIGINT or SIGTERM ends here: the
+  // output directory is replaced only by a complete run, and the next run into
+  // the same place removes the staging directory left behind.
+  eppsim::start_interrupt_deadline(std::chrono::milliseconds(500), [](int signal) {
+    const std::string line = eppsim::interrupted_line(eppsim::Interrupted(signal));
+    [[maybe_unused]] const auto written = ::write(STDERR_FILENO, line.data(), line.size());
+    std::_Exit(128 + signal);
+  });
   try {
     return eppsim::flush_standard_output("eppsim", eppsim::dispatch(argc, argv));
   } catch (const eppsim::Interrupted& e) {
-    std::cerr << "eppsim: " << e.what() << ": the output directory keeps what it held before\n";
+    std::cerr << eppsim::interrupted_line(e);
     return 128 + e.signal();
   } catch (const eppsim::InputError& e) {
     std::cerr << "eppsim: error: " << e.what() << '\n';

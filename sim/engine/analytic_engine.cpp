@@ -63,6 +63,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
   }
 
   proto::Trace run() {
+    logging::debug("engine.analytic", "{} ops validated and priced in {:.3f} s: the event loop starts",
+                   core_.ops_total(), seconds_between(started_, compiled_));
     double now = 0.0;
     core_.start(now);
     progress::ProgressLine line("simulating");

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/interrupt.h"
 #include "schedule/program_ops.h"
 
 namespace eppsim {
@@ -96,7 +97,10 @@ void OpPrices::price_rank(std::uint32_t rank, std::span<std::uint32_t> words) {
                                                       static_cast<std::uint32_t>(op.algorithm()),
                                       op.size_bytes()};
           const auto [at, added] = collective_price_of_shape_.try_emplace(shape, 0);
-          if (added) at->second = add();
+          if (added) {
+            throw_if_interrupted();  // a new shape can take a while on a large network
+            at->second = add();
+          }
           price = at->second;
         }
         break;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/interrupt.h"
 #include "base/memory_limit.h"
 #include "schedule/model_shape.h"
 #include "schedule/program_ops.h"
@@ -88,9 +89,14 @@ OpIndex ScheduleBuilder::append(std::uint32_t rank, const OpFields& op, std::spa
   for (auto d : deps) {
     if (d >= index) throw std::logic_error(fmt::format("ScheduleBuilder: rank {} op {} depends on later op {}", rank, index, d));
   }
-  // The memory guard (base/memory_limit.h), every 2^20 ops: a plan that grows
-  // past the limit is refused while it is built.
-  if ((++ops_ & ((std::uint64_t{1} << 20) - 1)) == 0) {
+  // SIGINT and SIGTERM (base/interrupt.h) every 2^14 ops, and the memory guard
+  // (base/memory_limit.h) every 2^20: a plan that grows past the limit is
+  // refused while it is built.
+  if ((++ops_ & ((std::uint64_t{1} << 14) - 1)) == 0 && interrupt_signal() != 0) {
+    abandon(schedule_);
+    throw_if_interrupted();
+  }
+  if ((ops_ & ((std::uint64_t{1} << 20) - 1)) == 0) {
     check_memory_estimate(fmt::format("planning {} ({} ops built so far)", schedule_.strategy(), ops_), held_memory_bytes(),
                           "plan fewer ops (fewer slices, chunks or micro-batches per rank) or fewer ranks, or raise "
                           "--max-memory");

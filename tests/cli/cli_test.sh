@@ -96,17 +96,17 @@ grep -q "interrupted by SIGTERM: the output directory keeps what it held before"
 [ -z "$(ls -A "$work" | grep eppsim-partial)" ] || { echo "FAIL SIGTERM: staging left"; ls -A "$work"; failures=$((failures + 1)); }
 
 # SIGINT mid-simulation (a planned 2048-sequence batch, 3.7 M ops, 0.34 s of
-# engine in a Release build: the signal comes as the engine starts, while it
-# validates, prices or runs, and the event loop, where the engine checks for
-# it, stops at once): exit 130, the directory keeps its previous run, and the
-# trace of what finished so far lies beside it, readable by export and refused
-# by diff.
+# engine in a Release build: the signal comes once the engine logs that its
+# event loop starts, and the loop, which checks for it, stops at once; a signal
+# while the engine validates and prices ends the run with nothing to keep):
+# exit 130, the directory keeps its previous run, and the trace of what
+# finished so far lies beside it, readable by export and refused by diff.
 check "plan a long step" 0 "" -- "$eppsim" plan "$src/scenarios/showcase.textproto" -o "$work/big.pb" \
   --set workload.global_batch=2048 --set cluster.nodes=16
 "$eppsim" sim "$work/big.pb" --cluster "$src/scenarios/showcase.textproto" --set cluster.nodes=16 -o "$work/run" \
-  --outputs none --log=info >"$work/sim-killed.out" 2>"$work/sim-killed.err" &
+  --outputs none --log=info,engine.analytic:debug >"$work/sim-killed.out" 2>"$work/sim-killed.err" &
 victim=$!
-wait_until_simulating "$work/sim-killed.err"
+for _ in $(seq 3000); do grep -q "the event loop starts" "$work/sim-killed.err" && break; sleep 0.02; done
 kill -INT $victim
 wait $victim
 status=$?
