@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "base/log.h"
 #include "sim/calibrate.h"
+#include "sim/output_directory.h"
 #include "sim/run.h"
 #include "base/subprocess.h"
 #include "sim/validate.h"
@@ -144,7 +145,11 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     compute_from = reusable_benchmark(request, scenario, comm_ranks, "compute.json");
     comm_from = reusable_benchmark(request, scenario, comm_ranks, "comm.json");
   }
-  const fs::path dir = request.output_dir;
+  // Everything goes to a staging directory that replaces DIR only when the
+  // loop has finished (sim/output_directory.h): a failed or interrupted loop
+  // leaves DIR as it was.
+  OutputDirectory output(request.output_dir);
+  const fs::path dir = output.staging();
   fs::create_directories(dir / "bench");
   const fs::path compute_bench = dir / "bench" / "compute.json";
   const fs::path comm_bench = dir / "bench" / "comm.json";
@@ -168,7 +173,10 @@ TestbedResult run_testbed(const TestbedRequest& request) {
 
   const auto calibrated =
       load_scenario(request.scenario, {"cost_model.calibration_file=" + calibration_file.string()});
-  const RunResult simulated = run_scenario(calibrated);
+  RunResult simulated = run_scenario(calibrated);
+  // The scenario written beside the simulation names the calibration where it will lie.
+  simulated.scenario.mutable_cost_model()->set_calibration_file(
+      (fs::absolute(request.output_dir) / calibration_file.filename()).string());
   write_run_directory(simulated, dir / "simulated", RunOutputs{.trace = true, .chrome = true, .csv = true, .schedule = true});
 
   const fs::path measured = dir / "measured" / "trace.pb";
@@ -181,6 +189,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
 
   const auto result = validate_trace_files(dir / "simulated" / "trace.pb", measured);
   write_validation(result, dir);
+  output.commit();
   const auto& v = result.validation;
   return TestbedResult{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error()};
 }

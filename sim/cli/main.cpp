@@ -259,6 +259,7 @@ int command_validate(const po::variables_map& vars) {
 }
 
 int command_testbed(const po::variables_map& vars) {
+  const auto lock = lock_output(vars);
   TestbedRequest request;
   request.scenario = vars["scenario"].as<std::string>();
   request.output_dir = vars["output"].as<std::string>();

@@ -40,6 +40,19 @@ if [ "$mode" = --bench ]; then
   [ "$status" = 2 ] && [[ "$refused" == *"comm.json: ranks: the benchmark ran on 2 ranks;"*"needs 4"* ]] ||
     { echo "FAIL epp4 with a 2-rank benchmark: exit $status: $refused"; exit 1; }
   [ ! -e "$out/refused" ] || { echo "FAIL the refused loop wrote $out/refused"; exit 1; }
+  # A loop whose run fails after its benchmarks, calibration and simulation
+  # were written (an eppsim-run that exits 1) leaves no output folder.
+  mkdir -p "$out/broken-runtime"
+  printf '#!/bin/sh\nexit 1\n' > "$out/broken-runtime/eppsim-run"
+  chmod +x "$out/broken-runtime/eppsim-run"
+  set +e
+  failed=$("$eppsim" testbed "$source_dir/$scenario" -o "$out/failed" --bench "$mode_dir" \
+             --runtime-dir "$out/broken-runtime" 2>&1)
+  status=$?
+  set -e
+  [ "$status" = 1 ] && [[ "$failed" == *"executing the schedule failed"* ]] ||
+    { echo "FAIL a loop whose eppsim-run fails: exit $status: $failed"; exit 1; }
+  [ ! -e "$out/failed" ] || { echo "FAIL the failed loop left $out/failed: $(ls -A "$out/failed")"; exit 1; }
 fi
 /usr/bin/python3 "$source_dir/plots/validation.py" "$loop_dir" >/dev/null 2>&1
 [ -s "$loop_dir/plots/timeline.png" ] || { echo "FAIL no plots/timeline.png"; exit 1; }
