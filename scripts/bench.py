@@ -51,6 +51,9 @@ Sections of the JSON:
                   (1,002,528 chips) with its default outputs, S packed-1f1b
                   and epp (of --strategies), under a 20 GiB address-space
                   limit: issue 42's target is 300 s and 20 GiB
+  flow_step_1k    (j) scenarios/bench/step_16k at 1,024 GPUs (as (a)) on both
+                  engines, every strategy, one run each: both step times, their
+                  gap, and the flow engine's time (issue 45, item 6: under 60 s)
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
@@ -84,7 +87,7 @@ def railx_grid_sets(grid):
 RAILX_100K_SETS = railx_grid_sets(56)  # 100,352 GPUs
 GIB = 1024.0 ** 3
 SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
-            "plan_scale", "railx_1m"]
+            "plan_scale", "railx_1m", "flow_step_1k"]
 RAILX_1M = "scenarios/bench/railx_1m.textproto"
 RAILX_1M_STRATEGIES = ["packed-1f1b", "epp"]  # issue 42's million-GPU step
 RAILX_1M_MEMORY_GIB = 20.0  # its target
@@ -241,6 +244,7 @@ def targets(result, strategies):
     step_ok = [s in step and ("peak_rss_bytes" in step[s]) and step[s]["wall_s"] < 60 and
                step[s]["peak_rss_bytes"] < 8 * GIB for s in strategies]
     flow = result.get("flow_1024", {})
+    flow_1k = result.get("flow_step_1k", {})
     outputs = result.get("outputs_16k", {})
     outputs_ok = {s: within(r, 60, 8) for s, r in outputs.items()}
     railx_ok = {s: within(r, 120, 16) for s, r in result.get("railx_200k", {}).items()}
@@ -267,6 +271,9 @@ def targets(result, strategies):
             "exponents": {s: r["exponent_from_4608"] for s, r in result.get("plan_scale", {}).items()}},
         "railx_100k_under_120_s": {"met": met(result.get("railx_100k", {}).get("wall_s"), 120)},
         "flow_allreduce_1024_under_10_s": {"met": met(flow.get("wall_s"), 10) if flow and "skipped" not in flow else None},
+        "flow_step_1k_under_60_s_every_strategy": {
+            "met": all(r.get("flow", {}).get("wall_s", 1e9) < 60 for r in flow_1k.values()) if flow_1k else None,
+            "strategies_meeting": [s for s, r in flow_1k.items() if r.get("flow", {}).get("wall_s", 1e9) < 60]},
     }
 
 
@@ -335,6 +342,19 @@ def main(argv):
         log(f"flow 1024: {summary(result['flow_1024'])}")
     else:
         result["flow_1024"] = {"skipped": "no engine named flow is registered in this build"}
+
+    if "flow_step_1k" in sections and "flow" in engines(args):  # (j)
+        result["flow_step_1k"] = {}
+        for s in strategies:
+            record = {}
+            for engine in ("analytic", "flow"):
+                record[engine] = probe_once(args, STEP_16K, STEP_1K_SETS + [f"plan.strategy={s}",
+                                                                            f"simulation.engine={engine}"], args.limit_flow)
+            steps = [record[e].get("step_time_s") for e in ("analytic", "flow")]
+            if None not in steps:
+                record["flow_vs_analytic"] = round(steps[1] / steps[0] - 1.0, 6)
+            result["flow_step_1k"][s] = record
+            log(f"flow 1K {s}: analytic {summary(record['analytic'])}; flow {summary(record['flow'])}")
 
     if "outputs_16k" in sections:  # (f)
         result["outputs_16k"] = {}

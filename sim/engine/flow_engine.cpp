@@ -53,6 +53,9 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
   }
 }
 
+// From this many rounds on, a collective phase's rounds run as one pass (flow_engine.h).
+constexpr std::uint32_t kRoundsRunAsOne = 16;
+
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
 
 // A collective in flight: its plan, the stream each position runs it on (its
@@ -470,8 +473,15 @@ class FlowExecutor final : public GlobalExecutorHooks {
       const auto& ring = plan.steps.layouts[phase.layout].rings[ring_index];
       const auto k = static_cast<std::uint32_t>(ring.size());
       if (k <= 1) continue;
-      for (std::uint32_t round = 0; round < phase.rounds; ++round) {
-        const auto bytes = static_cast<std::uint64_t>(std::llround(phase.bytes * interfering_.comm_slowdown(id)));
+      // The rounds of a phase of many run as one pass (flow_engine.h): every
+      // flow carries all of their bytes after the latencies of the rounds
+      // before it. A chain's rounds, and a few rounds, keep their own passes.
+      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne;
+      const std::uint32_t rounds_per_pass = as_one ? phase.rounds : 1;
+      const std::uint32_t passes = as_one ? 1 : phase.rounds;
+      for (std::uint32_t pass = 0; pass < passes; ++pass) {
+        const auto bytes = static_cast<std::uint64_t>(
+            std::llround(phase.bytes * rounds_per_pass * interfering_.comm_slowdown(id)));
         comms.clear();
         if (phase.chain) {
           // Cut-through chain: receive the header, then forward header and data.
@@ -493,6 +503,14 @@ class FlowExecutor final : public GlobalExecutorHooks {
             }
           }
         } else {
+          if (rounds_per_pass > 1) {
+            double latency_s = 0.0;
+            for (std::uint32_t shift : phase.shifts) {
+              const VertexId to_chip = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
+              if (to_chip != my_chip) latency_s = std::max(latency_s, route_latency_s(my_chip, to_chip, channel));
+            }
+            if (latency_s > 0.0) sg4::this_actor::sleep_for(static_cast<double>(rounds_per_pass - 1) * latency_s);
+          }
           // Every put and all but the last get asynchronously; the last get
           // blocks (one simcall instead of two).
           sg4::Mailbox* last_get = nullptr;
@@ -526,6 +544,17 @@ class FlowExecutor final : public GlobalExecutorHooks {
     return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
+  // The latency of the platform's route from `from` to `to` on `channel`, cached.
+  double route_latency_s(VertexId from, VertexId to, std::uint32_t channel) {
+    const std::uint64_t key = static_cast<std::uint64_t>(from) << 36 | static_cast<std::uint64_t>(to) << 8 | channel;
+    if (const auto it = route_latency_s_.find(key); it != route_latency_s_.end()) return it->second;
+    std::vector<sg4::Link*> links;
+    double latency_s = 0.0;
+    platform_->host(from, channel)->route_to(platform_->host(to, channel), links, &latency_s);
+    route_latency_s_.emplace(key, latency_s);
+    return latency_s;
+  }
+
   // A blocking receive in one simcall (Mailbox::get takes two).
   static void receive(sg4::Mailbox* box, void** sink) { box->get_init()->set_dst_data(sink, sizeof(void*))->wait(); }
 
@@ -557,6 +586,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   std::unique_ptr<SimgridPlatform> platform_;
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
+  std::unordered_map<std::uint64_t, double> route_latency_s_;
   std::vector<StreamActor*> to_wake_;
   FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;
