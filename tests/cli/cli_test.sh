@@ -186,6 +186,9 @@ if [ -c /dev/full ]; then
     echo "FAIL presets > /dev/full: exit $status, stderr: $(cat "$work/full.err")"; failures=$((failures + 1))
   fi
 fi
+# The exit-status rule, as --help states it (docs/guide/commands.md): the codes above.
+"$eppsim" --help | tr '\n' ' ' | grep -q "Exit status: 0 success, 2 bad input or arguments (paths included), 1 a failure of the machine or of eppsim, 130 SIGINT, 143 SIGTERM." ||
+  { echo "FAIL --help does not state the exit-status rule"; failures=$((failures + 1)); }
 # A run directory names its trace, Schedule and scenario at once.
 check "replay of a run directory" 0 "" -- "$eppsim" replay "$work/run" --cluster "$src/scenarios/quickstart.textproto" \
   -o "$work/dir_replay"
