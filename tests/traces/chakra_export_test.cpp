@@ -1,5 +1,12 @@
 #include "traces/chakra/chakra_export.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -85,6 +92,19 @@ TEST(ChakraExport, RoundTripsThroughFilesToo) {
   EXPECT_TRUE(std::filesystem::exists(dir / "s.comm_groups.json"));
   const auto back = import_chakra_prefix(dir / "s");  // finds s.comm_groups.json
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(schedule, back));
+  std::filesystem::remove_all(dir);
+}
+
+// A write that fails (here the last file's temporary name is taken by a
+// folder; on a full disk, any) leaves no part of the export and no temporary.
+TEST(ChakraExport, AFailedWriteLeavesNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "eppsim_chakra_export_fail_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / fmt::format("s.comm_groups.json.partial-{}", ::getpid()) / "x");
+  EXPECT_ANY_THROW(write_chakra_trace(export_chakra(sample_schedule()), dir / "s"));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) left.push_back(entry.path().filename().string());
+  EXPECT_THAT(left, ::testing::ElementsAre(fmt::format("s.comm_groups.json.partial-{}", ::getpid())));
   std::filesystem::remove_all(dir);
 }
 

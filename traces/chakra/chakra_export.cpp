@@ -5,11 +5,16 @@
 #include <optional>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "traces/chakra/chakra_attributes.h"
 #include "schedule/schedule_validation.h"
+#include "base/interrupt.h"
 #include "base/proto_io.h"
 #include "schedule/shared_compute.h"
 
@@ -148,8 +153,29 @@ ChakraTrace export_chakra(const proto::Schedule& schedule) {
 }
 
 void write_chakra_trace(const ChakraTrace& trace, const std::filesystem::path& prefix) {
-  write_chakra_prefix(prefix, trace.ranks);
-  write_file_atomically(chakra_comm_groups_path(prefix), format_chakra_comm_groups(trace.comm_groups));
+  // Every file is written under a temporary name first and renamed into place
+  // only once all are written: a failure (a full disk) or a signal leaves no
+  // part of an export, and the temporaries of this run are removed.
+  const std::string suffix = fmt::format(".partial-{}", ::getpid());
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged;  // temporary, final
+  const auto stage = [&](std::filesystem::path final_path, std::string_view bytes) {
+    std::filesystem::path temporary = final_path;
+    temporary += suffix;
+    staged.emplace_back(temporary, std::move(final_path));
+    write_file_atomically(temporary, bytes);
+  };
+  try {
+    for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+      throw_if_interrupted();
+      stage(chakra_rank_path(prefix, static_cast<std::uint32_t>(r)), serialize_chakra_stream(trace.ranks[r]));
+    }
+    stage(chakra_comm_groups_path(prefix), format_chakra_comm_groups(trace.comm_groups));
+    for (const auto& [temporary, final_path] : staged) std::filesystem::rename(temporary, final_path);
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& [temporary, final_path] : staged) std::filesystem::remove(temporary, ignored);
+    throw;
+  }
 }
 
 }  // namespace eppsim
