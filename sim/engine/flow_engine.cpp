@@ -476,7 +476,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
       // The rounds of a phase of many run as one pass (flow_engine.h): every
       // flow carries all of their bytes after the latencies of the rounds
       // before it. A chain's rounds, and a few rounds, keep their own passes.
-      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne;
+      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne && plan.steps.channels == 1;
       const std::uint32_t rounds_per_pass = as_one ? phase.rounds : 1;
       const std::uint32_t passes = as_one ? 1 : phase.rounds;
       for (std::uint32_t pass = 0; pass < passes; ++pass) {
@@ -504,11 +504,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
           }
         } else {
           if (rounds_per_pass > 1) {
-            double latency_s = 0.0;
-            for (std::uint32_t shift : phase.shifts) {
-              const VertexId to_chip = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
-              if (to_chip != my_chip) latency_s = std::max(latency_s, route_latency_s(my_chip, to_chip, channel));
-            }
+            // Every member waits the same, so that the phase's flows start
+            // together as its rounds would.
+            const double latency_s = phase_latency_s(plan, phase, channel);
             if (latency_s > 0.0) sg4::this_actor::sleep_for(static_cast<double>(rounds_per_pass - 1) * latency_s);
           }
           // Every put and all but the last get asynchronously; the last get
@@ -544,14 +542,28 @@ class FlowExecutor final : public GlobalExecutorHooks {
     return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
-  // The latency of the platform's route from `from` to `to` on `channel`, cached.
-  double route_latency_s(VertexId from, VertexId to, std::uint32_t channel) {
-    const std::uint64_t key = static_cast<std::uint64_t>(from) << 36 | static_cast<std::uint64_t>(to) << 8 | channel;
-    if (const auto it = route_latency_s_.find(key); it != route_latency_s_.end()) return it->second;
-    std::vector<sg4::Link*> links;
+  // The largest route latency of `phase`'s flows on `channel` (a round's
+  // latency, as models/collective_steps.h times it), cached.
+  double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, std::uint32_t channel) {
+    const auto key = std::pair(&phase, channel);
+    if (const auto it = phase_latency_s_.find(key); it != phase_latency_s_.end()) return it->second;
     double latency_s = 0.0;
-    platform_->host(from, channel)->route_to(platform_->host(to, channel), links, &latency_s);
-    route_latency_s_.emplace(key, latency_s);
+    std::vector<sg4::Link*> links;
+    for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
+      const auto k = static_cast<std::uint32_t>(ring.size());
+      for (std::uint32_t i = 0; i < k; ++i) {
+        const VertexId from = chip_of_rank_[plan.members[ring[i]]];
+        for (std::uint32_t shift : phase.shifts) {
+          const VertexId to = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
+          if (to == from) continue;
+          double route_s = 0.0;
+          links.clear();
+          platform_->host(from, channel)->route_to(platform_->host(to, channel), links, &route_s);
+          latency_s = std::max(latency_s, route_s);
+        }
+      }
+    }
+    phase_latency_s_.emplace(key, latency_s);
     return latency_s;
   }
 
@@ -586,7 +598,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   std::unique_ptr<SimgridPlatform> platform_;
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
-  std::unordered_map<std::uint64_t, double> route_latency_s_;
+  std::map<std::pair<const CollectivePhase*, std::uint32_t>, double> phase_latency_s_;
   std::vector<StreamActor*> to_wake_;
   FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;
