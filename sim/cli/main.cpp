@@ -1,5 +1,6 @@
 // eppsim: plan, simulate and report long-context training schedules.
-// Only this file turns errors into exit codes: 0 success, 2 bad input, 1 other.
+// Only this file turns errors into exit codes: 0 success, 2 bad input or
+// arguments, 1 a failure of the machine or of eppsim, 128 + the signal's number.
 #include <chrono>
 #include <cstdlib>
 #include <exception>

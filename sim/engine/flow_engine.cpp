@@ -475,7 +475,8 @@ class FlowExecutor final : public GlobalExecutorHooks {
       if (k <= 1) continue;
       // The rounds of a phase of many run as one pass (flow_engine.h): every
       // flow carries all of their bytes after the latencies of the rounds
-      // before it. A chain's rounds, and a few rounds, keep their own passes.
+      // before it. A chain's rounds, a few rounds and the rounds of a plan of
+      // several channels keep their own passes.
       const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne && plan.steps.channels == 1;
       const std::uint32_t rounds_per_pass = as_one ? phase.rounds : 1;
       const std::uint32_t passes = as_one ? 1 : phase.rounds;

@@ -32,11 +32,17 @@
 //                 by round, and the events drop by the number of rounds
 //                 (Ulysses on step_16k at 1,024 GPUs: a data-parallel ring of
 //                 1,023 rounds per layer, 165 s -> 13 s of simulation, step
-//                 time unchanged). Plans of several channels keep their
-//                 rounds: on a 4x4 torus of 8 channels a 1 MiB all-reduce's
-//                 merged passes took 7-14% longer than its rounds, which
-//                 tests/sim/flow_agreement_test.cpp holds to 1% (why is not
-//                 understood yet). The collective ends
+//                 time unchanged). That is exact when the flow of largest
+//                 latency is also the one of least bandwidth, as the
+//                 node-crossing hops of a ring on fat-tree, rail and simple
+//                 clusters are; where another flow is the bottleneck, rounds
+//                 take max(latency + bytes / rate) each while the pass adds
+//                 the largest latency to the slowest transfer, and comes out
+//                 longer. Plans of several channels (ECMP paths on a torus)
+//                 keep their rounds for that reason: on a 4x4 torus of 8
+//                 channels a 1 MiB all-reduce's merged passes took 7-14%
+//                 longer than its rounds (tests/sim/flow_agreement_test.cpp
+//                 holds it to 1%). The collective ends
 //                 when the last member's last channel ends. Bytes per flow
 //                 are rounded to whole bytes (SimGrid sizes are integers).
 //   DURATION_FIXED ops (compute, transfer or collective) take their fixed
