@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -55,6 +56,12 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
 
 // From this many rounds on, a collective phase's rounds run as one pass (flow_engine.h).
 constexpr std::uint32_t kRoundsRunAsOne = 16;
+
+// The least and largest route latency of a collective phase's flows.
+struct RouteLatencies {
+  double least_s = 0.0;
+  double most_s = 0.0;
+};
 
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
 
@@ -477,7 +484,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
       // flow carries all of their bytes after the latencies of the rounds
       // before it. A chain's rounds, a few rounds and the rounds of a plan of
       // several channels keep their own passes.
-      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne && plan.steps.channels == 1;
+      const RouteLatencies latencies = phase_latencies(plan, phase, channel);
+      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne &&
+                          (plan.steps.channels == 1 || latencies.least_s == latencies.most_s);
       const std::uint32_t rounds_per_pass = as_one ? phase.rounds : 1;
       const std::uint32_t passes = as_one ? 1 : phase.rounds;
       for (std::uint32_t pass = 0; pass < passes; ++pass) {
@@ -507,8 +516,8 @@ class FlowExecutor final : public GlobalExecutorHooks {
           if (rounds_per_pass > 1) {
             // Every member waits the same, so that the phase's flows start
             // together as its rounds would.
-            const double latency_s = phase_latency_s(plan, phase, channel);
-            if (latency_s > 0.0) sg4::this_actor::sleep_for(static_cast<double>(rounds_per_pass - 1) * latency_s);
+            if (latencies.most_s > 0.0)
+              sg4::this_actor::sleep_for(static_cast<double>(rounds_per_pass - 1) * latencies.most_s);
           }
           // Every put and all but the last get asynchronously; the last get
           // blocks (one simcall instead of two).
@@ -543,12 +552,12 @@ class FlowExecutor final : public GlobalExecutorHooks {
     return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
-  // The largest route latency of `phase`'s flows on `channel` (a round's
-  // latency, as models/collective_steps.h times it), cached.
-  double phase_latency_s(const CollectivePlan& plan, const CollectivePhase& phase, std::uint32_t channel) {
+  // The least and largest route latency of `phase`'s flows on `channel` (the
+  // largest is a round's latency, as models/collective_steps.h times it), cached.
+  RouteLatencies phase_latencies(const CollectivePlan& plan, const CollectivePhase& phase, std::uint32_t channel) {
     const auto key = std::pair(&phase, channel);
-    if (const auto it = phase_latency_s_.find(key); it != phase_latency_s_.end()) return it->second;
-    double latency_s = 0.0;
+    if (const auto it = phase_latencies_.find(key); it != phase_latencies_.end()) return it->second;
+    RouteLatencies latencies{.least_s = std::numeric_limits<double>::infinity(), .most_s = 0.0};
     std::vector<sg4::Link*> links;
     for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
       const auto k = static_cast<std::uint32_t>(ring.size());
@@ -560,12 +569,14 @@ class FlowExecutor final : public GlobalExecutorHooks {
           double route_s = 0.0;
           links.clear();
           platform_->host(from, channel)->route_to(platform_->host(to, channel), links, &route_s);
-          latency_s = std::max(latency_s, route_s);
+          latencies.least_s = std::min(latencies.least_s, route_s);
+          latencies.most_s = std::max(latencies.most_s, route_s);
         }
       }
     }
-    phase_latency_s_.emplace(key, latency_s);
-    return latency_s;
+    if (latencies.most_s == 0.0) latencies.least_s = 0.0;  // no flow leaves its chip
+    phase_latencies_.emplace(key, latencies);
+    return latencies;
   }
 
   // A blocking receive in one simcall (Mailbox::get takes two).
@@ -599,7 +610,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
   std::unique_ptr<SimgridPlatform> platform_;
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
-  std::map<std::pair<const CollectivePhase*, std::uint32_t>, double> phase_latency_s_;
+  std::map<std::pair<const CollectivePhase*, std::uint32_t>, RouteLatencies> phase_latencies_;
   std::vector<StreamActor*> to_wake_;
   FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;
