@@ -32,7 +32,7 @@
 //                 whole phase instead of the ring waiting for its slowest flow
 //                 round by round, and the events drop by the number of rounds
 //                 (Ulysses on step_16k at 1,024 GPUs: a data-parallel ring of
-//                 1,023 rounds per layer, 165 s -> 13 s of simulation, step
+//                 1,023 rounds per layer, 165 s -> 9 s of simulation, step
 //                 time unchanged; allreduce_ring_4096 230 s -> 0.4 s). That
 //                 is exact when the flow of largest latency is also the one
 //                 of least bandwidth, as the node-crossing hops of a ring on
