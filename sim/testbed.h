@@ -11,7 +11,8 @@
 //                             DIR/timeline.csv, DIR/plots/)
 // Benchmarks and runs are child processes (the runtime's programs live beside
 // `eppsim` or on PATH); a step that fails stops the loop with its command line
-// and how it ended.
+// and how it ended. Everything is written to a staging directory that replaces
+// DIR only when the loop has finished (sim/output_directory.h).
 //
 // Steps 1 and 2 take most of a loop's time on a CPU (two minutes of the 2.5 on
 // a 2-core machine). With --bench DIR, a loop takes the benchmarks of an
