@@ -1,5 +1,5 @@
 #pragma once
-// The command-line options the eppsim commands share (sim/cli/main.cpp's
+// The command-line options the eppsim commands share (sim/cli/commands.cpp's
 // command table picks them per command) and how their values are read.
 #include <filesystem>
 #include <optional>

@@ -4,6 +4,7 @@
 // of the algorithm it prices, models/collective_steps.h), and the platform
 // flows those steps make, so that the SimGrid platform routes exactly them
 // (simgrid_platform.h).
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -18,6 +19,19 @@
 
 namespace eppsim {
 
+// How each member runs one phase on one channel: `passes` passes, each
+// carrying `rounds_per_pass` rounds' bytes per flow, the first after sleeping
+// `wait_s`. A phase of kRoundsRunAsOne rounds or more, not a chain, runs as
+// one pass when its plan has one channel or every flow of the phase has the
+// same route latency: wait_s is (rounds - 1) x its flows' largest latency
+// (flow_engine.h says when that is exact). Otherwise every round is a pass.
+inline constexpr std::uint32_t kRoundsRunAsOne = 16;
+struct PhasePass {
+  std::uint32_t passes = 1;
+  std::uint32_t rounds_per_pass = 1;
+  double wait_s = 0.0;
+};
+
 struct CollectivePlan {
   // The members (ranks) in the route's order.
   std::vector<std::uint32_t> members;
@@ -25,6 +39,11 @@ struct CollectivePlan {
   CollectiveSteps steps;
   // Per layout: (ring, index in ring) of each position.
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> place;
+  // Per phase, then channel (see PhasePass).
+  std::vector<PhasePass> passes;
+  const PhasePass& pass(std::size_t phase, std::uint32_t channel) const {
+    return passes[phase * steps.channels + channel];
+  }
 };
 
 // The plan of `collective` over `ranks` (its group, in Schedule order), whose

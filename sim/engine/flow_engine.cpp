@@ -5,7 +5,6 @@
 #include <cmath>
 #include <deque>
 #include <exception>
-#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -53,15 +52,6 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
                                  rank, stream, end_s, limits::kMaxSimulatedSeconds));
   }
 }
-
-// From this many rounds on, a collective phase's rounds run as one pass (flow_engine.h).
-constexpr std::uint32_t kRoundsRunAsOne = 16;
-
-// The least and largest route latency of a collective phase's flows.
-struct RouteLatencies {
-  double least_s = 0.0;
-  double most_s = 0.0;
-};
 
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
 
@@ -475,23 +465,17 @@ class FlowExecutor final : public GlobalExecutorHooks {
     const std::uint32_t my_stream = run.stream_of_position[position];
     std::vector<sg4::CommPtr> comms;
     void* sink = nullptr;
-    for (const CollectivePhase& phase : plan.steps.phases) {
+    for (std::size_t p = 0; p < plan.steps.phases.size(); ++p) {
+      const CollectivePhase& phase = plan.steps.phases[p];
       const auto [ring_index, i] = plan.place[phase.layout][position];
       const auto& ring = plan.steps.layouts[phase.layout].rings[ring_index];
       const auto k = static_cast<std::uint32_t>(ring.size());
       if (k <= 1) continue;
-      // The rounds of a phase of many run as one pass (flow_engine.h): every
-      // flow carries all of their bytes after the latencies of the rounds
-      // before it. A chain's rounds, a few rounds and the rounds of a plan of
-      // several channels keep their own passes.
-      const RouteLatencies latencies = phase_latencies(plan, phase, channel);
-      const bool as_one = !phase.chain && phase.rounds >= kRoundsRunAsOne &&
-                          (plan.steps.channels == 1 || latencies.least_s == latencies.most_s);
-      const std::uint32_t rounds_per_pass = as_one ? phase.rounds : 1;
-      const std::uint32_t passes = as_one ? 1 : phase.rounds;
-      for (std::uint32_t pass = 0; pass < passes; ++pass) {
+      // A phase of many rounds may run as one pass (flow_collective_plan.h).
+      const PhasePass& passes = plan.pass(p, channel);
+      for (std::uint32_t pass = 0; pass < passes.passes; ++pass) {
         const auto bytes = static_cast<std::uint64_t>(
-            std::llround(phase.bytes * rounds_per_pass * interfering_.comm_slowdown(id)));
+            std::llround(phase.bytes * passes.rounds_per_pass * interfering_.comm_slowdown(id)));
         comms.clear();
         if (phase.chain) {
           // Cut-through chain: receive the header, then forward header and data.
@@ -513,12 +497,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
             }
           }
         } else {
-          if (rounds_per_pass > 1) {
-            // Every member waits the same, so that the phase's flows start
-            // together as its rounds would.
-            if (latencies.most_s > 0.0)
-              sg4::this_actor::sleep_for(static_cast<double>(rounds_per_pass - 1) * latencies.most_s);
-          }
+          // Every member waits the same, so that the phase's flows start
+          // together as its rounds would.
+          if (passes.wait_s > 0.0) sg4::this_actor::sleep_for(passes.wait_s);
           // Every put and all but the last get asynchronously; the last get
           // blocks (one simcall instead of two).
           sg4::Mailbox* last_get = nullptr;
@@ -552,33 +533,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
     return static_cast<std::uint64_t>(std::llround(static_cast<double>(bytes) * interfering_.comm_slowdown(id)));
   }
 
-  // The least and largest route latency of `phase`'s flows on `channel` (the
-  // largest is a round's latency, as models/collective_steps.h times it), cached.
-  RouteLatencies phase_latencies(const CollectivePlan& plan, const CollectivePhase& phase, std::uint32_t channel) {
-    const auto key = std::pair(&phase, channel);
-    if (const auto it = phase_latencies_.find(key); it != phase_latencies_.end()) return it->second;
-    RouteLatencies latencies{.least_s = std::numeric_limits<double>::infinity(), .most_s = 0.0};
-    std::vector<sg4::Link*> links;
-    for (const auto& ring : plan.steps.layouts[phase.layout].rings) {
-      const auto k = static_cast<std::uint32_t>(ring.size());
-      for (std::uint32_t i = 0; i < k; ++i) {
-        const VertexId from = chip_of_rank_[plan.members[ring[i]]];
-        for (std::uint32_t shift : phase.shifts) {
-          const VertexId to = chip_of_rank_[plan.members[ring[(i + shift) % k]]];
-          if (to == from) continue;
-          double route_s = 0.0;
-          links.clear();
-          platform_->host(from, channel)->route_to(platform_->host(to, channel), links, &route_s);
-          latencies.least_s = std::min(latencies.least_s, route_s);
-          latencies.most_s = std::max(latencies.most_s, route_s);
-        }
-      }
-    }
-    if (latencies.most_s == 0.0) latencies.least_s = 0.0;  // no flow leaves its chip
-    phase_latencies_.emplace(key, latencies);
-    return latencies;
-  }
-
   // A blocking receive in one simcall (Mailbox::get takes two).
   static void receive(sg4::Mailbox* box, void** sink) { box->get_init()->set_dst_data(sink, sizeof(void*))->wait(); }
 
@@ -610,7 +564,6 @@ class FlowExecutor final : public GlobalExecutorHooks {
   std::unique_ptr<SimgridPlatform> platform_;
   std::unordered_map<std::uint64_t, std::unique_ptr<StreamActor>> actors_;
   std::unordered_map<std::uint64_t, sg4::Mailbox*> mailboxes_;
-  std::map<std::pair<const CollectivePhase*, std::uint32_t>, RouteLatencies> phase_latencies_;
   std::vector<StreamActor*> to_wake_;
   FlowInterference<StreamActor> interfering_;  // tracks nothing without interference
   sg4::SemaphorePtr done_;

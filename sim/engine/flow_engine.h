@@ -23,7 +23,8 @@
 //                 bytes to each destination and a get from each source, then a
 //                 wait; C > 1 channels run their programs at once from the
 //                 members' channel hosts. A phase of 16 rounds or more (a ring
-//                 over 17+ members) runs as one pass when its plan has one
+//                 over 17+ members; flow_collective_plan.h's PhasePass, decided
+//                 when the plan is made) runs as one pass when its plan has one
 //                 channel or every flow of the phase has the same route
 //                 latency: every member first sleeps (rounds - 1) x the
 //                 largest route latency of the phase's flows, then puts all

@@ -80,4 +80,21 @@ inline RunnerEnd sigterm_and_reap(pid_t runner) {
   return RunnerEnd{WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::chrono::steady_clock::now() - start};
 }
 
+// A runner (fork_interruptible_runner) whose `wait` starts a child that
+// writes its pid to the file it is given, sent SIGTERM once that child runs:
+// how the runner ended, and the child's pid (0 when no child ran).
+struct SigtermedRunner {
+  RunnerEnd end;
+  pid_t child = 0;
+};
+
+inline SigtermedRunner sigterm_once_child_runs(const std::string& name,
+                                               const std::function<void(const std::string& pid_file)>& wait) {
+  const std::string file = fresh_pid_file(name);
+  const pid_t runner = fork_interruptible_runner([&] { wait(file); });
+  if (runner < 0) return {};
+  const pid_t child = wait_for_pid_file(file);
+  return SigtermedRunner{sigterm_and_reap(runner), child};
+}
+
 }  // namespace eppsim::testing

@@ -36,16 +36,13 @@ TEST(Subprocess, KillsAChildPastItsTimeLimit) {
 }
 
 TEST(Subprocess, SigtermEndsTheWaitAndTheChild) {
-  const std::string file = testing::fresh_pid_file("subprocess_sigterm");
-  const pid_t runner = testing::fork_interruptible_runner(
-      [&] { run_process({{"/bin/sh", "-c", "echo $$ > " + file + "; exec sleep 60"}, {}, {}}); });
-  ASSERT_GE(runner, 0);
-  const pid_t child = testing::wait_for_pid_file(file);
-  ASSERT_GT(child, 0);
-  const testing::RunnerEnd end = testing::sigterm_and_reap(runner);
-  EXPECT_LT(end.took, std::chrono::seconds(1));
-  EXPECT_EQ(end.exit_status, 3);
-  EXPECT_NE(::kill(child, 0), 0);  // killed and reaped by the runner
+  const testing::SigtermedRunner run = testing::sigterm_once_child_runs("subprocess_sigterm", [](const std::string& file) {
+    run_process({{"/bin/sh", "-c", "echo $$ > " + file + "; exec sleep 60"}, {}, {}});
+  });
+  ASSERT_GT(run.child, 0);
+  EXPECT_LT(run.end.took, std::chrono::seconds(1));
+  EXPECT_EQ(run.end.exit_status, 3);
+  EXPECT_NE(::kill(run.child, 0), 0);  // killed and reaped by the runner
 }
 
 TEST(Subprocess, ReportsASignal) {

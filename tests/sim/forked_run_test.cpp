@@ -71,15 +71,12 @@ TEST(ForkedRun, TheChildDiesWithItsParent) {
 }
 
 TEST(ForkedRun, SigtermEndsTheChildAndTheWait) {
-  const std::string file = testing::fresh_pid_file("forked_run_sigterm");
-  const pid_t runner = testing::fork_interruptible_runner([&] { run_forked("test", sleeper(file)); });
-  ASSERT_GE(runner, 0);
-  const pid_t child = testing::wait_for_pid_file(file);
-  ASSERT_GT(child, 0);
-  const testing::RunnerEnd end = testing::sigterm_and_reap(runner);
-  EXPECT_LT(end.took, std::chrono::seconds(1));
-  EXPECT_EQ(end.exit_status, 3);
-  EXPECT_TRUE(testing::stops_within(child, std::chrono::seconds(1)));
+  const testing::SigtermedRunner run = testing::sigterm_once_child_runs(
+      "forked_run_sigterm", [](const std::string& file) { run_forked("test", sleeper(file)); });
+  ASSERT_GT(run.child, 0);
+  EXPECT_LT(run.end.took, std::chrono::seconds(1));
+  EXPECT_EQ(run.end.exit_status, 3);
+  EXPECT_TRUE(testing::stops_within(run.child, std::chrono::seconds(1)));
 }
 
 }  // namespace
