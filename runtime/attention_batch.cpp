@@ -59,6 +59,8 @@ std::vector<AttentionBatch> attention_batches(const std::vector<AttentionShape>&
         batches.push_back(AttentionBatch{.heads = shape.heads,
                                          .kv_heads = shape.kv_heads,
                                          .head_dim = shape.head_dim,
+                                         .query_tokens = {},
+                                         .key_tokens = {},
                                          .query_offsets = {0},
                                          .key_offsets = {0}});
       }
