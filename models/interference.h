@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace eppsim {
 
@@ -46,12 +47,33 @@ inline constexpr std::array<InterferenceFactors, kTrafficClasses> kDefaultInterf
     {1.0 / (1.0 - 0.02), 1.0},  // inter-node collective (network)
 }};
 
-// cost_model.interference resolved: whether the engines model it, and the
-// factors of each class (scenario, else calibration, else kDefaultInterference).
+// The factors of one class at one message size (schedule.proto's size_bytes
+// of the op), as `eppsim calibrate` fits them per size of its rows.
+struct InterferenceAtSize {
+  double bytes = 0.0;
+  InterferenceFactors factors;
+};
+
+// cost_model.interference resolved: whether the engines model it, and per
+// class the factors as a function of the message size: points in increasing
+// bytes (at least one); between two points, log(factor) linear in log(bytes)
+// (a power law: where a message's time beside compute is floored, by a poll
+// interval or a launch, its factor falls as 1 / bytes, which this follows and
+// a factor linear in log(bytes) overshoots); constant before the first point
+// and past the last, so a class of one point (the scenario's factors, a
+// calibration without sizes, kDefaultInterference) is constant.
+// Each factor: scenario, else calibration, else kDefaultInterference.
 struct Interference {
   bool enabled = false;
-  std::array<InterferenceFactors, kTrafficClasses> factors = kDefaultInterference;
-  const InterferenceFactors& of(TrafficClass c) const { return factors[static_cast<std::size_t>(c)]; }
+  std::array<std::vector<InterferenceAtSize>, kTrafficClasses> by_size = {
+      {{{0.0, kDefaultInterference[0]}}, {{0.0, kDefaultInterference[1]}}, {{0.0, kDefaultInterference[2]}}}};
+
+  // The factors of class `c` for a message of `bytes`.
+  InterferenceFactors at(TrafficClass c, double bytes) const;
+  // Class `c` takes `factors` at every size.
+  void set_constant(TrafficClass c, InterferenceFactors factors) {
+    by_size[static_cast<std::size_t>(c)] = {InterferenceAtSize{0.0, factors}};
+  }
 };
 
 }  // namespace eppsim

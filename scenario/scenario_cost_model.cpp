@@ -191,9 +191,11 @@ ShapedComputeParams resolve_shaped_compute(const proto::CostModel& cost, const G
 }
 
 // cost_model.interference: per class of traffic, each factor set in the
-// scenario (finite, >= 1), else the calibration's InterferenceFit of the class
-// (a fitted factor below 1, overlap measured as no slower, counts as 1: the
-// engines only slow), else the published default (models/interference.h).
+// scenario (finite, >= 1, at every size), else the calibration's
+// InterferenceFit of the class (its points by size when it has them, else its
+// one factor; a fitted factor below 1, overlap measured as no slower, counts
+// as 1: the engines only slow), else the published default
+// (models/interference.h).
 Interference resolve_interference(const proto::CostModel& cost, const proto::Calibration& calibration,
                                   const FieldLocator& where, const CalibrationLocator& calibration_where) {
   const proto::Interference& in = cost.interference();
@@ -228,23 +230,40 @@ Interference resolve_interference(const proto::CostModel& cost, const proto::Cal
     }
     if (calibrated[c]) calibration_where.fail(path + ".traffic", fmt::format("a second fit of {}", fit.traffic()));
     calibrated[c] = true;
-    for (auto [name, value, factor] : {std::tuple{"compute_slowdown", fit.compute_slowdown(), &out.factors[c].compute_slowdown},
-                                       std::tuple{"comm_slowdown", fit.comm_slowdown(), &out.factors[c].comm_slowdown}}) {
+    // A calibrated factor: finite and > 0; below 1 it counts as 1.
+    const auto factor_of = [&](const std::string& field, double value) {
       if (!(value > 0.0) || !std::isfinite(value))
-        calibration_where.fail(fmt::format("{}.{}", path, name), fmt::format("must be finite and > 0, got {}", value));
-      *factor = std::max(1.0, value);
+        calibration_where.fail(field, fmt::format("must be finite and > 0, got {}", value));
+      return std::max(1.0, value);
+    };
+    InterferenceFactors one{factor_of(path + ".compute_slowdown", fit.compute_slowdown()),
+                            factor_of(path + ".comm_slowdown", fit.comm_slowdown())};
+    std::vector<InterferenceAtSize>& points = out.by_size[c];
+    points = {InterferenceAtSize{0.0, one}};
+    if (fit.by_size_size() > 0) points.clear();
+    for (int k = 0; k < fit.by_size_size(); ++k) {
+      const proto::InterferenceAtSize& p = fit.by_size(k);
+      const std::string at = fmt::format("{}.by_size[{}]", path, k);
+      if (p.bytes() == 0) calibration_where.fail(at + ".bytes", "must be > 0");
+      if (k > 0 && p.bytes() <= fit.by_size(k - 1).bytes()) {
+        calibration_where.fail(at + ".bytes", fmt::format("must be above the previous point's {}, got {}",
+                                                          fit.by_size(k - 1).bytes(), p.bytes()));
+      }
+      points.push_back({static_cast<double>(p.bytes()), {factor_of(at + ".compute_slowdown", p.compute_slowdown()),
+                                                         factor_of(at + ".comm_slowdown", p.comm_slowdown())}});
     }
   }
+  // The scenario's factors hold at every size.
   for (std::size_t c = 0; c < kTrafficClasses; ++c) {
     for (auto [name, value, factor] :
-         {std::tuple{"compute_slowdown", classes[c].second->compute_slowdown(), &out.factors[c].compute_slowdown},
-          std::tuple{"comm_slowdown", classes[c].second->comm_slowdown(), &out.factors[c].comm_slowdown}}) {
+         {std::tuple{"compute_slowdown", classes[c].second->compute_slowdown(), &InterferenceFactors::compute_slowdown},
+          std::tuple{"comm_slowdown", classes[c].second->comm_slowdown(), &InterferenceFactors::comm_slowdown}}) {
       if (value == 0.0) continue;  // unset
       if (!(value >= 1.0) || !std::isfinite(value)) {
         where.fail(fmt::format("cost_model.interference.{}.{}", classes[c].first, name),
                    fmt::format("must be finite and >= 1 (0 or unset: calibrated or default), got {}", value));
       }
-      *factor = value;
+      for (InterferenceAtSize& p : out.by_size[c]) p.factors.*factor = value;
     }
   }
   return out;

@@ -103,12 +103,7 @@ void check_interference_row(const proto::BenchResult& r, std::string_view file, 
   require_positive(file, row + ".comm_beside_s", r.has_comm_beside_s(), r.comm_beside_s());
 }
 
-// The interference model's classes of traffic (calibration.proto's InterferenceFit.traffic).
-constexpr std::string_view kTraffic[] = {"point-to-point", "intra-node-collective", "inter-node-collective"};
-std::size_t traffic_class(const proto::BenchResult& r) {
-  if (r.op() == "send-recv") return 0;
-  return r.crosses_nodes() ? 2 : 1;
-}
+std::size_t traffic_class(const proto::BenchResult& r) { return static_cast<std::size_t>(traffic_class_of(r)); }
 
 struct Coefficients {
   std::vector<double> values;
@@ -204,13 +199,6 @@ proto::ComputeFit compute_fit(const std::vector<double>& c) {
   return fit;
 }
 
-// The regressors of a layer or attention row: the fit's terms over its n
-// sequences (models/compute_cost.h, calibrated_fit_terms).
-std::vector<double> layer_regressors(const proto::BenchResult& r) {
-  const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
-  const auto terms = calibrated_fit_terms(static_cast<double>(r.tokens()), static_cast<double>(r.context_tokens()), n);
-  return {terms.begin(), terms.end()};
-}
 
 // A fit of `points` with its quality, where they are at least `least_points`
 // (an optional kernel fit: the LM head's, the attention kernel's).
@@ -225,7 +213,65 @@ std::optional<OptionalFit> fit_if_enough(const PointSet& points, std::size_t lea
   return OptionalFit{std::move(c), std::move(quality)};
 }
 
+// InterferenceFit.by_size of a class: per size of its rows, the factor of
+// beside = factor x alone by the same relative least squares as the class's
+// one factor (one coefficient: factor = sum(x) / sum(x^2), x = alone / beside),
+// and the quality of the rows against the factor of their size.
+void fit_interference_by_size(const FitProblem& compute, const FitProblem& comm, std::span<const std::uint64_t> bytes,
+                              proto::InterferenceFit& fit) {
+  struct Sums {
+    double compute_x = 0.0, compute_x2 = 0.0, comm_x = 0.0, comm_x2 = 0.0;
+    std::uint32_t rows = 0;
+  };
+  std::map<std::uint64_t, Sums> by_size;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    Sums& s = by_size[bytes[i]];
+    const double x = compute.rows[i][0] / compute.times_s[i], y = comm.rows[i][0] / comm.times_s[i];
+    s.compute_x += x;
+    s.compute_x2 += x * x;
+    s.comm_x += y;
+    s.comm_x2 += y * y;
+    ++s.rows;
+  }
+  std::map<std::uint64_t, std::size_t> column;
+  std::vector<double> compute_factors, comm_factors;
+  for (const auto& [size, s] : by_size) {
+    column[size] = compute_factors.size();
+    compute_factors.push_back(s.compute_x / s.compute_x2);
+    comm_factors.push_back(s.comm_x / s.comm_x2);
+    auto* point = fit.add_by_size();
+    point->set_bytes(size);
+    point->set_compute_slowdown(compute_factors.back());
+    point->set_comm_slowdown(comm_factors.back());
+    point->set_rows(s.rows);
+  }
+  // Each row's alone time in its size's column: the factors are that problem's coefficients.
+  for (auto [problem, factors, quality] :
+       {std::tuple{&compute, &compute_factors, fit.mutable_compute_by_size_quality()},
+        std::tuple{&comm, &comm_factors, fit.mutable_comm_by_size_quality()}}) {
+    FitProblem sized;
+    sized.times_s = problem->times_s;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      std::vector<double> row(factors->size(), 0.0);
+      row[column[bytes[i]]] = problem->rows[i][0];
+      sized.rows.push_back(std::move(row));
+    }
+    *quality = fit_quality(sized, *factors);
+  }
+}
+
 }  // namespace
+
+TrafficClass traffic_class_of(const proto::BenchResult& r) {
+  if (r.op() == "send-recv") return TrafficClass::PointToPoint;
+  return r.crosses_nodes() ? TrafficClass::InterNodeCollective : TrafficClass::IntraNodeCollective;
+}
+
+std::vector<double> layer_regressors(const proto::BenchResult& r) {
+  const double n = r.has_segments() ? static_cast<double>(r.segments()) : 1.0;
+  const auto terms = calibrated_fit_terms(static_cast<double>(r.tokens()), static_cast<double>(r.context_tokens()), n);
+  return {terms.begin(), terms.end()};
+}
 
 proto::BenchFile read_bench_file(const std::filesystem::path& path) {
   const std::string file = path.string();
@@ -322,8 +368,9 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
   std::map<std::tuple<std::size_t, bool, std::uint64_t>, double> head_s;
   // (kind, group size, crosses nodes) -> points; ordered, so the fits come out in a fixed order.
   std::map<std::tuple<CommKind, std::uint32_t, bool>, PointSet> comm;
-  // Per traffic class: compute beside = factor x compute alone, and the same of the comm.
-  PointSet compute_beside[std::size(kTraffic)], comm_beside[std::size(kTraffic)];
+  // Per traffic class: compute beside = factor x compute alone, and the same of the comm; each row's bytes.
+  PointSet compute_beside[kTrafficClasses], comm_beside[kTrafficClasses];
+  std::vector<std::uint64_t> beside_bytes[kTrafficClasses];
   const proto::BenchFile* compute_file = nullptr;
   std::string compute_name;
   for (std::size_t f = 0; f < files.size(); ++f) {
@@ -366,6 +413,7 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
       for (const auto& r : bench.results()) {
         compute_beside[traffic_class(r)].add({r.compute_alone_s()}, r.compute_beside_s(), name);
         comm_beside[traffic_class(r)].add({r.comm_alone_s()}, r.comm_beside_s(), name);
+        beside_bytes[traffic_class(r)].push_back(r.bytes());
       }
     } else {
       for (const auto& r : bench.results()) {
@@ -436,19 +484,21 @@ proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<
     fit->set_bandwidth_bps(1.0 / c[1]);
     *fit->mutable_quality() = fit_quality(points.problem, c);
   }
-  for (std::size_t t = 0; t < std::size(kTraffic); ++t) {
+  for (std::size_t t = 0; t < kTrafficClasses; ++t) {
     if (compute_beside[t].files.empty()) continue;
     auto* fit = calibration.add_interference();
-    fit->set_traffic(std::string(kTraffic[t]));
+    const std::string_view traffic = traffic_class_name(static_cast<TrafficClass>(t));
+    fit->set_traffic(std::string(traffic));
     for (auto [what, points, factor, quality] :
          {std::tuple{"compute", &compute_beside[t], &proto::InterferenceFit::set_compute_slowdown,
                      fit->mutable_compute_quality()},
           std::tuple{"comm", &comm_beside[t], &proto::InterferenceFit::set_comm_slowdown, fit->mutable_comm_quality()}}) {
-      const std::string where = points->where(fmt::format("results (interference of {} traffic, {}_beside_s)", kTraffic[t], what));
+      const std::string where = points->where(fmt::format("results (interference of {} traffic, {}_beside_s)", traffic, what));
       const auto c = fit_non_negative(points->problem, where);
       (fit->*factor)(c[0]);
       *quality = fit_quality(points->problem, c);
     }
+    fit_interference_by_size(compute_beside[t].problem, comm_beside[t].problem, beside_bytes[t], *fit);
   }
   return calibration;
 }
@@ -500,6 +550,14 @@ std::string calibration_summary(const proto::Calibration& calibration) {
   for (const auto& i : calibration.interference()) {
     out += fmt::format("  beside {:<22} compute x{:.3f} ({}), comm x{:.3f} ({})\n", i.traffic(), i.compute_slowdown(),
                        quality(i.compute_quality()), i.comm_slowdown(), quality(i.comm_quality()));
+    if (i.by_size_size() == 0) continue;
+    for (const auto& p : i.by_size()) {
+      out += fmt::format("    at {:>12} B                 compute x{:.3f}, comm x{:.3f} ({} rows)\n", p.bytes(),
+                         p.compute_slowdown(), p.comm_slowdown(), p.rows());
+    }
+    out += fmt::format("    by size: compute rms {:.1f}%, comm rms {:.1f}%\n",
+                       100.0 * i.compute_by_size_quality().rms_relative_error(),
+                       100.0 * i.comm_by_size_quality().rms_relative_error());
   }
   return out;
 }

@@ -19,6 +19,8 @@
 //            crosses_nodes), from `eppsim-bench interference` rows:
 //              compute_beside_s = compute_slowdown * compute_alone_s
 //              comm_beside_s    = comm_slowdown * comm_alone_s
+//            over all the class's rows, and the same per message size of its
+//            rows (by_size: the factors the engines interpolate between)
 //            (calibration.proto's InterferenceFit; not clamped to >= 1)
 //
 // Fitting: linear least squares (LAPACK's dgelsd, from OpenBLAS) of the
@@ -42,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "models/interference.h"
 #include "proto/bench.pb.h"
 #include "proto/calibration.pb.h"
 
@@ -56,6 +59,13 @@ proto::BenchFile read_bench_file(const std::filesystem::path& path);
 proto::Calibration calibrate(std::span<const proto::BenchFile> files, std::span<const std::string> names);
 // read_bench_file of each path, then calibrate.
 proto::Calibration calibrate_files(std::span<const std::filesystem::path> paths);
+
+// The class of traffic of a comm or interference row: send-recv is
+// point-to-point, the other ops intra- or inter-node by crosses_nodes.
+TrafficClass traffic_class_of(const proto::BenchResult& r);
+// The regressors of a layer or attention row: the fit's terms over its
+// sequences (models/compute_cost.h, calibrated_fit_terms).
+std::vector<double> layer_regressors(const proto::BenchResult& r);
 
 // One weighted linear least-squares problem: rows of regressors and the
 // measured times they explain.

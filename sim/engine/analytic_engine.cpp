@@ -181,8 +181,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     }
     if (interferes(p)) {
       const std::array<std::uint32_t, 2> ranks{send.rank, recv.rank};
-      return start_comm(id, TrafficClass::PointToPoint, std::span(ranks.data(), send.rank == recv.rank ? 1 : 2), flow,
-                        p.duration_s, now);
+      const std::span<const std::uint32_t> endpoints(ranks.data(), send.rank == recv.rank ? 1 : 2);
+      return start_comm(id, TrafficClass::PointToPoint, bytes_of(send), endpoints, flow, p.duration_s, now);
     }
     if (flow == kNoFlow) schedule_completion(id, now + p.duration_s);
   }
@@ -193,7 +193,10 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     if (p.shares && members.size() >= 2) {
       flow = start_flow(id, ports_of_group(p.group, p.hierarchical), p.duration_s, now, p.latency_s);
     }
-    if (interferes(p)) return start_comm(id, traffic_of_group(p.group), core_.group_ranks(p.group), flow, p.duration_s, now);
+    if (interferes(p)) {
+      return start_comm(id, traffic_of_group(p.group), bytes_of(members.front()), core_.group_ranks(p.group), flow,
+                        p.duration_s, now);
+    }
     if (flow == kNoFlow) schedule_completion(id, now + p.duration_s);
   }
 
@@ -212,6 +215,8 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
   struct Price : OpPrices::Price {
     bool shares = false;
   };
+  // The op's size_bytes, which interference factors depend on.
+  double bytes_of(OpRef ref) const { return static_cast<double>(core_.op(ref).size_bytes()); }
   Price price(OpRef ref) const {
     Price p{prices_->of(core_.executor_word(ref))};
     p.shares = options_.share_endpoints && !p.fixed && p.duration_s > 0.0;
@@ -329,9 +334,9 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     tracker_.compute_started(rank);
   }
 
-  void start_comm(ActivityId id, TrafficClass traffic, std::span<const std::uint32_t> ranks, FlowId flow,
+  void start_comm(ActivityId id, TrafficClass traffic, double bytes, std::span<const std::uint32_t> ranks, FlowId flow,
                   double duration_s, double now) {
-    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, ranks);
+    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, bytes, ranks);
     if (c >= comm_timing_.size()) comm_timing_.resize(std::size_t{c} + 1);
     comm_timing_[c] = CommTiming{flow, flow == kNoFlow ? new_rated(id, ranks.front(), c, duration_s, now) : kNone};
     if (id >= comm_of_activity_.size()) comm_of_activity_.resize(std::size_t{id} + 1, kNone);

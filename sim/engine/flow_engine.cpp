@@ -148,11 +148,16 @@ class FlowExecutor final : public GlobalExecutorHooks {
     } else if (cost_.fitted_p2p(send.rank, recv.rank)) {
       const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
       StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, TrafficClass::PointToPoint, endpoints, actor);
+      if (interference_.enabled && seconds > 0.0) {
+        interfering_.start_comm(id, TrafficClass::PointToPoint, static_cast<double>(s.size_bytes()), endpoints, actor);
+      }
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
-      if (interference_.enabled) interfering_.start_comm(id, TrafficClass::PointToPoint, endpoints, nullptr);
+      if (interference_.enabled) {
+        const double bytes = static_cast<double>(s.size_bytes());
+        interfering_.start_comm(id, TrafficClass::PointToPoint, bytes, endpoints, nullptr);
+      }
       Task put{Task::Kind::Send, id};
       put.bytes = s.size_bytes();
       put.peer = recv.rank;
@@ -174,13 +179,14 @@ class FlowExecutor final : public GlobalExecutorHooks {
     std::vector<std::uint32_t> ranks;
     for (const OpRef& m : members) ranks.push_back(m.rank);
     const TrafficClass traffic = interference_.enabled ? traffic_of(ranks) : TrafficClass::PointToPoint;
+    const double bytes = static_cast<double>(op.size_bytes());
     if (fitted(op)) {
       const double seconds = collective_duration(cost_, op, ranks).value;
       StreamActor* actor = push(members.front().rank, op.stream(), Task{sleep_kind(seconds), id, seconds});
-      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, traffic, ranks, actor);
+      if (interference_.enabled && seconds > 0.0) interfering_.start_comm(id, traffic, bytes, ranks, actor);
       return;
     }
-    if (interference_.enabled) interfering_.start_comm(id, traffic, ranks, nullptr);
+    if (interference_.enabled) interfering_.start_comm(id, traffic, bytes, ranks, nullptr);
     const CollectivePlan& plan = *plans_.at(plan_key(op));
     CollectiveRun& run = collectives_[id];
     run.plan = &plan;

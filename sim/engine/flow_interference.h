@@ -31,11 +31,13 @@ class FlowInterference {
     computing_[rank].push_back(actor);
     tracker_.compute_started(rank);
   }
-  // Communication `id` of class `traffic` started over `ranks`; `sleeper`: the
+  // Communication `id` of class `traffic` and `bytes` (its op's size_bytes)
+  // started over `ranks`; `sleeper`: the
   // actor sleeping its time (a calibrated one), else null (its messages are
   // SimGrid communications).
-  void start_comm(ActivityId id, TrafficClass traffic, std::span<const std::uint32_t> ranks, Actor* sleeper) {
-    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, ranks);
+  void start_comm(ActivityId id, TrafficClass traffic, double bytes, std::span<const std::uint32_t> ranks,
+                  Actor* sleeper) {
+    const InterferenceTracker::CommId c = tracker_.comm_started(traffic, bytes, ranks);
     comm_of_activity_[id] = c;
     if (c >= sleeps_.size()) sleeps_.resize(std::size_t{c} + 1);
     sleeps_[c] = Sleep{sleeper, 0.0};

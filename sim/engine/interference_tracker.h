@@ -2,8 +2,8 @@
 // Who slows whom while compute and communication overlap (models/interference.h),
 // for every engine that models it (the analytic engine, analytic_engine.h; the
 // flow engine, flow_engine.h): per rank, its compute ops running and its
-// communication in flight of each traffic class; per communication, how many
-// of its ranks compute.
+// communication in flight, each with the factors of its traffic class at its
+// message size; per communication, how many of its ranks compute.
 //
 // Engines report starts and ends as they happen; what they change is applied
 // in update(), which an engine calls before time moves on (several changes at
@@ -11,14 +11,13 @@
 // were first touched since the last update:
 //   each rank whose compute ops started or ended or whose communication
 //   started or ended, with the factor its compute runs slowed by now (the
-//   largest of its classes in flight);
+//   largest compute_slowdown of its communications in flight);
 //   then each communication that started or whose ranks started or stopped
-//   computing, with its factor now (its class's comm_slowdown when any of its
-//   ranks computes, else 1).
+//   computing, with its factor now (its comm_slowdown when any of its ranks
+//   computes, else 1).
 // The engine re-times what runs there; a rate that did not change needs no
 // re-timing.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -42,8 +41,9 @@ class InterferenceTracker {
     --ranks_[rank].computes;
     mark_rank(rank);
   }
-  // A communication of class `traffic` over `ranks` (a rank sending to itself counts once).
-  CommId comm_started(TrafficClass traffic, std::span<const std::uint32_t> ranks) {
+  // A communication of class `traffic` and `bytes` (its op's size_bytes) over
+  // `ranks` (a rank sending to itself counts once).
+  CommId comm_started(TrafficClass traffic, double bytes, std::span<const std::uint32_t> ranks) {
     CommId c;
     if (!free_comms_.empty()) {
       c = free_comms_.back();
@@ -53,14 +53,13 @@ class InterferenceTracker {
       comms_.emplace_back();
     }
     Comm& comm = comms_[c];
-    comm.traffic = traffic;
+    comm.factors = model_.at(traffic, bytes);
     comm.ranks.assign(ranks.begin(), ranks.end());
     if (comm.ranks.size() == 2 && comm.ranks[0] == comm.ranks[1]) comm.ranks.pop_back();
     comm.computing = 0;
     comm.live = true;
     for (const std::uint32_t r : comm.ranks) {
       Rank& s = ranks_[r];
-      ++s.comms_in_flight[static_cast<std::size_t>(traffic)];
       s.comms.push_back(c);
       comm.computing += s.computing ? 1u : 0u;
       mark_rank(r);
@@ -72,7 +71,6 @@ class InterferenceTracker {
     Comm& comm = comms_[c];
     for (const std::uint32_t r : comm.ranks) {
       Rank& s = ranks_[r];
-      --s.comms_in_flight[static_cast<std::size_t>(comm.traffic)];
       *std::find(s.comms.begin(), s.comms.end(), c) = s.comms.back();
       s.comms.pop_back();
       mark_rank(r);
@@ -108,30 +106,28 @@ class InterferenceTracker {
     dirty_comms_.clear();
   }
 
-  // The factor compute on `rank` runs slowed by (what is in flight there now).
+  // The factor compute on `rank` runs slowed by: the largest of its
+  // communications in flight now.
   double compute_slowdown(std::uint32_t rank) const {
     double slowdown = 1.0;
-    for (std::size_t t = 0; t < kTrafficClasses; ++t) {
-      if (ranks_[rank].comms_in_flight[t] > 0) slowdown = std::max(slowdown, model_.factors[t].compute_slowdown);
-    }
+    for (const CommId c : ranks_[rank].comms) slowdown = std::max(slowdown, comms_[c].factors.compute_slowdown);
     return slowdown;
   }
   // The factor communication `c` runs slowed by, as of the last update.
   double comm_slowdown(CommId c) const {
     const Comm& comm = comms_[c];
-    return comm.computing > 0 ? model_.of(comm.traffic).comm_slowdown : 1.0;
+    return comm.computing > 0 ? comm.factors.comm_slowdown : 1.0;
   }
 
  private:
   struct Comm {
-    TrafficClass traffic = TrafficClass::PointToPoint;
+    InterferenceFactors factors;  // of its class at its size
     std::vector<std::uint32_t> ranks;
     std::uint32_t computing = 0;  // its ranks computing, as of the last update
     bool live = false;
     bool dirty = false;
   };
   struct Rank {
-    std::array<std::uint32_t, kTrafficClasses> comms_in_flight{};
     std::vector<CommId> comms;  // in flight
     std::uint32_t computes = 0;  // compute ops running
     bool computing = false;      // as of the last update

@@ -227,6 +227,14 @@ CASES = [
          {"s.textproto": scenario(
              append='cost_model { interference { enabled: true } calibration { interference '
                     '{ traffic: "nvlink" compute_slowdown: 1.1 comm_slowdown: 1 } } }\n')}),
+    Case("scenario-interference-size-order", "scenario", "a calibration's interference points by size out of order",
+         RUN, "{d}/s.textproto:32: cost_model.calibration.interference[0].by_size[1].bytes: must be above the previous "
+              "point's 1048576, got 65536",
+         {"s.textproto": scenario(
+             append='cost_model { interference { enabled: true } calibration { interference '
+                    '{ traffic: "point-to-point" compute_slowdown: 1.1 comm_slowdown: 1 '
+                    'by_size { bytes: 1048576 compute_slowdown: 1.2 comm_slowdown: 1 } '
+                    'by_size { bytes: 65536 compute_slowdown: 1 comm_slowdown: 2 } } } }\n')}),
     Case("scenario-zero3-dtype", "scenario", "plan.zero3.reduce_scatter_dtype \"fp16\" (ulysses)",
          RUN + ["--strategy", "ulysses"], '{d}/s.textproto:27: plan.zero3.reduce_scatter_dtype: must be "bf16" or "fp32"',
          {"s.textproto": scenario(("zero_stage: 1", 'zero_stage: 1 zero3 { reduce_scatter_dtype: "fp16" }'))}),

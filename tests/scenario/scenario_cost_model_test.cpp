@@ -4,6 +4,7 @@
 #include "scenario/cost_model_factory.h"
 #include "scenario/scenario.h"
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -151,13 +152,13 @@ TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDe
                          "compute_slowdown: 0.9 comm_slowdown: 1.2 }\n  }\n}\n";
   const Interference in = load(on).cost.interference;
   EXPECT_TRUE(in.enabled);
-  const InterferenceFactors& p2p = in.of(TrafficClass::PointToPoint);
+  const InterferenceFactors p2p = in.at(TrafficClass::PointToPoint, 1e6);
   EXPECT_DOUBLE_EQ(p2p.compute_slowdown, 1.4);  // calibrated
   EXPECT_DOUBLE_EQ(p2p.comm_slowdown, 1.3);     // the scenario's, over the calibration's
-  const InterferenceFactors& inter = in.of(TrafficClass::InterNodeCollective);
+  const InterferenceFactors inter = in.at(TrafficClass::InterNodeCollective, 1e6);
   EXPECT_DOUBLE_EQ(inter.compute_slowdown, 1.0);  // fitted below 1: counts as 1
   EXPECT_DOUBLE_EQ(inter.comm_slowdown, 1.2);
-  const InterferenceFactors& intra = in.of(TrafficClass::IntraNodeCollective);
+  const InterferenceFactors intra = in.at(TrafficClass::IntraNodeCollective, 1e6);
   EXPECT_DOUBLE_EQ(intra.compute_slowdown, kDefaultInterference[1].compute_slowdown);
   EXPECT_THAT(error_of(replaced(on, "comm_slowdown: 1.1", "comm_slowdown: 0")),
               HasSubstr("cost_model.calibration.interference[0].comm_slowdown: must be finite and > 0, got 0"));
@@ -168,6 +169,29 @@ TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDe
   EXPECT_THAT(error_of(replaced(on, "enabled: true ", "")),
               HasSubstr(":21: cost_model.interference.point_to_point: sets factors while cost_model.interference.enabled "
                         "is false"));
+}
+
+// A calibration's points by size become each class's curve; the scenario's
+// factor of a direction holds at every size.
+TEST_F(ScenarioFile, InterferenceFitsBySizeGiveFactorsPerSize) {
+  const std::string on = std::string(kBase) +
+                         "cost_model {\n  interference { enabled: true point_to_point { comm_slowdown: 1.3 } }\n"
+                         "  calibration {\n    interference { traffic: \"point-to-point\" compute_slowdown: 1.4 "
+                         "comm_slowdown: 1.1\n      by_size { bytes: 1024 compute_slowdown: 1.0 comm_slowdown: 9 }\n"
+                         "      by_size { bytes: 1048576 compute_slowdown: 3.0 comm_slowdown: 0.5 }\n    }\n  }\n}\n";
+  const Interference in = load(on).cost.interference;
+  EXPECT_DOUBLE_EQ(in.at(TrafficClass::PointToPoint, 1024).compute_slowdown, 1.0);
+  EXPECT_DOUBLE_EQ(in.at(TrafficClass::PointToPoint, 32768).compute_slowdown, std::sqrt(3.0));  // halfway in log
+  EXPECT_DOUBLE_EQ(in.at(TrafficClass::PointToPoint, 1e9).compute_slowdown, 3.0);
+  EXPECT_DOUBLE_EQ(in.at(TrafficClass::PointToPoint, 1024).comm_slowdown, 1.3);  // the scenario's
+  EXPECT_THAT(error_of(replaced(on, "bytes: 1048576", "bytes: 1024")),
+              HasSubstr("cost_model.calibration.interference[0].by_size[1].bytes: must be above the previous "
+                        "point's 1024, got 1024"));
+  EXPECT_THAT(error_of(replaced(on, "bytes: 1024 ", "bytes: 0 ")),
+              HasSubstr("cost_model.calibration.interference[0].by_size[0].bytes: must be > 0"));
+  EXPECT_THAT(error_of(replaced(on, "comm_slowdown: 9", "comm_slowdown: -9")),
+              HasSubstr("cost_model.calibration.interference[0].by_size[0].comm_slowdown: must be finite and > 0, "
+                        "got -9"));
 }
 
 TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {

@@ -503,6 +503,38 @@ TEST(Calibrate, InterferenceRowsGiveTheFactorsOfEachClassOfTraffic) {
   EXPECT_THAT(calibration_summary(c), HasSubstr("beside point-to-point         compute x1.200"));
 }
 
+// Per size, the factors of that size's rows; the rows' spread around them is
+// below the one factor's when the slowdown depends on size.
+TEST(Calibrate, InterferenceFactorsBySizeFollowTheSlowdownOfEachSize) {
+  proto::BenchFile b = interference_bench({{"send-recv", false, 1.0, 1.0}});
+  const double compute[] = {1.0, 1.1, 5.0}, comm[] = {160.0, 13.0, 1.6};  // at 64 KiB, 1 MiB, 16 MiB
+  for (int i = 0; i < 3; ++i) {
+    auto* r = b.mutable_results(i);
+    r->set_compute_beside_s(compute[i] * r->compute_alone_s());
+    r->set_comm_beside_s(comm[i] * r->comm_alone_s());
+  }
+  *b.add_results() = b.results(2);  // a second 16 MiB row, its compute 20% slower still
+  b.mutable_results(3)->set_compute_beside_s(6.0 * b.results(3).compute_alone_s());
+  const proto::Calibration c = calibrate_one(b);
+  ASSERT_EQ(c.interference_size(), 1);
+  const proto::InterferenceFit& fit = c.interference(0);
+  ASSERT_EQ(fit.by_size_size(), 3);
+  const std::uint64_t sizes[] = {1u << 16, 1u << 20, 1u << 24};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(fit.by_size(i).bytes(), sizes[i]);
+    EXPECT_NEAR(fit.by_size(i).comm_slowdown(), comm[i], 1e-9);
+    EXPECT_EQ(fit.by_size(i).rows(), i == 2 ? 2u : 1u);
+  }
+  EXPECT_NEAR(fit.by_size(0).compute_slowdown(), 1.0, 1e-9);
+  // The two 16 MiB rows, 5 and 6: sum(1/r) / sum(1/r^2) = 5.4545...
+  EXPECT_NEAR(fit.by_size(2).compute_slowdown(), (1 / 5.0 + 1 / 6.0) / (1 / 25.0 + 1 / 36.0), 1e-9);
+  EXPECT_LT(fit.comm_by_size_quality().rms_relative_error(), 1e-9);
+  EXPECT_GT(fit.compute_by_size_quality().rms_relative_error(), 0.01);
+  EXPECT_LT(fit.compute_by_size_quality().rms_relative_error(), 0.1);
+  EXPECT_GT(fit.compute_quality().rms_relative_error(), 0.5);  // one factor for all sizes
+  EXPECT_THAT(calibration_summary(c), HasSubstr("by size: compute rms"));
+}
+
 TEST(Calibrate, InterferenceFactorsAreRelativeLeastSquaresAndNotClamped) {
   // Two rows of one class at factors 1 and 2: relative least squares of beside = f x alone
   // gives f = sum(1/r) / sum(1/r^2) = 1.5 / 1.25 = 1.2, 40% off the second row.

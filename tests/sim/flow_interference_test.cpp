@@ -13,9 +13,9 @@ namespace {
 Interference model() {
   Interference m;
   m.enabled = true;
-  m.factors[static_cast<std::size_t>(TrafficClass::PointToPoint)] = {1.1, 1.05};
-  m.factors[static_cast<std::size_t>(TrafficClass::IntraNodeCollective)] = {1.3, 1.2};
-  m.factors[static_cast<std::size_t>(TrafficClass::InterNodeCollective)] = {1.02, 1.01};
+  m.set_constant(TrafficClass::PointToPoint, {1.1, 1.05});
+  m.set_constant(TrafficClass::IntraNodeCollective, {1.3, 1.2});
+  m.set_constant(TrafficClass::InterNodeCollective, {1.02, 1.01});
   return m;
 }
 
@@ -39,11 +39,11 @@ TEST(FlowInterference, ComputingActorsAreInterruptedWhenTheirRatesChange) {
   f.start_compute(1, 0, actor(0));
   f.start_compute(2, 0, actor(1));
   EXPECT_TRUE(interrupted(f).empty());  // nothing in flight: their rate is the one they started at
-  f.start_comm(5, TrafficClass::PointToPoint, std::array{0u, 0u}, nullptr);  // to itself: rank 0 once
+  f.start_comm(5, TrafficClass::PointToPoint, 1024.0, std::array{0u, 0u}, nullptr);  // to itself: rank 0 once
   EXPECT_EQ(interrupted(f), (std::vector<FakeActor*>{actor(0), actor(1)}));
   EXPECT_DOUBLE_EQ(f.compute_slowdown(0), 1.1);
   // A second point-to-point transfer changes no rate: nobody is woken.
-  f.start_comm(6, TrafficClass::PointToPoint, std::array{0u, 1u}, nullptr);
+  f.start_comm(6, TrafficClass::PointToPoint, 1024.0, std::array{0u, 1u}, nullptr);
   EXPECT_TRUE(interrupted(f).empty());
   f.end(5);
   f.end(6);
@@ -53,7 +53,7 @@ TEST(FlowInterference, ComputingActorsAreInterruptedWhenTheirRatesChange) {
 
 TEST(FlowInterference, ASleepingCommunicationIsInterruptedWhenItsRanksStartOrStopComputing) {
   Flow f(model(), 2);
-  f.start_comm(7, TrafficClass::PointToPoint, std::array{0u, 1u}, actor(3));
+  f.start_comm(7, TrafficClass::PointToPoint, 1024.0, std::array{0u, 1u}, actor(3));
   EXPECT_TRUE(interrupted(f).empty());  // its sleeper reads its first rate itself
   EXPECT_EQ(f.comm_slowdown(7), 1.0);
   f.start_compute(1, 1, actor(0));

@@ -49,9 +49,9 @@ std::uint32_t work(HandSchedule& h, std::uint32_t rank, double seconds, std::ini
 Interference factors() {
   Interference in;
   in.enabled = true;
-  in.factors[static_cast<std::size_t>(TrafficClass::PointToPoint)] = {1.5, 2.0};
-  in.factors[static_cast<std::size_t>(TrafficClass::IntraNodeCollective)] = {1.25, 1.0};
-  in.factors[static_cast<std::size_t>(TrafficClass::InterNodeCollective)] = {1.1, 4.0};
+  in.set_constant(TrafficClass::PointToPoint, {1.5, 2.0});
+  in.set_constant(TrafficClass::IntraNodeCollective, {1.25, 1.0});
+  in.set_constant(TrafficClass::InterNodeCollective, {1.1, 4.0});
   return in;
 }
 
@@ -160,7 +160,7 @@ TEST(Interference, SeveralClassesAtOnceTakeTheLargestFactor) {
   h.collective(0, 2, g, 300'000'000, proto::ALL_GATHER);
   h.collective(1, 2, g, 300'000'000, proto::ALL_GATHER);
   Interference in = factors();
-  in.factors[0].comm_slowdown = 1.0;  // the transfer keeps its time: 0.1 s
+  in.by_size[0][0].factors.comm_slowdown = 1.0;  // the transfer keeps its time: 0.1 s
   std::vector<std::uint32_t> one_node{0, 0};
   const TimedCost cost(2);
   const double d = end_s(run_analytic(h.schedule(), cost, with(Interference{}, &one_node, false)), 0, 2);
@@ -182,7 +182,7 @@ TEST(Interference, DisabledOrUnitFactorsLeaveThePlannedStepAlone) {
   EXPECT_EQ(run_analytic(schedule, *scenario.cost.model, with(disabled, &nodes)).SerializeAsString(), plain.SerializeAsString());
   Interference unit;
   unit.enabled = true;
-  for (auto& f : unit.factors) f = {1.0, 1.0};
+  for (auto& points : unit.by_size) points = {{0.0, {1.0, 1.0}}};
   const auto same = run_analytic(schedule, *scenario.cost.model, with(unit, &nodes));
   ASSERT_EQ(events_of(same).size(), events_of(plain).size());
   for (int i = 0; i < events_of(plain).size(); ++i) {
@@ -229,7 +229,7 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
   h.send(0, 1, 1, 25'000'000, 0);
   h.recv(1, 1, 0, 25'000'000, 0);
   Interference in = factors();
-  in.factors[0].comm_slowdown = 1.0;
+  in.by_size[0][0].factors.comm_slowdown = 1.0;
   AnalyticEngineOptions o;
   o.node_of_rank = cluster.placement.node_of_rank;
   o.interference = in;
@@ -243,13 +243,40 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
   EXPECT_NEAR(end_s(flow, 0, 1), end_s(analytic, 0, 1), 0.01 * end_s(analytic, 0, 1));
   EXPECT_NEAR(end_s(flow, 0, 2), d, 0.01 * d);
   // And with the comm slowed: the flow engine slows the message's bytes.
-  in.factors[0].comm_slowdown = 2.0;
+  in.by_size[0][0].factors.comm_slowdown = 2.0;
   o.interference = in;
   context.interference = in;
   const double analytic_s = end_s(run_analytic(h.schedule(), *cluster.cost, o), 0, 2);
   const double flow_s = end_s(run_flow(h.schedule(), context), 0, 2);
   EXPECT_NEAR(analytic_s, 2.0 * d, 1e-8);
   EXPECT_NEAR(flow_s, analytic_s, 0.02 * analytic_s);
+}
+
+// Factors by message size: a 25 MB send takes its point's compute factor
+// (1.5), a 1 KB send its own (1: no slowdown), in both engines.
+TEST(Interference, BothEnginesTakeTheFactorsOfTheMessageSize) {
+  const auto config = testing::simple_topology(2, 1, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6));
+  const testing::FlowCluster cluster(config);
+  Interference in = factors();
+  in.by_size[0] = {{1e3, {1.0, 1.0}}, {25e6, {1.5, 1.0}}};
+  for (const std::uint64_t bytes : {std::uint64_t{25'000'000}, std::uint64_t{1'000}}) {
+    HandSchedule h(2);
+    h.compute(0, 0);  // 1 ms (RoutedTestCost)
+    h.compute(0, 0, {0});
+    h.send(0, 1, 1, bytes, 0);
+    h.recv(1, 1, 0, bytes, 0);
+    AnalyticEngineOptions o;
+    o.node_of_rank = cluster.placement.node_of_rank;
+    o.interference = in;
+    const auto analytic = run_analytic(h.schedule(), *cluster.cost, o);
+    EngineContext context = cluster.context();
+    context.interference = in;
+    const auto flow = run_flow(h.schedule(), context);
+    const double d = end_s(analytic, 0, 2);
+    const double compute_end = bytes == 1'000 ? 2e-3 : d + (2e-3 - d / 1.5);
+    EXPECT_NEAR(end_s(analytic, 0, 1), compute_end, 1e-8) << bytes;
+    EXPECT_NEAR(end_s(flow, 0, 1), compute_end, 0.01 * compute_end) << bytes;
+  }
 }
 
 // A message already on the network when compute starts beside it: the
@@ -297,7 +324,7 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideACollective) {
     h.collective(0, 1, g, 40'000'000, proto::ALL_GATHER);
     h.collective(1, 1, g, 40'000'000, proto::ALL_GATHER, {0});
     Interference in = factors();
-    for (auto& f : in.factors) f.comm_slowdown = 1.0;
+    for (auto& points : in.by_size) points[0].factors.comm_slowdown = 1.0;
     AnalyticEngineOptions o;
     o.node_of_rank = cluster.placement.node_of_rank;
     o.interference = in;

@@ -15,9 +15,9 @@ namespace {
 Interference model() {
   Interference m;
   m.enabled = true;
-  m.factors[static_cast<std::size_t>(TrafficClass::PointToPoint)] = {1.1, 1.05};
-  m.factors[static_cast<std::size_t>(TrafficClass::IntraNodeCollective)] = {1.3, 1.2};
-  m.factors[static_cast<std::size_t>(TrafficClass::InterNodeCollective)] = {1.02, 1.01};
+  m.set_constant(TrafficClass::PointToPoint, {1.1, 1.05});
+  m.set_constant(TrafficClass::IntraNodeCollective, {1.3, 1.2});
+  m.set_constant(TrafficClass::InterNodeCollective, {1.02, 1.01});
   return m;
 }
 
@@ -36,9 +36,9 @@ Changes update(InterferenceTracker& t) {
 TEST(InterferenceTracker, ComputeSlowsByTheLargestClassInFlightOnItsRank) {
   InterferenceTracker t(model(), 3);
   EXPECT_EQ(t.compute_slowdown(0), 1.0);
-  t.comm_started(TrafficClass::InterNodeCollective, std::array{0u, 1u});
+  t.comm_started(TrafficClass::InterNodeCollective, 1024.0, std::array{0u, 1u});
   EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 1.02);
-  const auto intra = t.comm_started(TrafficClass::IntraNodeCollective, std::array{0u, 2u});
+  const auto intra = t.comm_started(TrafficClass::IntraNodeCollective, 1024.0, std::array{0u, 2u});
   EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 1.3);
   EXPECT_DOUBLE_EQ(t.compute_slowdown(1), 1.02);
   t.comm_ended(intra);
@@ -50,7 +50,7 @@ TEST(InterferenceTracker, ComputeSlowsByTheLargestClassInFlightOnItsRank) {
 // update; the update reports the ranks touched, then the communications.
 TEST(InterferenceTracker, CommunicationSlowsWhileAnyOfItsRanksComputes) {
   InterferenceTracker t(model(), 2);
-  const auto c = t.comm_started(TrafficClass::PointToPoint, std::array{0u, 1u});
+  const auto c = t.comm_started(TrafficClass::PointToPoint, 1024.0, std::array{0u, 1u});
   Changes first = update(t);
   EXPECT_EQ(first.ranks, (std::vector<std::pair<std::uint32_t, double>>{{0, 1.1}, {1, 1.1}}));
   EXPECT_EQ(first.comms, (std::vector<std::pair<InterferenceTracker::CommId, double>>{{c, 1.0}}));
@@ -79,7 +79,7 @@ TEST(InterferenceTracker, EndedCommunicationsLeaveTheirRanks) {
   InterferenceTracker t(model(), 2);
   t.compute_started(0);
   update(t);
-  const auto self = t.comm_started(TrafficClass::PointToPoint, std::array{0u, 0u});
+  const auto self = t.comm_started(TrafficClass::PointToPoint, 1024.0, std::array{0u, 0u});
   EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 1.1);
   Changes started = update(t);
   EXPECT_EQ(started.ranks, (std::vector<std::pair<std::uint32_t, double>>{{0, 1.1}}));
@@ -89,7 +89,25 @@ TEST(InterferenceTracker, EndedCommunicationsLeaveTheirRanks) {
   Changes ended = update(t);
   EXPECT_EQ(ended.ranks, (std::vector<std::pair<std::uint32_t, double>>{{0, 1.0}}));
   EXPECT_TRUE(ended.comms.empty());
-  EXPECT_EQ(t.comm_started(TrafficClass::IntraNodeCollective, std::array{0u, 1u}), self);
+  EXPECT_EQ(t.comm_started(TrafficClass::IntraNodeCollective, 1024.0, std::array{0u, 1u}), self);
+}
+
+// Each communication carries its class's factors at its own size: a small and
+// a large message of one class slow the same rank's compute differently.
+TEST(InterferenceTracker, EachCommunicationTakesTheFactorsOfItsSize) {
+  Interference m = model();
+  m.by_size[0] = {{1024.0, {1.0, 4.0}}, {1048576.0, {2.0, 1.5}}};
+  InterferenceTracker t(m, 2);
+  const auto small = t.comm_started(TrafficClass::PointToPoint, 1024.0, std::array{0u, 1u});
+  EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 1.0);
+  const auto large = t.comm_started(TrafficClass::PointToPoint, 1048576.0, std::array{0u, 1u});
+  EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 2.0);
+  t.compute_started(1);
+  update(t);
+  EXPECT_DOUBLE_EQ(t.comm_slowdown(small), 4.0);
+  EXPECT_DOUBLE_EQ(t.comm_slowdown(large), 1.5);
+  t.comm_ended(large);
+  EXPECT_DOUBLE_EQ(t.compute_slowdown(0), 1.0);
 }
 
 }  // namespace
