@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/proto_io.h"
 #include "sim/calibrate.h"
+#include "sim/calibration_check.h"
 #include "sim/cli/command_options.h"
 #include "sim/cli/presets.h"
 #include "sim/compare.h"
@@ -227,8 +228,13 @@ int command_calibrate(const po::variables_map& vars) {
   std::vector<fs::path> benches;
   for (const auto& b : vars["bench"].as<std::vector<std::string>>()) benches.emplace_back(b);
   const auto calibration = calibrate_files(benches);
+  std::vector<proto::BenchFile> held_out;
+  if (vars.count("held-out")) {
+    for (const auto& b : vars["held-out"].as<std::vector<std::string>>()) held_out.push_back(read_bench_file(b));
+  }
   write_message(calibration, out, format);
   std::cout << calibration_summary(calibration);
+  if (!held_out.empty()) std::cout << held_out_summary(check_held_out(calibration, held_out));
   std::cout << fmt::format("  wrote        {}\n", out.string());
   return 0;
 }
@@ -422,14 +428,17 @@ const std::vector<Command>& commands() {
          add_output_option(o);
        },
        command_validate},
-      {"calibrate", "calibrate BENCH.json... -o CALIBRATION",
+      {"calibrate", "calibrate BENCH.json... -o CALIBRATION [--held-out BENCH.json...]",
        "fit the cost model's compute and communication coefficients to `eppsim-bench` results by least squares, "
        "with fit quality; a scenario names the file in cost_model.calibration_file",
        {"bench"},
        [](po::options_description& o) {
          o.add_options()("bench", po::value<std::vector<std::string>>()->required()->multitoken(),
-                         "BENCH.json files of `eppsim-bench compute` and `eppsim-bench comm` (one or more)")(
-             "output,o", po::value<std::string>()->required(), "calibration file: .pb, .json or .textproto");
+                         "BENCH.json files of `eppsim-bench compute`, `comm` or `interference` (one or more)")(
+             "output,o", po::value<std::string>()->required(), "calibration file: .pb, .json or .textproto")(
+             "held-out", po::value<std::vector<std::string>>()->multitoken(),
+             "BENCH.json files the fits are scored on, not fitted to (another run, other sizes): each fit's "
+             "max and rms error on their rows; interference by its one factor and by size");
        },
        command_calibrate, true},
       {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR]",
