@@ -199,7 +199,6 @@ proto::ComputeFit compute_fit(const std::vector<double>& c) {
   return fit;
 }
 
-
 // A fit of `points` with its quality, where they are at least `least_points`
 // (an optional kernel fit: the LM head's, the attention kernel's).
 struct OptionalFit {
@@ -552,7 +551,7 @@ std::string calibration_summary(const proto::Calibration& calibration) {
                        quality(i.compute_quality()), i.comm_slowdown(), quality(i.comm_quality()));
     if (i.by_size_size() == 0) continue;
     for (const auto& p : i.by_size()) {
-      out += fmt::format("    at {:>12} B                 compute x{:.3f}, comm x{:.3f} ({} rows)\n", p.bytes(),
+      out += fmt::format("    at {:>10} B: compute x{:.3f}, comm x{:.3f} ({} rows)\n", p.bytes(),
                          p.compute_slowdown(), p.comm_slowdown(), p.rows());
     }
     out += fmt::format("    by size: compute rms {:.1f}%, comm rms {:.1f}%\n",

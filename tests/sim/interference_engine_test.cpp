@@ -220,23 +220,35 @@ TEST(Interference, StragglersCompose) {
 // The flow engine against the analytic engine on the same small schedule:
 // compute beside a transfer over a NIC, comm not slowed (the flow engine
 // slows a message by bytes, not its latency).
-TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
-  const auto config = testing::simple_topology(2, 1, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6));
-  const testing::FlowCluster cluster(config);
+// Two 1 ms computes on rank 0 (RoutedTestCost) beside a send of `bytes` from it to rank 1.
+proto::Schedule computes_beside_send(std::uint64_t bytes) {
   HandSchedule h(2);
-  h.compute(0, 0);  // 1 ms (RoutedTestCost)
+  h.compute(0, 0);
   h.compute(0, 0, {0});
-  h.send(0, 1, 1, 25'000'000, 0);
-  h.recv(1, 1, 0, 25'000'000, 0);
-  Interference in = factors();
-  in.by_size[0][0].factors.comm_slowdown = 1.0;
+  h.send(0, 1, 1, bytes, 0);
+  h.recv(1, 1, 0, bytes, 0);
+  return h.schedule();
+}
+
+struct BothTraces {
+  proto::Trace analytic, flow;
+};
+BothTraces run_both(const proto::Schedule& schedule, const testing::FlowCluster& cluster, const Interference& in) {
   AnalyticEngineOptions o;
   o.node_of_rank = cluster.placement.node_of_rank;
   o.interference = in;
-  const auto analytic = run_analytic(h.schedule(), *cluster.cost, o);
   EngineContext context = cluster.context();
   context.interference = in;
-  const auto flow = run_flow(h.schedule(), context);
+  return {run_analytic(schedule, *cluster.cost, o), run_flow(schedule, context)};
+}
+
+TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
+  const auto config = testing::simple_topology(2, 1, testing::link(300e9, 1e-6), testing::link(50e9, 4e-6));
+  const testing::FlowCluster cluster(config);
+  const proto::Schedule schedule = computes_beside_send(25'000'000);
+  Interference in = factors();
+  in.by_size[0][0].factors.comm_slowdown = 1.0;
+  const auto [analytic, flow] = run_both(schedule, cluster, in);
   const double d = end_s(analytic, 0, 2);
   ASSERT_LT(d, 1e-3);
   EXPECT_NEAR(end_s(analytic, 0, 1), d + (2e-3 - d / 1.5), 1e-8);
@@ -244,10 +256,9 @@ TEST(Interference, BothEnginesAgreeOnComputeBesideATransfer) {
   EXPECT_NEAR(end_s(flow, 0, 2), d, 0.01 * d);
   // And with the comm slowed: the flow engine slows the message's bytes.
   in.by_size[0][0].factors.comm_slowdown = 2.0;
-  o.interference = in;
-  context.interference = in;
-  const double analytic_s = end_s(run_analytic(h.schedule(), *cluster.cost, o), 0, 2);
-  const double flow_s = end_s(run_flow(h.schedule(), context), 0, 2);
+  const auto [slowed_analytic, slowed_flow] = run_both(schedule, cluster, in);
+  const double analytic_s = end_s(slowed_analytic, 0, 2);
+  const double flow_s = end_s(slowed_flow, 0, 2);
   EXPECT_NEAR(analytic_s, 2.0 * d, 1e-8);
   EXPECT_NEAR(flow_s, analytic_s, 0.02 * analytic_s);
 }
@@ -260,18 +271,7 @@ TEST(Interference, BothEnginesTakeTheFactorsOfTheMessageSize) {
   Interference in = factors();
   in.by_size[0] = {{1e3, {1.0, 1.0}}, {25e6, {1.5, 1.0}}};
   for (const std::uint64_t bytes : {std::uint64_t{25'000'000}, std::uint64_t{1'000}}) {
-    HandSchedule h(2);
-    h.compute(0, 0);  // 1 ms (RoutedTestCost)
-    h.compute(0, 0, {0});
-    h.send(0, 1, 1, bytes, 0);
-    h.recv(1, 1, 0, bytes, 0);
-    AnalyticEngineOptions o;
-    o.node_of_rank = cluster.placement.node_of_rank;
-    o.interference = in;
-    const auto analytic = run_analytic(h.schedule(), *cluster.cost, o);
-    EngineContext context = cluster.context();
-    context.interference = in;
-    const auto flow = run_flow(h.schedule(), context);
+    const auto [analytic, flow] = run_both(computes_beside_send(bytes), cluster, in);
     const double d = end_s(analytic, 0, 2);
     const double compute_end = bytes == 1'000 ? 2e-3 : d + (2e-3 - d / 1.5);
     EXPECT_NEAR(end_s(analytic, 0, 1), compute_end, 1e-8) << bytes;
