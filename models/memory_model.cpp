@@ -58,6 +58,12 @@ double activation_bytes_per_token_layer(const TransformerSpec& model) {
   return e * (attention + ffn) + softmax_lse;
 }
 
+double mlp_checkpoint_saving_bytes_per_token_layer(const TransformerSpec& model) {
+  const double f = model.ffn_hidden_size;
+  return static_cast<double>(model.bytes_per_element) *
+         (model.hidden_size + (model.ffn_kind == FfnKind::SwiGlu ? 3.0 * f : 2.0 * f));
+}
+
 double logits_bytes_per_token(const TransformerSpec& model) { return 4.0 * model.vocab_size; }
 
 Bytes stage_activation_bytes(const TransformerSpec& model, std::uint64_t tokens, std::uint32_t layer_count,

@@ -37,6 +37,10 @@ ModelStateBytes model_state_bytes(double params, std::uint32_t zero_stage, std::
 
 // Bytes kept for backward per token per layer (full set, no recompute).
 double activation_bytes_per_token_layer(const TransformerSpec& model);
+// Bytes per token a layer no longer keeps when its MLP block is checkpointed
+// (recomputed from the block's input, its norm input, which it keeps): the
+// FFN's set but that, e * (h + 3f) (GELU: e * (h + 2f)).
+double mlp_checkpoint_saving_bytes_per_token_layer(const TransformerSpec& model);
 // Bytes per token for the output logits of the loss.
 double logits_bytes_per_token(const TransformerSpec& model);
 

@@ -49,7 +49,8 @@ class FlexSpCost {
         preset_cost_(preset_ != nullptr ? std::make_unique<FlexSpPresetCost>(*preset_, *sc.cost) : nullptr),
         estimate_(sc.model, preset_cost_ != nullptr ? *preset_cost_ : *sc.cost) {
     const auto& model = sc.model;
-    memory_ = zero3_memory(sc, false, options.zero3);
+    memory_ = zero3_memory(sc, false, options.zero3, options.recomputed_mlp_layers);
+    recomputed_mlp_layers_ = options.recomputed_mlp_layers;
     beta_ = preset_ != nullptr ? on_grid(preset_->beta1.value) : 0.0;
     capacity_ = memory_.capacity(flexsp_planning_limit(sc, options).count, 1);
     if (n_ == 1) {
@@ -92,12 +93,13 @@ class FlexSpCost {
     }
     std::vector<Segment> segments;
     for (auto s : sequences) segments.push_back(Segment{s, 0});
-    return on_grid(estimate_.chunk_seconds(segments, d));
+    return on_grid(chunk_seconds(segments, d));
   }
 
   // One sequence's time in a degree-d group (without the per-group constant).
   double seq_time(std::uint64_t s, std::uint32_t d) const {
-    return on_grid(estimate_.segment_seconds(Segment{s, 0}, d));
+    const Segment segment{s, 0};
+    return on_grid(chunk_seconds(std::span<const Segment>(&segment, 1), d));
   }
 
  private:
@@ -105,6 +107,12 @@ class FlexSpCost {
   const FlexSpModel* preset_ = nullptr;
   std::unique_ptr<const FlexSpPresetCost> preset_cost_;  // with the preset: what estimate_ prices with
   PlanEstimate estimate_;
+  std::uint32_t recomputed_mlp_layers_ = 0;
+  // Forward, backward and the checkpointed MLP blocks' recompute.
+  double chunk_seconds(std::span<const Segment> segments, std::uint32_t d) const {
+    return estimate_.chunk_seconds(segments, d) +
+           estimate_.part_recompute_seconds(segments, d, LayerPart::PostAttention, recomputed_mlp_layers_);
+  }
   Zero3Memory memory_;
   double beta_ = 0.0;
   std::uint64_t capacity_ = 0;
@@ -433,7 +441,16 @@ FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   if (gpus != 1 && gpus % 2 != 0) {
     where.fail("cluster.nodes", fmt::format("flexsp needs an even number of GPUs (power-of-two SP groups), got {}", gpus));
   }
+  const double mlp = options.recomputed_mlp_fraction();
+  if (!(mlp >= 0.0 && mlp <= 1.0)) {
+    where.fail("plan.flexsp.recomputed_mlp_fraction", fmt::format("must be in [0, 1], got {}", mlp));
+  }
+  if (mlp > 0.0 && !resolved.proto.cost_model().flexsp_preset().empty()) {
+    where.fail("plan.flexsp.recomputed_mlp_fraction",
+               "must be 0 with cost_model.flexsp_preset, whose measured constants already hold FlexSP's recomputation");
+  }
   FlexSpOptions out;
+  out.recomputed_mlp_layers = static_cast<std::uint32_t>(std::lround(mlp * resolved.model.layers));
   if (options.solver_time_limit_s() > 0) out.time_limit_s = options.solver_time_limit_s();
   if (options.extra_micro_batch_counts() > 0) out.extra = options.extra_micro_batch_counts();
   if (options.max_buckets() > 0) out.max_buckets = options.max_buckets();

@@ -71,7 +71,11 @@
 //                all-to-alls between them), with ZeRO-3's
 //                layer-wise weight gathers and gradient reduce-scatters over all
 //                N ranks (zero3_layers.h, at effective_prefetch_depth(zero3,
-//                true)); free activations. The N-rank
+//                true)); with plan.flexsp.recomputed_mlp_fraction, k layers
+//                0..k-1 recompute their POST_ATTENTION part before their
+//                backward and keep less (zero3_memory), and the greedy, the
+//                MILP and the comparisons price that recompute; free
+//                activations. The N-rank
 //                collectives synchronise the groups layer by layer, as FlexSP
 //                runs its groups under one ZeRO-3 engine.
 //   then the optimizer on each rank's 1/N shard.
@@ -121,6 +125,11 @@ struct FlexSpOptions {
   // are planned within (FlexSP's released runtime: 28 GiB, kFlexSpMemoryCap);
   // unset: the scenario's memory limit (GPU memory x plan.memory_fraction).
   std::optional<Bytes> planning_memory_cap;
+  // round(plan.flexsp.recomputed_mlp_fraction x layers): the first layers whose MLP block is
+  // checkpointed (its activations not kept, a RECOMPUTE of the POST_ATTENTION
+  // part before the layer's backward), in the memory each group plans within,
+  // the times it is planned by, and the Schedule.
+  std::uint32_t recomputed_mlp_layers = 0;
   Zero3Options zero3;  // plan.zero3 (zero3_layers.h)
 };
 

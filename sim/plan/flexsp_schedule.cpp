@@ -16,7 +16,9 @@ namespace eppsim {
 
 proto::Schedule FlexSpPlanner::plan(const PlanContext& sc, std::span<const std::uint64_t> lengths) const {
   const FlexSpPlan decisions = plan_flexsp(sc, options_, lengths);
-  const Zero3Memory memory = zero3_memory(sc, false, options_.zero3);  // as plan_flexsp sized the groups
+  // As plan_flexsp sized the groups.
+  const std::uint32_t recomputed = options_.recomputed_mlp_layers;
+  const Zero3Memory memory = zero3_memory(sc, false, options_.zero3, recomputed);
   const auto& model = sc.model;
   const std::uint32_t n = sc.usable_gpus();
 
@@ -71,6 +73,12 @@ proto::Schedule FlexSpPlanner::plan(const PlanContext& sc, std::span<const std::
       }
       for (const auto& p : forward) model_flops += pieces_flops(p) * g.degree;
       for (const auto& p : backward) model_flops += pieces_flops(p) * g.degree;
+      // A checkpointed MLP block is recomputed just before its layer's backward (not model FLOPs).
+      for (std::uint32_t l = 0; l < recomputed; ++l) {
+        auto& pieces = backward[layers - 1 - l];
+        pieces.insert(pieces.begin(), LayerPiece{priced_compute_op(sc, Pass::Recompute, 0, j, l, 1, false, segments,
+                                                                   sp.split, LayerPart::PostAttention)});
+      }
       for (auto r : ranks) {
         b.memory(r, streams.compute, {}, true, activations, proto::ACTIVATIONS);
         for (auto& p : forward) programs[r].visit(p, false);
@@ -105,7 +113,8 @@ proto::Schedule FlexSpPlanner::plan(const PlanContext& sc, std::span<const std::
     d->set_tensor_parallel(1);
     d->set_context_parallel(1);
     d->set_chunks(static_cast<std::uint32_t>(decisions.micro_batches.size()));
-    add_stage_checkpointing(d, 0, layers, static_cast<std::uint32_t>(decisions.micro_batches.size()), 0, 0);
+    const auto chunks = static_cast<std::uint32_t>(decisions.micro_batches.size());
+    add_stage_checkpointing(d, 0, layers, chunks, recomputed * chunks, recomputed);
   }
   const PlanSummary summary{lengths.size(), total_tokens, static_cast<std::uint32_t>(decisions.micro_batches.size()),
                             model_flops, 1, most_groups};

@@ -30,6 +30,21 @@ double PlanEstimate::chunk_seconds(std::span<const Segment> segments, std::uint3
   return seconds;
 }
 
+double PlanEstimate::part_recompute_seconds(std::span<const Segment> segments, std::uint32_t degree, LayerPart part,
+                                            std::uint32_t layers) const {
+  if (layers == 0) return 0.0;
+  std::vector<std::uint64_t> key{degree, static_cast<std::uint64_t>(part), layers};
+  for (const Segment& s : segments) {
+    key.push_back(s.tokens);
+    key.push_back(s.context_tokens);
+  }
+  if (auto it = part_cache_.find(key); it != part_cache_.end()) return it->second;
+  const ChunkWork work{segments, layers, false, false};
+  const double seconds = cost_.compute_time(ComputeWork{Pass::Recompute, work, part, degree}).value;
+  part_cache_.emplace(std::move(key), seconds);
+  return seconds;
+}
+
 double PlanEstimate::layer_forward_seconds(std::span<const Segment> segments, std::uint32_t degree) const {
   const ChunkWork work{segments, 1, false, false};
   return cost_.compute_time(ComputeWork{Pass::Forward, work, LayerPart::Whole, degree}).value;

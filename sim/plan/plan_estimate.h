@@ -38,6 +38,11 @@ class PlanEstimate {
   // One layer's forward over `segments` on one GPU of a degree-d group: no
   // embedding, no LM head, no all-to-all.
   double layer_forward_seconds(std::span<const Segment> segments, std::uint32_t degree) const;
+  // The recompute of `part` of `layers` layers over `segments` on one GPU of a
+  // degree-d group (no all-to-all: a part after attention needs none), e.g.
+  // FlexSP's checkpointed MLP blocks. Cached per (degree, part, layers, segments).
+  double part_recompute_seconds(std::span<const Segment> segments, std::uint32_t degree, LayerPart part,
+                                std::uint32_t layers) const;
   // Sequences to `replicas` data-parallel replicas, longest processing time
   // first, each weighed by one whole-model forward on one GPU.
   Bins balance_replicas(std::span<const std::uint64_t> lengths, std::uint32_t replicas) const;
@@ -47,6 +52,8 @@ class PlanEstimate {
   const CostModel& cost_;
   // (degree, recompute, tokens and context of each segment) -> seconds
   mutable std::map<std::vector<std::uint64_t>, double> chunk_cache_;
+  // (degree, part, layers, tokens and context of each segment) -> seconds
+  mutable std::map<std::vector<std::uint64_t>, double> part_cache_;
 };
 
 }  // namespace eppsim

@@ -10,6 +10,7 @@
 #include "models/activation_memory.h"
 #include "models/compute_cost.h"
 #include "models/flexsp_preset.h"
+#include "models/memory_model.h"
 #include "base/input_limits.h"
 #include "models/memory_model.h"
 
@@ -136,7 +137,8 @@ std::uint64_t Zero3Memory::capacity(std::uint64_t limit, std::uint32_t degree, d
       std::floor(fill * static_cast<double>(limit - fixed_bytes()) * degree / activation_bytes_per_token));
 }
 
-Zero3Memory zero3_memory(const PlanContext& sc, bool full_recompute, const Zero3Options& zero3) {
+Zero3Memory zero3_memory(const PlanContext& sc, bool full_recompute, const Zero3Options& zero3,
+                         std::uint32_t recomputed_mlp_layers) {
   Zero3Memory out;
   const std::uint32_t n = sc.usable_gpus();
   const auto& model = sc.model;
@@ -163,6 +165,10 @@ Zero3Memory zero3_memory(const PlanContext& sc, bool full_recompute, const Zero3
   const Bytes per_probe = chunk_activation_bytes(model, chunk, options).total() +
                           chunk_backward_transient_bytes(model, chunk, options);
   out.activation_bytes_per_token = static_cast<double>(per_probe.count) / static_cast<double>(kProbe);
+  if (!full_recompute && recomputed_mlp_layers > 0) {
+    out.activation_bytes_per_token -=
+        static_cast<double>(recomputed_mlp_layers - 1) * mlp_checkpoint_saving_bytes_per_token_layer(model);
+  }
   return out;
 }
 

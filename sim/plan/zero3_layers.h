@@ -149,7 +149,9 @@ double zero3_micro_batch_seconds(const Zero3LayerSeconds& zero, std::uint32_t la
 // memory_model.h and activation_memory.h: states, prefetch_depth + 1 layers'
 // weights (or the embedding, if larger) in flight, and per token the kept activations
 // plus the backward's transient, with every layer checkpointed when
-// `full_recompute`.
+// `full_recompute`, else with the MLP block of `recomputed_mlp_layers` layers
+// checkpointed (memory_model.h's saving each, and one block's set live again
+// while its layer's backward runs).
 struct Zero3Memory {
   std::uint64_t state_bytes = 0;
   std::uint64_t gather_buffer_bytes = 0;
@@ -162,6 +164,7 @@ struct Zero3Memory {
   // (0 when the fixed part alone exceeds it).
   std::uint64_t capacity(std::uint64_t limit, std::uint32_t degree, double fill = 1.0) const;
 };
-Zero3Memory zero3_memory(const PlanContext& scenario, bool full_recompute, const Zero3Options& zero3);
+Zero3Memory zero3_memory(const PlanContext& scenario, bool full_recompute, const Zero3Options& zero3,
+                         std::uint32_t recomputed_mlp_layers = 0);
 
 }  // namespace eppsim

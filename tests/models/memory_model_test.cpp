@@ -91,5 +91,13 @@ TEST(BackwardWorkspaceBytes, OneLayerFullSetUnderRecompute) {
   EXPECT_EQ(backward_workspace_bytes(m, 4096, false), Bytes(0));
 }
 
+// Llama-2 7B (SwiGLU, h 4096, f 11008, bf16): the FFN's set but its input,
+// 2 * (4096 + 3 * 11008) bytes a token.
+TEST(MlpCheckpoint, SavesTheFfnSetButItsInput) {
+  EXPECT_DOUBLE_EQ(mlp_checkpoint_saving_bytes_per_token_layer(preset("llama2-7b")), 2.0 * (4096 + 3 * 11008));
+  EXPECT_LT(mlp_checkpoint_saving_bytes_per_token_layer(preset("llama2-7b")),
+            activation_bytes_per_token_layer(preset("llama2-7b")));
+}
+
 }  // namespace
 }  // namespace eppsim

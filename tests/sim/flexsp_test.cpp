@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
+#include "models/memory_model.h"
 #include "models/sequence_parallel_cost.h"
 #include "sim/plan/ulysses.h"
 #include "schedule/program_ops.h"
@@ -149,6 +150,34 @@ TEST(FlexSp, OptionErrorsAreLocated) {
             "plan.flexsp={max_buckets: 5000})");
   EXPECT_EQ(testing::planner_error(text, {"plan.flexsp={}", "cluster.gpus_per_node=3"}),
             "s.textproto:9: cluster.nodes: flexsp needs an even number of GPUs (power-of-two SP groups), got 3");
+  EXPECT_EQ(testing::planner_error(text, {"plan.flexsp={recomputed_mlp_fraction: 1.5}"}),
+            "s.textproto: plan.flexsp.recomputed_mlp_fraction: must be in [0, 1], got 1.5 (set by --set "
+            "plan.flexsp={recomputed_mlp_fraction: 1.5})");
+}
+
+// Checkpointed MLP blocks: less memory a token, so larger groups and fewer
+// micro-batches; a RECOMPUTE op before each such layer's backward, on every
+// rank, in every micro-batch.
+TEST(FlexSp, RecomputedMlpLayersHoldMoreTokensAndRecompute) {
+  const auto sc = scenario(2, "llama2-7b", 64, 16384);
+  const auto lengths = sample_batch(sc);
+  const auto recomputing_sc = scenario(2, "llama2-7b", 64, 16384, "flexsp { recomputed_mlp_fraction: 0.375 }");
+  const FlexSpOptions options = resolve_flexsp_options(recomputing_sc);
+  EXPECT_EQ(options.recomputed_mlp_layers, 12u);
+  const Zero3Memory kept = zero3_memory(sc, false, options.zero3);
+  const Zero3Memory recomputing = zero3_memory(sc, false, options.zero3, 12);
+  EXPECT_NEAR(kept.activation_bytes_per_token - recomputing.activation_bytes_per_token,
+              11 * mlp_checkpoint_saving_bytes_per_token_layer(sc.model), 1e-6);
+  const auto plan = plan_flexsp(recomputing_sc, options, lengths);
+  EXPECT_GT(plan.token_capacity, plan_flexsp(sc, resolve_flexsp_options(sc), lengths).token_capacity);
+  const proto::Schedule schedule = make_planner("flexsp", recomputing_sc)->plan(recomputing_sc, lengths);
+  std::uint32_t recomputes = 0;
+  for (const OpView op : ops_of(schedule, 0)) {
+    recomputes += op.is_compute() &&
+                  schedule.shared_computes(static_cast<int>(op.shared_compute())).phase() == proto::RECOMPUTE;
+  }
+  EXPECT_EQ(recomputes, 12u * plan.micro_batches.size());
+  EXPECT_GT(simulate(recomputing_sc, schedule), 0.0);
 }
 
 }  // namespace
