@@ -143,21 +143,19 @@ class FlowExecutor final : public GlobalExecutorHooks {
     const OpView s = core_.op(send);
     const std::array endpoints{send.rank, recv.rank};
     const std::uint32_t recv_stream = core_.op(recv).stream();
+    const double bytes = static_cast<double>(s.size_bytes());
     if (s.duration_source() == proto::DURATION_FIXED) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, fixed_s(s)});
     } else if (cost_.fitted_p2p(send.rank, recv.rank)) {
       const double seconds = transfer_duration(cost_, s, send.rank, recv.rank).value;
       StreamActor* actor = push(recv.rank, recv_stream, Task{sleep_kind(seconds), id, seconds});
       if (interference_.enabled && seconds > 0.0) {
-        interfering_.start_comm(id, TrafficClass::PointToPoint, static_cast<double>(s.size_bytes()), endpoints, actor);
+        interfering_.start_comm(id, TrafficClass::PointToPoint, bytes, endpoints, actor);
       }
     } else if (chip_of_rank_[send.rank] == chip_of_rank_[recv.rank]) {
       push(recv.rank, recv_stream, Task{Task::Kind::Sleep, id, 0.0});
     } else {
-      if (interference_.enabled) {
-        const double bytes = static_cast<double>(s.size_bytes());
-        interfering_.start_comm(id, TrafficClass::PointToPoint, bytes, endpoints, nullptr);
-      }
+      if (interference_.enabled) interfering_.start_comm(id, TrafficClass::PointToPoint, bytes, endpoints, nullptr);
       Task put{Task::Kind::Send, id};
       put.bytes = s.size_bytes();
       put.peer = recv.rank;
