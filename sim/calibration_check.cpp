@@ -42,16 +42,16 @@ double layer_prediction_s(const proto::ComputeFit& fit, const proto::BenchResult
          fit.gamma_s_per_extra_segment() * x[3];
 }
 
-// The calibration's interference fits as the engines interpolate them, unclamped.
-Interference fitted_interference(const proto::InterferenceFit& fit) {
+// Class `traffic`'s fit as the engines interpolate it, unclamped, at `bytes`.
+InterferenceFactors fitted_factors(const proto::InterferenceFit& fit, TrafficClass traffic, double bytes) {
   Interference in;
-  std::vector<InterferenceAtSize> points;
+  in.set_constant(traffic, {fit.compute_slowdown(), fit.comm_slowdown()});
+  std::vector<InterferenceAtSize>& points = in.by_size[static_cast<std::size_t>(traffic)];
+  if (fit.by_size_size() > 0) points.clear();
   for (const auto& p : fit.by_size()) {
     points.push_back({static_cast<double>(p.bytes()), {p.compute_slowdown(), p.comm_slowdown()}});
   }
-  if (points.empty()) points.push_back({0.0, {fit.compute_slowdown(), fit.comm_slowdown()}});
-  for (auto& by_size : in.by_size) by_size = points;
-  return in;
+  return in.at(traffic, bytes);
 }
 
 }  // namespace
@@ -105,7 +105,7 @@ HeldOutCheck check_held_out(const proto::Calibration& calibration, std::span<con
       ++check.unscored_rows;
       continue;
     }
-    const InterferenceFactors sized = fitted_interference(*fit).at(traffic, static_cast<double>(r->bytes()));
+    const InterferenceFactors sized = fitted_factors(*fit, traffic, static_cast<double>(r->bytes()));
     const std::string beside = fmt::format("beside {}", fit->traffic());
     scores.add(beside + ", compute, one factor", fit->compute_slowdown() * r->compute_alone_s(), r->compute_beside_s());
     scores.add(beside + ", compute, by size", sized.compute_slowdown * r->compute_alone_s(), r->compute_beside_s());

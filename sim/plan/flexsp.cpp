@@ -103,16 +103,17 @@ class FlexSpCost {
   }
 
  private:
-  std::uint32_t n_;
-  const FlexSpModel* preset_ = nullptr;
-  std::unique_ptr<const FlexSpPresetCost> preset_cost_;  // with the preset: what estimate_ prices with
-  PlanEstimate estimate_;
-  std::uint32_t recomputed_mlp_layers_ = 0;
   // Forward, backward and the checkpointed MLP blocks' recompute.
   double chunk_seconds(std::span<const Segment> segments, std::uint32_t d) const {
     return estimate_.chunk_seconds(segments, d) +
            estimate_.part_recompute_seconds(segments, d, LayerPart::PostAttention, recomputed_mlp_layers_);
   }
+
+  std::uint32_t n_;
+  const FlexSpModel* preset_ = nullptr;
+  std::unique_ptr<const FlexSpPresetCost> preset_cost_;  // with the preset: what estimate_ prices with
+  PlanEstimate estimate_;
+  std::uint32_t recomputed_mlp_layers_ = 0;
   Zero3Memory memory_;
   double beta_ = 0.0;
   std::uint64_t capacity_ = 0;
