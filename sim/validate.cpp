@@ -68,6 +68,11 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   v.set_simulated_step_time_s(sim_step);
   v.set_measured_step_time_s(meas_step);
   v.set_step_time_error((sim_step - meas_step) / meas_step);
+  if (!measured.measured_step_times_ns().empty()) {
+    const auto [fastest, slowest] = std::ranges::minmax(measured.measured_step_times_ns());
+    v.set_measured_step_time_min_s(static_cast<double>(fastest) * 1e-9);
+    v.set_measured_step_time_max_s(static_cast<double>(slowest) * 1e-9);
+  }
 
   const std::int64_t sim_origin = earliest_start_ns(simulated);
   const std::int64_t meas_origin = earliest_start_ns(measured);
@@ -134,6 +139,10 @@ void write_validation(const ValidationResult& result, const std::filesystem::pat
 std::string validation_summary(const proto::Validation& v) {
   std::string out = fmt::format("  step time    simulated {:.6f} s, measured {:.6f} s, error {:+.2f}%\n",
                                 v.simulated_step_time_s(), v.measured_step_time_s(), 100.0 * v.step_time_error());
+  if (v.has_measured_step_time_min_s()) {
+    out += fmt::format("  measured     the median step; the steps took {:.6f} to {:.6f} s\n", v.measured_step_time_min_s(),
+                       v.measured_step_time_max_s());
+  }
   for (const auto& k : v.kinds()) {
     out += fmt::format("  {:<26} {:>6} ops  simulated {:.6f} s, measured {:.6f} s, error {}\n", k.kind(), k.ops(),
                        k.simulated_s(), k.measured_s(),

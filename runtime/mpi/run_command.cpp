@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -229,7 +230,8 @@ struct Run {
     wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", rank));
     const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
     if (rank == 0) {
-      const proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+      proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+      for (const double t : step_times_s) merged.add_measured_step_times_ns(std::llround(t * 1e9));
       write_trace_file(merged, o.trace);
       std::string times;
       for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);

@@ -79,6 +79,17 @@ TEST(Validate, ErrorsOfStepKindsAndRanks) {
   EXPECT_EQ(r.timeline[7].kind, "memory");
 }
 
+TEST(Validate, TheMeasuredStepsSpreadComesFromTheMeasuredTrace) {
+  const proto::Trace sim = two_rank_trace("analytic");
+  proto::Trace measured = two_rank_trace("cpu");
+  EXPECT_FALSE(validate_traces(sim, measured, "a", "b").validation.has_measured_step_time_min_s());
+  for (const std::int64_t ns : {450, 410, 380}) measured.add_measured_step_times_ns(ns);
+  const proto::Validation v = validate_traces(sim, measured, "a", "b").validation;
+  EXPECT_DOUBLE_EQ(v.measured_step_time_min_s(), 380e-9);
+  EXPECT_DOUBLE_EQ(v.measured_step_time_max_s(), 450e-9);
+  EXPECT_THAT(validation_summary(v), HasSubstr("measured     the median step; the steps took"));
+}
+
 TEST(Validate, AKindMeasuredAtZeroHasNoRelativeError) {
   proto::Trace sim = two_rank_trace("analytic");
   proto::Trace measured = two_rank_trace("cpu");
