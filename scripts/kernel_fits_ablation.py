@@ -5,7 +5,7 @@ errors: each `eppsim testbed` output folder's scenario simulated again with its
 own calibration, once as written and once without those fits (the layer fits
 alone: the head at the scenario GPU's peak, the parts by FLOP share), each
 validated against the folder's measured trace. Prints validation_table.py's
-Markdown rows, two per folder.
+Markdown rows, two per folder (the model column names the variant).
 
     kernel_fits_ablation.py [--eppsim PATH] SCENARIO=DIR [SCENARIO=DIR ...]
 
@@ -44,14 +44,14 @@ def without_kernel_fits(text):
     return "".join(out)
 
 
-def simulate_and_validate(eppsim, scenario, calibration, measured, work, name):
+def simulate_and_validate(eppsim, scenario, calibration, measured, work, name, variant):
     simulated = os.path.join(work, name, "simulated")
     subprocess.run([eppsim, "run", scenario, "--set", f"cost_model.calibration_file={os.path.abspath(calibration)}",
                     "-o", simulated, "--log", "warn"], check=True, stdout=subprocess.DEVNULL)
     folder = os.path.join(work, name)
     subprocess.run([eppsim, "validate", "--simulated", os.path.join(simulated, "trace.pb"), "--measured", measured,
                     "-o", folder, "--log", "warn"], check=True, stdout=subprocess.DEVNULL)
-    return validation_table.row(folder)
+    return validation_table.row(folder, name.rsplit("-", 1)[0], variant)
 
 
 def main():
@@ -77,9 +77,8 @@ def main():
             with open(layer_only, "w", encoding="utf-8") as f:
                 f.write(without_kernel_fits(full))
             for variant, path in (("layer fits only", layer_only), ("with kernel fits", calibration)):
-                cells = simulate_and_validate(args.eppsim, scenario, path, measured, work, f"{name}-{len(rows)}")
-                cells[0] = f"{name} ({variant})"
-                rows.append(cells)
+                rows.append(simulate_and_validate(args.eppsim, scenario, path, measured, work, f"{name}-{len(rows)}",
+                                                  variant))
     print(validation_table.markdown(rows))
 
 

@@ -1,9 +1,13 @@
 #!/usr/bin/python3
-"""docs/guide/runtime.md's table of the model's errors against measurements: one row per
-`eppsim testbed` output folder (its validation.json), with the step time and
-the compute time (every COMPUTE op's busy time summed over the ranks, forward,
-backward and recompute together, then forward and backward alone), simulated
-against measured.
+"""The validation table (README.md, docs/guide/runtime.md): the model's errors
+against measured runs, two rows per `eppsim testbed` output folder: the
+simulation calibrated on the machine (DIR/validation.json) and the same
+Schedule priced by the scenario's own, uncalibrated model
+(DIR/uncalibrated/validation.json, where the folder has one). Each row gives
+the step time and the compute time (every COMPUTE op's busy time summed over
+the ranks, forward, backward and recompute together, then forward and backward
+alone), simulated against measured, and the range of the measured steps whose
+median the measured step is.
 
     validation_table.py DIR [DIR ...]     (prints Markdown to stdout)
 
@@ -24,7 +28,8 @@ def error_cell(simulated, measured):
     return "—" if measured <= 0 else f"{(simulated - measured) / measured:+.1%}"
 
 
-def row(folder):
+def row(folder, name=None, model="calibrated"):
+    """The cells of `folder`/validation.json's row, named `name` (default: the folder's)."""
     path = os.path.join(folder, "validation.json")
     try:
         with open(path, encoding="utf-8") as f:
@@ -38,31 +43,44 @@ def row(folder):
     sim_compute = sum(k.get("simulated_s", 0.0) for k in compute)
     meas_compute = sum(k.get("measured_s", 0.0) for k in compute)
 
-    def kind_error(name):
-        k = kinds.get(name)
+    def kind_error(kind):
+        k = kinds.get(kind)
         return "—" if k is None else error_cell(k.get("simulated_s", 0.0), k.get("measured_s", 0.0))
 
     sim_step = validation.get("simulated_step_time_s", 0.0)
     meas_step = validation["measured_step_time_s"]
-    return [os.path.basename(os.path.normpath(folder)), f"{sim_step:.3f} s", f"{meas_step:.3f} s",
-            error_cell(sim_step, meas_step), f"{sim_compute:.3f} s", f"{meas_compute:.3f} s",
-            error_cell(sim_compute, meas_compute), kind_error("compute/forward"), kind_error("compute/backward")]
+    spread = "—"
+    if "measured_step_time_min_s" in validation:
+        spread = f"{validation['measured_step_time_min_s']:.3f}–{validation['measured_step_time_max_s']:.3f} s"
+    return [name or os.path.basename(os.path.normpath(folder)), validation.get("measured_engine", "—"), model,
+            f"{sim_step:.3f} s", f"{meas_step:.3f} s", spread, error_cell(sim_step, meas_step),
+            f"{sim_compute:.3f} s", f"{meas_compute:.3f} s", error_cell(sim_compute, meas_compute),
+            kind_error("compute/forward"), kind_error("compute/backward")]
 
 
-HEADER = ["scenario", "step simulated", "step measured", "step error", "compute simulated", "compute measured",
-          "compute error", "forward error", "backward error"]
+def rows(folder):
+    """The folder's calibrated row, and its uncalibrated row where it has one."""
+    out = [row(folder)]
+    uncalibrated = os.path.join(folder, "uncalibrated")
+    if os.path.isdir(uncalibrated):
+        out.append(row(uncalibrated, os.path.basename(os.path.normpath(folder)), "uncalibrated"))
+    return out
 
 
-def markdown(rows):
-    """The Markdown table of `rows` (lists of cells, as row() gives) under HEADER."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|" + "---:|" * (len(HEADER) - 1)]
-    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
+HEADER = ["scenario", "backend", "model", "step simulated", "step measured", "measured steps", "step error",
+          "compute simulated", "compute measured", "compute error", "forward error", "backward error"]
+
+
+def markdown(table_rows):
+    """The Markdown table of `table_rows` (lists of cells, as row() gives) under HEADER."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|---|---|---|" + "---:|" * (len(HEADER) - 3)]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in table_rows])
 
 
 def main(argv):
     if len(argv) < 2:
         fail("usage: validation_table.py DIR [DIR ...]")
-    print(markdown([row(folder) for folder in argv[1:]]))
+    print(markdown([r for folder in argv[1:] for r in rows(folder)]))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -59,10 +60,12 @@ std::string runtime_program(const TestbedRequest& request, const std::string& na
 
 bool running_as_root() { return geteuid() == 0; }
 
-// mpirun with one rank per core where the machine has the cores (more ranks
-// than cores would measure the OS scheduler, not the schedule).
+// The request's launcher for `ranks` processes; by default mpirun with one
+// rank per core where the machine has the cores (more ranks than cores would
+// measure the OS scheduler, not the schedule).
 std::vector<std::string> mpirun_prefix(const TestbedRequest& request, std::uint32_t ranks) {
-  std::vector<std::string> argv = {request.mpirun, "-np", std::to_string(ranks)};
+  if (!request.launcher.empty()) return launcher_command(request.launcher, ranks);
+  std::vector<std::string> argv = {"mpirun", "-np", std::to_string(ranks)};
   if (running_as_root()) argv.push_back("--allow-run-as-root");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (ranks > cores) {
@@ -129,11 +132,33 @@ void copy_benchmark(const fs::path& from, const fs::path& to) {
 
 }  // namespace
 
+std::vector<std::string> launcher_command(std::string_view launcher, std::uint32_t ranks) {
+  static constexpr std::string_view kRanks = "{ranks}";
+  std::vector<std::string> argv;
+  bool has_ranks = false;
+  std::istringstream words{std::string(launcher)};
+  for (std::string word; words >> word;) {
+    for (auto at = word.find(kRanks); at != std::string::npos; at = word.find(kRanks, at)) {
+      word.replace(at, kRanks.size(), std::to_string(ranks));
+      has_ranks = true;
+    }
+    argv.push_back(std::move(word));
+  }
+  if (!has_ranks) {
+    throw InputError(fmt::format("testbed: --launcher: must say where the number of processes goes with {{ranks}}, "
+                                 "e.g. \"srun --ntasks={{ranks}}\" or \"mpirun -np {{ranks}} --hostfile HOSTS\"; "
+                                 "got \"{}\"",
+                                 launcher));
+  }
+  return argv;
+}
+
 TestbedResult run_testbed(const TestbedRequest& request) {
   if (request.backend != "cpu" && request.backend != "cuda")
     throw InputError(fmt::format("testbed: --backend: must be cpu or cuda, got '{}'", request.backend));
+  if (!request.launcher.empty()) launcher_command(request.launcher, 1);  // a bad template fails before anything runs
   // Resolved once up front so that a bad scenario fails before any benchmark runs.
-  const auto scenario = load_scenario(request.scenario);
+  const auto scenario = load_scenario(request.scenario, request.overrides);
   if (!scenario.simulation.faults.empty()) {
     // The measured run has no such faults: the comparison would measure the faults, not the simulator.
     scenario.where().fail("faults", "simulated faults have no hardware counterpart in a testbed run; remove them");
@@ -171,8 +196,9 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   write_message(calibrate_files(bench_files), calibration_file);
   logging::info("testbed", "wrote {}", calibration_file.string());
 
-  const auto calibrated =
-      load_scenario(request.scenario, {"cost_model.calibration_file=" + calibration_file.string()});
+  std::vector<std::string> calibrated_overrides = request.overrides;
+  calibrated_overrides.push_back("cost_model.calibration_file=" + calibration_file.string());
+  const auto calibrated = load_scenario(request.scenario, calibrated_overrides);
   RunResult simulated = run_scenario(calibrated);
   // The scenario written beside the simulation names the calibration where it will lie.
   simulated.scenario.mutable_cost_model()->set_calibration_file(
@@ -189,9 +215,22 @@ TestbedResult run_testbed(const TestbedRequest& request) {
 
   const auto result = validate_trace_files(dir / "simulated" / "trace.pb", measured);
   write_validation(result, dir);
+
+  // Step 7: the Schedule that ran, priced by the scenario's own cost model.
+  std::vector<std::string> uncalibrated_overrides = request.overrides;
+  uncalibrated_overrides.push_back("cost_model.calibration_file=");
+  const auto uncalibrated_scenario = load_scenario(request.scenario, uncalibrated_overrides);
+  const RunResult uncalibrated = simulate_schedule(simulated.schedule, uncalibrated_scenario, 0.0);
+  write_run_directory(uncalibrated, dir / "uncalibrated",
+                      RunOutputs{.trace = true, .chrome = false, .csv = false, .schedule = false});
+  const auto uncalibrated_result = validate_trace_files(dir / "uncalibrated" / "trace.pb", measured);
+  write_validation(uncalibrated_result, dir / "uncalibrated");
+
   output.commit();
   const auto& v = result.validation;
-  return TestbedResult{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error()};
+  return TestbedResult{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error(),
+                       uncalibrated_result.validation.simulated_step_time_s(),
+                       uncalibrated_result.validation.step_time_error()};
 }
 
 }  // namespace eppsim

@@ -9,6 +9,13 @@
 //                             and MPI (DIR/measured/trace.pb)
 //   6. validate               simulated against measured (DIR/validation.json,
 //                             DIR/timeline.csv, DIR/plots/)
+//   7. the same Schedule simulated with the scenario's own cost model, without
+//      the calibration (DIR/uncalibrated/trace.pb), and validated against the
+//      same measurement (DIR/uncalibrated/validation.json): what the model
+//      gets right before it has seen the machine.
+// The ranks start through `launcher` (default: mpirun on this machine, one
+// rank per core where it has the cores); a cluster's launcher (srun, mpirun
+// with a hostfile) is a template whose {ranks} is the number of processes.
 // Benchmarks and runs are child processes (the runtime's programs live beside
 // `eppsim` or on PATH); a step that fails stops the loop with its command line
 // and how it ended. Everything is written to a staging directory that replaces
@@ -24,17 +31,22 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace eppsim {
 
 struct TestbedRequest {
   std::filesystem::path scenario;
+  std::vector<std::string> overrides;  // --set FIELD=VALUE, applied to the scenario
   std::filesystem::path output_dir;
   std::string backend = "cpu";  // "cpu" or "cuda"
   // Where eppsim-run and eppsim-bench are; empty: beside this program (or its
   // build tree's runtime/ folder), else PATH.
   std::filesystem::path runtime_dir;
-  std::string mpirun = "mpirun";
+  // The command that starts N processes, words split at blanks, {ranks} where
+  // N goes (e.g. "srun --ntasks={ranks}"); empty: mpirun on this machine.
+  std::string launcher;
   std::uint32_t measured_steps = 3;  // eppsim-run keeps the median of these
   std::chrono::seconds step_time_limit{900};  // per child process
   // An earlier loop's output folder (or its bench/ folder) whose benchmarks to
@@ -46,7 +58,14 @@ struct TestbedResult {
   double simulated_step_s = 0.0;
   double measured_step_s = 0.0;
   double step_time_error = 0.0;  // (simulated - measured) / measured
+  // The same Schedule simulated without the calibration (step 7).
+  double uncalibrated_step_s = 0.0;
+  double uncalibrated_step_time_error = 0.0;
 };
+
+// The words of `launcher` (split at blanks) with every {ranks} replaced by
+// `ranks`; an InputError naming --launcher when none holds {ranks}.
+std::vector<std::string> launcher_command(std::string_view launcher, std::uint32_t ranks);
 
 TestbedResult run_testbed(const TestbedRequest& request);
 

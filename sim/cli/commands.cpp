@@ -256,17 +256,22 @@ int command_testbed(const po::variables_map& vars) {
   request.backend = vars["backend"].as<std::string>();
   if (vars.count("runtime-dir")) request.runtime_dir = vars["runtime-dir"].as<std::string>();
   if (vars.count("bench")) request.reuse_bench = vars["bench"].as<std::string>();
+  request.overrides = overrides_from(vars);
+  if (vars.count("launcher")) request.launcher = vars["launcher"].as<std::string>();
   request.measured_steps = vars["steps"].as<std::uint32_t>();
   if (request.measured_steps < 1 || request.measured_steps > limits::kMaxMeasuredSteps) {
     throw InputError(fmt::format("testbed: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps,
                                  request.measured_steps));
   }
   const auto result = run_testbed(request);
-  std::cout << fmt::format("eppsim testbed: {}\n  simulated    {:.4f} s per step\n  measured     {:.4f} s per step\n"
-                           "  error        {:+.1f}%\n  wrote        {}/{{calibration.textproto, simulated/, measured/, "
+  std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step\n"
+                           "  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
+                           "  uncalibrated {:.4f} s per step simulated, error {:+.1f}%\n"
+                           "  wrote        {}/{{calibration.textproto, simulated/, measured/, uncalibrated/, "
                            "validation.json, timeline.csv}}\n",
-                           request.scenario.string(), result.simulated_step_s, result.measured_step_s,
-                           100.0 * result.step_time_error, request.output_dir.string());
+                           request.scenario.string(), result.measured_step_s, result.simulated_step_s,
+                           100.0 * result.step_time_error, result.uncalibrated_step_s,
+                           100.0 * result.uncalibrated_step_time_error, request.output_dir.string());
   return 0;
 }
 
@@ -441,9 +446,9 @@ const std::vector<Command>& commands() {
              "max and rms error on their rows; interference by its one factor and by size");
        },
        command_calibrate, true},
-      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR]",
-       "on this machine: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
-       "(DIR/validation.json)",
+      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR] [--launcher CMD] [--set F=V]",
+       "on this machine or cluster: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
+       "(DIR/validation.json), and the same against the uncalibrated model (DIR/uncalibrated/)",
        {"scenario"},
        [](po::options_description& o) {
          add_scenario_option(o);
@@ -454,7 +459,11 @@ const std::vector<Command>& commands() {
              "folder of eppsim-run and eppsim-bench (default: beside eppsim, its build tree, or PATH)")(
              "bench", po::value<std::string>(),
              "use the benchmarks of an earlier testbed run on this machine (its output folder or its bench/) "
-             "instead of benchmarking again: same backend, the scenario's model, enough ranks");
+             "instead of benchmarking again: same backend, the scenario's model, enough ranks")(
+             "launcher", po::value<std::string>(),
+             "how to start N processes, {ranks} where N goes, e.g. \"srun --ntasks={ranks}\" or \"mpirun -np {ranks} "
+             "--hostfile HOSTS\" (default: mpirun on this machine, one rank per core)");
+         add_set_option(o, "workload.global_batch=32");
        },
        command_testbed},
       {"presets", "presets", "list the built-in GPU and model presets, and the strategies", {},
