@@ -168,13 +168,13 @@ std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, st
   return grid;
 }
 
-std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
-                              std::uint32_t repeats, double wait_s) {
-  if (warmup < 1) throw std::invalid_argument("time_plan: warmup must be >= 1");
-  const std::uint32_t runs = warmup + repeats;
-  for (ActivityId id = 0; id < runs; ++id) queue.submit(id, 0, plan);
+std::vector<std::vector<double>> time_plans(ComputeQueue& queue, std::span<const KernelPlan> plans,
+                                            std::uint32_t warmup, std::uint32_t repeats, double wait_s) {
+  if (warmup < 1) throw std::invalid_argument("time_plans: warmup must be >= 1");
+  const std::size_t runs = (warmup + repeats) * plans.size();
+  for (ActivityId id = 0; id < runs; ++id) queue.submit(id, 0, plans[id % plans.size()]);
   std::vector<double> ends(runs, 0.0);
-  std::uint32_t done = 0;
+  std::size_t done = 0;
   while (done < runs) {
     queue.wait(wait_s);
     for (const Completion& c : queue.poll()) {
@@ -182,9 +182,14 @@ std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::
       ++done;
     }
   }
-  std::vector<double> times;
-  for (std::uint32_t i = warmup; i < runs; ++i) times.push_back(ends[i] - ends[i - 1]);
+  std::vector<std::vector<double>> times(plans.size());
+  for (std::size_t i = warmup * plans.size(); i < runs; ++i) times[i % plans.size()].push_back(ends[i] - ends[i - 1]);
   return times;
+}
+
+std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
+                              std::uint32_t repeats, double wait_s) {
+  return time_plans(queue, std::span(&plan, 1), warmup, repeats, wait_s).front();
 }
 
 namespace {
@@ -239,7 +244,9 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
   pb::Struct model_json;
   from_json(to_json(model), &model_json, "model shape");
   *top["model"].mutable_struct_value() = model_json;
-  pb::ListValue& results = *top["results"].mutable_list_value();
+  // Every row's plan, timed together in rounds (time_plans) once all are known.
+  std::vector<pb::Struct> rows;
+  std::vector<KernelPlan> plans;
 
   std::set<std::tuple<std::string, int, std::uint64_t, std::uint64_t, std::uint64_t>> gemms_done;
   for (proto::Phase phase : {proto::FORWARD, proto::BACKWARD}) {
@@ -256,8 +263,8 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
       lf["context_tokens"] = number(static_cast<double>(point.context_tokens));
       lf["segments"] = number(point.segments);
       lf["flops"] = number(plan_flops(plan));
-      add_times(layer_row, time_plan(queue, plan, warmup, repeats));
-      *results.add_values()->mutable_struct_value() = layer_row;
+      rows.push_back(std::move(layer_row));
+      plans.push_back(plan);
       // A packed layer's kernels are those of its sequences, timed on their own rows.
       if (point.segments > 1) continue;
 
@@ -283,8 +290,8 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
         f["n"] = number(static_cast<double>(g.n));
         f["k"] = number(static_cast<double>(g.k));
         f["flops"] = number(alone.gemms.back().flops());
-        add_times(row, time_plan(queue, alone, warmup, repeats));
-        *results.add_values()->mutable_struct_value() = row;
+        rows.push_back(std::move(row));
+        plans.push_back(std::move(alone));
       }
       for (const AttentionShape& a : plan.attention) {
         KernelPlan alone;
@@ -301,10 +308,16 @@ google::protobuf::Struct measure_compute(const proto::ModelShape& model, const s
         f["kv_heads"] = number(a.kv_heads);
         f["head_dim"] = number(a.head_dim);
         f["flops"] = number(attention_flops(alone.attention.back(), alone.pass));
-        add_times(row, time_plan(queue, alone, warmup, repeats));
-        *results.add_values()->mutable_struct_value() = row;
+        rows.push_back(std::move(row));
+        plans.push_back(std::move(alone));
       }
     }
+  }
+  const std::vector<std::vector<double>> times = time_plans(queue, plans, warmup, repeats);
+  pb::ListValue& results = *top["results"].mutable_list_value();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    add_times(rows[i], times[i]);
+    *results.add_values()->mutable_struct_value() = std::move(rows[i]);
   }
   return doc;
 }

@@ -17,17 +17,19 @@
 //              on cuda without --tokens: 64 and 256 where 2s <= max_length (a
 //              sequence's attention is launches of its own, which calibrate's
 //              gamma prices); none on cpu, where launches cost nothing
-//   --repeats  timed runs per row (default 5); a row's time_s is their median
-//   --warmup   untimed runs before them (default 1, at least 1)
+//   --repeats  timed rounds (default 5); a row's time_s is the median of its runs
+//   --warmup   untimed rounds before them (default 1, at least 1)
 //   --max-memory  the memory guard's limit (base/memory_limit.h): a grid whose
 //              kernel buffers would pass it is refused before any is allocated
 //   --attention  cuda: flash (cuDNN's flash attention; the default where the
 //              build has cuDNN) or reference (the backend's own kernel)
-// The runs of a row are queued back to back and each is timed from the end of
-// the previous one, so a time includes the queue's own per-op cost, as in a run.
+// Every row's kernels are queued back to back in rounds, a run of each row a
+// round (time_plans), each timed from the end of the run before it, so a time
+// includes the queue's own per-op cost, as in a run.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,9 +68,17 @@ struct GridPoint {
 };
 std::vector<GridPoint> compute_bench_grid(const ComputeBenchOptions& options, std::uint64_t max_length);
 
-// Durations of `repeats` back-to-back runs of `plan` after `warmup` runs
-// (warmup >= 1), from the queue's completion times. The calling thread waits
-// in ComputeQueue::wait(wait_s) between polls (negative: until a run ends).
+// Durations of each of `plans` over `repeats` rounds after `warmup` rounds
+// (warmup >= 1). A round runs every plan once, in order, back to back on the
+// queue; a run lasts from the end of the run before it to its own end (the
+// queue's completion times). Interleaved so, each plan's runs are spread over
+// the whole measurement, and a machine that slows for a while (a shared VM)
+// slows every plan alike rather than the few measured then. The calling
+// thread waits in ComputeQueue::wait(wait_s) between polls (negative: until a
+// run ends).
+std::vector<std::vector<double>> time_plans(ComputeQueue& queue, std::span<const KernelPlan> plans,
+                                            std::uint32_t warmup, std::uint32_t repeats, double wait_s = -1.0);
+// time_plans of one plan: `repeats` back-to-back runs after `warmup` runs.
 std::vector<double> time_plan(ComputeQueue& queue, const KernelPlan& plan, std::uint32_t warmup,
                               std::uint32_t repeats, double wait_s = -1.0);
 
