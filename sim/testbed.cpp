@@ -17,6 +17,7 @@
 #include "sim/run.h"
 #include "base/subprocess.h"
 #include "sim/validate.h"
+#include "schedule/trace_file.h"
 #include "scenario/field_locator.h"
 #include "schedule/model_shape.h"
 #include "base/proto_io.h"
@@ -213,7 +214,14 @@ TestbedResult run_testbed(const TestbedRequest& request) {
                          measured.string()});
   run_step(request, "executing the schedule", run);
 
-  const auto result = validate_trace_files(dir / "simulated" / "trace.pb", measured);
+  // Validated under the names the files will have once DIR replaces the staging folder.
+  const proto::Trace measured_trace = read_trace(measured);
+  const auto validate_against_measured = [&](const fs::path& simulated_trace) {
+    return validate_traces(read_trace(dir / simulated_trace), measured_trace,
+                           (request.output_dir / simulated_trace).string(),
+                           (request.output_dir / "measured" / "trace.pb").string());
+  };
+  const auto result = validate_against_measured(fs::path("simulated") / "trace.pb");
   write_validation(result, dir);
 
   // Step 7: the Schedule that ran, priced by the scenario's own cost model.
@@ -223,7 +231,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   const RunResult uncalibrated = simulate_schedule(simulated.schedule, uncalibrated_scenario, 0.0);
   write_run_directory(uncalibrated, dir / "uncalibrated",
                       RunOutputs{.trace = true, .chrome = false, .csv = false, .schedule = false});
-  const auto uncalibrated_result = validate_trace_files(dir / "uncalibrated" / "trace.pb", measured);
+  const auto uncalibrated_result = validate_against_measured(fs::path("uncalibrated") / "trace.pb");
   write_validation(uncalibrated_result, dir / "uncalibrated");
 
   output.commit();
