@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -131,6 +132,15 @@ void copy_benchmark(const fs::path& from, const fs::path& to) {
   logging::info("testbed", "reusing {}", from.string());
 }
 
+// The request's scenario (with its --set overrides) whose cost model `change`
+// has changed, resolved; errors name the scenario file's lines.
+ResolvedScenario scenario_with_cost_model(const TestbedRequest& request,
+                                          const std::function<void(proto::CostModel&)>& change) {
+  ParsedScenario parsed = parse_scenario_file(request.scenario, request.overrides);
+  change(*parsed.proto.mutable_cost_model());
+  return resolve_full(parsed);
+}
+
 }  // namespace
 
 std::vector<std::string> launcher_command(std::string_view launcher, std::uint32_t ranks) {
@@ -197,9 +207,13 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   write_message(calibrate_files(bench_files), calibration_file);
   logging::info("testbed", "wrote {}", calibration_file.string());
 
-  std::vector<std::string> calibrated_overrides = request.overrides;
-  calibrated_overrides.push_back("cost_model.calibration_file=" + calibration_file.string());
-  const auto calibrated = load_scenario(request.scenario, calibrated_overrides);
+  // Compute priced by the calibration's fits whatever the scenario's own model
+  // is (a GPU scenario says SHAPED: its uncalibrated model).
+  const auto calibrated = scenario_with_cost_model(request, [&](proto::CostModel& cost) {
+    cost.clear_calibration();
+    cost.set_calibration_file(calibration_file.string());
+    cost.set_compute(proto::CostModel::CALIBRATED);
+  });
   RunResult simulated = run_scenario(calibrated);
   // The scenario written beside the simulation names the calibration where it will lie.
   simulated.scenario.mutable_cost_model()->set_calibration_file(
@@ -225,9 +239,11 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   write_validation(result, dir);
 
   // Step 7: the Schedule that ran, priced by the scenario's own cost model.
-  std::vector<std::string> uncalibrated_overrides = request.overrides;
-  uncalibrated_overrides.push_back("cost_model.calibration_file=");
-  const auto uncalibrated_scenario = load_scenario(request.scenario, uncalibrated_overrides);
+  const auto uncalibrated_scenario = scenario_with_cost_model(request, [](proto::CostModel& cost) {
+    cost.clear_calibration();
+    cost.clear_calibration_file();
+    if (cost.compute() == proto::CostModel::CALIBRATED) cost.clear_compute();
+  });
   const RunResult uncalibrated = simulate_schedule(simulated.schedule, uncalibrated_scenario, 0.0);
   write_run_directory(uncalibrated, dir / "uncalibrated",
                       RunOutputs{.trace = true, .chrome = false, .csv = false, .schedule = false});

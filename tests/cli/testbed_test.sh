@@ -31,6 +31,12 @@ for f in bench/compute.json bench/comm.json calibration.textproto simulated/repo
          uncalibrated/validation.json; do
   [ -s "$loop_dir/$f" ] || { echo "FAIL missing $f"; exit 1; }
 done
+# The calibrated simulation prices compute by the calibration's fits, whatever
+# the scenario's own model; the uncalibrated one by the scenario's model alone.
+grep -q "compute: CALIBRATED" "$loop_dir/simulated/scenario.textproto" ||
+  { echo "FAIL the calibrated simulation's compute is not CALIBRATED"; exit 1; }
+! grep -q "calibration" "$loop_dir/uncalibrated/scenario.textproto" ||
+  { echo "FAIL the uncalibrated simulation names a calibration"; exit 1; }
 if [ "$mode" = --bench ]; then
   cmp "$mode_dir/bench/compute.json" "$loop_dir/bench/compute.json" || { echo "FAIL compute.json not the reused one"; exit 1; }
   # epp4 needs 4 ranks; the reused communication benchmark ran on 2.
