@@ -9,8 +9,9 @@
 #   - both steps for real: mpirun -np 1 eppsim-run SCHEDULE --backend cuda
 #   - NCCL on a one-rank communicator: its collectives, and in all-to-all a
 #     send to itself (eppsim-bench comm --backend cuda at 1 rank)
-#   - the CPU testbed's epp4 on 4 MPI ranks of the host's cores (eppsim
-#     testbed: benchmarks, calibration, simulation, the real run, validation)
+#   - the CPU validation on 4 MPI ranks of the host's cores
+#     (scripts/cluster-validate.sh --backend cpu: epp4, pp2, dp2, sp2, each
+#     benchmarked, calibrated, simulated, run and validated, and the table)
 #   - PyTorch's GEMMs and SDPA on gpu1's shapes, where python3 has torch
 # usage: scripts/gpu-check.sh OUT
 #   needs eppsim, eppsim-bench, eppsim-run, the runtime_cuda_* tests and mpirun
@@ -55,7 +56,9 @@ run_model gpu1_llama7b --tokens 512,2048,8192,16384 --packed 256,1024
 step 120 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --backend cuda --attention reference \
   --tokens 512,2048,8192 --context 0 --packed 256 --out "$out/compute_gpu1_reference.json"
 
-step 300 eppsim testbed scenarios/validation/epp4.textproto --backend cpu -o "$out/epp4"
+# The CPU validation on 4 of the host's cores, quieter than a 2-core VM:
+# epp4 (which benchmarks), then pp2, dp2 and sp2, and their table.
+step 360 bash scripts/cluster-validate.sh "$out/validation-cpu" --backend cpu --ranks 4
 
 if python3 -c "import torch" 2>/dev/null; then
   step 120 python3 scripts/torch_reference.py "$out/torch_reference.json"
