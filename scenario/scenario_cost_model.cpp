@@ -207,7 +207,7 @@ Interference resolve_interference(const proto::CostModel& cost, const proto::Cal
   const bool has[kTrafficClasses] = {in.has_point_to_point(), in.has_intra_node_collective(),
                                      in.has_inter_node_collective()};
   Interference out;
-  out.enabled = in.enabled();
+  out.enabled = !in.has_enabled() || in.enabled();
   if (!out.enabled) {
     for (std::size_t c = 0; c < kTrafficClasses; ++c) {
       if (has[c])
@@ -303,8 +303,14 @@ void resolve_cost_model(const proto::CostModel& cost, const std::filesystem::pat
   const CalibrationLocator calibration_where(where, calibration_file);
   const bool has_compute_fits = calibration.has_forward() || calibration.has_backward();
   proto::CostModel::Compute compute = cost.compute();
-  if (compute == proto::CostModel::COMPUTE_DEFAULT)
-    compute = has_compute_fits ? proto::CostModel::CALIBRATED : proto::CostModel::ROOFLINE;
+  // A collective benchmark has no model and runs no compute: the roofline,
+  // which needs no shapes, stands in.
+  const bool has_model = resolved->model.hidden_size > 0 && resolved->model.attention_heads > 0;
+  if (compute == proto::CostModel::COMPUTE_DEFAULT) {
+    compute = has_compute_fits ? proto::CostModel::CALIBRATED
+              : has_model      ? proto::CostModel::SHAPED
+                               : proto::CostModel::ROOFLINE;
+  }
   if (compute != proto::CostModel::ROOFLINE && compute != proto::CostModel::CALIBRATED &&
       compute != proto::CostModel::SHAPED) {
     where.fail("cost_model.compute",

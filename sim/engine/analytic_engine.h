@@ -28,8 +28,8 @@
 // the model, its limits, and why the latency part is shared too). Without
 // node_of_rank, every rank is taken as its own node.
 //
-// Interference (options.interference, models/interference.h; off by default:
-// then compute is never slowed and nothing below happens). On each rank, the
+// Interference (options.interference, models/interference.h; when it is off,
+// compute is never slowed and nothing below happens). On each rank, the
 // communication in flight is the set of transfers it sends or receives and the
 // collectives it is a member of, each of one class of traffic: a transfer is
 // point-to-point; a collective is intra-node (all members on one node) or

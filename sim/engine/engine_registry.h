@@ -35,7 +35,8 @@ struct EnginePlacement {
 // needs the network throws std::invalid_argument).
 // `faults` are the simulated faults to inject (fault_plan.h); null or empty:
 // a healthy run. `interference`: compute and communication slowing each other
-// while they overlap on a rank (models/interference.h); off by default.
+// while they overlap on a rank (models/interference.h); off when left empty
+// (a scenario's cost model turns it on unless it says `enabled: false`).
 // `shared_endpoints` false: the analytic engine gives every transfer and
 // collective its uncontended time (the flow engine always shares its links).
 // `trace`: what the trace keeps (engine_core.h): every op's event, those of

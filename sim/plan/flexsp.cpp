@@ -32,6 +32,12 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// FlexSP's released train_dist.py checkpoints the MLP block of 12 of its 32
+// layers when it runs on 32 GPUs or more: plan.flexsp.recomputed_mlp_fraction's
+// default.
+constexpr double kReleasedCodeRecomputedMlpFraction = 12.0 / 32.0;
+constexpr std::uint32_t kReleasedCodeRecomputeGpus = 32;
+
 // Estimates on a grid of 2^-40 s (about a picosecond). Sums of them are exact,
 // so neither the order a plan's times are added in nor last-bit differences in
 // how an estimate is computed can steer the greedy or the MILP's branch and
@@ -442,11 +448,14 @@ FlexSpOptions resolve_flexsp_options(const ResolvedScenario& resolved) {
   if (gpus != 1 && gpus % 2 != 0) {
     where.fail("cluster.nodes", fmt::format("flexsp needs an even number of GPUs (power-of-two SP groups), got {}", gpus));
   }
-  const double mlp = options.recomputed_mlp_fraction();
+  const bool preset = !resolved.proto.cost_model().flexsp_preset().empty();
+  const double mlp = options.has_recomputed_mlp_fraction() ? options.recomputed_mlp_fraction()
+                     : (preset || gpus < kReleasedCodeRecomputeGpus) ? 0.0
+                                                                     : kReleasedCodeRecomputedMlpFraction;
   if (!(mlp >= 0.0 && mlp <= 1.0)) {
     where.fail("plan.flexsp.recomputed_mlp_fraction", fmt::format("must be in [0, 1], got {}", mlp));
   }
-  if (mlp > 0.0 && !resolved.proto.cost_model().flexsp_preset().empty()) {
+  if (mlp > 0.0 && preset) {
     where.fail("plan.flexsp.recomputed_mlp_fraction",
                "must be 0 with cost_model.flexsp_preset, whose measured constants already hold FlexSP's recomputation");
   }

@@ -221,7 +221,7 @@ CASES = [
          RUN, "{d}/s.textproto:32: cost_model.interference.intra_node_collective: sets factors while "
               "cost_model.interference.enabled is false",
          {"s.textproto": scenario(
-             append="cost_model { interference { intra_node_collective { compute_slowdown: 1.2 } } }\n")}),
+             append="cost_model { interference { enabled: false intra_node_collective { compute_slowdown: 1.2 } } }\n")}),
     Case("scenario-interference-calibration-class", "scenario", "a calibration's interference fit of an unknown class",
          RUN, "{d}/s.textproto:32: cost_model.calibration.interference[0].traffic: unknown class \"nvlink\"",
          {"s.textproto": scenario(

@@ -83,7 +83,8 @@ try:
     small = ["--set", "workload.global_batch=32"]
     quickstart = os.path.join(source, "scenarios", "quickstart.textproto")
     run_dir, compare_dir, topo_dir = (os.path.join(work, d) for d in ("run", "compare", "topo"))
-    run([eppsim, "run", quickstart, "-o", run_dir, "--strategy", "epp"] + small)
+    # Two slices a long sequence, so that the timeline has a sliced sequence to highlight.
+    run([eppsim, "run", quickstart, "-o", run_dir, "--strategy", "epp", "--set", "plan.epp.slice_counts=[2]"] + small)
     run([eppsim, "compare", quickstart, "--strategies", "packed-1f1b,epp", "-o", compare_dir] + small)
     run([eppsim, "topo", os.path.join(source, "scenarios", "railx_failures.textproto"), "-o", topo_dir])
     # A paper.json in the reproductions' format with a row for the quickstart.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "models/network/closed_form_network.h"
+#include "models/shaped_compute_cost.h"
 #include "base/errors.h"
 
 namespace eppsim {
@@ -126,8 +127,8 @@ TEST(CostModelFactory, CollectiveFitsPriceWhatTheyCover) {
         collectives { kind: "send-recv" group_size: 2 crosses_nodes: true latency_s: 4e-6 bandwidth_Bps: 2e10 }
       })";
   const ResolvedScenario sc = scenario("", fits);
-  // Only collective fits: compute stays the roofline.
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(sc.cost.compute.get()), nullptr);
+  // Only collective fits: compute stays the default model.
+  EXPECT_NE(dynamic_cast<const ShapedComputeCost*>(sc.cost.compute.get()), nullptr);
   ASSERT_EQ(sc.cost.ingredients->comm_fits.size(), 2u);
   const ClosedFormNetwork closed(sc.cluster.intra_node, sc.cluster.inter_node,
                                  {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});

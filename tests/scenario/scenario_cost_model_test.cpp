@@ -39,7 +39,7 @@ TEST_F(ScenarioFile, CostModel) {
   EXPECT_THAT(error_of(std::string(kBase) + "cost_model { gemm_efficiency: 1.5 }\n"),
               HasSubstr(":20: cost_model.gemm_efficiency: must be in (0, 1] (0 means the default 0.75), got 1.5"));
   EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(
-                load(std::string(kBase) + "cost_model { attention_efficiency: 0.4 }\n").cost.compute.get()),
+                load(std::string(kBase) + "cost_model { compute: ROOFLINE attention_efficiency: 0.4 }\n").cost.compute.get()),
             nullptr);
 }
 
@@ -128,8 +128,8 @@ TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
                                  "cost_model {\n  calibration {\n    collectives { kind: \"all-to-all\" group_size: 4 "
                                  "latency_s: 1e-5 bandwidth_Bps: 1e10 }\n  }\n}\n";
   const ResolvedScenario r = load(inline_fit);
-  // Collective fits alone leave compute on the roofline.
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
+  // Collective fits alone leave compute to the default model (SHAPED).
+  EXPECT_NE(dynamic_cast<const ShapedComputeCost*>(r.cost.compute.get()), nullptr);
   ASSERT_EQ(r.cost.ingredients->comm_fits.size(), 1u);
   EXPECT_EQ(r.cost.ingredients->comm_fits[0].kind, CommKind::AllToAll);
   EXPECT_THAT(error_of(replaced(inline_fit, "bandwidth_Bps: 1e10", "bandwidth_Bps: 0")),
@@ -143,8 +143,11 @@ TEST_F(ScenarioFile, InlineCollectiveFitsAreChecked) {
 }
 
 TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDefaults) {
-  // Off by default, with the published defaults.
-  EXPECT_FALSE(load(kBase).cost.interference.enabled);
+  // On by default, with the published defaults; off when the scenario says so.
+  EXPECT_TRUE(load(kBase).cost.interference.enabled);
+  EXPECT_DOUBLE_EQ(load(kBase).cost.interference.at(TrafficClass::PointToPoint, 1e6).compute_slowdown,
+                   kDefaultInterference[0].compute_slowdown);
+  EXPECT_FALSE(load(std::string(kBase) + "cost_model { interference { enabled: false } }\n").cost.interference.enabled);
   const std::string on = std::string(kBase) +
                          "cost_model {\n  interference { enabled: true point_to_point { comm_slowdown: 1.3 } }\n"
                          "  calibration {\n    interference { traffic: \"point-to-point\" compute_slowdown: 1.4 "
@@ -166,7 +169,7 @@ TEST_F(ScenarioFile, InterferenceFactorsComeFromTheScenarioTheCalibrationOrTheDe
               HasSubstr("cost_model.calibration.interference[1].traffic: a second fit of point-to-point"));
   EXPECT_THAT(error_of(replaced(on, "comm_slowdown: 1.3", "comm_slowdown: 0.7")),
               HasSubstr(":21: cost_model.interference.point_to_point.comm_slowdown: must be finite and >= 1"));
-  EXPECT_THAT(error_of(replaced(on, "enabled: true ", "")),
+  EXPECT_THAT(error_of(replaced(on, "enabled: true ", "enabled: false ")),
               HasSubstr(":21: cost_model.interference.point_to_point: sets factors while cost_model.interference.enabled "
                         "is false"));
 }
@@ -195,9 +198,9 @@ TEST_F(ScenarioFile, InterferenceFitsBySizeGiveFactorsPerSize) {
 }
 
 TEST_F(ScenarioFile, CostModelImplementationsAreChosenExplicitly) {
-  // Defaults: ROOFLINE without a calibration, CLOSED_FORM without a topology.
+  // Defaults: SHAPED without a calibration, CLOSED_FORM without a topology.
   const ResolvedScenario r = load(kBase);
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
+  EXPECT_NE(dynamic_cast<const ShapedComputeCost*>(r.cost.compute.get()), nullptr);
   EXPECT_EQ(r.cost.ingredients->network_pricing, NetworkPricing::ClosedForm);
   ASSERT_NE(r.cost.model, nullptr);
   const std::string calibration =
@@ -229,7 +232,8 @@ TEST_F(ScenarioFile, ShapedComputeTakesTheGpusDefaultsAndTheScenariosValues) {
   EXPECT_EQ(r.cost.ingredients->shaped_compute->sm_count, 108u);
   EXPECT_EQ(r.cost.ingredients->shaped_compute->kernel_launch, defaults.kernel_launch);
   EXPECT_TRUE(r.cost.ingredients->shaped_compute->fixed_costs);
-  EXPECT_FALSE(load(kBase).cost.ingredients->shaped_compute.has_value());
+  EXPECT_TRUE(load(kBase).cost.ingredients->shaped_compute.has_value());  // SHAPED is the default
+  EXPECT_FALSE(load(kBase, {"cost_model.compute=ROOFLINE"}).cost.ingredients->shaped_compute.has_value());
 
   const ResolvedScenario set = load(std::string(kBase) +
                                     "cost_model {\n  compute: SHAPED\n  shaped { fixed_costs: false kernel_launch: \"3us\" "
@@ -250,8 +254,8 @@ TEST_F(ScenarioFile, ShapedComputeTakesTheGpusDefaultsAndTheScenariosValues) {
                                       "nvlink_bandwidth: \"450GB/s\" }");
   EXPECT_EQ(load(custom, {"cost_model.compute=SHAPED"}).cost.ingredients->shaped_compute->sm_count, 132u);
 
-  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  shaped { fixed_costs: true }\n}\n"),
-              HasSubstr(":21: cost_model.shaped: is set, but cost_model.compute is not SHAPED"));
+  EXPECT_THAT(error_of(std::string(kBase) + "cost_model {\n  compute: ROOFLINE\n  shaped { fixed_costs: true }\n}\n"),
+              HasSubstr(":22: cost_model.shaped: is set, but cost_model.compute is not SHAPED"));
   EXPECT_THAT(error_of(kBase, {"cost_model.compute=SHAPED", "cost_model.shaped.chunk_overhead=-1ms"}),
               HasSubstr("cost_model.shaped.chunk_overhead: invalid duration"));
   EXPECT_DOUBLE_EQ(

@@ -11,6 +11,7 @@
 
 #include "base/errors.h"
 #include "models/flexsp_preset.h"
+#include "models/shaped_compute_cost.h"
 #include "base/rng.h"
 #include "base/proto_io.h"
 #include "tests/schedule/sample_messages.h"
@@ -49,7 +50,8 @@ TEST_F(ScenarioFile, ResolvesEveryField) {
   EXPECT_EQ(r.simulation.engine, "analytic");       // the default
   EXPECT_EQ(r.plan.memory_limit, Bytes(std::uint64_t{80} << 30));
   ASSERT_NE(r.cost.compute, nullptr);
-  EXPECT_NE(dynamic_cast<const AnalyticComputeCost*>(r.cost.compute.get()), nullptr);
+  EXPECT_NE(dynamic_cast<const ShapedComputeCost*>(r.cost.compute.get()), nullptr);  // the default
+  EXPECT_TRUE(r.cost.interference.enabled);                                           // the default
 }
 
 TEST_F(ScenarioFile, RuleViolationsNameFileLineFieldAndValue) {

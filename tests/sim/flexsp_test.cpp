@@ -155,6 +155,22 @@ TEST(FlexSp, OptionErrorsAreLocated) {
             "plan.flexsp={recomputed_mlp_fraction: 1.5})");
 }
 
+// By default FlexSP recomputes as its released code does: the MLP block of 12
+// of 32 layers on 32 GPUs or more, none below, none with a preset's measured
+// constants (which hold the recomputation already).
+TEST(FlexSp, RecomputesTheMlpOfThreeEighthsOfTheLayersOnThirtyTwoGpusOrMore) {
+  EXPECT_EQ(resolve_flexsp_options(scenario(4, "llama2-7b", 64, 16384)).recomputed_mlp_layers, 12u);
+  EXPECT_EQ(resolve_flexsp_options(scenario(4, "llama2-13b", 64, 16384)).recomputed_mlp_layers, 15u);  // 0.375 x 40
+  EXPECT_EQ(resolve_flexsp_options(scenario(2, "llama2-7b", 64, 16384)).recomputed_mlp_layers, 0u);
+  EXPECT_EQ(resolve_flexsp_options(scenario(4, "llama2-7b", 64, 16384, "flexsp { recomputed_mlp_fraction: 0 }"))
+                .recomputed_mlp_layers,
+            0u);
+  EXPECT_EQ(resolve_flexsp_options(scenario(8, "gpt-6.7b", 64, 16384, "", "distribution: \"wikipedia\"",
+                                            "flexsp_preset: \"gpt-7b\""))
+                .recomputed_mlp_layers,
+            0u);
+}
+
 // Checkpointed MLP blocks: less memory a token, so larger groups and fewer
 // micro-batches; a RECOMPUTE op before each such layer's backward, on every
 // rank, in every micro-batch.
