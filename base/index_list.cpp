@@ -37,4 +37,16 @@ std::vector<std::uint32_t> parse_index_list(std::string_view list, std::uint32_t
   return indices;
 }
 
+std::string format_index_list(std::span<const std::uint32_t> indices) {
+  std::string text;
+  for (std::size_t i = 0; i < indices.size();) {
+    std::size_t last = i;
+    while (last + 1 < indices.size() && indices[last + 1] == indices[last] + 1) ++last;
+    if (!text.empty()) text += ',';
+    text += last == i ? fmt::format("{}", indices[i]) : fmt::format("{}-{}", indices[i], indices[last]);
+    i = last + 1;
+  }
+  return text;
+}
+
 }  // namespace eppsim

@@ -6,6 +6,7 @@
 // does: point-to-point in posting order per peer and tag, the k-th collective
 // on a group with the k-th of every member) and reports when it ended.
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "runtime/compute_queue.h"
@@ -24,6 +25,10 @@ class CommEngine {
   virtual std::vector<Completion> poll() = 0;
   // Started and not yet returned by poll().
   virtual std::size_t in_flight() const = 0;
+  // The earliest step-clock time at which an op in flight is known to end (a
+  // virtual peer's transfer, runtime/hybrid_comm_engine.h), so that the rank
+  // executor sleeps no longer; infinity when no end is known in advance.
+  virtual double next_end_s() const { return std::numeric_limits<double>::infinity(); }
 };
 
 }  // namespace eppsim::runtime

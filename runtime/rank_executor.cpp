@@ -107,12 +107,14 @@ proto::Trace RankExecutor::run_step() {
     check_timeouts(now);
     if (termination_signal() != 0) throw_if_terminated(fmt::format("waiting on {}", in_flight()));
     if (idle_since < 0.0) idle_since = now;
+    // A transfer known to end at a given time (a virtual peer's) is not slept past.
+    const double until_known_end_s = std::max(0.0, comm_.next_end_s() - now);
     if (compute_.in_flight() > 0) {
-      compute_.wait(comm_.in_flight() > 0 ? options_.poll_interval_beside_compute_s : 0.01);
+      compute_.wait(std::min(comm_.in_flight() > 0 ? options_.poll_interval_beside_compute_s : 0.01, until_known_end_s));
     } else if (now - idle_since < 1e-3) {
       std::this_thread::yield();  // a transfer just started: poll it closely
     } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(options_.poll_interval_s));
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(options_.poll_interval_s, until_known_end_s)));
     }
   }
   set_ops_in_flight("nothing (between steps)");

@@ -43,9 +43,11 @@ RankSpan trace_span(const proto::Trace& trace) {
   return {static_cast<double>(start) * 1e-9, static_cast<double>(end) * 1e-9};
 }
 
-proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const double> offsets_s) {
-  if (traces.size() != offsets_s.size()) {
-    throw std::invalid_argument(fmt::format("merge_traces: {} traces, {} offsets", traces.size(), offsets_s.size()));
+proto::Trace merge_onto_clock(std::span<const proto::Trace> traces, std::span<const double> offsets_s,
+                              std::span<const std::uint32_t> ranks) {
+  if (traces.size() != offsets_s.size() || (!ranks.empty() && ranks.size() != traces.size())) {
+    throw std::invalid_argument(fmt::format("merge_onto_clock: {} traces, {} offsets, {} ranks", traces.size(),
+                                            offsets_s.size(), ranks.size()));
   }
   proto::Trace merged;
   if (traces.empty()) return merged;
@@ -55,40 +57,48 @@ proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const 
   merged.set_num_ranks(static_cast<std::uint32_t>(traces.size()));
   *merged.mutable_stream_names() = traces[0].stream_names();
   merged.set_memory_limit_bytes(traces[0].memory_limit_bytes());
-  std::vector<std::int64_t> offset_ns(traces.size());
-  std::int64_t start = std::numeric_limits<std::int64_t>::max();
-  std::int64_t end = std::numeric_limits<std::int64_t>::min();
-  for (std::size_t r = 0; r < traces.size(); ++r) {
-    offset_ns[r] = std::llround(offsets_s[r] * 1e9);
-    for (const OpEventRef e : events_of(traces[r])) {
-      if (e.rank() != r) {
-        throw std::invalid_argument(fmt::format("merge_traces: trace {} holds an event of rank {}", r, e.rank()));
-      }
-      start = std::min(start, e.start_ns() + offset_ns[r]);
-      end = std::max(end, e.end_ns() + offset_ns[r]);
-    }
-  }
-  if (start > end) start = end = 0;  // no events
   int events = 0;
   for (const auto& trace : traces) events += events_of(trace).size();
   reserve_events(*merged.mutable_op_events(), events);
-  for (std::size_t r = 0; r < traces.size(); ++r) {
-    const std::int64_t shift = offset_ns[r] - start;
-    for (const OpEventRef e : events_of(traces[r])) {
+  for (std::size_t i = 0; i < traces.size(); ++i) {
+    const std::uint32_t rank = ranks.empty() ? static_cast<std::uint32_t>(i) : ranks[i];
+    const std::int64_t offset_ns = std::llround(offsets_s[i] * 1e9);
+    for (const OpEventRef e : events_of(traces[i])) {
+      if (e.rank() != rank) {
+        throw std::invalid_argument(fmt::format("merge_onto_clock: trace {} holds an event of rank {}", i, e.rank()));
+      }
       OpEventFields m = fields_of(e);
-      m.start_ns += shift;
-      m.end_ns += shift;
+      m.start_ns += offset_ns;
+      m.end_ns += offset_ns;
       add_event(*merged.mutable_op_events(), m);
     }
-    for (const auto& s : traces[r].memory()) {
-      if (s.rank() != r) {
-        throw std::invalid_argument(fmt::format("merge_traces: trace {} holds a memory sample of rank {}", r, s.rank()));
+    for (const auto& s : traces[i].memory()) {
+      if (s.rank() != rank) {
+        throw std::invalid_argument(fmt::format("merge_onto_clock: trace {} holds a memory sample of rank {}", i, s.rank()));
       }
       auto* m = merged.add_memory();
       *m = s;
-      m->set_time_ns(s.time_ns() + shift);
+      m->set_time_ns(s.time_ns() + offset_ns);
     }
   }
+  return merged;
+}
+
+proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const double> offsets_s) {
+  proto::Trace merged = merge_onto_clock(traces, offsets_s);
+  proto::OpEvents& columns = *merged.mutable_op_events();
+  std::int64_t start = std::numeric_limits<std::int64_t>::max();
+  std::int64_t end = std::numeric_limits<std::int64_t>::min();
+  for (int i = 0; i < columns.start_ns_size(); ++i) {
+    start = std::min(start, columns.start_ns(i));
+    end = std::max(end, columns.end_ns(i));
+  }
+  if (start > end) start = end = 0;  // no events
+  for (int i = 0; i < columns.start_ns_size(); ++i) {
+    columns.set_start_ns(i, columns.start_ns(i) - start);
+    columns.set_end_ns(i, columns.end_ns(i) - start);
+  }
+  for (auto& m : *merged.mutable_memory()) m.set_time_ns(m.time_ns() - start);
   merged.set_step_time_ns(end - start);
   return merged;
 }

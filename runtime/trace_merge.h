@@ -39,13 +39,18 @@ double merged_step_time_s(std::span<const RankSpan> spans, std::span<const doubl
 // A rank's span in its own trace (both 0 without events).
 RankSpan trace_span(const proto::Trace& trace);
 
-// Merges per-rank traces (traces[r]: the events and memory samples of rank r on
-// its clock) onto the reference clock: each rank's times shifted by
-// offsets_s[r], then all by the same amount so that the earliest start is 0.
-// Scenario, strategy, engine, stream names and memory limit come from
-// traces[0]; step_time_ns is the latest end minus the earliest start.
-// std::invalid_argument when the sizes differ or a trace holds another rank's
-// events.
+// Per-rank traces on one clock: traces[i] holds the events and memory samples
+// of rank ranks[i] (empty `ranks`: of rank i) on its own clock, shifted by
+// offsets_s[i] onto the reference clock. Scenario, strategy, engine, stream
+// names and memory limit come from traces[0]; num_ranks is the number of
+// traces; step_time_ns is not set. std::invalid_argument when the sizes differ
+// or a trace holds another rank's events.
+proto::Trace merge_onto_clock(std::span<const proto::Trace> traces, std::span<const double> offsets_s,
+                              std::span<const std::uint32_t> ranks = {});
+
+// merge_onto_clock with traces[r] of rank r, then every time shifted by the
+// same amount so that the earliest start is 0; step_time_ns is the latest end
+// minus the earliest start.
 proto::Trace merge_traces(std::span<const proto::Trace> traces, std::span<const double> offsets_s);
 
 }  // namespace eppsim::runtime

@@ -194,6 +194,11 @@ RunResult simulate_schedule(proto::Schedule schedule, const ResolvedScenario& cl
     if (std::string_view(e.what()).starts_with(fmt::format("{}:", source))) throw;
     throw InputError(fmt::format("{}: {}", source, e.what()));
   }
+  if (const auto& cost = cluster.proto.cost_model(); !cost.calibration_file().empty()) {
+    result.trace.set_calibration(cost.calibration_file());
+  } else if (cost.has_calibration()) {
+    result.trace.set_calibration("inline");
+  }
   RunContext context;
   context.scenario = cluster.proto.name();
   context.peak_flops_per_gpu = cluster.cluster.gpu.peak_bf16.value;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/index_list.h"
 #include "traces/csv_export.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
@@ -74,6 +75,12 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     v.set_measured_step_time_max_s(static_cast<double>(slowest) * 1e-9);
   }
 
+  // A hybrid emulation: its virtual ranks are the simulation's on both sides.
+  const auto& real_ranks = measured.real_ranks_size() > 0 ? measured.real_ranks() : simulated.real_ranks();
+  *v.mutable_real_ranks() = real_ranks;
+  const auto is_virtual = [&](std::uint32_t rank) {
+    return !real_ranks.empty() && std::find(real_ranks.begin(), real_ranks.end(), rank) == real_ranks.end();
+  };
   const std::int64_t sim_origin = earliest_start_ns(simulated);
   const std::int64_t meas_origin = earliest_start_ns(measured);
   struct KindTotals {
@@ -92,7 +99,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     result.timeline.push_back({key.first, key.second, stream_name(simulated, s.stream()), label,
                                s.start_ns() - sim_origin, s.end_ns() - sim_origin, m.start_ns() - meas_origin,
                                m.end_ns() - meas_origin});
-    if (s.kind() == proto::MEMORY) continue;
+    if (s.kind() == proto::MEMORY || is_virtual(key.first)) continue;
     KindTotals& totals = kinds[op_kind_order(s)];
     totals.label = label;
     ++totals.ops;
@@ -111,6 +118,7 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   for (std::uint32_t r = 0; r < simulated.num_ranks(); ++r) {
     auto* rank = v.add_per_rank();
     rank->set_rank(r);
+    rank->set_virtual_rank(is_virtual(r));
     const std::int64_t sim_busy = sim_busy_ns[r], meas_busy = meas_busy_ns[r];
     rank->set_simulated_busy_s(static_cast<double>(sim_busy) * 1e-9);
     rank->set_measured_busy_s(static_cast<double>(meas_busy) * 1e-9);
@@ -143,10 +151,23 @@ std::string validation_summary(const proto::Validation& v) {
     out += fmt::format("  measured     the median step; the steps took {:.6f} to {:.6f} s\n", v.measured_step_time_min_s(),
                        v.measured_step_time_max_s());
   }
+  const auto error_text = [](bool has, double error) {
+    return has ? fmt::format("{:+.2f}%", 100.0 * error) : std::string("undefined");
+  };
+  if (!v.real_ranks().empty()) {
+    out += fmt::format("  hybrid       ranks {} real, the other {} virtual; the kinds count the real ranks' ops\n",
+                       format_index_list(std::vector<std::uint32_t>(v.real_ranks().begin(), v.real_ranks().end())),
+                       v.ranks() - static_cast<std::uint32_t>(v.real_ranks_size()));
+  }
   for (const auto& k : v.kinds()) {
     out += fmt::format("  {:<26} {:>6} ops  simulated {:.6f} s, measured {:.6f} s, error {}\n", k.kind(), k.ops(),
-                       k.simulated_s(), k.measured_s(),
-                       k.has_error() ? fmt::format("{:+.2f}%", 100.0 * k.error()) : std::string("undefined"));
+                       k.simulated_s(), k.measured_s(), error_text(k.has_error(), k.error()));
+  }
+  for (const auto& r : v.per_rank()) {
+    if (v.real_ranks().empty() || r.virtual_rank()) continue;
+    out += fmt::format("  {:<26}        busy simulated {:.6f} s, measured {:.6f} s, error {}\n",
+                       fmt::format("rank {} (real)", r.rank()), r.simulated_busy_s(), r.measured_busy_s(),
+                       error_text(r.has_busy_error(), r.busy_error()));
   }
   return out;
 }

@@ -19,7 +19,8 @@ struct NcclCommEngine::State {
     std::size_t recv_elements;
   };
 
-  State(const proto::Schedule& s, const StepClock& c) : schedule(s), clock(c), sizes(group_sizes(s)) {}
+  State(const proto::Schedule& s, const MpiGroups& g, const StepClock& c)
+      : schedule(s), mpi_groups(g), clock(c), sizes(group_sizes(s)) {}
 
   float* take(std::multimap<std::size_t, float*>& pool, std::size_t elements) {
     if (elements == 0) return nullptr;
@@ -42,6 +43,7 @@ struct NcclCommEngine::State {
   }
 
   const proto::Schedule& schedule;
+  const MpiGroups& mpi_groups;  // the world ranks of the Schedule's
   const StepClock& clock;
   std::vector<std::uint32_t> sizes;
   ncclComm_t world = nullptr;
@@ -55,16 +57,14 @@ struct NcclCommEngine::State {
 };
 
 NcclCommEngine::NcclCommEngine(const proto::Schedule& schedule, const MpiGroups& groups, const StepClock& clock)
-    : state_(std::make_unique<State>(schedule, clock)) {
+    : state_(std::make_unique<State>(schedule, groups, clock)) {
   select_local_gpu();
   auto& s = *state_;
   check_cuda(cudaStreamCreateWithFlags(&s.reference_stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check_cuda(cudaEventCreate(&s.reference), "cudaEventCreate");
   s.world = make_nccl_comm(groups.point_to_point(), "NCCL communicator for point-to-point traffic");
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   s.groups.assign(static_cast<std::size_t>(schedule.groups_size()), nullptr);
-  for (const std::uint32_t g : groups_of_rank(schedule, static_cast<std::uint32_t>(rank))) {
+  for (const std::uint32_t g : groups_of_rank(schedule, groups.schedule_rank())) {
     s.groups[g] = make_nccl_comm(groups.group(g), fmt::format("NCCL communicator for group {}", g));
   }
 }
@@ -110,12 +110,13 @@ void NcclCommEngine::start(ActivityId id, OpRef ref) {
   check_cuda(cudaEventCreate(&a.end), what);
   const cudaStream_t stream = s.stream(op.stream());
   const std::size_t count = shape.count;
+  const int peer = shape.kind == CommKind::SendRecv ? s.mpi_groups.world_rank(shape.peer) : 0;
   switch (shape.kind) {
     case CommKind::SendRecv:
       if (shape.sends) {
-        check_nccl(ncclSend(a.send, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
+        check_nccl(ncclSend(a.send, count, ncclFloat, peer, s.world, stream), what);
       } else {
-        check_nccl(ncclRecv(a.recv, count, ncclFloat, static_cast<int>(shape.peer), s.world, stream), what);
+        check_nccl(ncclRecv(a.recv, count, ncclFloat, peer, s.world, stream), what);
       }
       break;
     case CommKind::AllReduce:

@@ -71,10 +71,10 @@ void MpiCommEngine::start(ActivityId id, OpRef ref) {
       if (shape.sends) {
         // Synchronous: the SEND ends only once its RECV has matched it, as in the engines (rendezvous),
         // not when MPI has buffered a small message.
-        check(MPI_Issend(a.send.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+        check(MPI_Issend(a.send.data(), count, MPI_FLOAT, groups_.world_rank(shape.peer), static_cast<int>(shape.tag),
                          groups_.point_to_point(), &request));
       } else {
-        check(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, static_cast<int>(shape.peer), static_cast<int>(shape.tag),
+        check(MPI_Irecv(a.recv.data(), count, MPI_FLOAT, groups_.world_rank(shape.peer), static_cast<int>(shape.tag),
                         groups_.point_to_point(), &request));
       }
       break;

@@ -1,5 +1,6 @@
 #include "runtime/mpi/mpi_groups.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -9,16 +10,25 @@
 
 namespace eppsim::runtime {
 
-MpiGroups::MpiGroups(const proto::Schedule& schedule, MPI_Comm world) {
+MpiGroups::MpiGroups(const proto::Schedule& schedule, MPI_Comm world, std::span<const std::uint32_t> real_ranks)
+    : real_ranks_(real_ranks.begin(), real_ranks.end()) {
   int rank = 0;
   check_mpi(MPI_Comm_rank(world, &rank), "MPI_Comm_rank");
+  schedule_rank_ = real_ranks_.empty() ? static_cast<std::uint32_t>(rank) : real_ranks_.at(static_cast<std::size_t>(rank));
   check_mpi(MPI_Comm_dup(world, &p2p_), "MPI_Comm_dup");
   groups_.assign(static_cast<std::size_t>(schedule.groups_size()), MPI_COMM_NULL);
   MPI_Group world_group;
   check_mpi(MPI_Comm_group(world, &world_group), "MPI_Comm_group");
-  for (const std::uint32_t g : groups_of_rank(schedule, static_cast<std::uint32_t>(rank))) {
-    const auto& members = schedule.groups(static_cast<int>(g)).ranks();
-    std::vector<int> ranks(members.begin(), members.end());
+  for (const std::uint32_t g : groups_of_rank(schedule, schedule_rank_)) {
+    std::vector<int> ranks;  // the real members' world ranks, in the group's order
+    for (const std::uint32_t member : schedule.groups(static_cast<int>(g)).ranks()) {
+      const auto at = std::lower_bound(real_ranks_.begin(), real_ranks_.end(), member);
+      if (real_ranks_.empty()) {
+        ranks.push_back(static_cast<int>(member));
+      } else if (at != real_ranks_.end() && *at == member) {
+        ranks.push_back(static_cast<int>(at - real_ranks_.begin()));
+      }
+    }
     MPI_Group group;
     check_mpi(MPI_Group_incl(world_group, static_cast<int>(ranks.size()), ranks.data(), &group), "MPI_Group_incl");
     // The tag keeps concurrent creations of different groups apart.
@@ -27,6 +37,15 @@ MpiGroups::MpiGroups(const proto::Schedule& schedule, MPI_Comm world) {
     MPI_Group_free(&group);
   }
   MPI_Group_free(&world_group);
+}
+
+int MpiGroups::world_rank(std::uint32_t rank) const {
+  if (real_ranks_.empty()) return static_cast<int>(rank);
+  const auto at = std::lower_bound(real_ranks_.begin(), real_ranks_.end(), rank);
+  if (at == real_ranks_.end() || *at != rank) {
+    throw std::invalid_argument(fmt::format("MpiGroups: rank {} is virtual: no process runs it", rank));
+  }
+  return static_cast<int>(at - real_ranks_.begin());
 }
 
 MpiGroups::~MpiGroups() {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "base/errors.h"
+#include "base/index_list.h"
 #include "schedule/trace_file.h"
 #include "base/input_limits.h"
 #include "base/memory_limit.h"
@@ -23,8 +24,11 @@
 #include "runtime/fault_signals.h"
 #include "runtime/mpi/clock_sync.h"
 #include "runtime/mpi/mpi_wait.h"
+#include "runtime/hybrid_comm_engine.h"
+#include "runtime/mpi/mpi_group_barrier.h"
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
+#include "runtime/virtual_peers.h"
 #include "base/proto_io.h"
 #include "schedule/schedule_file.h"
 
@@ -99,6 +103,8 @@ struct RunOptions {
   int steps = 3;
   double timeout_s = 300.0;
   std::optional<InjectedFault> fault;
+  std::string real_ranks;      // --ranks: a hybrid emulation's ranks run for real
+  std::string virtual_trace;   // --virtual: the simulation that times the others
 };
 
 std::optional<RunOptions> parse(int argc, char** argv, int rank) {
@@ -118,6 +124,12 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
       ("max-memory", po::value(&o.max_memory),
        "the most host memory the ranks of a machine may take together, e.g. 16GiB: past it the run is refused "
        "(exit 2) before its first op (default: 85% of the machine's memory)")
+      ("ranks", po::value(&o.real_ranks),
+       "LIST (0,3,7-9): run only these ranks of the Schedule, one process each (-np their number); every other "
+       "rank is virtual, timed by --virtual (hybrid emulation)")
+      ("virtual", po::value(&o.virtual_trace),
+       "with --ranks: the Trace of a calibrated simulation of the whole Schedule (eppsim sim), whose times the "
+       "virtual ranks keep")
       ("inject-fault", po::value(&fault),
        "KIND:RANK:OP: rank RANK kills itself (kill), crashes (crash) or stops answering (stall) as its op OP "
        "starts in the first measured step; to test fault handling");
@@ -149,6 +161,14 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   }
   if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
   if (!fault.empty()) o.fault = parse_fault(fault);
+  if (!o.virtual_trace.empty() && o.real_ranks.empty()) {
+    throw InputError("eppsim-run: --virtual: only with --ranks, the ranks run for real");
+  }
+  if (!o.real_ranks.empty() && o.virtual_trace.empty()) {
+    throw InputError(fmt::format("eppsim-run: --ranks {}: the other ranks are virtual and need the calibrated simulation "
+                                 "that times them: --virtual SIM_TRACE (eppsim sim with cost_model {{ calibration_file }})",
+                                 o.real_ranks));
+  }
   if (!o.max_memory.empty()) set_memory_limit_from_option("eppsim-run: ", o.max_memory);
   return o;
 }
@@ -162,10 +182,16 @@ std::size_t median_index(const std::vector<double>& values) {
 }
 
 struct Run {
-  int rank = 0;
+  int rank = 0;  // in the world
   int size = 1;
+  std::uint32_t schedule_rank = 0;  // the Schedule's rank this process runs
   std::optional<RunOptions> options;
   proto::Schedule schedule;  // outlives the executor, which reads it for the partial trace
+  // A hybrid emulation: the ranks run for real (ascending; world rank i runs
+  // real_ranks[i]) and the simulation that times the others. Empty: every rank is real.
+  std::vector<std::uint32_t> real_ranks;
+  proto::Trace simulated;
+  std::unique_ptr<VirtualPeers> virtual_peers;
   std::unique_ptr<RankExecutor> executor;
 
   // The memory guard before the first op: this rank's kernel buffers, times
@@ -182,6 +208,45 @@ struct Run {
                           "run a Schedule of shorter sequences, fewer ranks a machine, or raise --max-memory");
   }
 
+  // Which ranks run here: every one, -np the Schedule's; or, with --ranks, those.
+  void choose_ranks(const RunOptions& o) {
+    if (o.real_ranks.empty()) {
+      if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
+        throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
+                                     schedule.num_ranks(), size, schedule.num_ranks()));
+      }
+      schedule_rank = static_cast<std::uint32_t>(rank);
+      return;
+    }
+    try {
+      real_ranks = parse_index_list(o.real_ranks, schedule.num_ranks(), "eppsim-run: --ranks", "rank");
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (the ranks of {})", e.what(), o.schedule));
+    }
+    if (real_ranks.size() != static_cast<std::size_t>(size)) {
+      throw InputError(fmt::format("eppsim-run: --ranks {}: names {} rank{} but mpirun started {} processes (-np {})",
+                                   o.real_ranks, real_ranks.size(), real_ranks.size() == 1 ? "" : "s", size,
+                                   real_ranks.size()));
+    }
+    schedule_rank = real_ranks[static_cast<std::size_t>(rank)];
+    install_fault_signals(static_cast<int>(schedule_rank));  // crash messages name the Schedule's rank
+    simulated = read_trace(o.virtual_trace);
+    virtual_peers = std::make_unique<VirtualPeers>(schedule, simulated, real_ranks, schedule_rank, o.virtual_trace);
+  }
+
+  // The step's time on rank 0's clock: the real ranks' spans and, in a hybrid
+  // emulation, the virtual ranks' simulated one (on the clock they share).
+  double step_time_s(std::vector<RankSpan> spans, std::vector<double> offsets) const {
+    if (!real_ranks.empty()) {
+      const auto [start, end] = virtual_span_s(simulated, real_ranks);
+      if (end > start) {
+        spans.push_back({start, end});
+        offsets.push_back(0.0);
+      }
+    }
+    return merged_step_time_s(spans, offsets);
+  }
+
   int execute(int argc, char** argv, const BackendFactory& make_backend) {
     options = parse(argc, argv, rank);
     if (!options) return 0;
@@ -189,69 +254,87 @@ struct Run {
     // Checked before anything reads it (groups, kernel plans): an index out of
     // range is a message naming the file, not a crash.
     schedule = read_schedule_file(o.schedule);
-    if (schedule.num_ranks() != static_cast<std::uint32_t>(size)) {
-      throw InputError(fmt::format("{}: num_ranks is {} but mpirun started {} processes (-np {})", o.schedule,
-                                   schedule.num_ranks(), size, schedule.num_ranks()));
+    choose_ranks(o);
+    if (o.fault) {
+      check_fault(*o.fault, schedule, o.schedule);
+      if (!real_ranks.empty() && !std::binary_search(real_ranks.begin(), real_ranks.end(), o.fault->rank)) {
+        throw InputError(fmt::format("eppsim-run: --inject-fault: rank {} is virtual (--ranks {})", o.fault->rank,
+                                     o.real_ranks));
+      }
     }
-    if (o.fault) check_fault(*o.fault, schedule, o.schedule);
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
     StepClock clock;
-    MpiGroups groups(schedule, MPI_COMM_WORLD);
+    MpiGroups groups(schedule, MPI_COMM_WORLD, real_ranks);
     Backend backend = make_backend(BackendRequest{o.backend, o.attention}, schedule, groups, clock);
+    if (virtual_peers) {
+      backend.comm = std::make_unique<HybridCommEngine>(schedule, schedule_rank, *virtual_peers, std::move(backend.comm),
+                                                        std::make_unique<MpiGroupBarrier>(groups, clock), clock);
+    }
     RankExecutorOptions executor_options;
     executor_options.timeout_s = o.timeout_s;
     executor_options.engine = o.backend;
     int step = 0;
-    if (o.fault && o.fault->rank == static_cast<std::uint32_t>(rank)) {
+    if (o.fault && o.fault->rank == schedule_rank) {
       executor_options.on_op_started = [&](OpRef op) {
         if (step == o.warmup_steps && op.op == o.fault->op) inject(*o.fault, schedule, op);
       };
     }
-    auto planned = std::make_unique<RankExecutor>(schedule, static_cast<std::uint32_t>(rank), *backend.compute,
-                                                  *backend.comm, clock, executor_options);
+    auto planned = std::make_unique<RankExecutor>(schedule, schedule_rank, *backend.compute, *backend.comm, clock,
+                                                  executor_options);
     check_kernel_memory(*planned, *backend.compute);  // a refusal leaves no partial trace: nothing ran
     executor = std::move(planned);
     std::vector<proto::Trace> traces;
     std::vector<std::vector<double>> offsets;  // rank 0: per measured step
     std::vector<double> step_times_s;          // rank 0
     for (; step < o.warmup_steps + o.steps; ++step) {
-      barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", rank, step + 1));
+      barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", schedule_rank, step + 1));
       clock.restart();
       proto::Trace trace = executor->run_step();
       if (step < o.warmup_steps) continue;
       offsets.push_back(measure_clock_offsets(MPI_COMM_WORLD, clock, kClockRounds, wait_s));
       const auto spans = gather_spans(MPI_COMM_WORLD, trace_span(trace), wait_s);
-      if (rank == 0) step_times_s.push_back(merged_step_time_s(spans, offsets.back()));
+      if (rank == 0) step_times_s.push_back(step_time_s(spans, offsets.back()));
       traces.push_back(std::move(trace));
     }
     int chosen = rank == 0 ? static_cast<int>(median_index(step_times_s)) : 0;
     MPI_Request request = MPI_REQUEST_NULL;
     check_mpi(MPI_Ibcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "choosing the median step");
-    wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", rank));
+    wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", schedule_rank));
     const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
     if (rank == 0) {
-      proto::Trace merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+      const auto& chosen_offsets = offsets[static_cast<std::size_t>(chosen)];
+      proto::Trace merged;
+      if (real_ranks.empty()) {
+        merged = merge_traces(all, chosen_offsets);
+      } else {
+        merged = merge_onto_clock(all, chosen_offsets, real_ranks);
+        add_virtual_ranks(merged, simulated, real_ranks);
+      }
       for (const double t : step_times_s) merged.add_measured_step_times_ns(std::llround(t * 1e9));
       write_trace_file(merged, o.trace);
       std::string times;
       for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);
-      fmt::print(stderr, "eppsim-run: {} ranks, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
+      const std::string ranks =
+          real_ranks.empty() ? fmt::format("{} ranks", size)
+                             : fmt::format("{} real rank{} ({}) of {}, the others virtual ({})", size, size == 1 ? "" : "s",
+                                           o.real_ranks, schedule.num_ranks(), o.virtual_trace);
+      fmt::print(stderr, "eppsim-run: {}, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
                  "the median step ({:.6f} s) written to {}\n",
-                 size, o.backend, o.warmup_steps, o.steps, times, step_times_s[static_cast<std::size_t>(chosen)], o.trace);
+                 ranks, o.backend, o.warmup_steps, o.steps, times, step_times_s[static_cast<std::size_t>(chosen)], o.trace);
     }
     return 0;
   }
 
   // Prints the failure, keeps rank 0's partial trace, ends every rank.
   [[noreturn]] void fail(int status, const std::string& message) {
-    fmt::print(stderr, "eppsim-run: rank {}: error: {}\n", rank, message);
+    fmt::print(stderr, "eppsim-run: rank {}: error: {}\n", schedule_rank, message);
     if (rank == 0 && executor && options) {
       try {
         write_trace_file(executor->partial_trace(), options->trace);
-        fmt::print(stderr, "eppsim-run: rank 0: the trace of what completed on rank 0 (its own clock) is in {}\n",
-                   options->trace);
+        fmt::print(stderr, "eppsim-run: rank {0}: the trace of what completed on rank {0} (its own clock) is in {1}\n",
+                   schedule_rank, options->trace);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "eppsim-run: rank 0: could not keep the partial trace: {}\n", e.what());
+        fmt::print(stderr, "eppsim-run: rank {}: could not keep the partial trace: {}\n", schedule_rank, e.what());
       }
     }
     std::fflush(stderr);
@@ -271,6 +354,7 @@ int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   Run run;
   MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+  run.schedule_rank = static_cast<std::uint32_t>(run.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &run.size);
   install_fault_signals(run.rank);  // after MPI_Init, whose handlers these replace
   int status = 0;

@@ -3,6 +3,7 @@
 //   mpirun -np N eppsim-run SCHEDULE --backend cpu|cuda -o TRACE
 //          [--warmup-steps K (1)] [--steps S (3)] [--timeout SECONDS (300)]
 //          [--attention flash|reference]   (cuda: runtime/cuda/cuda_compute.h)
+//          [--ranks LIST --virtual SIM_TRACE]   (hybrid emulation)
 // Every rank reads the Schedule (.pb, .json or .textproto), checks that N is
 // its num_ranks, builds the communicators of its groups, runs K warm-up and S
 // measured steps of its program (each after a barrier and a clock restart)
@@ -10,6 +11,13 @@
 // offsets onto rank 0 and the step time (the latest end minus the earliest
 // start, on rank 0's clock). Rank 0 writes the Trace of the step with the
 // median step time, merged onto its clock (runtime/trace_merge.h), atomically.
+//
+// Hybrid emulation (--ranks R --virtual SIM_TRACE, N = |R|): world rank i runs
+// the Schedule's rank R[i] (R ascending); every other rank is virtual, timed by
+// SIM_TRACE, a calibrated simulation of the whole Schedule
+// (runtime/virtual_peers.h, runtime/hybrid_comm_engine.h). The Trace holds the
+// real ranks' measured events and the virtual ranks' simulated ones on one
+// clock (Trace.real_ranks names the real ones); the step time spans both.
 //
 // Faults: an op waiting longer than the timeout on its peers fails the rank
 // with a message naming the rank and op; waits outside a step (barriers,

@@ -3,12 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "base/errors.h"
 
 namespace eppsim {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
 std::string error_of(std::string_view list, std::uint32_t count) {
@@ -33,6 +36,13 @@ TEST(IndexList, BadItemsNameTheOptionTheListAndTheRule) {
   EXPECT_THAT(error_of("2-4", 4), HasSubstr("there are ranks 0 to 3"));
   EXPECT_THAT(error_of("1234567890", 4), HasSubstr("is not a rank index"));
   EXPECT_THAT(error_of("", 4), HasSubstr("'' is not a rank index"));
+}
+
+TEST(IndexList, FormatsRunsAsRangesAndReadsBack) {
+  const std::vector<std::uint32_t> indices = {0, 3, 7, 8, 9, 11, 12};
+  EXPECT_EQ(format_index_list(indices), "0,3,7-9,11-12");
+  EXPECT_THAT(parse_index_list(format_index_list(indices), 13, "--points", "point"), ElementsAreArray(indices));
+  EXPECT_EQ(format_index_list({}), "");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // eppsim-run end to end under `mpirun -np 2`: the run driver (run_driver.cpp:
 // eppsim-run with the compute test double and real MPI) on small Schedules,
 // the merged Trace checked for sanity; faults; and eppsim-bench comm and interference.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/struct.pb.h>
 
+#include "tests/runtime/hand_simulation.h"
 #include "tests/runtime/runtime_fixture.h"
 #include "proto/bench.pb.h"
 #include "schedule/trace_file.h"
@@ -243,6 +245,101 @@ TEST_F(EppsimRun, BadOptionsAreBadInput) {
   const Result r = run(testing::pipeline_schedule(), "--steps 0");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("--steps: must be in [1, 1000], got 0"), std::string::npos) << r.output;
+}
+
+// Hybrid emulation (issue 44): some ranks real, the others timed by a
+// calibrated simulation of the whole Schedule (tests/runtime/hand_simulation.h:
+// compute 2 ms, as the driver's sleeping queue runs a layer of the tiny model).
+class HybridRun : public EppsimRun {
+ protected:
+  Result run_hybrid(const proto::Schedule& schedule, const proto::Trace& simulated, const std::string& ranks, int processes,
+                    const std::string& options = "--warmup-steps 1 --steps 3 --timeout 30") {
+    write_message(schedule, dir_ / "schedule.pb");
+    write_trace_file(simulated, dir_ / "sim.pb");
+    return mpirun(processes, EPPSIM_RUN_DRIVER,
+                  fmt::format("schedule.pb --backend cpu -o trace.pb --ranks {} --virtual sim.pb {}", ranks, options), dir_);
+  }
+  static std::map<std::pair<std::uint32_t, std::uint32_t>, OpEventRef> by_op(const proto::Trace& t) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, OpEventRef> events;
+    for (const OpEventRef e : events_of(t)) events.insert_or_assign({e.rank(), e.op()}, e);
+    return events;
+  }
+};
+
+TEST_F(HybridRun, OneRealStageOfAPipelineMeetsTheVirtualOneAtTheSimulatedTimes) {
+  const auto schedule = testing::pipeline_schedule();
+  const proto::Trace simulated = testing::simulate(schedule, 2e-3);
+  const Result r = run_hybrid(schedule, simulated, "0", 1);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 real rank (0) of 2, the others virtual (sim.pb)"), std::string::npos) << r.output;
+  const proto::Trace t = trace();
+  EXPECT_THAT(t.real_ranks(), ::testing::ElementsAre(0));
+  testing::expect_sane_trace(schedule, t);
+  const auto measured = by_op(t), simulated_events = by_op(simulated);
+  const std::int64_t transfer_ns = 2'000'000;
+  for (const OpView op : ops_of(schedule, 0)) {
+    if (!op.is_send() && !op.is_recv()) continue;
+    const OpEventRef e = measured.at({0, op.index()});
+    EXPECT_GE(e.end_ns() - e.start_ns(), transfer_ns - 1000) << "op " << op.index();  // the simulated transfer
+  }
+  // Stage 0's first gradient (op 5, RECV tag 100) comes when the virtual stage
+  // sent it in the simulation: its end, a transfer after that send's readiness.
+  const std::int64_t virtual_send_ready_ns = simulated_events.at({1, 4}).end_ns();  // rank 1's first backward
+  EXPECT_GE(measured.at({0, 5}).end_ns() + 1'000'000, virtual_send_ready_ns + transfer_ns);
+  // The virtual stage's events are the simulation's, on the same clock.
+  for (const OpView op : ops_of(schedule, 1)) {
+    EXPECT_EQ(measured.at({1, op.index()}).end_ns() - measured.at({1, op.index()}).start_ns(),
+              simulated_events.at({1, op.index()}).end_ns() - simulated_events.at({1, op.index()}).start_ns());
+  }
+  // Same compute times on both sides: the step comes out near the simulated one.
+  EXPECT_NEAR(static_cast<double>(t.step_time_ns()), static_cast<double>(simulated.step_time_ns()),
+              0.5 * static_cast<double>(simulated.step_time_ns()));
+}
+
+TEST_F(HybridRun, TwoRealMembersOfACollectiveMeetBeforeItsVirtualMemberIsTimed) {
+  const auto schedule = testing::three_rank_allreduce();
+  const proto::Trace simulated = testing::simulate(schedule, 2e-3);  // rank 2 ready at 4 ms
+  const Result r = run_hybrid(schedule, simulated, "0-1", 2);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const proto::Trace t = trace();
+  EXPECT_THAT(t.real_ranks(), ::testing::ElementsAre(0, 1));
+  testing::expect_sane_trace(schedule, t);
+  const auto measured = by_op(t);
+  for (std::uint32_t rank : {0u, 1u}) {
+    // Ready at 4 ms (the virtual member), then the 3 ms collective; 1 ms of slack for the clocks.
+    EXPECT_GE(measured.at({rank, 1}).end_ns(), 7'000'000 - 1'000'000) << "rank " << rank;
+  }
+}
+
+TEST_F(HybridRun, BadRanksAndSimulationsAreBadInput) {
+  const auto schedule = testing::three_rank_allreduce();
+  const proto::Trace simulated = testing::simulate(schedule, 2e-3);
+  struct Case {
+    std::string ranks;
+    int processes;
+    std::string options, rule;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"0,5", 2, "", "eppsim-run: --ranks 0,5: there are ranks 0 to 2"},
+           {"0-1", 1, "", "eppsim-run: --ranks 0-1: names 2 ranks but mpirun started 1 processes (-np 2)"},
+           {"2", 1, "--inject-fault kill:0:1", "--inject-fault: rank 0 is virtual (--ranks 2)"}}) {
+    const Result r = run_hybrid(schedule, simulated, c.ranks, c.processes, c.options);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(c.rule), std::string::npos) << c.ranks << ": " << r.output;
+  }
+  proto::Trace uncalibrated = simulated;
+  uncalibrated.clear_calibration();
+  Result r = run_hybrid(schedule, uncalibrated, "0", 1);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("sim.pb: calibration: the analytic trace was not priced by a calibration"), std::string::npos)
+      << r.output;
+  r = mpirun(1, EPPSIM_RUN_DRIVER, "schedule.pb --backend cpu -o trace.pb --ranks 0", dir_);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--ranks 0: the other ranks are virtual and need the calibrated simulation that times them: "
+                          "--virtual SIM_TRACE"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "trace.pb"));
 }
 
 TEST_F(EppsimRun, CommBenchChecksAndTimesEveryOp) {

@@ -112,6 +112,20 @@ inline proto::Schedule allreduce_schedule() {
   return h.schedule();
 }
 
+// Three ranks; the all-reduce of group {0, 1, 2} after each rank's layer,
+// rank 2 running two layers before it.
+inline proto::Schedule three_rank_allreduce() {
+  HandSchedule h(3);
+  set_tiny_model(h.schedule());
+  const auto all = h.group({0, 1, 2});
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    const auto f = layer(h, r, 0, proto::FORWARD, 0, 0);
+    const auto f2 = r == 2 ? layer(h, r, 0, proto::FORWARD, 0, 1, {f}) : f;
+    h.collective(r, 1, all, 1 << 20, proto::ALL_REDUCE, {f2});
+  }
+  return h.schedule();
+}
+
 // Rank 1 waits for a message rank 0 never sends.
 inline proto::Schedule lonely_recv_schedule() {
   HandSchedule h(2, {"compute", "comm"});

@@ -1,0 +1,64 @@
+#pragma once
+// The CommEngine of a real rank in a hybrid emulation (eppsim-run --ranks):
+// ops whose peers are all real go to the real engine (MPI, NCCL); an op that
+// meets a virtual rank (runtime/virtual_peers.h) is timed, not transferred:
+//   - a SEND or RECV, or a collective whose only real member is this rank,
+//     ends at max(its start, the virtual sides' readiness) + the simulated
+//     transfer; what a real rank sends to a virtual one is dropped;
+//   - a collective with other real members first meets them in a barrier
+//     (RealMembersBarrier), then ends at max(the barrier's end, the virtual
+//     sides' readiness) + the simulated transfer: the real members have
+//     arrived and the virtual ones would have.
+// Times are on the rank's step clock, which every real rank restarts after
+// the same barrier: the clock they share.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "runtime/comm_engine.h"
+#include "runtime/step_clock.h"
+#include "runtime/virtual_peers.h"
+
+namespace eppsim::runtime {
+
+// Where the real members of a group that has virtual members meet (MPI:
+// runtime/mpi/mpi_group_barrier.h).
+class RealMembersBarrier {
+ public:
+  virtual ~RealMembersBarrier() = default;
+  // Enters the barrier of the real members of `group`; returns at once.
+  virtual void start(ActivityId id, std::uint32_t group) = 0;
+  // The barriers every real member has entered since the last call, with when
+  // this rank saw them complete (its step clock).
+  virtual std::vector<Completion> poll() = 0;
+};
+
+class HybridCommEngine final : public CommEngine {
+ public:
+  // `barrier` may be null when no op of the rank has other real members
+  // beside virtual ones. `schedule`, `peers` and `clock` must outlive the engine.
+  HybridCommEngine(const proto::Schedule& schedule, std::uint32_t rank, const VirtualPeers& peers,
+                   std::unique_ptr<CommEngine> real, std::unique_ptr<RealMembersBarrier> barrier, const StepClock& clock);
+
+  void start(ActivityId id, OpRef ref) override;
+  std::vector<Completion> poll() override;
+  std::size_t in_flight() const override;
+  double next_end_s() const override;
+
+ private:
+  struct Timed {
+    ActivityId id;
+    double end_s;
+  };
+  const proto::Schedule& schedule_;
+  std::uint32_t rank_;
+  const VirtualPeers& peers_;
+  std::unique_ptr<CommEngine> real_;
+  std::unique_ptr<RealMembersBarrier> barrier_;
+  const StepClock& clock_;
+  std::vector<Timed> timed_;
+  std::map<ActivityId, VirtualMeeting> at_barrier_;  // started, waiting for the real members
+};
+
+}  // namespace eppsim::runtime
