@@ -11,6 +11,7 @@
 #include "base/index_list.h"
 #include "schedule/program_ops.h"
 #include "schedule/rank_busy.h"
+#include "schedule/ranks_met.h"
 #include "schedule/trace_events.h"
 
 namespace eppsim::runtime {
@@ -151,23 +152,6 @@ std::int64_t readiness_ns(const proto::Schedule& schedule, const SimulatedRank& 
 }
 
 }  // namespace
-
-std::vector<std::uint32_t> ranks_met(const proto::Schedule& schedule, std::uint32_t rank) {
-  std::vector<std::uint32_t> met;
-  std::vector<bool> groups(static_cast<std::size_t>(schedule.groups_size()), false);
-  for (const OpView op : ops_of(schedule, rank)) {
-    if (op.is_send() || op.is_recv()) met.push_back(op.peer());
-    if (op.is_collective() && op.group() < groups.size() && !groups[op.group()]) {
-      groups[op.group()] = true;
-      const auto& members = schedule.groups(static_cast<int>(op.group())).ranks();
-      met.insert(met.end(), members.begin(), members.end());
-    }
-  }
-  std::sort(met.begin(), met.end());
-  met.erase(std::unique(met.begin(), met.end()), met.end());
-  std::erase(met, rank);
-  return met;
-}
 
 VirtualPeers::VirtualPeers(const proto::Schedule& schedule, const proto::Trace& simulated,
                            std::span<const std::uint32_t> real_ranks, std::uint32_t rank, std::string_view simulated_name) {

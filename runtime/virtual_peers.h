@@ -58,10 +58,6 @@ class VirtualPeers {
   std::size_t count_ = 0;
 };
 
-// The ranks `rank`'s SEND, RECV and COLLECTIVE ops meet (peers and the members
-// of its groups), itself excluded, ascending.
-std::vector<std::uint32_t> ranks_met(const proto::Schedule& schedule, std::uint32_t rank);
-
 // The events of the simulation's ranks that are not in `real_ranks`, with
 // their memory samples and busy figures, added to `hybrid` (the real ranks'
 // merged events, on the same clock as the simulation's: the step's start).

@@ -12,12 +12,15 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include "base/errors.h"
+#include "base/index_list.h"
 #include "base/log.h"
 #include "sim/calibrate.h"
 #include "sim/output_directory.h"
 #include "sim/run.h"
 #include "base/subprocess.h"
 #include "sim/validate.h"
+#include "schedule/program_ops.h"
+#include "schedule/ranks_met.h"
 #include "schedule/trace_file.h"
 #include "scenario/field_locator.h"
 #include "schedule/model_shape.h"
@@ -174,7 +177,13 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     // The measured run has no such faults: the comparison would measure the faults, not the simulator.
     scenario.where().fail("faults", "simulated faults have no hardware counterpart in a testbed run; remove them");
   }
-  const std::uint32_t comm_ranks = std::max(scenario.usable_gpus(), 2u);
+  const std::vector<std::uint32_t> real_ranks =
+      request.real_ranks.empty()
+          ? std::vector<std::uint32_t>{}
+          : parse_index_list(request.real_ranks, scenario.usable_gpus(), "testbed: --real-ranks", "rank");
+  const bool hybrid = !real_ranks.empty();
+  const std::uint32_t comm_ranks =
+      std::max(hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus(), 2u);
   // --bench: both files checked before anything is written.
   fs::path compute_from, comm_from;
   if (!request.reuse_bench.empty()) {
@@ -214,19 +223,35 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     cost.set_calibration_file(calibration_file.string());
     cost.set_compute(proto::CostModel::CALIBRATED);
   });
-  RunResult simulated = run_scenario(calibrated);
+  // A hybrid emulation's virtual ranks are timed by this simulation's events:
+  // those of the real ranks and of every rank they meet, where a run would not
+  // keep every rank's anyway.
+  PlannedBatch planned = plan_scenario(calibrated);
+  TraceRanks trace_ranks;
+  if (hybrid && op_count(planned.schedule) > kMaxDefaultTracedOps) {
+    trace_ranks = {TraceRanks::Mode::Listed,
+                   format_index_list(ranks_and_those_they_meet(planned.schedule, real_ranks))};
+  }
+  const std::vector<std::uint64_t> lengths = planned.lengths;
+  RunResult simulated =
+      simulate_schedule(std::move(planned.schedule), calibrated, planned.plan_time_s, {}, TraceDetail{true, trace_ranks});
+  simulated.lengths = lengths;
   // The scenario written beside the simulation names the calibration where it will lie.
   simulated.scenario.mutable_cost_model()->set_calibration_file(
       (fs::absolute(request.output_dir) / calibration_file.filename()).string());
-  write_run_directory(simulated, dir / "simulated", RunOutputs{.trace = true, .chrome = true, .csv = true, .schedule = true});
+  write_run_directory(simulated, dir / "simulated",
+                      RunOutputs{.trace = true, .chrome = true, .csv = true, .schedule = true, .trace_ranks = trace_ranks});
 
   const fs::path measured = dir / "measured" / "trace.pb";
   fs::create_directories(measured.parent_path());
-  auto run = mpirun_prefix(request, simulated.schedule.num_ranks());
+  auto run = mpirun_prefix(request, hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : simulated.schedule.num_ranks());
   run.insert(run.end(), {runtime_program(request, "eppsim-run"), (dir / "simulated" / "schedule.pb").string(),
                          "--backend", request.backend, "--steps", std::to_string(request.measured_steps), "-o",
                          measured.string()});
-  run_step(request, "executing the schedule", run);
+  if (hybrid) {
+    run.insert(run.end(), {"--ranks", format_index_list(real_ranks), "--virtual", (dir / "simulated" / "trace.pb").string()});
+  }
+  run_step(request, hybrid ? "executing the real ranks of the schedule" : "executing the schedule", run);
 
   // Validated under the names the files will have once DIR replaces the staging folder.
   const proto::Trace measured_trace = read_trace(measured);
@@ -237,6 +262,13 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   };
   const auto result = validate_against_measured(fs::path("simulated") / "trace.pb");
   write_validation(result, dir);
+  const auto& v = result.validation;
+  TestbedResult outcome{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error(), 0.0, 0.0, real_ranks,
+                        simulated.schedule.num_ranks()};
+  if (hybrid) {
+    output.commit();
+    return outcome;
+  }
 
   // Step 7: the Schedule that ran, priced by the scenario's own cost model.
   const auto uncalibrated_scenario = scenario_with_cost_model(request, [](proto::CostModel& cost) {
@@ -251,10 +283,9 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   write_validation(uncalibrated_result, dir / "uncalibrated");
 
   output.commit();
-  const auto& v = result.validation;
-  return TestbedResult{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error(),
-                       uncalibrated_result.validation.simulated_step_time_s(),
-                       uncalibrated_result.validation.step_time_error()};
+  outcome.uncalibrated_step_s = uncalibrated_result.validation.simulated_step_time_s();
+  outcome.uncalibrated_step_time_error = uncalibrated_result.validation.step_time_error();
+  return outcome;
 }
 
 }  // namespace eppsim

@@ -13,6 +13,13 @@
 //      the calibration (DIR/uncalibrated/trace.pb), and validated against the
 //      same measurement (DIR/uncalibrated/validation.json): what the model
 //      gets right before it has seen the machine.
+// With real_ranks (--real-ranks LIST), a hybrid emulation: step 2 benchmarks
+// as many ranks as run for real, step 4's trace keeps the events of those
+// ranks and of every rank they meet (past kMaxDefaultTracedOps ops; below,
+// every rank's, so that the hybrid trace compares with an all-real one), step 5 runs only those ranks (eppsim-run
+// --ranks LIST --virtual DIR/simulated/trace.pb: the others are timed by the
+// calibrated simulation) and step 7 is left out (its model would meet the
+// calibrated one's virtual ranks).
 // The ranks start through `launcher` (default: mpirun on this machine, one
 // rank per core where it has the cores); a cluster's launcher (srun, mpirun
 // with a hostfile) is a template whose {ranks} is the number of processes.
@@ -52,15 +59,19 @@ struct TestbedRequest {
   // An earlier loop's output folder (or its bench/ folder) whose benchmarks to
   // use instead of running steps 1 and 2; empty: benchmark.
   std::filesystem::path reuse_bench;
+  // The ranks to run for real (a list, "0,3,7-9"); empty: every rank.
+  std::string real_ranks;
 };
 
 struct TestbedResult {
   double simulated_step_s = 0.0;
   double measured_step_s = 0.0;
   double step_time_error = 0.0;  // (simulated - measured) / measured
-  // The same Schedule simulated without the calibration (step 7).
+  // The same Schedule simulated without the calibration (step 7; 0 in a hybrid emulation).
   double uncalibrated_step_s = 0.0;
   double uncalibrated_step_time_error = 0.0;
+  std::vector<std::uint32_t> real_ranks;  // a hybrid emulation's; empty: every rank ran
+  std::uint32_t ranks = 0;                // the Schedule's
 };
 
 // The words of `launcher` (split at blanks) with every {ranks} replaced by

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -51,7 +52,7 @@ struct InjectedFault {
 
 InjectedFault parse_fault(const std::string& text) {
   const auto error = [&](const std::string& rule) {
-    return InputError(fmt::format("eppsim-run: --inject-fault '{}': {}", text, rule));
+    return InputError(fmt::format("--inject-fault '{}': {}", text, rule));
   };
   const auto first = text.find(':');
   const auto second = first == std::string::npos ? first : text.find(':', first + 1);
@@ -76,10 +77,10 @@ InjectedFault parse_fault(const std::string& text) {
 void check_fault(const InjectedFault& fault, const proto::Schedule& schedule, const std::string& file) {
   if (fault.rank >= schedule.num_ranks() ||
       fault.op >= ops_of(schedule, fault.rank).size()) {
-    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: there is no rank {} op {}", file, fault.rank, fault.op));
+    throw InputError(fmt::format("--inject-fault: {}: there is no rank {} op {}", file, fault.rank, fault.op));
   }
   if (ops_of(schedule, fault.rank)[fault.op].is_memory()) {
-    throw InputError(fmt::format("eppsim-run: --inject-fault: {}: rank {} op {} is a MEMORY op; name a COMPUTE, SEND, "
+    throw InputError(fmt::format("--inject-fault: {}: rank {} op {} is a MEMORY op; name a COMPUTE, SEND, "
                                  "RECV or COLLECTIVE op",
                                  file, fault.rank, fault.op));
   }
@@ -144,32 +145,32 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
     }
     po::notify(vars);
   } catch (const po::error& e) {
-    throw InputError(fmt::format("eppsim-run: {}", e.what()));
+    throw InputError(e.what());
   }
   if (o.backend != "cpu" && o.backend != "cuda") {
-    throw InputError(fmt::format("eppsim-run: --backend: must be cpu or cuda, got '{}'", o.backend));
+    throw InputError(fmt::format("--backend: must be cpu or cuda, got '{}'", o.backend));
   }
   if (!o.attention.empty() && o.backend != "cuda") {
-    throw InputError("eppsim-run: --attention: only with --backend cuda");
+    throw InputError("--attention: only with --backend cuda");
   }
   if (o.warmup_steps < 0 || o.warmup_steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
-    throw InputError(fmt::format("eppsim-run: --warmup-steps: must be in [0, {}], got {}", limits::kMaxMeasuredSteps,
+    throw InputError(fmt::format("--warmup-steps: must be in [0, {}], got {}", limits::kMaxMeasuredSteps,
                                  o.warmup_steps));
   }
   if (o.steps < 1 || o.steps > static_cast<int>(limits::kMaxMeasuredSteps)) {
-    throw InputError(fmt::format("eppsim-run: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps, o.steps));
+    throw InputError(fmt::format("--steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps, o.steps));
   }
-  if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("eppsim-run: --timeout: must be > 0, got {}", o.timeout_s));
+  if (!(o.timeout_s > 0.0)) throw InputError(fmt::format("--timeout: must be > 0, got {}", o.timeout_s));
   if (!fault.empty()) o.fault = parse_fault(fault);
   if (!o.virtual_trace.empty() && o.real_ranks.empty()) {
-    throw InputError("eppsim-run: --virtual: only with --ranks, the ranks run for real");
+    throw InputError("--virtual: only with --ranks, the ranks run for real");
   }
   if (!o.real_ranks.empty() && o.virtual_trace.empty()) {
-    throw InputError(fmt::format("eppsim-run: --ranks {}: the other ranks are virtual and need the calibrated simulation "
+    throw InputError(fmt::format("--ranks {}: the other ranks are virtual and need the calibrated simulation "
                                  "that times them: --virtual SIM_TRACE (eppsim sim with cost_model {{ calibration_file }})",
                                  o.real_ranks));
   }
-  if (!o.max_memory.empty()) set_memory_limit_from_option("eppsim-run: ", o.max_memory);
+  if (!o.max_memory.empty()) set_memory_limit_from_option("", o.max_memory);
   return o;
 }
 
@@ -219,12 +220,12 @@ struct Run {
       return;
     }
     try {
-      real_ranks = parse_index_list(o.real_ranks, schedule.num_ranks(), "eppsim-run: --ranks", "rank");
+      real_ranks = parse_index_list(o.real_ranks, schedule.num_ranks(), "--ranks", "rank");
     } catch (const InputError& e) {
       throw InputError(fmt::format("{} (the ranks of {})", e.what(), o.schedule));
     }
     if (real_ranks.size() != static_cast<std::size_t>(size)) {
-      throw InputError(fmt::format("eppsim-run: --ranks {}: names {} rank{} but mpirun started {} processes (-np {})",
+      throw InputError(fmt::format("--ranks {}: names {} rank{} but mpirun started {} processes (-np {})",
                                    o.real_ranks, real_ranks.size(), real_ranks.size() == 1 ? "" : "s", size,
                                    real_ranks.size()));
     }
@@ -247,9 +248,10 @@ struct Run {
     return merged_step_time_s(spans, offsets);
   }
 
-  int execute(int argc, char** argv, const BackendFactory& make_backend) {
+  // The options and files, before any rank communicates: false for --help.
+  bool prepare(int argc, char** argv) {
     options = parse(argc, argv, rank);
-    if (!options) return 0;
+    if (!options) return false;
     const RunOptions& o = *options;
     // Checked before anything reads it (groups, kernel plans): an index out of
     // range is a message naming the file, not a crash.
@@ -258,10 +260,15 @@ struct Run {
     if (o.fault) {
       check_fault(*o.fault, schedule, o.schedule);
       if (!real_ranks.empty() && !std::binary_search(real_ranks.begin(), real_ranks.end(), o.fault->rank)) {
-        throw InputError(fmt::format("eppsim-run: --inject-fault: rank {} is virtual (--ranks {})", o.fault->rank,
+        throw InputError(fmt::format("--inject-fault: rank {} is virtual (--ranks {})", o.fault->rank,
                                      o.real_ranks));
       }
     }
+    return true;
+  }
+
+  int execute(const BackendFactory& make_backend) {
+    const RunOptions& o = *options;
     const double wait_s = 2.0 * o.timeout_s;  // outside steps: let the rank stuck on an op report first
     StepClock clock;
     MpiGroups groups(schedule, MPI_COMM_WORLD, real_ranks);
@@ -358,11 +365,30 @@ int run_eppsim_run(int argc, char** argv, const BackendFactory& make_backend) {
   MPI_Comm_size(MPI_COMM_WORLD, &run.size);
   install_fault_signals(run.rank);  // after MPI_Init, whose handlers these replace
   int status = 0;
+  // Bad options and files are found alike by every rank before any of them
+  // communicates: the ranks agree on them (one reduction), the lowest failing
+  // rank prints one line, and every rank exits with status 2, no abort.
+  std::string input_error;
+  bool proceed = false;
+  try {
+    proceed = run.prepare(argc, argv);
+  } catch (const InputError& e) {
+    input_error = e.what();
+  } catch (const std::exception& e) {
+    run.fail(1, e.what());
+  }
+  int failing = input_error.empty() ? INT_MAX : run.rank, first_failing = INT_MAX;
+  MPI_Allreduce(&failing, &first_failing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first_failing != INT_MAX || !proceed) {
+    if (run.rank == first_failing) fmt::print(stderr, "eppsim-run: error: {}\n", input_error);
+    MPI_Finalize();
+    return first_failing != INT_MAX ? 2 : 0;
+  }
   try {
     if (provided < MPI_THREAD_FUNNELED) {
       throw std::runtime_error("this MPI does not support MPI_THREAD_FUNNELED (compute runs on its own threads)");
     }
-    status = run.execute(argc, argv, make_backend);
+    status = run.execute(make_backend);
   } catch (const InputError& e) {
     run.fail(2, e.what());
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.h"
+#include "base/index_list.h"
 #include "base/input_limits.h"
 #include "base/log.h"
 #include "base/proto_io.h"
@@ -263,7 +264,18 @@ int command_testbed(const po::variables_map& vars) {
     throw InputError(fmt::format("testbed: --steps: must be in [1, {}], got {}", limits::kMaxMeasuredSteps,
                                  request.measured_steps));
   }
+  if (vars.count("real-ranks")) request.real_ranks = vars["real-ranks"].as<std::string>();
   const auto result = run_testbed(request);
+  if (!result.real_ranks.empty()) {
+    std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step, hybrid: ranks {} real, the other {} "
+                             "virtual\n  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
+                             "  wrote        {}/{{calibration.textproto, simulated/, measured/, validation.json, "
+                             "timeline.csv}}\n",
+                             request.scenario.string(), result.measured_step_s, format_index_list(result.real_ranks),
+                             result.ranks - result.real_ranks.size(), result.simulated_step_s,
+                             100.0 * result.step_time_error, request.output_dir.string());
+    return 0;
+  }
   std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step\n"
                            "  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
                            "  uncalibrated {:.4f} s per step simulated, error {:+.1f}%\n"
@@ -446,7 +458,8 @@ const std::vector<Command>& commands() {
              "max and rms error on their rows; interference by its one factor and by size");
        },
        command_calibrate, true},
-      {"testbed", "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR] [--launcher CMD] [--set F=V]",
+      {"testbed",
+       "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR] [--launcher CMD] [--real-ranks LIST] [--set F=V]",
        "on this machine or cluster: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
        "(DIR/validation.json), and the same against the uncalibrated model (DIR/uncalibrated/)",
        {"scenario"},
@@ -462,7 +475,10 @@ const std::vector<Command>& commands() {
              "instead of benchmarking again: same backend, the scenario's model, enough ranks")(
              "launcher", po::value<std::string>(),
              "how to start N processes, {ranks} where N goes, e.g. \"srun --ntasks={ranks}\" or \"mpirun -np {ranks} "
-             "--hostfile HOSTS\" (default: mpirun on this machine, one rank per core)");
+             "--hostfile HOSTS\" (default: mpirun on this machine, one rank per core)")(
+             "real-ranks", po::value<std::string>(),
+             "hybrid emulation: run only these ranks (0,3,7-9) for real, the others timed by the calibrated "
+             "simulation (eppsim-run --ranks); no uncalibrated comparison");
          add_set_option(o, "workload.global_batch=32");
        },
        command_testbed},

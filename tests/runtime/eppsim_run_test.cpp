@@ -320,8 +320,8 @@ TEST_F(HybridRun, BadRanksAndSimulationsAreBadInput) {
     std::string options, rule;
   };
   for (const auto& c : std::vector<Case>{
-           {"0,5", 2, "", "eppsim-run: --ranks 0,5: there are ranks 0 to 2"},
-           {"0-1", 1, "", "eppsim-run: --ranks 0-1: names 2 ranks but mpirun started 1 processes (-np 2)"},
+           {"0,5", 2, "", "eppsim-run: error: --ranks 0,5: there are ranks 0 to 2"},
+           {"0-1", 1, "", "eppsim-run: error: --ranks 0-1: names 2 ranks but mpirun started 1 processes (-np 2)"},
            {"2", 1, "--inject-fault kill:0:1", "--inject-fault: rank 0 is virtual (--ranks 2)"}}) {
     const Result r = run_hybrid(schedule, simulated, c.ranks, c.processes, c.options);
     EXPECT_EQ(r.status, 2) << r.output;

@@ -79,11 +79,6 @@ TEST(VirtualPeers, ACollectiveMeetsItsVirtualMembersAndSaysWhetherRealOnesMeetFi
   EXPECT_FALSE(none.meeting(2).has_value());
 }
 
-TEST(VirtualPeers, RanksMetArePeersAndGroupMembers) {
-  EXPECT_THAT(ranks_met(testing::pipeline_schedule(), 0), ::testing::ElementsAre(1));
-  EXPECT_THAT(ranks_met(testing::three_rank_allreduce(), 1), ::testing::ElementsAre(0, 2));
-}
-
 TEST(VirtualPeers, RefusesASimulationItCannotUseNamingTheFieldAndTheRule) {
   const auto schedule = testing::three_rank_allreduce();
   const proto::Trace simulated = testing::simulate(schedule);
