@@ -29,6 +29,11 @@ class CommEngine {
   // virtual peer's transfer, runtime/hybrid_comm_engine.h), so that the rank
   // executor sleeps no longer; infinity when no end is known in advance.
   virtual double next_end_s() const { return std::numeric_limits<double>::infinity(); }
+  // The rank executor's news, for an engine that follows the rank's progress
+  // (a closed-loop hybrid emulation): a step starts (the clock at 0), and an
+  // op of the rank, of any kind, ended at `end_s`.
+  virtual void step_started() {}
+  virtual void op_ended(OpRef, double /*end_s*/) {}
 };
 
 }  // namespace eppsim::runtime

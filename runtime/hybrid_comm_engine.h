@@ -11,6 +11,12 @@
 //     arrived and the virtual ones would have.
 // Times are on the rank's step clock, which every real rank restarts after
 // the same barrier: the clock they share.
+//
+// Open loop (the default), the virtual sides' readiness and the transfers are
+// those of the simulation (VirtualPeers). Closed loop (a VirtualWorld), the
+// world re-times the virtual ranks as this rank's real ops end (op_ended) and
+// says when each op meeting a virtual rank ends; a collective with other real
+// members also waits for their barrier and the simulated transfer after it.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +25,7 @@
 #include "runtime/comm_engine.h"
 #include "runtime/step_clock.h"
 #include "runtime/virtual_peers.h"
+#include "runtime/virtual_world.h"
 
 namespace eppsim::runtime {
 
@@ -37,14 +44,19 @@ class RealMembersBarrier {
 class HybridCommEngine final : public CommEngine {
  public:
   // `barrier` may be null when no op of the rank has other real members
-  // beside virtual ones. `schedule`, `peers` and `clock` must outlive the engine.
+  // beside virtual ones; `world` null for an open loop (else this rank's ops
+  // that meet no virtual rank must be its pinned ones). `schedule`, `peers`
+  // and `clock` must outlive the engine.
   HybridCommEngine(const proto::Schedule& schedule, std::uint32_t rank, const VirtualPeers& peers,
-                   std::unique_ptr<CommEngine> real, std::unique_ptr<RealMembersBarrier> barrier, const StepClock& clock);
+                   std::unique_ptr<CommEngine> real, std::unique_ptr<RealMembersBarrier> barrier, const StepClock& clock,
+                   std::unique_ptr<VirtualWorld> world = nullptr);
 
   void start(ActivityId id, OpRef ref) override;
   std::vector<Completion> poll() override;
   std::size_t in_flight() const override;
   double next_end_s() const override;
+  void step_started() override;
+  void op_ended(OpRef op, double end_s) override;
 
  private:
   struct Timed {
@@ -57,8 +69,18 @@ class HybridCommEngine final : public CommEngine {
   std::unique_ptr<CommEngine> real_;
   std::unique_ptr<RealMembersBarrier> barrier_;
   const StepClock& clock_;
+  // Closed loop: an op meeting a virtual rank until the world has timed it.
+  struct Awaiting {
+    ActivityId id;
+    OpRef op;
+    VirtualMeeting meeting;
+    double barrier_end_s = -1.0;  // when the real members met (-1: not yet, or no barrier)
+  };
+  bool ready_to_time(const Awaiting& a) const { return !a.meeting.real_members_meet || a.barrier_end_s >= 0.0; }
+  std::unique_ptr<VirtualWorld> world_;
   std::vector<Timed> timed_;
-  std::map<ActivityId, VirtualMeeting> at_barrier_;  // started, waiting for the real members
+  std::map<ActivityId, VirtualMeeting> at_barrier_;  // open loop: started, waiting for the real members
+  std::vector<Awaiting> awaiting_;
 };
 
 }  // namespace eppsim::runtime

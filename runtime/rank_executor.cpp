@@ -76,9 +76,12 @@ void RankExecutor::check_timeouts(double now) const {
 void RankExecutor::finished(const std::vector<Completion>& done) {
   for (const auto& c : done) {
     const auto it = std::find_if(outstanding_.begin(), outstanding_.end(), [&](const Outstanding& o) { return o.id == c.id; });
-    if (it != outstanding_.end()) outstanding_.erase(it);
-    publish_in_flight();
     last_s_ = std::max(last_s_, c.end_s);
+    if (it != outstanding_.end()) {
+      comm_.op_ended(it->op, last_s_);
+      outstanding_.erase(it);
+    }
+    publish_in_flight();
     core_->finish(c.id, last_s_);
   }
 }
@@ -88,6 +91,7 @@ proto::Trace RankExecutor::run_step() {
   ExecutorOptions options;
   options.local_ranks = {rank_};
   core_ = std::make_unique<ExecutorCore>(schedule_, *this, options);
+  comm_.step_started();
   last_s_ = clock_.now_s();
   core_->start(last_s_);
   double idle_since = -1.0;

@@ -214,17 +214,6 @@ VirtualPeers::VirtualPeers(const proto::Schedule& schedule, const proto::Trace& 
   }
 }
 
-std::pair<double, double> virtual_span_s(const proto::Trace& simulated, std::span<const std::uint32_t> real_ranks) {
-  std::int64_t start = std::numeric_limits<std::int64_t>::max(), end = std::numeric_limits<std::int64_t>::min();
-  for (const OpEventRef e : events_of(simulated)) {
-    if (contains(real_ranks, e.rank())) continue;
-    start = std::min(start, e.start_ns());
-    end = std::max(end, e.end_ns());
-  }
-  if (start > end) return {0.0, 0.0};
-  return {static_cast<double>(start) * 1e-9, static_cast<double>(end) * 1e-9};
-}
-
 void add_virtual_ranks(proto::Trace& hybrid, const proto::Trace& simulated, std::span<const std::uint32_t> real_ranks) {
   proto::OpEvents& columns = *hybrid.mutable_op_events();
   for (const OpEventRef e : events_of(simulated)) {

@@ -66,8 +66,4 @@ class VirtualPeers {
 // earliest start is 0, and step_time_ns is the latest end.
 void add_virtual_ranks(proto::Trace& hybrid, const proto::Trace& simulated, std::span<const std::uint32_t> real_ranks);
 
-// The first and last moment of the virtual ranks in `simulated` (both 0 when
-// it holds none of their events).
-std::pair<double, double> virtual_span_s(const proto::Trace& simulated, std::span<const std::uint32_t> real_ranks);
-
 }  // namespace eppsim::runtime

@@ -182,6 +182,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
           ? std::vector<std::uint32_t>{}
           : parse_index_list(request.real_ranks, scenario.usable_gpus(), "testbed: --real-ranks", "rank");
   const bool hybrid = !real_ranks.empty();
+  if (request.closed_loop && !hybrid) throw InputError("testbed: --closed-loop: only with --real-ranks");
   const std::uint32_t comm_ranks =
       std::max(hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus(), 2u);
   // --bench: both files checked before anything is written.
@@ -228,7 +229,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   // keep every rank's anyway.
   PlannedBatch planned = plan_scenario(calibrated);
   TraceRanks trace_ranks;
-  if (hybrid && op_count(planned.schedule) > kMaxDefaultTracedOps) {
+  if (hybrid && !request.closed_loop && op_count(planned.schedule) > kMaxDefaultTracedOps) {
     trace_ranks = {TraceRanks::Mode::Listed,
                    format_index_list(ranks_and_those_they_meet(planned.schedule, real_ranks))};
   }
@@ -250,6 +251,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
                          measured.string()});
   if (hybrid) {
     run.insert(run.end(), {"--ranks", format_index_list(real_ranks), "--virtual", (dir / "simulated" / "trace.pb").string()});
+    if (request.closed_loop) run.push_back("--closed-loop");
   }
   run_step(request, hybrid ? "executing the real ranks of the schedule" : "executing the schedule", run);
 

@@ -18,7 +18,8 @@
 // ranks and of every rank they meet (past kMaxDefaultTracedOps ops; below,
 // every rank's, so that the hybrid trace compares with an all-real one), step 5 runs only those ranks (eppsim-run
 // --ranks LIST --virtual DIR/simulated/trace.pb: the others are timed by the
-// calibrated simulation) and step 7 is left out (its model would meet the
+// calibrated simulation; with closed_loop, re-timed from the real ranks'
+// progress: --closed-loop) and step 7 is left out (its model would meet the
 // calibrated one's virtual ranks).
 // The ranks start through `launcher` (default: mpirun on this machine, one
 // rank per core where it has the cores); a cluster's launcher (srun, mpirun
@@ -61,6 +62,9 @@ struct TestbedRequest {
   std::filesystem::path reuse_bench;
   // The ranks to run for real (a list, "0,3,7-9"); empty: every rank.
   std::string real_ranks;
+  // With real_ranks: re-time the virtual ranks from the real ones' progress
+  // (eppsim-run --closed-loop); the simulated trace then keeps every rank's events.
+  bool closed_loop = false;
 };
 
 struct TestbedResult {

@@ -30,6 +30,7 @@
 #include "runtime/rank_executor.h"
 #include "runtime/trace_merge.h"
 #include "runtime/virtual_peers.h"
+#include "runtime/virtual_world.h"
 #include "base/proto_io.h"
 #include "schedule/schedule_file.h"
 
@@ -106,6 +107,7 @@ struct RunOptions {
   std::optional<InjectedFault> fault;
   std::string real_ranks;      // --ranks: a hybrid emulation's ranks run for real
   std::string virtual_trace;   // --virtual: the simulation that times the others
+  bool closed_loop = false;    // --closed-loop: re-time the virtual ranks from the real ranks' progress
 };
 
 std::optional<RunOptions> parse(int argc, char** argv, int rank) {
@@ -131,6 +133,9 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
       ("virtual", po::value(&o.virtual_trace),
        "with --ranks: the Trace of a calibrated simulation of the whole Schedule (eppsim sim), whose times the "
        "virtual ranks keep")
+      ("closed-loop", po::bool_switch(&o.closed_loop),
+       "with --ranks: re-time the virtual ranks as the real ranks progress (the simulation's durations, the real "
+       "ranks' ends), not at the simulation's times; needs every rank's events in --virtual")
       ("inject-fault", po::value(&fault),
        "KIND:RANK:OP: rank RANK kills itself (kill), crashes (crash) or stops answering (stall) as its op OP "
        "starts in the first measured step; to test fault handling");
@@ -165,6 +170,7 @@ std::optional<RunOptions> parse(int argc, char** argv, int rank) {
   if (!o.virtual_trace.empty() && o.real_ranks.empty()) {
     throw InputError("--virtual: only with --ranks, the ranks run for real");
   }
+  if (o.closed_loop && o.real_ranks.empty()) throw InputError("--closed-loop: only with --ranks and --virtual");
   if (!o.real_ranks.empty() && o.virtual_trace.empty()) {
     throw InputError(fmt::format("--ranks {}: the other ranks are virtual and need the calibrated simulation "
                                  "that times them: --virtual SIM_TRACE (eppsim sim with cost_model {{ calibration_file }})",
@@ -193,6 +199,7 @@ struct Run {
   std::vector<std::uint32_t> real_ranks;
   proto::Trace simulated;
   std::unique_ptr<VirtualPeers> virtual_peers;
+  std::unique_ptr<VirtualWorld> world;  // closed loop: handed to the hybrid engine
   std::unique_ptr<RankExecutor> executor;
 
   // The memory guard before the first op: this rank's kernel buffers, times
@@ -232,20 +239,28 @@ struct Run {
     schedule_rank = real_ranks[static_cast<std::size_t>(rank)];
     install_fault_signals(static_cast<int>(schedule_rank));  // crash messages name the Schedule's rank
     simulated = read_trace(o.virtual_trace);
+    if (o.closed_loop) {
+      // This rank's ops, but those that meet a virtual rank, end as they really do.
+      world = std::make_unique<VirtualWorld>(
+          schedule, simulated,
+          [this](OpRef op) { return op.rank == schedule_rank && !virtual_peers->meeting(op.op).has_value(); },
+          o.virtual_trace);
+    }
     virtual_peers = std::make_unique<VirtualPeers>(schedule, simulated, real_ranks, schedule_rank, o.virtual_trace);
   }
 
-  // The step's time on rank 0's clock: the real ranks' spans and, in a hybrid
-  // emulation, the virtual ranks' simulated one (on the clock they share).
-  double step_time_s(std::vector<RankSpan> spans, std::vector<double> offsets) const {
-    if (!real_ranks.empty()) {
-      const auto [start, end] = virtual_span_s(simulated, real_ranks);
-      if (end > start) {
-        spans.push_back({start, end});
-        offsets.push_back(0.0);
-      }
+  // One measured step's Trace of every rank, on rank 0: the real ranks' events
+  // (`all`, by world rank) on its clock and the virtual ranks', as simulated
+  // (open loop) or re-timed from the real ones (closed loop).
+  proto::Trace merge_hybrid(std::span<const proto::Trace> all, std::span<const double> offsets_s) const {
+    proto::Trace merged = merge_onto_clock(all, offsets_s, real_ranks);
+    if (options->closed_loop) {
+      add_virtual_ranks(merged, retime_virtual_ranks(schedule, simulated, real_ranks, merged, options->virtual_trace),
+                        real_ranks);
+    } else {
+      add_virtual_ranks(merged, simulated, real_ranks);
     }
-    return merged_step_time_s(spans, offsets);
+    return merged;
   }
 
   // The options and files, before any rank communicates: false for --help.
@@ -275,7 +290,8 @@ struct Run {
     Backend backend = make_backend(BackendRequest{o.backend, o.attention}, schedule, groups, clock);
     if (virtual_peers) {
       backend.comm = std::make_unique<HybridCommEngine>(schedule, schedule_rank, *virtual_peers, std::move(backend.comm),
-                                                        std::make_unique<MpiGroupBarrier>(groups, clock), clock);
+                                                        std::make_unique<MpiGroupBarrier>(groups, clock), clock,
+                                                        std::move(world));
     }
     RankExecutorOptions executor_options;
     executor_options.timeout_s = o.timeout_s;
@@ -293,38 +309,48 @@ struct Run {
     std::vector<proto::Trace> traces;
     std::vector<std::vector<double>> offsets;  // rank 0: per measured step
     std::vector<double> step_times_s;          // rank 0
+    std::vector<proto::Trace> hybrid_steps;    // rank 0, a hybrid emulation: each measured step's whole trace
     for (; step < o.warmup_steps + o.steps; ++step) {
       barrier(MPI_COMM_WORLD, wait_s, fmt::format("rank {}: barrier before step {}", schedule_rank, step + 1));
       clock.restart();
       proto::Trace trace = executor->run_step();
       if (step < o.warmup_steps) continue;
       offsets.push_back(measure_clock_offsets(MPI_COMM_WORLD, clock, kClockRounds, wait_s));
+      if (!real_ranks.empty()) {
+        // The step's time needs the virtual ranks, which a closed loop re-times from every real rank's events.
+        const auto all = gather_traces(MPI_COMM_WORLD, trace, wait_s);
+        if (rank == 0) {
+          hybrid_steps.push_back(merge_hybrid(all, offsets.back()));
+          step_times_s.push_back(static_cast<double>(hybrid_steps.back().step_time_ns()) * 1e-9);
+        }
+        continue;
+      }
       const auto spans = gather_spans(MPI_COMM_WORLD, trace_span(trace), wait_s);
-      if (rank == 0) step_times_s.push_back(step_time_s(spans, offsets.back()));
+      if (rank == 0) step_times_s.push_back(merged_step_time_s(spans, offsets.back()));
       traces.push_back(std::move(trace));
     }
-    int chosen = rank == 0 ? static_cast<int>(median_index(step_times_s)) : 0;
-    MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Ibcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "choosing the median step");
-    wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", schedule_rank));
-    const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
+    proto::Trace merged;
+    if (real_ranks.empty()) {
+      int chosen = rank == 0 ? static_cast<int>(median_index(step_times_s)) : 0;
+      MPI_Request request = MPI_REQUEST_NULL;
+      check_mpi(MPI_Ibcast(&chosen, 1, MPI_INT, 0, MPI_COMM_WORLD, &request), "choosing the median step");
+      wait_all(std::span(&request, 1), wait_s, fmt::format("rank {}: choosing the median step", schedule_rank));
+      const auto all = gather_traces(MPI_COMM_WORLD, traces[static_cast<std::size_t>(chosen)], wait_s);
+      if (rank == 0) merged = merge_traces(all, offsets[static_cast<std::size_t>(chosen)]);
+    } else if (rank == 0) {
+      merged = std::move(hybrid_steps[median_index(step_times_s)]);
+    }
     if (rank == 0) {
-      const auto& chosen_offsets = offsets[static_cast<std::size_t>(chosen)];
-      proto::Trace merged;
-      if (real_ranks.empty()) {
-        merged = merge_traces(all, chosen_offsets);
-      } else {
-        merged = merge_onto_clock(all, chosen_offsets, real_ranks);
-        add_virtual_ranks(merged, simulated, real_ranks);
-      }
+      const std::size_t chosen = median_index(step_times_s);
       for (const double t : step_times_s) merged.add_measured_step_times_ns(std::llround(t * 1e9));
       write_trace_file(merged, o.trace);
       std::string times;
       for (const double t : step_times_s) times += fmt::format(" {:.6f}", t);
       const std::string ranks =
           real_ranks.empty() ? fmt::format("{} ranks", size)
-                             : fmt::format("{} real rank{} ({}) of {}, the others virtual ({})", size, size == 1 ? "" : "s",
-                                           o.real_ranks, schedule.num_ranks(), o.virtual_trace);
+                             : fmt::format("{} real rank{} ({}) of {}, the others virtual ({}, {} loop)", size,
+                                           size == 1 ? "" : "s", o.real_ranks, schedule.num_ranks(), o.virtual_trace,
+                                           o.closed_loop ? "closed" : "open");
       fmt::print(stderr, "eppsim-run: {}, {} backend, {} warm-up + {} measured steps; step times (s):{}; trace of "
                  "the median step ({:.6f} s) written to {}\n",
                  ranks, o.backend, o.warmup_steps, o.steps, times, step_times_s[static_cast<std::size_t>(chosen)], o.trace);

@@ -265,14 +265,16 @@ int command_testbed(const po::variables_map& vars) {
                                  request.measured_steps));
   }
   if (vars.count("real-ranks")) request.real_ranks = vars["real-ranks"].as<std::string>();
+  request.closed_loop = vars["closed-loop"].as<bool>();
   const auto result = run_testbed(request);
   if (!result.real_ranks.empty()) {
     std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step, hybrid: ranks {} real, the other {} "
-                             "virtual\n  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
+                             "virtual ({} loop)\n  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
                              "  wrote        {}/{{calibration.textproto, simulated/, measured/, validation.json, "
                              "timeline.csv}}\n",
                              request.scenario.string(), result.measured_step_s, format_index_list(result.real_ranks),
-                             result.ranks - result.real_ranks.size(), result.simulated_step_s,
+                             result.ranks - result.real_ranks.size(), request.closed_loop ? "closed" : "open",
+                             result.simulated_step_s,
                              100.0 * result.step_time_error, request.output_dir.string());
     return 0;
   }
@@ -459,7 +461,8 @@ const std::vector<Command>& commands() {
        },
        command_calibrate, true},
       {"testbed",
-       "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR] [--launcher CMD] [--real-ranks LIST] [--set F=V]",
+       "testbed SCENARIO [-o DIR] [--backend cpu|cuda] [--bench DIR] [--launcher CMD] [--real-ranks LIST "
+       "[--closed-loop]] [--set F=V]",
        "on this machine or cluster: benchmark, calibrate, plan, simulate, execute with mpirun eppsim-run, validate "
        "(DIR/validation.json), and the same against the uncalibrated model (DIR/uncalibrated/)",
        {"scenario"},
@@ -478,7 +481,9 @@ const std::vector<Command>& commands() {
              "--hostfile HOSTS\" (default: mpirun on this machine, one rank per core)")(
              "real-ranks", po::value<std::string>(),
              "hybrid emulation: run only these ranks (0,3,7-9) for real, the others timed by the calibrated "
-             "simulation (eppsim-run --ranks); no uncalibrated comparison");
+             "simulation (eppsim-run --ranks); no uncalibrated comparison")(
+             "closed-loop", po::bool_switch(),
+             "with --real-ranks: re-time the virtual ranks from the real ranks' progress (eppsim-run --closed-loop)");
          add_set_option(o, "workload.global_batch=32");
        },
        command_testbed},

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `eppsim testbed --real-ranks` end to end (hybrid emulation, issue 44): the
 # 4-rank pipeline of scenarios/validation/pp4.textproto with ranks 1 and 2 run
-# for real on this machine's CPU cores and ranks 0 and 3 timed by the
-# calibrated simulation, reusing the benchmarks of testbed_pp2 (same model).
+# for real on this machine's CPU cores and ranks 0 and 3 re-timed from their
+# progress by the calibrated simulation (closed loop), reusing the benchmarks
+# of testbed_pp2 (same model).
 # Checks the files, that the measured trace is a hybrid one holding every
 # rank's events, that validation.json marks the virtual ranks, and that the
 # step is within a loose bound of the simulated one (a broken loop, not 5%:
@@ -13,9 +14,9 @@ eppsim=$1 source_dir=$2 bench_dir=$3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 loop_dir=$out/tb
-"$eppsim" testbed "$source_dir/scenarios/validation/pp4.textproto" --real-ranks 1-2 --bench "$bench_dir" \
+"$eppsim" testbed "$source_dir/scenarios/validation/pp4.textproto" --real-ranks 1-2 --closed-loop --bench "$bench_dir" \
   -o "$loop_dir" > "$out/stdout.txt"
-grep -q "hybrid: ranks 1-2 real, the other 2 virtual" "$out/stdout.txt" ||
+grep -q "hybrid: ranks 1-2 real, the other 2 virtual (closed loop)" "$out/stdout.txt" ||
   { echo "FAIL the summary does not say the run was hybrid: $(cat "$out/stdout.txt")"; exit 1; }
 for f in calibration.textproto simulated/trace.pb simulated/schedule.pb measured/trace.pb validation.json timeline.csv; do
   [ -s "$loop_dir/$f" ] || { echo "FAIL missing $f"; exit 1; }

@@ -271,7 +271,7 @@ TEST_F(HybridRun, OneRealStageOfAPipelineMeetsTheVirtualOneAtTheSimulatedTimes) 
   const proto::Trace simulated = testing::simulate(schedule, 2e-3);
   const Result r = run_hybrid(schedule, simulated, "0", 1);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("1 real rank (0) of 2, the others virtual (sim.pb)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 real rank (0) of 2, the others virtual (sim.pb, open loop)"), std::string::npos) << r.output;
   const proto::Trace t = trace();
   EXPECT_THAT(t.real_ranks(), ::testing::ElementsAre(0));
   testing::expect_sane_trace(schedule, t);
@@ -311,6 +311,24 @@ TEST_F(HybridRun, TwoRealMembersOfACollectiveMeetBeforeItsVirtualMemberIsTimed) 
   }
 }
 
+// Closed loop: the virtual stage is re-timed from the real one, whose layers
+// (the driver's 2 ms and more) take longer than the simulation's 1 ms.
+TEST_F(HybridRun, ClosedLoopRetimesTheVirtualStageFromTheRealOne) {
+  const auto schedule = testing::pipeline_schedule();
+  const proto::Trace simulated = testing::simulate(schedule, 1e-3);
+  const Result r = run_hybrid(schedule, simulated, "0", 1, "--warmup-steps 1 --steps 3 --timeout 30 --closed-loop");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("closed loop"), std::string::npos) << r.output;
+  const proto::Trace t = trace();
+  testing::expect_sane_trace(schedule, t);
+  const auto events = by_op(t), before = by_op(simulated);
+  // Stage 1's activations arrive when stage 0's send really ended, and its forward follows.
+  EXPECT_EQ(events.at({1, 1}).end_ns(), events.at({0, 2}).end_ns());
+  EXPECT_GE(events.at({1, 3}).start_ns(), events.at({0, 2}).end_ns());
+  EXPECT_GT(events.at({1, 3}).start_ns(), before.at({1, 3}).start_ns());
+  EXPECT_GT(t.step_time_ns(), simulated.step_time_ns());
+}
+
 TEST_F(HybridRun, BadRanksAndSimulationsAreBadInput) {
   const auto schedule = testing::three_rank_allreduce();
   const proto::Trace simulated = testing::simulate(schedule, 2e-3);
@@ -327,6 +345,17 @@ TEST_F(HybridRun, BadRanksAndSimulationsAreBadInput) {
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find(c.rule), std::string::npos) << c.ranks << ": " << r.output;
   }
+  proto::Trace some_ranks = simulated;  // rank 2's events left out
+  some_ranks.clear_op_events();
+  for (const OpEventRef e : events_of(simulated)) {
+    if (e.rank() != 2) add_event(*some_ranks.mutable_op_events(), fields_of(e));
+  }
+  some_ranks.add_traced_ranks(0);
+  some_ranks.add_traced_ranks(1);
+  Result closed = run_hybrid(schedule, some_ranks, "0", 1, "--closed-loop");
+  EXPECT_EQ(closed.status, 2) << closed.output;
+  EXPECT_NE(closed.output.find("sim.pb: traced_ranks: lists the events of 2 of 3 ranks; a closed loop"), std::string::npos)
+      << closed.output;
   proto::Trace uncalibrated = simulated;
   uncalibrated.clear_calibration();
   Result r = run_hybrid(schedule, uncalibrated, "0", 1);
