@@ -9,9 +9,15 @@
 #   - both steps for real: mpirun -np 1 eppsim-run SCHEDULE --backend cuda
 #   - NCCL on a one-rank communicator: its collectives, and in all-to-all a
 #     send to itself (eppsim-bench comm --backend cuda at 1 rank)
+#   - hybrid emulation: one real rank of a 64-GPU Schedule of gpu1's model
+#     (scenarios/validation/gpu_hybrid64), the other 63 re-timed by the
+#     simulation calibrated on this GPU (eppsim testbed --real-ranks 0
+#     --closed-loop, on the benchmarks above)
 #   - the CPU validation on 4 MPI ranks of the host's cores
 #     (scripts/cluster-validate.sh --backend cpu: epp4, pp2, dp2, sp2, each
-#     benchmarked, calibrated, simulated, run and validated, and the table)
+#     benchmarked, calibrated, simulated, run and validated, and the table),
+#     then hybrid emulation against all-real runs (scripts/hybrid-validate.sh:
+#     pp4 with 2 of its 4 ranks real, and a 16,384-GPU step with 2 real ranks)
 #   - PyTorch's GEMMs and SDPA on gpu1's shapes, where python3 has torch
 # usage: scripts/gpu-check.sh OUT
 #   needs eppsim, eppsim-bench, eppsim-run, the runtime_cuda_* tests and mpirun
@@ -52,6 +58,11 @@ run_model() {
 run_model gpu1
 step 60 mpirun -np 1 eppsim-bench comm --backend cuda --bytes 4KiB,1MiB,64MiB --iterations 5 --warmup 2 \
   --out "$out/comm_nccl_1rank.json"
+mkdir -p "$out/hybrid64_bench"
+cp "$out/compute_gpu1.json" "$out/hybrid64_bench/compute.json"
+cp "$out/comm_nccl_1rank.json" "$out/hybrid64_bench/comm.json"
+step 180 eppsim testbed scenarios/validation/gpu_hybrid64.textproto --backend cuda --real-ranks 0 --closed-loop \
+  --bench "$out/hybrid64_bench" -o "$out/hybrid64"
 run_model gpu1_llama7b --tokens 512,2048,8192,16384 --packed 256,1024
 step 120 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --backend cuda --attention reference \
   --tokens 512,2048,8192 --context 0 --packed 256 --out "$out/compute_gpu1_reference.json"
@@ -59,6 +70,7 @@ step 120 eppsim-bench compute --scenario scenarios/validation/gpu1.textproto --b
 # The CPU validation on 4 of the host's cores, quieter than a 2-core VM:
 # epp4 (which benchmarks), then pp2, dp2 and sp2, and their table.
 step 360 bash scripts/cluster-validate.sh "$out/validation-cpu" --backend cpu --ranks 4
+step 240 bash scripts/hybrid-validate.sh "$out/hybrid-cpu"
 
 if python3 -c "import torch" 2>/dev/null; then
   step 120 python3 scripts/torch_reference.py "$out/torch_reference.json"

@@ -15,9 +15,10 @@ it from its posting).
 A hybrid folder is named hybrid-RANKS-LOOP (LOOP: open or closed); a folder
 without a readable validation.json is an error (exit 2) that names it.
 """
-import json
 import os
 import sys
+
+from validation_table import read_validation
 
 
 def fail(message):
@@ -27,13 +28,9 @@ def fail(message):
 
 def read(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            validation = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        fail(f"{path}: {e}")
-    if "measured_step_time_s" not in validation:
-        fail(f"{path}: no measured_step_time_s (not a validation.json?)")
-    return validation
+        return read_validation(path)
+    except ValueError as e:
+        fail(str(e))
 
 
 def error(simulated, measured):

@@ -28,16 +28,24 @@ def error_cell(simulated, measured):
     return "—" if measured <= 0 else f"{(simulated - measured) / measured:+.1%}"
 
 
-def row(folder, name=None, model="calibrated"):
-    """The cells of `folder`/validation.json's row, named `name` (default: the folder's)."""
-    path = os.path.join(folder, "validation.json")
+def read_validation(path):
+    """`path`, an `eppsim validate` validation.json; ValueError naming it when it is not one."""
     try:
         with open(path, encoding="utf-8") as f:
             validation = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
-        fail(f"{path}: {e}")
+        raise ValueError(f"{path}: {e}")
     if "measured_step_time_s" not in validation:
-        fail(f"{path}: no measured_step_time_s (not a validation.json?)")
+        raise ValueError(f"{path}: no measured_step_time_s (not a validation.json?)")
+    return validation
+
+
+def row(folder, name=None, model="calibrated"):
+    """The cells of `folder`/validation.json's row, named `name` (default: the folder's)."""
+    try:
+        validation = read_validation(os.path.join(folder, "validation.json"))
+    except ValueError as e:
+        fail(str(e))
     kinds = {k["kind"]: k for k in validation.get("kinds", [])}
     compute = [k for name, k in kinds.items() if name.startswith("compute/")]
     sim_compute = sum(k.get("simulated_s", 0.0) for k in compute)

@@ -183,8 +183,10 @@ TestbedResult run_testbed(const TestbedRequest& request) {
           : parse_index_list(request.real_ranks, scenario.usable_gpus(), "testbed: --real-ranks", "rank");
   const bool hybrid = !real_ranks.empty();
   if (request.closed_loop && !hybrid) throw InputError("testbed: --closed-loop: only with --real-ranks");
-  const std::uint32_t comm_ranks =
-      std::max(hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus(), 2u);
+  // The communication benchmark's ranks: the run's (a hybrid run's real ones),
+  // at least 2 on MPI; NCCL also benchmarks one rank, a GPU's own collectives.
+  const std::uint32_t comm_ranks = std::max(hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus(),
+                                            hybrid && request.backend == "cuda" ? 1u : 2u);
   // --bench: both files checked before anything is written.
   fs::path compute_from, comm_from;
   if (!request.reuse_bench.empty()) {

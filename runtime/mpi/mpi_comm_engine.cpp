@@ -109,15 +109,9 @@ void MpiCommEngine::start(ActivityId id, OpRef ref) {
 
 std::vector<Completion> MpiCommEngine::poll() {
   std::vector<Completion> done;
-  if (requests_.empty()) return done;
-  std::vector<int> indices(requests_.size());
-  int count = 0;
-  check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices.data(), MPI_STATUSES_IGNORE),
-            "MPI_Testsome");
-  if (count <= 0) return done;  // MPI_UNDEFINED: nothing active
+  const std::vector<int> indices = completed_requests(requests_);
+  if (indices.empty()) return done;
   const double now = clock_.now_s();
-  indices.resize(static_cast<std::size_t>(count));
-  std::sort(indices.begin(), indices.end());
   for (const int i : indices) {
     auto& a = active_[static_cast<std::size_t>(i)];
     done.push_back({a.id, now});

@@ -21,15 +21,9 @@ void MpiGroupBarrier::start(ActivityId id, std::uint32_t group) {
 
 std::vector<Completion> MpiGroupBarrier::poll() {
   std::vector<Completion> done;
-  if (requests_.empty()) return done;
-  std::vector<int> indices(requests_.size());
-  int count = 0;
-  check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices.data(), MPI_STATUSES_IGNORE),
-            "MPI_Testsome");
-  if (count <= 0) return done;
+  const std::vector<int> indices = completed_requests(requests_);
+  if (indices.empty()) return done;
   const double now = clock_.now_s();
-  indices.resize(static_cast<std::size_t>(count));
-  std::sort(indices.begin(), indices.end());
   for (const int i : indices) done.push_back({ids_[static_cast<std::size_t>(i)], now});
   for (auto it = indices.rbegin(); it != indices.rend(); ++it) {
     requests_.erase(requests_.begin() + *it);

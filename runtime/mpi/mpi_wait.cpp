@@ -1,5 +1,6 @@
 #include "runtime/mpi/mpi_wait.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -33,6 +34,17 @@ void wait_all(std::span<MPI_Request> requests, double timeout_s, std::string_vie
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
+}
+
+std::vector<int> completed_requests(std::span<MPI_Request> requests) {
+  std::vector<int> indices(requests.size());
+  if (requests.empty()) return indices;
+  int count = 0;
+  check_mpi(MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &count, indices.data(), MPI_STATUSES_IGNORE),
+            "MPI_Testsome");
+  indices.resize(count > 0 ? static_cast<std::size_t>(count) : 0);  // MPI_UNDEFINED: nothing active
+  std::sort(indices.begin(), indices.end());
+  return indices;
 }
 
 void barrier(MPI_Comm comm, double timeout_s, std::string_view what) {

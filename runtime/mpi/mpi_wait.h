@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace eppsim::runtime {
 
@@ -24,6 +25,10 @@ void check_mpi(int rc, std::string_view what);
 // (or Terminated, runtime/fault_signals.h, when the process is told to end).
 // Yields the core between polls.
 void wait_all(std::span<MPI_Request> requests, double timeout_s, std::string_view what);
+
+// The requests that completed (MPI_Testsome, without waiting), their indices
+// ascending; each is then MPI_REQUEST_NULL.
+std::vector<int> completed_requests(std::span<MPI_Request> requests);
 
 // MPI_Ibarrier on `comm`, waited with wait_all.
 void barrier(MPI_Comm comm, double timeout_s, std::string_view what);

@@ -329,6 +329,19 @@ TEST_F(HybridRun, ClosedLoopRetimesTheVirtualStageFromTheRealOne) {
   EXPECT_GT(t.step_time_ns(), simulated.step_time_ns());
 }
 
+// A real rank that dies is reported as in a run of every rank, by the Schedule's rank.
+TEST_F(HybridRun, ARealRankThatCrashesIsNamedByItsScheduleRank) {
+  const auto schedule = testing::three_rank_allreduce();
+  const Result r = run_hybrid(schedule, testing::simulate(schedule, 2e-3), "1-2", 2,
+                              "--warmup-steps 0 --steps 1 --timeout 60 --inject-fault crash:2:0");
+  EXPECT_NE(r.status, 0) << r.output;
+  const auto at = r.output.find("rank 2: error: died of signal 11 (SIGSEGV) while running: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NE(r.output.substr(at, r.output.find('\n', at) - at).find("rank 2 op 0 (COMPUTE forward"), std::string::npos)
+      << r.output;
+  EXPECT_LT(r.wall_s, 20.0);
+}
+
 TEST_F(HybridRun, BadRanksAndSimulationsAreBadInput) {
   const auto schedule = testing::three_rank_allreduce();
   const proto::Trace simulated = testing::simulate(schedule, 2e-3);
