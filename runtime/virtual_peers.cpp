@@ -19,14 +19,6 @@ namespace {
 
 constexpr std::int64_t kNoEvent = -1;
 
-proto::OpKind kind_of(OpView op) {
-  if (op.is_compute()) return proto::COMPUTE;
-  if (op.is_send()) return proto::SEND;
-  if (op.is_recv()) return proto::RECV;
-  if (op.is_collective()) return proto::COLLECTIVE;
-  return proto::MEMORY;
-}
-
 bool contains(std::span<const std::uint32_t> ascending, std::uint32_t rank) {
   return std::binary_search(ascending.begin(), ascending.end(), rank);
 }
@@ -100,7 +92,7 @@ class Reader {
     if (events_by_rank_.empty()) index_events();
     for (const int i : events_by_rank_[r]) {
       const OpEventRef e = events_of(simulated_)[i];
-      if (e.op() >= ops.size() || kind_of(ops[e.op()]) != e.kind()) {
+      if (e.op() >= ops.size() || event_kind(ops[e.op()]) != e.kind()) {
         throw error("op_events", fmt::format("rank {} op {} is not the Schedule's (another Schedule's simulation?)", r,
                                              e.op()));
       }

@@ -134,19 +134,12 @@ bool VirtualWorld::done() const { return core_ && core_->all_done(); }
 
 proto::Trace VirtualWorld::trace() const { return core_->trace("hybrid"); }
 
-proto::Trace retime_virtual_ranks(const proto::Schedule& schedule, const proto::Trace& simulated,
-                                  std::span<const std::uint32_t> real_ranks, const proto::Trace& real,
-                                  std::string_view simulated_name) {
-  VirtualWorld world(
-      schedule, simulated,
-      [&](OpRef op) { return std::binary_search(real_ranks.begin(), real_ranks.end(), op.rank); }, simulated_name);
-  world.start();
-  for (const OpEventRef e : events_of(real)) world.pinned_ended({e.rank(), e.op()}, static_cast<double>(e.end_ns()) * 1e-9);
-  world.advance_to(std::numeric_limits<double>::infinity());
-  if (!world.done()) {
-    throw std::logic_error("retime_virtual_ranks: the step did not complete with the real ranks' events pinned");
-  }
-  return world.trace();
+proto::Trace VirtualWorld::retime(const proto::Trace& real) {
+  start();
+  for (const OpEventRef e : events_of(real)) pinned_ended({e.rank(), e.op()}, static_cast<double>(e.end_ns()) * 1e-9);
+  advance_to(std::numeric_limits<double>::infinity());
+  if (!done()) throw std::logic_error("VirtualWorld::retime: the step did not complete with the real ranks' ends pinned");
+  return trace();
 }
 
 }  // namespace eppsim::runtime

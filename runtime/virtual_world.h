@@ -59,6 +59,10 @@ class VirtualWorld final : private GlobalExecutorHooks {
   bool done() const;
   // Every rank's events as the world ran them.
   proto::Trace trace() const;
+  // After a step: the world run again with the pinned ops of `real` (events on
+  // one clock whose 0 is the step's start) ending as they did; its trace. Every
+  // op of a rank that `real` lists must be pinned: this re-times the others.
+  proto::Trace retime(const proto::Trace& real);
 
  private:
   void compute_ready(ActivityId id, OpRef op, double now) override;
@@ -93,13 +97,5 @@ class VirtualWorld final : private GlobalExecutorHooks {
   std::unordered_map<ActivityId, Pending> pending_;
   std::unordered_map<std::uint64_t, double> timed_end_s_;  // unpinned ops of started activities
 };
-
-// The virtual ranks of a hybrid step re-timed from its real ranks' measured
-// events (`real`: every real rank's, on one clock whose 0 is the step's start):
-// the world's trace of every rank, every op of `real_ranks` pinned to its
-// measured end. InputError as VirtualWorld's.
-proto::Trace retime_virtual_ranks(const proto::Schedule& schedule, const proto::Trace& simulated,
-                                  std::span<const std::uint32_t> real_ranks, const proto::Trace& real,
-                                  std::string_view simulated_name);
 
 }  // namespace eppsim::runtime

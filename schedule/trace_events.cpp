@@ -6,6 +6,18 @@
 
 namespace eppsim {
 
+proto::OpKind event_kind(OpView op) {
+  switch (op.code()) {
+    case proto::OP_COMPUTE: return proto::COMPUTE;
+    case proto::OP_SEND: return proto::SEND;
+    case proto::OP_RECV: return proto::RECV;
+    case proto::OP_COLLECTIVE: return proto::COLLECTIVE;
+    case proto::OP_ALLOCATE:
+    case proto::OP_FREE: return proto::MEMORY;
+    default: return proto::OP_KIND_UNSPECIFIED;
+  }
+}
+
 OpEventFields fields_of(OpEventRef e) {
   return OpEventFields{e.rank(),  e.op(),   e.stream(), e.kind(),       e.phase(),    e.collective(), e.chunk(),
                        e.stage(), e.peer(), e.group(),  e.size_bytes(), e.start_ns(), e.end_ns()};

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "schedule/program_ops.h"
 #include "proto/trace.pb.h"
 
 namespace eppsim {
@@ -101,6 +102,9 @@ class ListedRanks {
   std::vector<bool> listed_;
   bool every_ = true;
 };
+
+// The kind a trace's event of `op` has (ALLOCATE and FREE: MEMORY).
+proto::OpKind event_kind(OpView op);
 
 // One event's fields, for writers.
 struct OpEventFields {

@@ -199,7 +199,8 @@ struct Run {
   std::vector<std::uint32_t> real_ranks;
   proto::Trace simulated;
   std::unique_ptr<VirtualPeers> virtual_peers;
-  std::unique_ptr<VirtualWorld> world;  // closed loop: handed to the hybrid engine
+  std::unique_ptr<VirtualWorld> world;    // closed loop: handed to the hybrid engine
+  std::unique_ptr<VirtualWorld> retimer;  // closed loop, rank 0: every real rank pinned, after each step
   std::unique_ptr<RankExecutor> executor;
 
   // The memory guard before the first op: this rank's kernel buffers, times
@@ -245,6 +246,12 @@ struct Run {
           schedule, simulated,
           [this](OpRef op) { return op.rank == schedule_rank && !virtual_peers->meeting(op.op).has_value(); },
           o.virtual_trace);
+      if (rank == 0) {
+        retimer = std::make_unique<VirtualWorld>(
+            schedule, simulated,
+            [this](OpRef op) { return std::binary_search(real_ranks.begin(), real_ranks.end(), op.rank); },
+            o.virtual_trace);
+      }
     }
     virtual_peers = std::make_unique<VirtualPeers>(schedule, simulated, real_ranks, schedule_rank, o.virtual_trace);
   }
@@ -252,11 +259,10 @@ struct Run {
   // One measured step's Trace of every rank, on rank 0: the real ranks' events
   // (`all`, by world rank) on its clock and the virtual ranks', as simulated
   // (open loop) or re-timed from the real ones (closed loop).
-  proto::Trace merge_hybrid(std::span<const proto::Trace> all, std::span<const double> offsets_s) const {
+  proto::Trace merge_hybrid(std::span<const proto::Trace> all, std::span<const double> offsets_s) {
     proto::Trace merged = merge_onto_clock(all, offsets_s, real_ranks);
     if (options->closed_loop) {
-      add_virtual_ranks(merged, retime_virtual_ranks(schedule, simulated, real_ranks, merged, options->virtual_trace),
-                        real_ranks);
+      add_virtual_ranks(merged, retimer->retime(merged), real_ranks);
     } else {
       add_virtual_ranks(merged, simulated, real_ranks);
     }

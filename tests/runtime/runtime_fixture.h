@@ -136,18 +136,6 @@ inline proto::Schedule lonely_recv_schedule() {
   return h.schedule();
 }
 
-inline proto::OpKind kind_of(OpView op) {
-  switch (op.code()) {
-    case proto::OP_COMPUTE: return proto::COMPUTE;
-    case proto::OP_SEND: return proto::SEND;
-    case proto::OP_RECV: return proto::RECV;
-    case proto::OP_COLLECTIVE: return proto::COLLECTIVE;
-    case proto::OP_ALLOCATE:
-    case proto::OP_FREE: return proto::MEMORY;
-    default: return proto::OP_KIND_UNSPECIFIED;
-  }
-}
-
 // The checks every measured trace of `schedule` must pass: every op present
 // once with its kind, ends after starts, stream order and dependencies
 // respected on each rank (exactly: one clock), and across ranks (within
@@ -177,7 +165,7 @@ inline void expect_sane_trace(const proto::Schedule& schedule, const proto::Trac
       const auto it = events.find({r, i});
       ASSERT_NE(it, events.end()) << "rank " << r << " op " << i << " missing from the trace";
       const OpEventRef e = it->second;
-      EXPECT_EQ(e.kind(), kind_of(op)) << "rank " << r << " op " << i;
+      EXPECT_EQ(e.kind(), event_kind(op)) << "rank " << r << " op " << i;
       if (const auto prev = stream_last.find(op.stream()); prev != stream_last.end()) {
         EXPECT_GE(e.start_ns(), prev->second.end_ns())
             << "rank " << r << " op " << i << " starts before op " << prev->second.op() << " of its stream ended";

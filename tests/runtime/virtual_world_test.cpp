@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -53,7 +54,10 @@ TEST(VirtualWorld, RetimesTheVirtualRanksFromTheRealOnesMeasuredEnds) {
     add_event(*real.mutable_op_events(), f);
   }
   const std::vector<std::uint32_t> real_ranks = {0};
-  const proto::Trace trace = retime_virtual_ranks(schedule, simulated, real_ranks, real, "sim/trace.pb");
+  VirtualWorld world(
+      schedule, simulated,
+      [&](OpRef op) { return std::binary_search(real_ranks.begin(), real_ranks.end(), op.rank); }, "sim/trace.pb");
+  const proto::Trace trace = world.retime(real);
   const auto retimed = by_op(trace);
   const auto measured = by_op(real), before = by_op(simulated);
   // Rank 1's first activations arrive when rank 0's send really ended; its forward starts then.
@@ -65,7 +69,9 @@ TEST(VirtualWorld, RetimesTheVirtualRanksFromTheRealOnesMeasuredEnds) {
             before.at({1, 3}).end_ns() - before.at({1, 3}).start_ns());
   // The real rank's pinned ops end as measured (MEMORY ops are no activity: they end as they become ready).
   for (const auto& [op, e] : measured) {
-    if (e.kind() != proto::MEMORY) EXPECT_EQ(retimed.at(op).end_ns(), e.end_ns()) << "op " << op.second;
+    if (e.kind() != proto::MEMORY) {
+      EXPECT_EQ(retimed.at(op).end_ns(), e.end_ns()) << "op " << op.second;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
+#include "tests/schedule/schedule_fixture.h"
 #include "tests/schedule/trace_fixture.h"
 
 namespace eppsim {
@@ -233,6 +234,24 @@ TEST(ConvertEventMessages, RefusesATraceWithBothForms) {
   const std::string error = error_of(convert_event_messages, trace);
   EXPECT_THAT(error, HasSubstr("t.pb: events: "));
   EXPECT_THAT(error, HasSubstr("not both"));
+}
+
+TEST(TraceEvents, AnOpsEventKindFollowsItsCode) {
+  testing::HandSchedule h(2);
+  const auto group = h.group({0, 1});
+  const auto compute = h.compute(0, 0);
+  const auto send = h.send(0, 1, 1, 64, 0);
+  const auto collective = h.collective(0, 1, group, 64);
+  const auto allocate = h.memory(0, 0, true, 64);
+  const auto free = h.memory(0, 0, false, 64, {allocate});
+  const auto recv = h.recv(1, 1, 0, 64, 0);
+  const auto& s = h.schedule();
+  EXPECT_EQ(event_kind(ops_of(s, 0)[compute]), proto::COMPUTE);
+  EXPECT_EQ(event_kind(ops_of(s, 0)[send]), proto::SEND);
+  EXPECT_EQ(event_kind(ops_of(s, 1)[recv]), proto::RECV);
+  EXPECT_EQ(event_kind(ops_of(s, 0)[collective]), proto::COLLECTIVE);
+  EXPECT_EQ(event_kind(ops_of(s, 0)[allocate]), proto::MEMORY);
+  EXPECT_EQ(event_kind(ops_of(s, 0)[free]), proto::MEMORY);
 }
 
 }  // namespace
