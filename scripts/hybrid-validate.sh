@@ -36,6 +36,12 @@ for ranks in 0-1 1-2 2-3; do
     rows+=("$dir")
   done
 done
-/usr/bin/time -v -o "$out/16k-time.txt" eppsim testbed "$source_dir/scenarios/bench/hybrid_16k.textproto" \
+timed=()  # GNU time (scripts/install-deps.sh installs it; a machine without it, e.g. a lent GPU host, skips the figures)
+if [ -x /usr/bin/time ]; then
+  timed=(/usr/bin/time -v -o "$out/16k-time.txt")
+else
+  echo "no /usr/bin/time: wall time and peak memory not measured" > "$out/16k-time.txt"
+fi
+"${timed[@]}" eppsim testbed "$source_dir/scenarios/bench/hybrid_16k.textproto" \
   --bench "$out/all" --real-ranks 0-1 --closed-loop -o "$out/16k"
-/usr/bin/python3 "$source_dir/scripts/hybrid_table.py" "${rows[@]}" | tee "$out/hybrid.md"
+python3 "$source_dir/scripts/hybrid_table.py" "${rows[@]}" | tee "$out/hybrid.md"

@@ -17,6 +17,7 @@ packages=(
   libopenblas-dev   # BLAS for the runtime's kernels; its LAPACK (liblapack.so) for eppsim calibrate's least squares
   python3 python3-matplotlib python3-protobuf
   python3-venv      # the venv below
+  time              # GNU time: wall time and peak memory in scripts/hybrid-validate.sh
   chromium          # headless, for the test that loads the --html report page (tests/plots/html_test.py)
 )
 
