@@ -5,6 +5,7 @@ and writes every figure, the machine and the git commit to one JSON file.
     cmake --build build -j --target eppsim eppsim_speed_probe
     scripts/bench.py [--build build] [--out bench.json] [--strategies a,b,...] [--repeat N]
                      [--cpu C] [--limit-1k S] [--limit-16k S] [--limit-100k S] [--limit-flow S]
+                     [--limit-flow-scale S] [--sections a,b,...]
 
 Each measurement runs in a child process pinned to one CPU (--cpu; by default
 the last this process may use: on the lent host the first was the slower in
@@ -54,6 +55,13 @@ Sections of the JSON:
   flow_step_1k    (j) scenarios/bench/step_16k at 1,024 GPUs (as (a)) on both
                   engines, every strategy, one run each: both step times, their
                   gap, and the flow engine's time (issue 45, item 6: under 60 s)
+  flow_scale      (k) the flow engine on scenarios/bench/step_16k cut to 1,024
+                  and 4,096 GPUs (the same load per replica) and whole (16,384),
+                  every strategy, `eppsim run` with its default outputs under
+                  --limit-flow-scale: wall, planning, simulation and writing
+                  time, the run's peak RSS and its forked simulation's
+                  (timings.json), the memory guard's estimate (issue 42, item
+                  6: step_16k itself under 10 minutes)
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
@@ -72,6 +80,8 @@ import time
 STRATEGIES = ["packed-1f1b", "ulysses", "ulysses-adaptive", "seq1f1b", "flexsp", "epp", "epp-flex"]
 STEP_16K = "scenarios/bench/step_16k.textproto"
 STEP_1K_SETS = ["cluster.nodes=128", "workload.global_batch=1024"]
+# flow_scale: step_16k at 1,024, 4,096 and 16,384 GPUs, 8 a node, a sequence a GPU.
+FLOW_SCALE_GPUS = [1024, 4096, 16384]
 RING_4096 = "scenarios/bench/allreduce_ring_4096.textproto"
 RING_1024 = "scenarios/bench/allreduce_ring_1024.textproto"
 RAILX = "scenarios/railx_200k.textproto"
@@ -87,7 +97,7 @@ def railx_grid_sets(grid):
 RAILX_100K_SETS = railx_grid_sets(56)  # 100,352 GPUs
 GIB = 1024.0 ** 3
 SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
-            "plan_scale", "railx_1m", "flow_step_1k"]
+            "plan_scale", "railx_1m", "flow_step_1k", "flow_scale"]
 RAILX_1M = "scenarios/bench/railx_1m.textproto"
 RAILX_1M_STRATEGIES = ["packed-1f1b", "epp"]  # issue 42's million-GPU step
 RAILX_1M_MEMORY_GIB = 20.0  # its target
@@ -245,6 +255,7 @@ def targets(result, strategies):
                step[s]["peak_rss_bytes"] < 8 * GIB for s in strategies]
     flow = result.get("flow_1024", {})
     flow_1k = result.get("flow_step_1k", {})
+    flow_16k = result.get("flow_scale", {}).get("16384", {}).get("packed-1f1b")
     outputs = result.get("outputs_16k", {})
     outputs_ok = {s: within(r, 60, 8) for s, r in outputs.items()}
     railx_ok = {s: within(r, 120, 16) for s, r in result.get("railx_200k", {}).items()}
@@ -274,6 +285,7 @@ def targets(result, strategies):
         "flow_step_1k_under_60_s_every_strategy": {
             "met": all(r.get("flow", {}).get("wall_s", 1e9) < 60 for r in flow_1k.values()) if flow_1k else None,
             "strategies_meeting": [s for s, r in flow_1k.items() if r.get("flow", {}).get("wall_s", 1e9) < 60]},
+        "flow_step_16k_under_600_s": {"met": met(flow_16k.get("wall_s"), 600) if flow_16k is not None else None},
     }
 
 
@@ -290,6 +302,8 @@ def main(argv):
                         help="seconds per 16,384-GPU run (default 60, the target)")
     parser.add_argument("--limit-100k", type=float, default=120.0, help="seconds for the RailX run (default 120, the target)")
     parser.add_argument("--limit-flow", type=float, default=60.0, help="seconds for the flow engine's run (default 60)")
+    parser.add_argument("--limit-flow-scale", type=float, default=600.0,
+                        help="seconds per run of the flow_scale section (default 600, step_16k's target)")
     parser.add_argument("--sections", default=",".join(SECTIONS),
                         help=f"the sections to measure (default all: {','.join(SECTIONS)})")
     parser.add_argument("--limit-outputs", type=float, default=600.0,
@@ -384,6 +398,16 @@ def main(argv):
             log(f"RailX 1M {s} with default outputs: {summary(record)}")
         MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
 
+    if "flow_scale" in sections and "flow" in engines(args):  # (k)
+        result["flow_scale"] = {}
+        for gpus in FLOW_SCALE_GPUS:
+            sizes = [f"cluster.nodes={gpus // 8}", f"workload.global_batch={gpus}"] if gpus != 16384 else []
+            result["flow_scale"][str(gpus)] = {}
+            for s in strategies:
+                record = run_with_outputs(args, STEP_16K, s, args.limit_flow_scale, sizes + ["simulation.engine=flow"])
+                result["flow_scale"][str(gpus)][s] = record
+                log(f"flow {gpus} {s}: {summary(record)}, forked child {record.get('peak_rss_forked_gib')} GiB")
+
     result["targets"] = targets(result, strategies)
     result["finished_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.out)), prefix=".bench-")
@@ -440,7 +464,7 @@ def slope(points):
 
 
 def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
-    """(f), (g) `eppsim run SCENARIO --strategy S [--set ...]` with its default outputs, as a user runs it."""
+    """(f), (g), (k) `eppsim run SCENARIO --strategy S [--set ...]` with its default outputs, as a user runs it."""
     with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
         argv = [os.path.join(args.build, "sim/eppsim"), "run", scenario, "--strategy", strategy, "-o",
                 os.path.join(out, "run"), "--log=warn"]
@@ -458,6 +482,7 @@ def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
             "simulation_time_s": round(timings["simulation_time_s"], 3), "write_time_s": round(timings["write_time_s"], 3),
             "peak_rss_bytes": timings["peak_rss_bytes"], "peak_rss_gib": round(timings["peak_rss_bytes"] / GIB, 3),
             "estimated_peak_gib": round(timings.get("estimated_peak_bytes", 0) / GIB, 3),
+            "peak_rss_forked_gib": round(timings.get("peak_rss_forked_bytes", 0) / GIB, 3),
             "traced_ranks": kept if kept is not None else "all", "file_bytes": files}
 
 

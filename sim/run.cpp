@@ -309,6 +309,7 @@ void write_run_directory(const RunResult& result, const std::filesystem::path& d
   timings.set_simulation_time_s(result.simulation_time_s);
   timings.set_write_time_s(seconds_since(start));
   timings.set_peak_rss_bytes(peak_rss_bytes());
+  timings.set_peak_rss_forked_bytes(peak_rss_of_children_bytes());
   timings.set_estimated_peak_bytes(static_cast<double>(result.estimated_peak_bytes));
   write_message(timings, d / "timings.json");
   out.commit();

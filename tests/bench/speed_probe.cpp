@@ -20,6 +20,7 @@
 #include <google/protobuf/struct.pb.h>
 
 #include "base/errors.h"
+#include "base/peak_rss.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/run.h"
 #include "schedule/program_ops.h"
@@ -55,6 +56,7 @@ int probe(const std::string& scenario_file, const std::vector<std::string>& over
     if (scenario.workload.collective) fields["collective_time_s"].set_number_value(step_s / scenario.workload.collective->iterations);
   }
   fields["peak_rss_bytes"].set_number_value(peak_rss_bytes());
+  fields["peak_rss_forked_bytes"].set_number_value(peak_rss_of_children_bytes());
   std::fputs(to_json(out).c_str(), stdout);
   std::fputs("\n", stdout);
   return 0;
