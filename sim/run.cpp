@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <span>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -102,18 +103,24 @@ proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario&
   TraceSelection selection = {.op_events = false, .ranks = {}, .slowest_rank = false};
   proto::TraceCoverage unused;
   if (detail.op_events) selection = select_trace_ranks(detail.ranks, schedule, faults, coverage ? coverage : &unused);
+  EngineContext context{*cost, &where, faults, scenario.cost.interference, scenario.simulation.shared_endpoints,
+                        std::move(selection)};
   // The memory guard: what the process holds now, and what the simulation adds.
   const std::uint64_t held = held_memory_bytes();
-  const std::uint64_t estimate = held + simulation_memory_bytes(schedule, selection, engine.state_bytes_per_op);
+  const std::uint64_t platform = engine.platform_bytes ? engine.platform_bytes(schedule, context) : 0;
+  const std::uint64_t estimate =
+      held + simulation_memory_bytes(schedule, context.trace, engine.state_bytes_per_op) + platform;
   if (estimated_peak_bytes != nullptr) *estimated_peak_bytes = estimate;
-  check_memory_estimate(
-      fmt::format("simulating {} ranks' {} with the {} engine", schedule.num_ranks(), schedule.strategy(), engine.name),
-      estimate,
-      selection.op_events ? "keep fewer ranks' op events (--trace-ranks auto, or --outputs none), simulate fewer "
-                            "ranks, or raise --max-memory"
-                          : "simulate fewer ranks or a smaller step, or raise --max-memory");
-  proto::Trace trace = engine.run(schedule, EngineContext{*cost, &where, faults, scenario.cost.interference,
-                                                          scenario.simulation.shared_endpoints, std::move(selection)});
+  std::string what =
+      fmt::format("simulating {} ranks' {} with the {} engine", schedule.num_ranks(), schedule.strategy(), engine.name);
+  if (platform > 0) what += fmt::format(" (its platform about {:.1f} GiB)", static_cast<double>(platform) / (1 << 30));
+  check_memory_estimate(what, estimate,
+                        platform > 0 ? "simulate fewer ranks, use --engine analytic, or raise --max-memory"
+                        : context.trace.op_events
+                            ? "keep fewer ranks' op events (--trace-ranks auto, or --outputs none), simulate fewer "
+                              "ranks, or raise --max-memory"
+                            : "simulate fewer ranks or a smaller step, or raise --max-memory");
+  proto::Trace trace = engine.run(schedule, context);
   logging::debug("sim", "memory guard: held {:.2f} GiB before the engine, estimated peak {:.2f} GiB, peak RSS {:.2f} GiB",
                  static_cast<double>(held) / (1 << 30), static_cast<double>(estimate) / (1 << 30),
                  peak_rss_bytes() / (1 << 30));

@@ -52,6 +52,7 @@ struct EngineContext {
 };
 
 using EngineRun = std::function<proto::Trace(const proto::Schedule&, const EngineContext&)>;
+using EngineMemory = std::function<std::uint64_t(const proto::Schedule&, const EngineContext&)>;
 
 struct EngineInfo {
   std::string name;
@@ -61,6 +62,9 @@ struct EngineInfo {
   // the trace (simulation_memory_bytes), for the memory guard's estimate
   // (docs/dev/memory-guard.md says how each engine's was set).
   std::uint64_t state_bytes_per_op = 0;
+  // What the engine takes besides its state per op, for the same estimate (the
+  // flow engine's SimGrid platform); empty: nothing.
+  EngineMemory platform_bytes = {};
 };
 
 // Every registered engine, in name order.

@@ -4,10 +4,13 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -18,7 +21,9 @@
 
 #include "base/errors.h"
 #include "base/input_limits.h"
+#include "base/log.h"
 #include "base/memory_limit.h"
+#include "base/peak_rss.h"
 #include "base/progress.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
@@ -51,6 +56,35 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
                                  "input's duration, size or rate is out of proportion",
                                  rank, stream, end_s, limits::kMaxSimulatedSeconds));
   }
+}
+
+// An actor per (rank, stream) with ops, the controller and the fault
+// injector: the actors before collectives' extra channels.
+std::size_t actors_of_streams(const proto::Schedule& schedule) {
+  std::size_t streams = 0;
+  std::vector<std::uint32_t> seen;
+  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+    seen.clear();
+    for (const OpView op : ops_of(schedule, r)) seen.push_back(op.stream());
+    std::sort(seen.begin(), seen.end());
+    streams += static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+  }
+  return streams + 2;
+}
+
+// The pages only this process maps (/proc/self/smaps_rollup: private clean
+// and dirty), in bytes: what the forked simulation adds to the machine beyond
+// the pages it still shares with its parent; 0 when unreadable. For the debug
+// line that docs/dev/memory-guard.md's flow figures come from.
+std::uint64_t private_memory_bytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::uint64_t total_kib = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("Private_Clean:") || line.starts_with("Private_Dirty:")) {
+      total_kib += std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
+    }
+  }
+  return total_kib * 1024;
 }
 
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
@@ -109,9 +143,11 @@ class FlowExecutor final : public GlobalExecutorHooks {
     const std::size_t hosts = SimgridPlatform::hosts_needed(chips, flows);
     const std::size_t actors = actors_needed();
     const ActorStacks stacks = actor_stacks_for(actors, max_map_count());
+    const std::uint64_t held = held_memory_bytes(), platform = simgrid_memory_bytes(hosts, actors, stacks, address_space_limit_bytes().has_value());
+    logging::debug("engine.flow", "{} hosts, {} actors: held {:.3f} GiB before SimGrid, platform estimated {:.3f} GiB",
+                   hosts, actors, static_cast<double>(held) / (1 << 30), static_cast<double>(platform) / (1 << 30));
     check_memory_estimate(fmt::format("the flow engine's SimGrid platform ({} hosts, {} actors)", hosts, actors),
-                          held_memory_bytes() + simgrid_memory_bytes(hosts, actors, stacks),
-                          "simulate fewer ranks, use --engine analytic, or raise --max-memory");
+                          held + platform, "simulate fewer ranks, use --engine analytic, or raise --max-memory");
     start_simgrid_engine(stacks);
     platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
     create_actors();
@@ -121,6 +157,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
     line_ = nullptr;
     if (error_) rethrow_keeping_partial_trace(error_, core_, "flow");
     proto::Trace trace = core_.trace("flow");
+    logging::debug("engine.flow", "{} ops simulated: this process's own pages {:.3f} GiB, its peak RSS {:.3f} GiB",
+                   core_.ops_total(), static_cast<double>(private_memory_bytes()) / (1 << 30),
+                   peak_rss_bytes() / (1 << 30));
     if (fatal_ != nullptr) mark_incomplete(trace, fatal_->at_s, fatal_->reason, core_);
     if (!stall_.empty()) mark_incomplete(trace, last_end_s_, stall_, core_);
     return trace;
@@ -234,17 +273,9 @@ class FlowExecutor final : public GlobalExecutorHooks {
   // channels (run_task starts one actor per channel past the first).
   std::size_t actors_needed() const {
     const auto& schedule = core_.schedule();
-    std::size_t streams = 0;
-    std::vector<std::uint32_t> seen;
-    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-      seen.clear();
-      for (const OpView op : ops_of(schedule, r)) seen.push_back(op.stream());
-      std::sort(seen.begin(), seen.end());
-      streams += static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
-    }
     std::uint32_t channels = 1;
     for (const auto& [key, plan] : plans_) channels = std::max(channels, plan->steps.channels);
-    return streams + 2 + static_cast<std::size_t>(schedule.num_ranks()) * (channels - 1);
+    return actors_of_streams(schedule) + static_cast<std::size_t>(schedule.num_ranks()) * (channels - 1);
   }
 
   void add_plan(OpView op, std::vector<PlatformFlow>& flows) {
@@ -595,6 +626,18 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   proto::Trace trace;
   if (!trace.ParseFromString(bytes)) throw std::runtime_error("flow engine: the simulation's trace did not parse");
   return trace;
+}
+
+std::uint64_t flow_platform_memory_bytes(const proto::Schedule& schedule, const EngineContext& context) {
+  if (context.placement == nullptr) return 0;
+  const auto& chip_of_rank = context.placement->chip_of_rank;
+  std::vector<VertexId> chips(chip_of_rank.begin(),
+                              chip_of_rank.begin() + std::min<std::size_t>(chip_of_rank.size(), schedule.num_ranks()));
+  std::sort(chips.begin(), chips.end());
+  const auto hosts = static_cast<std::size_t>(std::unique(chips.begin(), chips.end()) - chips.begin());
+  const std::size_t actors = actors_of_streams(schedule);
+  return simgrid_memory_bytes(hosts, actors, actor_stacks_for(actors, max_map_count()),
+                              address_space_limit_bytes().has_value());
 }
 
 }  // namespace eppsim

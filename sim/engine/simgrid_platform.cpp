@@ -44,12 +44,13 @@ std::uint64_t max_map_count() {
   return in >> count && count > 0 ? count : 65530;
 }
 
-std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks) {
-  constexpr std::uint64_t kActorStateBytes = 12 << 10, kPageBytes = 4096;
+std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks, bool address_space) {
+  constexpr std::uint64_t kActorStateBytes = 12 << 10, kPageBytes = 4096, kTouchedStackBytes = 2 << 10;
   const auto h = static_cast<std::uint64_t>(hosts);
-  const std::uint64_t per_actor =
-      static_cast<std::uint64_t>(stacks.stack_kib) * 1024 + (stacks.guard_page ? kPageBytes : 0) + kActorStateBytes;
-  return h * h * sizeof(void*) + static_cast<std::uint64_t>(actors) * per_actor;
+  const std::uint64_t stack = address_space ? static_cast<std::uint64_t>(stacks.stack_kib) * 1024 +
+                                                  (stacks.guard_page ? kPageBytes : 0)
+                                            : kTouchedStackBytes;
+  return h * h * sizeof(void*) + static_cast<std::uint64_t>(actors) * (stack + kActorStateBytes);
 }
 
 sg4::Engine& start_simgrid_engine(ActorStacks stacks) {

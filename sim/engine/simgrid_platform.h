@@ -76,10 +76,15 @@ ActorStacks actor_stacks_for(std::size_t actors, std::uint64_t max_map_count);
 std::uint64_t max_map_count();
 
 // The memory SimGrid takes for a platform of `hosts` hosts and `actors` actors
-// with `stacks`: FullZone's table of H x H route pointers, and for each actor
-// its stack (and guard page) and about 12 KiB of SimGrid's own state
-// (shared/reference/stack.md measured 12 KB).
-std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks);
+// with `stacks`, as the memory guard counts it (base/memory_limit.h): FullZone's
+// table of H x H route pointers, and for each actor about 12 KiB of SimGrid's
+// own state and its stack. Under an address-space limit (`address_space`) a
+// stack counts whole, with its guard page. In the resident set only the stack
+// pages an actor touches count, 2 KiB, with guard pages or without: 14 KiB an
+// actor in all, a little above what was measured (shared/reference/stack.md:
+// 12 KB an actor; step_16k's 90,114 actors of unguarded 32 KiB stacks, 12.4
+// KiB each: docs/dev/memory-guard.md).
+std::uint64_t simgrid_memory_bytes(std::size_t hosts, std::size_t actors, ActorStacks stacks, bool address_space);
 
 // Creates this process's SimGrid engine with the settings above and the
 // actors' `stacks`. SimGrid 3.32 allows one engine per process (a second

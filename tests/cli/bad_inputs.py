@@ -282,10 +282,11 @@ CASES = [
          "which cannot be represented",
          {"s.textproto": scenario(append='faults { at: "0s" link_degraded { link: "chip4-leaf0" bandwidth_factor: 1e-20 } }\n')}),
     Case("flow-engine-past-memory", "scenario",
-         "a collective of 8,192 ranks on the flow engine under --max-memory 1GiB (SimGrid's stacks and route table)",
-         ["run", "{d}/c.textproto", "--engine", "flow", "--max-memory", "1GiB", "-o", "{d}/out"],
-         "{d}/c.textproto: the flow engine's SimGrid platform (8192 hosts, 8194 actors) needs about ...GiB, past the "
-         "memory limit of 1 GiB (--max-memory): simulate fewer ranks, use --engine analytic, or raise --max-memory",
+         "a collective of 8,192 ranks on the flow engine under --max-memory 512MiB (SimGrid's route table and actors)",
+         ["run", "{d}/c.textproto", "--engine", "flow", "--max-memory", "512MiB", "-o", "{d}/out"],
+         "{d}/c.textproto: simulating 8192 ranks' collective with the flow engine (its platform about ...GiB) needs about "
+         "...GiB, past the memory limit of 512 MiB (--max-memory): simulate fewer ranks, use --engine analytic, or "
+         "raise --max-memory",
          {"c.textproto": 'workload { collective { kind: ALL_REDUCE bytes: "1MiB" } }\n'
                          'cluster { nodes: 1024 gpus_per_node: 8 gpu { preset: "A100-80GB" } '
                          'intra_node { bandwidth: "300GB/s" latency: "2us" } inter_node { bandwidth: "200Gbps" latency: "5us" } }\n'}),

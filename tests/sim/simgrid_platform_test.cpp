@@ -133,10 +133,14 @@ TEST(SimgridPlatform, ActorStacksShrinkWithTheirNumberAndLoseGuardsPastTheMappin
 
 TEST(SimgridPlatform, MemoryIsTheRouteTableAndEachActorsStackGuardAndState) {
   const std::uint64_t table = 1024ull * 1024 * 8;
-  EXPECT_EQ(simgrid_memory_bytes(1024, 0, {}), table);
-  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 64, .guard_page = true}),
+  EXPECT_EQ(simgrid_memory_bytes(1024, 0, {}, true), table);
+  // Counted as an address-space limit counts it: every stack whole.
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 64, .guard_page = true}, true),
             table + 10 * ((64 + 12) * 1024ull + 4096));
-  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 32, .guard_page = false}), table + 10 * (32 + 12) * 1024ull);
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 32, .guard_page = false}, true), table + 10 * (32 + 12) * 1024ull);
+  // Resident: only the 2 KiB of stack an actor touches, with a guard page or without.
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 64, .guard_page = true}, false), table + 10 * 14 * 1024ull);
+  EXPECT_EQ(simgrid_memory_bytes(1024, 10, {.stack_kib = 32, .guard_page = false}, false), table + 10 * 14 * 1024ull);
 }
 
 }  // namespace
