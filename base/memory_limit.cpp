@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <sys/resource.h>
@@ -56,6 +58,17 @@ std::uint64_t held_memory_bytes() {
   if (got != 2) return 0;
   const auto pages = address_space_limit_bytes() ? size_pages : resident_pages;
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+std::uint64_t private_memory_bytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::uint64_t total_kib = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("Private_Clean:") || line.starts_with("Private_Dirty:")) {
+      total_kib += std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
+    }
+  }
+  return total_kib * 1024;
 }
 
 void set_memory_limit_from_option(std::string_view prefix, const std::string& text) {

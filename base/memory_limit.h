@@ -26,6 +26,11 @@ std::uint64_t default_memory_limit_bytes();
 // limit counts and which runs ahead of the resident set.
 std::uint64_t held_memory_bytes();
 
+// The pages only this process maps (/proc/self/smaps_rollup: private clean
+// and dirty): what a forked child adds beyond the pages it still shares with
+// its parent; 0 when unreadable.
+std::uint64_t private_memory_bytes();
+
 // The process's limit: set once by main() from --max-memory, else the default.
 void set_memory_limit_bytes(std::uint64_t bytes);
 // Sets the limit from --max-memory's text ("16GiB"); InputError

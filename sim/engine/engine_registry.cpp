@@ -8,6 +8,7 @@
 #include "base/errors.h"
 #include "sim/engine/analytic_engine.h"
 #include "sim/engine/flow_engine.h"
+#include "sim/engine/flow_memory.h"
 
 namespace eppsim {
 namespace {

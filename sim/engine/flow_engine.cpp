@@ -4,13 +4,10 @@
 #include <array>
 #include <cmath>
 #include <deque>
-#include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <stdexcept>
-#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +25,7 @@
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
 #include "sim/engine/flow_interference.h"
+#include "sim/engine/flow_memory.h"
 #include "sim/engine/forked_run.h"
 #include "sim/engine/simgrid_platform.h"
 #include "schedule/executor/executor_core.h"
@@ -56,35 +54,6 @@ void check_representable(double end_s, std::uint32_t rank, std::uint32_t stream)
                                  "input's duration, size or rate is out of proportion",
                                  rank, stream, end_s, limits::kMaxSimulatedSeconds));
   }
-}
-
-// An actor per (rank, stream) with ops, the controller and the fault
-// injector: the actors before collectives' extra channels.
-std::size_t actors_of_streams(const proto::Schedule& schedule) {
-  std::size_t streams = 0;
-  std::vector<std::uint32_t> seen;
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
-    seen.clear();
-    for (const OpView op : ops_of(schedule, r)) seen.push_back(op.stream());
-    std::sort(seen.begin(), seen.end());
-    streams += static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
-  }
-  return streams + 2;
-}
-
-// The pages only this process maps (/proc/self/smaps_rollup: private clean
-// and dirty), in bytes: what the forked simulation adds to the machine beyond
-// the pages it still shares with its parent; 0 when unreadable. For the debug
-// line that docs/dev/memory-guard.md's flow figures come from.
-std::uint64_t private_memory_bytes() {
-  std::ifstream in("/proc/self/smaps_rollup");
-  std::uint64_t total_kib = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with("Private_Clean:") || line.starts_with("Private_Dirty:")) {
-      total_kib += std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10);
-    }
-  }
-  return total_kib * 1024;
 }
 
 using PlanKey = std::tuple<std::uint32_t, int, int, std::uint64_t>;  // group, kind, algorithm, size
@@ -626,18 +595,6 @@ proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& cont
   proto::Trace trace;
   if (!trace.ParseFromString(bytes)) throw std::runtime_error("flow engine: the simulation's trace did not parse");
   return trace;
-}
-
-std::uint64_t flow_platform_memory_bytes(const proto::Schedule& schedule, const EngineContext& context) {
-  if (context.placement == nullptr) return 0;
-  const auto& chip_of_rank = context.placement->chip_of_rank;
-  std::vector<VertexId> chips(chip_of_rank.begin(),
-                              chip_of_rank.begin() + std::min<std::size_t>(chip_of_rank.size(), schedule.num_ranks()));
-  std::sort(chips.begin(), chips.end());
-  const auto hosts = static_cast<std::size_t>(std::unique(chips.begin(), chips.end()) - chips.begin());
-  const std::size_t actors = actors_of_streams(schedule);
-  return simgrid_memory_bytes(hosts, actors, actor_stacks_for(actors, max_map_count()),
-                              address_space_limit_bytes().has_value());
 }
 
 }  // namespace eppsim

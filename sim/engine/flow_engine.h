@@ -110,12 +110,4 @@ struct FlowEngineOptions {
 proto::Trace run_flow(const proto::Schedule& schedule, const EngineContext& context,
                       const FlowEngineOptions& options = {});
 
-// The memory guard's estimate of the SimGrid platform a run of `schedule`
-// builds (simgrid_memory_bytes), before its flows are planned: a host per
-// chip the ranks use, an actor per stream each rank uses and two more (extra
-// channels' hosts and actors, known once the collectives are planned, are
-// left out; the child checks its exact figure again before it starts
-// SimGrid). 0 without a placement.
-std::uint64_t flow_platform_memory_bytes(const proto::Schedule& schedule, const EngineContext& context);
-
 }  // namespace eppsim

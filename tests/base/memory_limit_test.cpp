@@ -1,5 +1,9 @@
 #include "base/memory_limit.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +60,26 @@ TEST(MemoryLimit, TheDefaultStaysUnderTheAddressSpaceLimit) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// A forked child's own pages are those it writes after the fork, not the ones it still shares.
+TEST(MemoryLimit, PrivateMemoryCountsTheChildsOwnPagesNotItsParents) {
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  std::vector<char> parents(kBytes, 1);  // the parent's, touched
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::uint64_t before = private_memory_bytes();
+    std::vector<char> own(kBytes, 2);  // the child's, touched
+    const std::uint64_t after = private_memory_bytes();
+    const bool ok = before > 0 && before < kBytes / 2 && after >= before + kBytes / 8 * 7 && own[kBytes - 1] == 2;
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(parents[0], 1);
 }
 
 }  // namespace
