@@ -43,7 +43,8 @@ done
 /usr/bin/python3 - "$work/run/timings.json" "$work/run/report.json" <<'PY' || { echo "FAIL timings.json"; failures=$((failures + 1)); }
 import json, sys
 t = json.load(open(sys.argv[1]))
-assert sorted(t) == ["estimated_peak_bytes", "peak_rss_bytes", "plan_time_s", "simulation_time_s", "write_time_s"], t
+assert sorted(t) == ["estimated_peak_bytes", "peak_rss_bytes", "peak_rss_forked_bytes", "plan_time_s", "simulation_time_s",
+                     "write_time_s"], t
 assert all(isinstance(v, (int, float)) and v >= 0 for v in t.values()), t
 assert t["peak_rss_bytes"] > 1e6 and t["estimated_peak_bytes"] > 1e6, t
 r = json.load(open(sys.argv[2]))
