@@ -18,9 +18,6 @@
 
 #include "base/errors.h"
 #include "base/input_limits.h"
-#include "base/log.h"
-#include "base/memory_limit.h"
-#include "base/peak_rss.h"
 #include "base/progress.h"
 #include "sim/engine/engine_core.h"
 #include "sim/engine/flow_collective_plan.h"
@@ -112,11 +109,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     const std::size_t hosts = SimgridPlatform::hosts_needed(chips, flows);
     const std::size_t actors = actors_needed();
     const ActorStacks stacks = actor_stacks_for(actors, max_map_count());
-    const std::uint64_t held = held_memory_bytes(), platform = simgrid_memory_bytes(hosts, actors, stacks, address_space_limit_bytes().has_value());
-    logging::debug("engine.flow", "{} hosts, {} actors: held {:.3f} GiB before SimGrid, platform estimated {:.3f} GiB",
-                   hosts, actors, static_cast<double>(held) / (1 << 30), static_cast<double>(platform) / (1 << 30));
-    check_memory_estimate(fmt::format("the flow engine's SimGrid platform ({} hosts, {} actors)", hosts, actors),
-                          held + platform, "simulate fewer ranks, use --engine analytic, or raise --max-memory");
+    const PlatformMemory memory = check_platform_memory(hosts, actors, stacks);
     start_simgrid_engine(stacks);
     platform_ = std::make_unique<SimgridPlatform>(topology_, chips, flows);
     create_actors();
@@ -126,9 +119,7 @@ class FlowExecutor final : public GlobalExecutorHooks {
     line_ = nullptr;
     if (error_) rethrow_keeping_partial_trace(error_, core_, "flow");
     proto::Trace trace = core_.trace("flow");
-    logging::debug("engine.flow", "{} ops simulated: this process's own pages {:.3f} GiB, its peak RSS {:.3f} GiB",
-                   core_.ops_total(), static_cast<double>(private_memory_bytes()) / (1 << 30),
-                   peak_rss_bytes() / (1 << 30));
+    log_platform_memory(memory, core_.ops_total());
     if (fatal_ != nullptr) mark_incomplete(trace, fatal_->at_s, fatal_->reason, core_);
     if (!stall_.empty()) mark_incomplete(trace, last_end_s_, stall_, core_);
     return trace;

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "base/log.h"
 #include "base/memory_limit.h"
+#include "base/peak_rss.h"
 #include "schedule/program_ops.h"
-#include "sim/engine/simgrid_platform.h"
 
 namespace eppsim {
 
@@ -31,6 +34,25 @@ std::uint64_t flow_platform_memory_bytes(const proto::Schedule& schedule, const 
   const std::size_t actors = actors_of_streams(schedule);
   return simgrid_memory_bytes(hosts, actors, actor_stacks_for(actors, max_map_count()),
                               address_space_limit_bytes().has_value());
+}
+
+PlatformMemory check_platform_memory(std::size_t hosts, std::size_t actors, ActorStacks stacks) {
+  const PlatformMemory memory{hosts, actors, held_memory_bytes(),
+                              simgrid_memory_bytes(hosts, actors, stacks, address_space_limit_bytes().has_value())};
+  check_memory_estimate(fmt::format("the flow engine's SimGrid platform ({} hosts, {} actors)", hosts, actors),
+                        memory.held_bytes + memory.platform_bytes,
+                        "simulate fewer ranks, use --engine analytic, or raise --max-memory");
+  return memory;
+}
+
+void log_platform_memory(const PlatformMemory& memory, std::size_t ops) {
+  constexpr double kGiB = 1 << 30;
+  logging::debug("engine.flow",
+                 "{} hosts, {} actors, {} ops: held {:.3f} GiB before SimGrid (platform estimated {:.3f} GiB); after "
+                 "the run this process's own pages {:.3f} GiB, its peak RSS {:.3f} GiB",
+                 memory.hosts, memory.actors, ops, static_cast<double>(memory.held_bytes) / kGiB,
+                 static_cast<double>(memory.platform_bytes) / kGiB, static_cast<double>(private_memory_bytes()) / kGiB,
+                 peak_rss_bytes() / kGiB);
 }
 
 }  // namespace eppsim

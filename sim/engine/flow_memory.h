@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "sim/engine/engine_registry.h"
+#include "sim/engine/simgrid_platform.h"
 #include "proto/schedule.pb.h"
 
 namespace eppsim {
@@ -22,5 +23,18 @@ std::size_t actors_of_streams(const proto::Schedule& schedule);
 // memory limit counts (a whole stack under an address-space limit). 0 without
 // a placement.
 std::uint64_t flow_platform_memory_bytes(const proto::Schedule& schedule, const EngineContext& context);
+
+// In the forked child, before it starts SimGrid: what it holds and its exact
+// platform (simgrid_memory_bytes). check_platform_memory throws InputError
+// when their sum passes the memory limit (check_memory_estimate, naming the
+// hosts and actors); log_platform_memory prints them at debug after the run,
+// with the child's own pages (private_memory_bytes) and peak RSS: the figures
+// docs/dev/memory-guard.md fits.
+struct PlatformMemory {
+  std::size_t hosts = 0, actors = 0;
+  std::uint64_t held_bytes = 0, platform_bytes = 0;
+};
+PlatformMemory check_platform_memory(std::size_t hosts, std::size_t actors, ActorStacks stacks);
+void log_platform_memory(const PlatformMemory& memory, std::size_t ops);
 
 }  // namespace eppsim

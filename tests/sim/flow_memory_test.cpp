@@ -1,10 +1,13 @@
 // The flow engine's platform estimate for the memory guard: its actors (one
 // per rank and stream with ops, and two more) and hosts (the chips its ranks
-// use), counted as simgrid_memory_bytes counts them.
+// use), counted as simgrid_memory_bytes counts them; the forked child's own
+// check of its exact platform.
 #include "sim/engine/flow_memory.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "base/errors.h"
 #include "base/memory_limit.h"
 #include "sim/engine/simgrid_platform.h"
 #include "tests/schedule/schedule_fixture.h"
@@ -39,6 +42,23 @@ TEST(FlowMemory, ThePlatformOfTheChipsInUseAndTheActors) {
   const bool address_space = address_space_limit_bytes().has_value();
   EXPECT_EQ(flow_platform_memory_bytes(h.schedule(), cluster.context()),
             simgrid_memory_bytes(2, 5, actor_stacks_for(5, max_map_count()), address_space));
+}
+
+TEST(FlowMemory, TheChildRefusesAPlatformPastTheLimitNamingItsHostsAndActors) {
+  const std::uint64_t limit = memory_limit_bytes();
+  set_memory_limit_bytes(std::uint64_t{1} << 20);
+  try {
+    check_platform_memory(1024, 10, {.stack_kib = 64, .guard_page = true});
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the flow engine's SimGrid platform (1024 hosts, 10 actors) needs about"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("use --engine analytic"));
+  }
+  set_memory_limit_bytes(limit);
+  const PlatformMemory fits = check_platform_memory(2, 10, {.stack_kib = 64, .guard_page = true});
+  EXPECT_EQ(fits.platform_bytes, simgrid_memory_bytes(2, 10, {.stack_kib = 64, .guard_page = true},
+                                                      address_space_limit_bytes().has_value()));
+  EXPECT_GT(fits.held_bytes, 0u);
 }
 
 TEST(FlowMemory, NothingWithoutAPlacement) {
