@@ -284,8 +284,8 @@ CASES = [
     Case("flow-engine-past-memory", "scenario",
          "a collective of 8,192 ranks on the flow engine under --max-memory 512MiB (SimGrid's route table and actors)",
          ["run", "{d}/c.textproto", "--engine", "flow", "--max-memory", "512MiB", "-o", "{d}/out"],
-         "{d}/c.textproto: simulating 8192 ranks' collective with the flow engine (its platform about ...GiB) needs about "
-         "...GiB, past the memory limit of 512 MiB (--max-memory): simulate fewer ranks, use --engine analytic, or "
+         "{d}/c.textproto: simulating 8192 ranks' collective with the flow engine (its platform about ...GiB) needs "
+         "about ..., past the memory limit of 512 MiB (--max-memory): simulate fewer ranks, use --engine analytic, or "
          "raise --max-memory",
          {"c.textproto": 'workload { collective { kind: ALL_REDUCE bytes: "1MiB" } }\n'
                          'cluster { nodes: 1024 gpus_per_node: 8 gpu { preset: "A100-80GB" } '
