@@ -50,7 +50,7 @@ with tempfile.TemporaryDirectory() as work:
             r = run(["run", os.path.join(source, "scenarios/bench/step_16k.textproto"), *cut, "--strategy", strategy,
                      "--engine", engine, "--outputs", outputs, "-o", out], work)
             if r.returncode != 0:
-                failures.append(f"{strategy} --outputs {outputs}: exit {r.returncode}: {r.stderr}")
+                failures.append(f"{strategy} on the {engine} engine, --outputs {outputs}: exit {r.returncode}: {r.stderr}")
                 continue
             with open(os.path.join(out, "timings.json")) as f:
                 timings = json.load(f)

@@ -23,8 +23,8 @@ using ::testing::HasSubstr;
 using testing::FlowCluster;
 using testing::HandSchedule;
 
-const LinkParams kNvlink = testing::link(300e9, 1e-6);
-const LinkParams kNic = testing::link(50e9, 4e-6);
+using testing::kNic;
+using testing::kNvlink;
 const FieldLocator kWhere("f.textproto");
 
 FaultSpec straggler(std::uint32_t rank, double slowdown, double at_s) {

@@ -25,8 +25,8 @@ using testing::FlowCluster;
 using testing::HandSchedule;
 using testing::link;
 
-const LinkParams kNvlink = link(300e9, 1e-6);
-const LinkParams kNic = link(50e9, 4e-6);
+using testing::kNic;
+using testing::kNvlink;
 const LinkParams kRing = link(50e9, 500e-9);
 
 struct Steps {

@@ -20,8 +20,8 @@ namespace {
 using testing::FlowCluster;
 using testing::HandSchedule;
 
-const LinkParams kNvlink = testing::link(300e9, 1e-6);
-const LinkParams kNic = testing::link(50e9, 4e-6);
+using testing::kNic;
+using testing::kNvlink;
 
 TEST(FlowEngine, NeedsThePlacement) {
   const FlowCluster cluster(testing::simple_topology(2, 1, kNvlink, kNic));

@@ -19,6 +19,11 @@ inline LinkParams link(double bandwidth_Bps, double latency_s) {
   return LinkParams{BytesPerSecond(bandwidth_Bps), Seconds(latency_s)};
 }
 
+// The links the engines' tests put in the simple cluster: NVLink-class inside
+// a node (300 GB/s, 1 us), a NIC of 50 GB/s and 4 us.
+inline const LinkParams kNvlink = link(300e9, 1e-6);
+inline const LinkParams kNic = link(50e9, 4e-6);
+
 // A ring of `chips` chips (a chips x 1 torus, one chip per node).
 inline TopologyConfig ring_topology(std::uint32_t chips, LinkParams l) {
   TopologyConfig config;

@@ -19,8 +19,8 @@ namespace {
 using testing::FlowCluster;
 using testing::HandSchedule;
 
-const LinkParams kNvlink = testing::link(300e9, 1e-6);
-const LinkParams kNic = testing::link(50e9, 4e-6);
+using testing::kNic;
+using testing::kNvlink;
 
 // Rank 0 computes and sends on two streams, rank 1 receives on one, rank 2 has no ops.
 HandSchedule three_ranks() {
