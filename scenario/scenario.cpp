@@ -41,6 +41,8 @@ ResolvedScenario resolve_part(const ParsedScenario& parsed, ScenarioPart part) {
     // The name only: the engine registry (sim/engine/engine_registry.h) knows the engines.
     resolved.simulation.engine = scenario.simulation().engine().empty() ? std::string(kDefaultEngine) : scenario.simulation().engine();
     resolved.simulation.shared_endpoints = !scenario.simulation().has_shared_endpoints() || scenario.simulation().shared_endpoints();
+    resolved.simulation.identical_replicas =
+        !scenario.simulation().has_identical_replicas() || scenario.simulation().identical_replicas();
     const std::vector<std::uint32_t> failed(scenario.cluster().failures().nodes().begin(),
                                             scenario.cluster().failures().nodes().end());
     resolved.simulation.faults = resolve_faults(scenario, resolved.cluster, failed, where);

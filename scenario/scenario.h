@@ -104,6 +104,7 @@ struct ScenarioCluster : ClusterSpec {
 struct ScenarioWorkload {
   std::shared_ptr<const LengthDistribution> lengths;
   std::uint32_t global_batch = 0;
+  std::uint32_t repeats = 1;  // workload.repeats: each drawn sequence appears this many times
   std::uint64_t max_length = 0;
   OverMaxLength over_max_length = OverMaxLength::Truncate;
   // Set when the workload is a collective micro-benchmark instead of a training
@@ -126,6 +127,7 @@ struct ScenarioPlan {
 struct ScenarioSimulation {
   std::string engine;  // simulation.engine (default kDefaultEngine), unchecked: the engine registry knows the names
   bool shared_endpoints = true;  // simulation.shared_endpoints: the analytic engine shares NIC and NVLink ports
+  bool identical_replicas = true;  // simulation.identical_replicas (schedule/identical_replicas.h)
   std::vector<FaultSpec> faults;  // the simulated faults of the step
 };
 

@@ -11,6 +11,7 @@ void resolve_collective(const proto::CollectiveBenchmark& c, ResolvedScenario* r
   const std::pair<std::string_view, bool> training_fields[] = {
       {"workload.lengths", workload.has_lengths()},
       {"workload.global_batch", workload.global_batch() != 0},
+      {"workload.repeats", workload.repeats() != 0},
       {"workload.max_length", workload.max_length() != 0},
       {"workload.over_max_length", workload.over_max_length() != proto::OVER_MAX_LENGTH_UNSPECIFIED},
   };

@@ -76,6 +76,14 @@ void resolve_workload(const proto::Workload& workload, const std::filesystem::pa
   if (workload.global_batch() == 0) where.fail("workload.global_batch", "must be > 0, got 0");
   require_at_most(where, "workload.global_batch", workload.global_batch(), limits::kMaxGlobalBatch);
   resolved->workload.global_batch = workload.global_batch();
+  if (const auto repeats = workload.repeats(); repeats != 0) {
+    if (workload.global_batch() % repeats != 0) {
+      where.fail("workload.repeats", fmt::format("must divide workload.global_batch ({}): the batch is global_batch / "
+                                                 "repeats drawn sequences, each repeated; got {}",
+                                                 workload.global_batch(), repeats));
+    }
+    resolved->workload.repeats = repeats;
+  }
   if (workload.max_length() == 0) where.fail("workload.max_length", "must be > 0, got 0");
   require_at_most(where, "workload.max_length", workload.max_length(), limits::kMaxSequenceTokens);
   resolved->workload.max_length = workload.max_length();

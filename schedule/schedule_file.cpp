@@ -5,6 +5,7 @@
 #include "base/errors.h"
 #include "base/message_stream.h"
 #include "schedule/compute_segments.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/schedule_validation.h"
 #include "schedule/program_ops.h"
 #include "base/proto_io.h"
@@ -26,6 +27,7 @@ proto::Schedule read_schedule_file(const std::filesystem::path& path) {
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", path.string(), e.what()));
   }
+  check_identical_replicas(schedule, path.string());
   return schedule;
 }
 

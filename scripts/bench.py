@@ -42,7 +42,9 @@ Sections of the JSON:
   railx_200k      (g) `eppsim run scenarios/railx_200k.textproto --strategy S`
                   (199,712 chips, no compared topologies) with its default
                   outputs and settings that fit its model (RAILX_200K_SETS), as
-                  (f): issue 42's target is 120 s and 16 GiB
+                  (f), epp and epp-flex with every replica the same 16
+                  sequences (RAILX_200K_REPEATS: identical replicas simulated
+                  a class at a time): issue 42's target is 120 s and 16 GiB
   plan_scale      (h) planning time of every strategy as the GPUs grow:
                   railx_200k cut to 6x6 ... 48x48 nodes (1,152 to 73,728 GPUs,
                   half a sequence per GPU, RAILX_200K_SETS), the probe's
@@ -50,7 +52,8 @@ Sections of the JSON:
                   GPUs from 4,608 GPUs up (issue 42: at most 1, linear)
   railx_1m        (i) `eppsim run scenarios/bench/railx_1m.textproto --strategy S`
                   (1,002,528 chips) with its default outputs, S packed-1f1b
-                  and epp (of --strategies), under a 20 GiB address-space
+                  and epp (of --strategies; epp with every replica the same 16
+                  sequences, RAILX_1M_SETS), under a 20 GiB address-space
                   limit: issue 42's target is 300 s and 20 GiB
   flow_step_1k    (j) scenarios/bench/step_16k at 1,024 GPUs (as (a)) on both
                   engines, every strategy, one run each: both step times, their
@@ -62,10 +65,17 @@ Sections of the JSON:
                   time, the run's peak RSS and its forked simulation's
                   (timings.json), the memory guard's estimate (issue 42, item
                   6: step_16k itself under 10 minutes)
+  identical_replicas (l) scenarios/bench/step_16k cut to 1,024 GPUs and whole,
+                  epp with every replica the same sequences (workload.repeats =
+                  the replicas), `eppsim run` with its default outputs with
+                  simulation.identical_replicas true and false: both runs and
+                  whether their report.json are the same bytes (issue 42, item
+                  6: exact at 1K and 16K GPUs)
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -97,10 +107,11 @@ def railx_grid_sets(grid):
 RAILX_100K_SETS = railx_grid_sets(56)  # 100,352 GPUs
 GIB = 1024.0 ** 3
 SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
-            "plan_scale", "railx_1m", "flow_step_1k", "flow_scale"]
+            "plan_scale", "railx_1m", "flow_step_1k", "flow_scale", "identical_replicas"]
 RAILX_1M = "scenarios/bench/railx_1m.textproto"
 RAILX_1M_STRATEGIES = ["packed-1f1b", "epp"]  # issue 42's million-GPU step
 RAILX_1M_MEMORY_GIB = 20.0  # its target
+RAILX_1M_SETS = {"epp": ["workload.repeats=31329"]}  # every replica (31,329) the same 16 sequences
 # plan_scale: railx_200k cut to G x G nodes of 32 chips, half a sequence per chip.
 PLAN_SCALE_GRIDS = [6, 12, 24, 48]  # 1,152 to 73,728 GPUs
 # Per strategy, what fits railx_200k's model (40 heads, 40 layers) besides its defaults.
@@ -111,6 +122,11 @@ RAILX_200K_SETS = {
     "epp": ["plan.epp.pipeline_stages=4", "plan.epp.sp_degree=8"],
     "epp-flex": ["plan.epp.pipeline_stages=4", "plan.epp.sp_degree=8"],
 }
+
+# railx_200k: epp and epp-flex with every replica (6,241) the same 16 sequences.
+RAILX_200K_REPEATS = {s: ["workload.repeats=6241"] for s in ["epp", "epp-flex"]}
+# identical_replicas: step_16k cut to G GPUs, epp's replicas (8 stages x SP 8) each given the same sequences.
+IDENTICAL_REPLICAS_GPUS = [1024, 16384]
 
 
 CPU = [None]  # set from --cpu
@@ -260,6 +276,7 @@ def targets(result, strategies):
     outputs_ok = {s: within(r, 60, 8) for s, r in outputs.items()}
     railx_ok = {s: within(r, 120, 16) for s, r in result.get("railx_200k", {}).items()}
     railx_1m_ok = {s: within(r, 300, 20) for s, r in result.get("railx_1m", {}).items()}
+    identical = result.get("identical_replicas", {})
     return {
         "step_16k_default_outputs_under_60_s_and_8_GiB_every_strategy": {
             "met": bool(outputs_ok) and all(outputs_ok.values()) if outputs else None,
@@ -286,6 +303,9 @@ def targets(result, strategies):
             "met": all(r.get("flow", {}).get("wall_s", 1e9) < 60 for r in flow_1k.values()) if flow_1k else None,
             "strategies_meeting": [s for s, r in flow_1k.items() if r.get("flow", {}).get("wall_s", 1e9) < 60]},
         "flow_step_16k_under_600_s": {"met": met(flow_16k.get("wall_s"), 600) if flow_16k is not None else None},
+        "identical_replicas_exact_at_1k_and_16k": {
+            "met": all(r["reports_identical"] for r in identical.values()) if identical else None,
+            "gpus_identical": [g for g, r in identical.items() if r["reports_identical"]]},
     }
 
 
@@ -383,7 +403,7 @@ def main(argv):
     if "railx_200k" in sections:  # (g)
         result["railx_200k"] = {}
         for s in strategies:
-            sets = ["cluster.compare_topologies=[]"] + RAILX_200K_SETS.get(s, [])
+            sets = ["cluster.compare_topologies=[]"] + RAILX_200K_SETS.get(s, []) + RAILX_200K_REPEATS.get(s, [])
             record = run_with_outputs(args, RAILX, s, args.limit_outputs, sets)
             record["sets"] = sets
             result["railx_200k"][s] = record
@@ -393,10 +413,27 @@ def main(argv):
         result["railx_1m"] = {}
         MEMORY_LIMIT_BYTES[0] = int(max(args.memory_limit_gib, RAILX_1M_MEMORY_GIB) * 1024 ** 3)
         for s in [s for s in strategies if s in RAILX_1M_STRATEGIES]:
-            record = run_with_outputs(args, RAILX_1M, s, args.limit_outputs)
+            record = run_with_outputs(args, RAILX_1M, s, args.limit_outputs, RAILX_1M_SETS.get(s, []))
+            record["sets"] = RAILX_1M_SETS.get(s, [])
             result["railx_1m"][s] = record
             log(f"RailX 1M {s} with default outputs: {summary(record)}")
         MEMORY_LIMIT_BYTES[0] = int(args.memory_limit_gib * 1024 ** 3)
+
+    if "identical_replicas" in sections:  # (l)
+        result["identical_replicas"] = {}
+        for gpus in IDENTICAL_REPLICAS_GPUS:
+            replicas = gpus // 64
+            sets = [f"cluster.nodes={gpus // 8}", f"workload.global_batch={gpus}", f"workload.repeats={replicas}"]
+            runs = {}
+            for identical in ["true", "false"]:
+                runs[identical] = run_with_outputs(args, STEP_16K, "epp", args.limit_outputs,
+                                                   sets + [f"simulation.identical_replicas={identical}"])
+                log(f"{gpus} GPUs epp, identical_replicas {identical}: {summary(runs[identical])}")
+            same = all("report_sha256" in r for r in runs.values()) and \
+                runs["true"]["report_sha256"] == runs["false"]["report_sha256"]
+            result["identical_replicas"][str(gpus)] = {"sets": sets, "once": runs["true"], "every_rank": runs["false"],
+                                                       "reports_identical": same}
+            log(f"{gpus} GPUs: reports identical: {same}")
 
     if "flow_scale" in sections and "flow" in engines(args):  # (k)
         result["flow_scale"] = {}
@@ -475,15 +512,17 @@ def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
             return res
         with open(os.path.join(out, "run", "timings.json"), encoding="utf-8") as f:
             timings = json.load(f)
-        with open(os.path.join(out, "run", "report.json"), encoding="utf-8") as f:
-            kept = json.load(f).get("trace_ranks", {}).get("ranks")
+        with open(os.path.join(out, "run", "report.json"), "rb") as f:
+            report = f.read()
+        kept = json.loads(report).get("trace_ranks", {}).get("ranks")
         files = {name: os.path.getsize(os.path.join(out, "run", name)) for name in sorted(os.listdir(os.path.join(out, "run")))}
     return {"wall_s": round(wall, 3), "plan_time_s": round(timings["plan_time_s"], 3),
             "simulation_time_s": round(timings["simulation_time_s"], 3), "write_time_s": round(timings["write_time_s"], 3),
             "peak_rss_bytes": timings["peak_rss_bytes"], "peak_rss_gib": round(timings["peak_rss_bytes"] / GIB, 3),
             "estimated_peak_gib": round(timings.get("estimated_peak_bytes", 0) / GIB, 3),
             "peak_rss_forked_gib": round(timings.get("peak_rss_forked_bytes", 0) / GIB, 3),
-            "traced_ranks": kept if kept is not None else "all", "file_bytes": files}
+            "traced_ranks": kept if kept is not None else "all", "file_bytes": files,
+            "report_sha256": hashlib.sha256(report).hexdigest()}
 
 
 if __name__ == "__main__":

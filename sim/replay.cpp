@@ -11,6 +11,7 @@
 #include "base/log.h"
 #include "traces/chakra/chakra_import.h"
 #include "traces/chakra/chakra_stream.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/program_ops.h"
 #include "base/proto_io.h"
 #include "schedule/schedule_file.h"
@@ -149,6 +150,8 @@ RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
   const std::optional<GpuSpec> recorded = recorded_cluster ? std::optional(recorded_gpu(*recorded_cluster)) : std::nullopt;
   auto loaded = load_schedule_on_cluster(schedule_path, target, request.comm_groups,
                                          recorded ? &*recorded : nullptr);
+  // Each rank's recorded ops retime its own program.
+  loaded.schedule = expand_identical_replicas(loaded.schedule);
   double speedup = 1.0;
   if (recorded) {
     speedup = loaded.cluster.cluster.gpu.peak_bf16.value / recorded->peak_bf16.value;

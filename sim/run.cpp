@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -25,6 +26,7 @@
 #include "schedule/trace_events.h"
 #include "scenario/cost_model_factory.h"
 #include "traces/csv_export.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/model_shape.h"
 #include "base/proto_io.h"
 #include "schedule/schedule_file.h"
@@ -83,21 +85,52 @@ EnginePlacement engine_placement(std::span<const RankPlacement> placement, const
   return out;
 }
 
+// The Schedule the engine runs for `schedule`: itself; or, for a Schedule of
+// identical replicas, one replica of each class of equal op times
+// (schedule/identical_replicas.h), or every rank written out when faults, the
+// flow engine (whose links replicas share) or the scenario turn that off.
+proto::Schedule schedule_to_simulate(const proto::Schedule& schedule, const ResolvedScenario& scenario,
+                                     const CostModel& cost, const EngineInfo& engine, bool faults) {
+  const auto layout = replica_layout(schedule);
+  std::string why_not;
+  if (!scenario.simulation.identical_replicas) why_not = "simulation.identical_replicas is false";
+  else if (faults) why_not = "the step has simulated faults";
+  else if (engine.name != "analytic") why_not = fmt::format("the {} engine's links are shared between replicas", engine.name);
+  if (!why_not.empty()) {
+    logging::info("sim", "identical replicas: simulating every one of the {} replicas' ranks, since {}", layout->copies,
+                  why_not);
+    return expand_identical_replicas(schedule);
+  }
+  std::vector<std::uint32_t> classes = replica_classes(schedule, cost);
+  std::uint32_t simulated = 0;
+  for (std::uint32_t d = 0; d < layout->copies; ++d) simulated += classes[d] == d;
+  logging::info("sim", "identical replicas: {} replicas in {} class{} of equal op times; simulating {} of {} ranks",
+                layout->copies, simulated, simulated == 1 ? "" : "es",
+                static_cast<std::uint64_t>(schedule.num_ranks()) / layout->copies * simulated, schedule.num_ranks());
+  return with_representatives(schedule, classes);
+}
+
 // Runs `schedule` on the scenario's engine. With `faults`, the scenario's
 // simulated faults are injected and `*faults` receives them as the engine saw
 // them; without, the run is healthy. With `coverage`, it receives what the
 // report says of the ranks whose events the trace keeps; with
 // `estimated_peak_bytes`, the memory guard's estimate of the run's peak.
-proto::Trace run_engine(const proto::Schedule& schedule, const ResolvedScenario& scenario, FaultPlan* faults,
+proto::Trace run_engine(const proto::Schedule& planned, const ResolvedScenario& scenario, FaultPlan* faults,
                         const TraceDetail& detail, proto::TraceCoverage* coverage = nullptr,
                         std::uint64_t* estimated_peak_bytes = nullptr) {
-  if (schedule.num_ranks() > scenario.usable_gpus()) {
-    throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", schedule.num_ranks(),
+  if (planned.num_ranks() > scenario.usable_gpus()) {
+    throw InputError(fmt::format("schedule has {} ranks but {} has only {} usable GPUs", planned.num_ranks(),
                                  scenario.source, scenario.usable_gpus()));
   }
   const EngineInfo& engine = engine_of(scenario);
-  const auto placement = placement_of(schedule, scenario);
+  const auto placement = placement_of(planned, scenario);
   const auto cost = cost_for(placement, scenario);
+  std::optional<proto::Schedule> prepared;
+  if (planned.has_identical_replicas()) {
+    const bool with_faults = faults != nullptr && !scenario.simulation.faults.empty();
+    prepared = schedule_to_simulate(planned, scenario, *cost, engine, with_faults);
+  }
+  const proto::Schedule& schedule = prepared ? *prepared : planned;
   const EnginePlacement where = engine_placement(placement, scenario);
   if (faults != nullptr) *faults = make_fault_plan(scenario.simulation.faults, schedule.num_ranks(), where, scenario.where());
   TraceSelection selection = {.op_events = false, .ranks = {}, .slowest_rank = false};

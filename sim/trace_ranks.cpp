@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "base/index_list.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/program_ops.h"
 
 namespace eppsim {
@@ -56,8 +57,7 @@ TraceSelection select_trace_ranks(const TraceRanks& ranks, const proto::Schedule
       coverage->set_reason(fmt::format("--trace-ranks {}", ranks.listed));
       return selection;
     case TraceRanks::Mode::Default: {
-      std::uint64_t ops = 0;
-      for (const auto& program : schedule.programs()) ops += static_cast<std::uint64_t>(program.code_size());
+      const std::uint64_t ops = represented_op_count(schedule);  // every replica's
       if (ops <= max_default_ops) return selection;
       coverage->set_reason(fmt::format("auto by default: the step has {} ops, past {}; --trace-ranks all keeps every "
                                        "rank's",

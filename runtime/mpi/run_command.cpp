@@ -17,6 +17,7 @@
 
 #include "base/errors.h"
 #include "base/index_list.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/trace_file.h"
 #include "base/input_limits.h"
 #include "base/memory_limit.h"
@@ -276,7 +277,8 @@ struct Run {
     const RunOptions& o = *options;
     // Checked before anything reads it (groups, kernel plans): an index out of
     // range is a message naming the file, not a crash.
-    schedule = read_schedule_file(o.schedule);
+    // Every rank runs its own program (a Schedule of identical replicas lists replica 0's).
+    schedule = expand_identical_replicas(read_schedule_file(o.schedule));
     choose_ranks(o);
     if (o.fault) {
       check_fault(*o.fault, schedule, o.schedule);

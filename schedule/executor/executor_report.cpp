@@ -161,9 +161,12 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   t.set_memory_limit_bytes(s.schedule.summary().memory_limit_bytes());
   // The ranks whose op events and memory samples the trace lists.
   std::vector<bool> listed(s.ranks, true);
+  // A rank of a replica simulated through another's has its source rank's
+  // figures and events (schedule/identical_replicas.h).
+  const auto source_of = [&](std::uint32_t r) { return s.source_rank.empty() ? r : s.source_rank[r]; };
   if (!s.options.record_op_events) {
     // The busy times counted as the ops ran (no per-op record was kept).
-    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.rank_run[r].counted.figures(r);
+    for (std::uint32_t r = 0; r < s.ranks; ++r) *t.add_busy() = s.rank_run[source_of(r)].counted.figures(r);
     t.set_step_time_ns(to_ns(s.last_end_s, [] { return std::string("schedule: the step"); }));
   } else {
     // What an event names of its work, for each shared work read once here
@@ -173,9 +176,10 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
     for (const auto& work : s.schedule.shared_computes()) shared_labels.push_back(WorkLabel::of(work));
     // Each done op's event, rank by rank: `visit(event)` for each.
     const auto for_each_event = [&](std::uint32_t r, auto visit) {
-      for (const OpView o : ops_of(s.schedule, r)) {
+      const std::uint32_t source = source_of(r);
+      for (const OpView o : ops_of(s.schedule, source)) {
         const auto i = o.index();
-        const auto g = s.rank_offset[r] + i;
+        const auto g = s.rank_offset[source] + i;
         if (!s.done_op(g)) continue;
         OpEventFields e;
         e.rank = r;
@@ -195,7 +199,7 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
           case Kind::Send:
           case Kind::Recv:
             e.kind = o.is_send() ? proto::SEND : proto::RECV;
-            e.peer = o.peer();
+            e.peer = o.peer() - source + r;  // in the rank's own replica
             e.size_bytes = o.size_bytes();
             break;
           case Kind::Collective:
@@ -258,11 +262,12 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
   }
   // Each rank's peak, as one sample (a rank that never holds bytes has none).
   const auto add_peak = [&](std::uint32_t r) {
-    if (s.rank_run[r].peak == 0) return;
+    const std::uint32_t source = source_of(r);
+    if (s.rank_run[source].peak == 0) return;
     auto* m = t.add_memory();
     m->set_rank(r);
-    m->set_time_ns(to_ns(s.peak_time_s[r], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
-    m->set_bytes(s.rank_run[r].peak);
+    m->set_time_ns(to_ns(s.peak_time_s[source], [&] { return fmt::format("schedule: rank {}'s memory peak", r); }));
+    m->set_bytes(s.rank_run[source].peak);
   };
   if (!s.options.record_memory_samples) {
     for (std::uint32_t r = 0; r < s.ranks; ++r) add_peak(r);
@@ -284,10 +289,11 @@ proto::Trace ExecutorCore::trace(const std::string& engine) const {
       add_peak(r);
       continue;
     }
-    for (auto k = first[r]; k < first[r + 1]; ++k) {
+    const std::uint32_t source = source_of(r);
+    for (auto k = first[source]; k < first[source + 1]; ++k) {
       const auto& sample = s.samples[order[k]];
       auto* m = t.add_memory();
-      m->set_rank(sample.rank);
+      m->set_rank(r);
       m->set_time_ns(to_ns(sample.time_s, [&] { return fmt::format("schedule: rank {}'s memory sample", sample.rank); }));
       m->set_bytes(sample.bytes);
     }

@@ -201,7 +201,11 @@ struct ExecutorCore::State {
   // group g is instance instances_of[g].first + k; its row of arrival, at
   // instances_of[g].arrival + k * size, holds each member's op at its position
   // (kNone: not arrived).
+  // A group's members that run their own programs (schedule/identical_replicas.h:
+  // a rank of a replica simulated through another's arrives with it).
   std::vector<std::uint32_t> group_offset, group_members;
+  // Per rank, the rank whose ops it runs (source_ranks); empty: itself.
+  std::vector<std::uint32_t> source_rank;
   struct Instances {
     std::uint64_t arrival = 0;
     std::uint32_t first = 0;

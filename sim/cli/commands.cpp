@@ -32,6 +32,7 @@
 #include "sim/trace_diff.h"
 #include "sim/validate.h"
 #include "scenario/scenario.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/schedule_file.h"
 #include "schedule/trace_file.h"
 #include "traces/chakra/chakra_export.h"
@@ -185,7 +186,7 @@ int command_replay(const po::variables_map& vars) {
 
 // `eppsim export chakra SCHEDULE -o PREFIX`: PREFIX.<rank>.et and PREFIX.comm_groups.json.
 int export_chakra_command(const po::variables_map& vars) {
-  const proto::Schedule schedule = read_schedule_file(vars["trace"].as<std::string>());
+  const proto::Schedule schedule = expand_identical_replicas(read_schedule_file(vars["trace"].as<std::string>()));
   const fs::path prefix = vars["output"].as<std::string>();
   write_chakra_trace(export_chakra(schedule), prefix);
   logging::info("cli", "wrote {} rank files {}.<rank>.et and {}.comm_groups.json", schedule.num_ranks(), prefix.string(),

@@ -264,9 +264,12 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
     std::vector<PortId>& ports = group_ports_[slot];
     if (group_ports_built_[slot]) return ports;
     group_ports_built_[slot] = true;
+    // The nodes of every member; the ports of those that run their own
+    // programs (a replica simulated through another's has the same flows at
+    // its ports as that one, so the shares there are the same).
     const auto ranks = core_.group_ranks(group);
     std::vector<std::uint32_t> nodes;
-    for (const std::uint32_t r : ranks) nodes.push_back(node_of(r));
+    for (const std::uint32_t r : core_.schedule().groups(static_cast<int>(group)).ranks()) nodes.push_back(node_of(r));
     std::sort(nodes.begin(), nodes.end());
     const bool spans = nodes.front() != nodes.back();
     for (const std::uint32_t r : ranks) {
@@ -302,9 +305,10 @@ class AnalyticExecutor final : public GlobalExecutorHooks, public ComputeChainHo
   TrafficClass traffic_of_group(std::uint32_t group) {
     std::uint8_t& traffic = group_traffic_[group];
     if (traffic == kUnknownTraffic) {
-      const auto ranks = core_.group_ranks(group);
+      // Every member, those of replicas simulated through another's too.
+      const auto& ranks = core_.schedule().groups(static_cast<int>(group)).ranks();
       bool spans = false;
-      for (const std::uint32_t r : ranks) spans = spans || node_of(r) != node_of(ranks.front());
+      for (const std::uint32_t r : ranks) spans = spans || node_of(r) != node_of(ranks[0]);
       traffic = static_cast<std::uint8_t>(spans ? TrafficClass::InterNodeCollective : TrafficClass::IntraNodeCollective);
     }
     return static_cast<TrafficClass>(traffic);

@@ -379,11 +379,26 @@ EppPlan plan_epp(const PlanContext& sc, const EppOptions& options, std::span<con
   std::vector<double> costs(lengths.size());
   for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
   progress::ProgressLine line(fmt::format("planning {}", epp_strategy_name(variant)), progress::Options{.check_every = 1});
-  for (const auto& bin : longest_processing_time(costs, ctx.dp())) {
-    line.update([&] { return fmt::format("replica {} of {} (a K search each)", out.replicas.size() + 1, ctx.dp()); });
+  const Bins bins = longest_processing_time(costs, ctx.dp());
+  const auto lengths_of = [&](const std::vector<std::uint32_t>& bin) {
     std::vector<std::uint64_t> mine;
     for (auto i : bin) mine.push_back(lengths[i]);
-    out.replicas.push_back(plan_replica(ctx, mine));
+    return mine;
+  };
+  const std::vector<std::uint64_t> first = bins.empty() ? std::vector<std::uint64_t>() : lengths_of(bins.front());
+  out.identical_replicas = bins.size() > 1 && std::all_of(bins.begin(), bins.end(), [&](const auto& bin) {
+    return bin.size() == first.size() && lengths_of(bin) == first;
+  });
+  std::optional<EppReplicaPlan> planned_once;
+  for (const auto& bin : bins) {
+    line.update([&] { return fmt::format("replica {} of {} (a K search each)", out.replicas.size() + 1, ctx.dp()); });
+    const std::vector<std::uint64_t> mine = lengths_of(bin);
+    if (planned_once) {
+      out.replicas.push_back(*planned_once);  // replica 0's plan, over this replica's sequences (renamed below)
+    } else {
+      out.replicas.push_back(plan_replica(ctx, mine));
+      if (out.identical_replicas) planned_once = out.replicas.back();
+    }
     // The replica planned its own sequences: its slices name them by batch index.
     for (auto& pipeline : out.replicas.back().pipelines)
       for (auto& lane : pipeline.lanes)

@@ -94,6 +94,11 @@ struct EppReplicaPlan {
 struct EppPlan {
   std::uint32_t stages = 0, sp_degree = 0, data_parallel = 0;
   std::vector<EppReplicaPlan> replicas;
+  // Every replica got the same lengths in the same order (a batch of
+  // workload.repeats copies, repeats a multiple of the replicas): replica 0
+  // was planned, the others are its copies over their own sequences, and the
+  // Schedule lists replica 0's programs (schedule/identical_replicas.h).
+  bool identical_replicas = false;
 };
 
 // plan.epp and plan.zero_stage, resolved and checked; shared by every variant.

@@ -38,6 +38,11 @@ EmittedEpp emit_epp(const PlanContext& sc, std::span<const StageShape> shapes, s
   const auto [compute, recv_prev, send_next, recv_next, send_prev, comm] = add_pipeline_streams(b);
   auto rank_of = [&](std::uint32_t stage, std::uint32_t replica, std::uint32_t i) { return (stage * dp + replica) * sp + i; };
   for (std::uint32_t r = 0; r < num_ranks; ++r) b.place(r, sc.node_of_rank(r), sc.local_gpu_of(r));
+  // Identical replicas: replica 0's programs alone (replica d's rank i of
+  // stage s is sp ranks on from replica d - 1's).
+  const bool replica_zero_only = decisions.identical_replicas && dp > 1;
+  if (replica_zero_only) b.identical_replicas(dp, sp);
+  double replica_zero_flops = 0.0;
   std::vector<std::uint32_t> grad_groups(stages);
   if (stage_ranks > 1) {
     for (std::uint32_t s = 0; s < stages; ++s) {
@@ -109,6 +114,10 @@ EmittedEpp emit_epp(const PlanContext& sc, std::span<const StageShape> shapes, s
       chunks_here += static_cast<std::uint32_t>(longest_lane);
     }
     most_chunks = std::max(most_chunks, chunks_here);
+    if (replica_zero_only && d > 0) {
+      model_flops += replica_zero_flops;
+      continue;
+    }
 
     for (std::uint32_t s = 0; s < stages; ++s) {
       const auto& shape = shapes[s];
@@ -191,6 +200,7 @@ EmittedEpp emit_epp(const PlanContext& sc, std::span<const StageShape> shapes, s
                            zero_stage, last);
       }
     }
+    replica_zero_flops = model_flops;
   }
 
   sliced.write_to(b.summary()->mutable_decisions());

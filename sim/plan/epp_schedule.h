@@ -15,8 +15,10 @@
 
 namespace eppsim {
 
-// The Schedule of `decisions` (its replicas on ranks 0 .. stages*replicas*sp-1),
-// with the model FLOPs and the most chunks of a replica; finish_plan is the caller's.
+// The Schedule of `decisions` (its replicas on ranks 0 .. stages*replicas*sp-1;
+// replica 0's programs alone, marked identical_replicas, when the decisions'
+// replicas are identical), with the model FLOPs and the most chunks of a
+// replica; finish_plan is the caller's.
 struct EmittedEpp {
   ScheduleBuilder builder;
   double model_flops = 0.0;

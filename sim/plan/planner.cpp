@@ -4,6 +4,7 @@
 
 #include "base/errors.h"
 #include "sim/plan/schedule_builder.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/executor/simulated_ns.h"
 
 namespace eppsim {
@@ -49,12 +50,14 @@ proto::Schedule finish_plan(ScheduleBuilder& builder, const PlanContext& scenari
   summary->set_pipeline_stages(plan.pipeline_stages);
   summary->set_data_parallel(plan.data_parallel);
   summary->mutable_decisions()->set_ranks(builder.schedule().num_ranks());
-  const auto peaks = sequential_peak_memory(builder.schedule());
-  for (std::uint32_t r = 0; r < peaks.size(); ++r) {
-    summary->add_planned_peak_memory_bytes(peaks[r]);
-    if (peaks[r] > scenario.memory_limit.count) {
+  const auto own_peaks = sequential_peak_memory(builder.schedule());
+  const auto source = source_ranks(builder.schedule());  // a rank of an identical replica: its copy's
+  for (std::uint32_t r = 0; r < own_peaks.size(); ++r) {
+    const auto peak = own_peaks[source[r]];
+    summary->add_planned_peak_memory_bytes(peak);
+    if (peak > scenario.memory_limit.count) {
       throw InputError(fmt::format("{}: {}: rank {}{} needs {} but the memory limit is {}; {}", scenario.source, strategy,
-                                   r, where(r), format_bytes(Bytes(peaks[r])), format_bytes(scenario.memory_limit),
+                                   r, where(r), format_bytes(Bytes(peak)), format_bytes(scenario.memory_limit),
                                    advice));
     }
   }
@@ -68,7 +71,11 @@ std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario) {
                           "strategy to plan (use `eppsim run`)");
   }
   const ScenarioWorkload& w = scenario.workload;
-  return sample_global_batch(*w.lengths, w.global_batch, w.max_length, w.over_max_length, w.seed);
+  const auto drawn = sample_global_batch(*w.lengths, w.global_batch / w.repeats, w.max_length, w.over_max_length, w.seed);
+  std::vector<std::uint64_t> batch;
+  batch.reserve(w.global_batch);
+  for (std::uint32_t k = 0; k < w.repeats; ++k) batch.insert(batch.end(), drawn.begin(), drawn.end());
+  return batch;
 }
 
 }  // namespace eppsim

@@ -70,7 +70,8 @@ std::vector<std::string> planner_names();
 // that break the strategy's rules.
 std::unique_ptr<Planner> make_planner(std::string_view strategy, const ResolvedScenario& scenario);
 
-// The global batch a scenario describes: sampled with its seed.
+// The global batch a scenario describes: global_batch / repeats lengths
+// sampled with its seed, the whole draw repeated `repeats` times.
 std::vector<std::uint64_t> sample_batch(const ResolvedScenario& scenario);
 
 }  // namespace eppsim

@@ -66,6 +66,12 @@ class ScheduleBuilder {
 
   std::uint32_t num_ranks() const { return static_cast<std::uint32_t>(schedule_.programs_size()); }
   proto::ScheduleSummary* summary() { return schedule_.mutable_summary(); }
+  // Marks the replicas identical: the planner writes replica 0's programs
+  // alone (schedule/identical_replicas.h).
+  void identical_replicas(std::uint32_t copies, std::uint32_t stride) {
+    schedule_.mutable_identical_replicas()->set_copies(copies);
+    schedule_.mutable_identical_replicas()->set_stride(stride);
+  }
   const proto::Schedule& schedule() const { return schedule_; }
   proto::Schedule finish();
 

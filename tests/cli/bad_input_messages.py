@@ -50,6 +50,12 @@ MESSAGE_CASES = [
          SIMT, "{d}/x.textproto: num_ranks: must be <= 4194304", {"x.textproto": "num_ranks: 1000000000\n"}),
     Case("schedule-ranks-mismatch", "schedule", "num_ranks disagrees with the programs",
          SIMT, "{d}/x.textproto: schedule: num_ranks is 17 but there are 16 programs", {"x.textproto": schedule_text(("num_ranks: 16", "num_ranks: 17"))}),
+    Case("schedule-replicas-not-whole", "schedule", "identical_replicas whose copies do not divide the ranks",
+         SIMT, "{d}/x.textproto: identical_replicas.copies: copies x stride (3 x 1) must divide num_ranks (16) into whole replicas",
+         {"x.textproto": schedule_text(append="identical_replicas { copies: 3 stride: 1 }")}),
+    Case("schedule-replicas-with-programs", "schedule", "identical_replicas while every rank has its own program",
+         SIMT, "{d}/x.textproto: identical_replicas.copies: rank 1 (replica 1) has a program, but runs its copy in replica 0's",
+         {"x.textproto": schedule_text(append="identical_replicas { copies: 2 stride: 1 }")}),
     Case("schedule-bad-dep", "schedule", "an op depending on a later op",
          SIMT, "{d}/x.textproto: schedule: rank 0 op 0: depends on op 1, which is not earlier",
          {"x.textproto": one_rank("stream: [0, 0] code: [OP_COMPUTE, OP_COMPUTE] target: [0, 0] size_bytes: [0, 0] "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -10,6 +11,8 @@
 #include "base/errors.h"
 #include "sim/run.h"
 #include "schedule/compute_segments.h"
+#include "schedule/identical_replicas.h"
+#include "schedule/schedule_validation.h"
 #include "schedule/program_ops.h"
 #include "scenario/scenario.h"
 #include "test_scenarios.h"
@@ -173,6 +176,44 @@ TEST(Epp, ScenarioChecks) {
         << strategy;
     EXPECT_EQ(testing::planner_error(base, {"plan.strategy=" + strategy}), "") << strategy;
   }
+}
+
+
+// A batch of workload.repeats copies, repeats a multiple of the replicas:
+// every replica gets the same lengths in the same order (longest processing
+// time first), is planned once and written once (schedule/identical_replicas.h).
+TEST(Epp, IdenticalReplicasArePlannedAndWrittenOnce) {
+  const auto planned = [](const std::string& repeats) {
+    const auto sc = testing::test_scenario(4, 4, fmt::format(R"(
+      name: "epp-test"
+      seed: 5
+      model {{ preset: "llama2-7b" }}
+      workload {{ lengths {{ distribution: "longtail" }} global_batch: 48 max_length: 32768 {} }}
+      plan {{ strategy: "epp" zero_stage: 1 epp {{ pipeline_stages: 2 sp_degree: 4 }} }}
+    )",
+                                                             repeats));
+    const auto lengths = sample_batch(sc);
+    return make_planner("epp", sc)->plan(PlanContext(sc, simulated_step_seconds), lengths);
+  };
+  const proto::Schedule once = planned("repeats: 4");
+  ASSERT_TRUE(once.has_identical_replicas());
+  EXPECT_EQ(once.identical_replicas().copies(), 2u);  // 16 GPUs / (2 stages x SP 4)
+  EXPECT_EQ(once.identical_replicas().stride(), 4u);
+  for (std::uint32_t r = 0; r < once.num_ranks(); ++r) {
+    EXPECT_EQ(ops_of(once, r).empty(), (r / 4) % 2 == 1) << "rank " << r;
+  }
+  // Each replica's sliced sequences, by their own batch index, in the plan's decisions.
+  std::multiset<std::uint64_t> lengths[2];
+  std::set<std::uint64_t> sequences;
+  for (const auto& sliced : once.summary().decisions().sliced_sequences()) {
+    lengths[sliced.replica()].insert(sliced.length_tokens());
+    sequences.insert(sliced.sequence());
+  }
+  EXPECT_EQ(lengths[0], lengths[1]);
+  EXPECT_EQ(sequences.size(), lengths[0].size() + lengths[1].size());
+  EXPECT_NO_THROW(validate_schedule(expand_identical_replicas(once)));
+  // Drawn one by one, the replicas' lengths differ: every rank is written.
+  EXPECT_FALSE(planned("").has_identical_replicas());
 }
 
 }  // namespace

@@ -152,5 +152,17 @@ TEST(PlanDecisions, EppIlpStatusWhenMemoryIsTight) {
   EXPECT_TRUE(any_solved);
 }
 
+
+// workload.repeats: global_batch / repeats lengths drawn, the draw repeated.
+TEST(SampleBatch, RepeatsTheDraw) {
+  const auto sc = testing::load_quickstart({"workload.global_batch=12", "workload.repeats=3"});
+  const auto batch = sample_batch(sc);
+  ASSERT_EQ(batch.size(), 12u);
+  const std::vector<std::uint64_t> drawn(batch.begin(), batch.begin() + 4);
+  EXPECT_EQ(drawn, sample_batch(testing::load_quickstart({"workload.global_batch=4"})));
+  for (int k = 1; k < 3; ++k) EXPECT_TRUE(std::equal(drawn.begin(), drawn.end(), batch.begin() + 4 * k)) << k;
+  EXPECT_THROW(testing::load_quickstart({"workload.global_batch=12", "workload.repeats=5"}), InputError);
+}
+
 }  // namespace
 }  // namespace eppsim

@@ -3,6 +3,7 @@
 // scenario.textproto beside it, and the human summary's plan lines.
 #include "tests/sim/test_scenarios.h"
 #include "sim/run.h"
+#include "schedule/identical_replicas.h"
 #include "schedule/trace_events.h"
 
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "base/errors.h"
+#include "base/log.h"
 #include "sim/plan/planner.h"
 #include "base/proto_io.h"
 #include "scenario/scenario.h"
@@ -254,6 +256,81 @@ TEST(Run, ASummaryTraceGivesTheSameReportForEveryStrategy) {
     const auto scenario = testing::load_quickstart({"workload.global_batch=64", "plan.strategy=" + strategy});
     EXPECT_EQ(to_json(run_scenario(scenario, TraceDetail::summary()).report), to_json(run_scenario(scenario).report));
   }
+}
+
+
+// step_16k cut to 1,024 GPUs with epp (8 stages x SP 8 x 16 replicas) and
+// each drawn sequence 16 times: every replica the same, planned and simulated
+// once (schedule/identical_replicas.h), for the same report to the byte as the
+// simulation of every rank, whichever op events the trace keeps.
+ResolvedScenario identical_replicas_scenario(bool identical, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> sets = {"plan.strategy=epp", "cluster.nodes=128", "workload.global_batch=1024",
+                                   "workload.repeats=16", fmt::format("simulation.identical_replicas={}", identical)};
+  sets.insert(sets.end(), more.begin(), more.end());
+  return load_scenario(EPPSIM_SOURCE_DIR "/scenarios/bench/step_16k.textproto", sets);
+}
+
+TEST(Run, IdenticalReplicasGiveTheFullSimulationsReport) {
+  const RunResult once = run_scenario(identical_replicas_scenario(true), TraceDetail::summary());
+  ASSERT_TRUE(once.schedule.has_identical_replicas());
+  EXPECT_EQ(once.schedule.identical_replicas().copies(), 16u);
+  EXPECT_EQ(once.schedule.identical_replicas().stride(), 8u);
+  EXPECT_EQ(once.schedule.programs(8).code_size(), 0);  // replica 1's first rank runs rank 0's ops
+  EXPECT_EQ(represented_op_count(once.schedule), 16 * op_count(once.schedule));
+  const RunResult every = run_scenario(identical_replicas_scenario(false), TraceDetail::summary());
+  EXPECT_EQ(to_json(once.report), to_json(every.report));
+
+  // Op events of ranks of replicas simulated through replica 0's: the same
+  // times, peers in their own replica (a collective names the group replica
+  // 0's program does, schedule.pb's).
+  const TraceDetail some{true, parse_trace_ranks("0,100,1023")};
+  const RunResult traced_once = run_scenario(identical_replicas_scenario(true), some);
+  const RunResult traced_every = run_scenario(identical_replicas_scenario(false), some);
+  EXPECT_EQ(to_json(traced_once.report), to_json(traced_every.report));
+  auto a = traced_once.trace.op_events(), b = traced_every.trace.op_events();
+  ASSERT_GT(a.rank_size(), 0);
+  a.clear_group();
+  b.clear_group();
+  EXPECT_EQ(a.SerializeAsString(), b.SerializeAsString());
+  EXPECT_THAT(traced_once.trace.traced_ranks(), ::testing::ElementsAre(0u, 100u, 1023u));
+}
+
+// On RailX the rails a transfer takes differ from replica to replica: each
+// class of replicas whose transfers take the same times is simulated once.
+TEST(Run, IdenticalReplicasOnRailXAreSimulatedAClassAtATime) {
+  const auto railx = [](bool identical) {
+    return load_scenario(EPPSIM_SOURCE_DIR "/scenarios/railx_200k.textproto",
+                         {"plan.strategy=epp", "cluster.compare_topologies=[]", "cluster.nodes=144",
+                          "cluster.topology.railx.nx=12", "cluster.topology.railx.ny=12", "plan.epp.pipeline_stages=4",
+                          "plan.epp.sp_degree=8", "workload.global_batch=1152", "workload.repeats=144",
+                          fmt::format("simulation.identical_replicas={}", identical)});
+  };
+  const auto scenario = railx(true);
+  const RunResult once = run_scenario(scenario, TraceDetail::summary());
+  const auto classes = replica_classes(once.schedule, *scenario.cost.model);
+  ASSERT_EQ(classes.size(), 144u);
+  const auto simulated = std::count_if(classes.begin(), classes.end(), [&, d = 0u](std::uint32_t c) mutable { return c == d++; });
+  EXPECT_GT(simulated, 1);
+  EXPECT_LT(simulated, 144);
+  EXPECT_EQ(to_json(once.report), to_json(run_scenario(railx(false), TraceDetail::summary()).report));
+}
+
+
+// A fault breaks the symmetry: that run simulates every rank and says so;
+// the healthy run it is compared with keeps to one replica a class.
+TEST(Run, AFaultTurnsIdenticalReplicasOff) {
+  std::vector<std::string> lines;
+  const auto previous = logging::set_sink([&](std::string_view line) { lines.emplace_back(line); });
+  const RunResult faulty = run_scenario(
+      identical_replicas_scenario(true, {R"(faults=[{at: "0s" straggler { rank: 100 slowdown: 1.5 }}])"}),
+      TraceDetail::summary());
+  logging::set_sink(previous);
+  EXPECT_TRUE(faulty.report.has_faults());
+  const auto said = [&](std::string_view what) {
+    return std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(what) != std::string::npos; });
+  };
+  EXPECT_EQ(said("identical replicas: simulating every one of the 16 replicas' ranks, since the step has simulated faults"), 1);
+  EXPECT_EQ(said("identical replicas: 16 replicas in 1 class of equal op times; simulating 64 of 1024 ranks"), 1);
 }
 
 }  // namespace
