@@ -101,7 +101,9 @@ proto::Schedule schedule_to_simulate(const proto::Schedule& schedule, const Reso
                   why_not);
     return expand_identical_replicas(schedule);
   }
+  const auto start = std::chrono::steady_clock::now();
   std::vector<std::uint32_t> classes = replica_classes(schedule, cost);
+  logging::debug("sim", "identical replicas: classes found in {:.3f} s", seconds_since(start));
   std::uint32_t simulated = 0;
   for (std::uint32_t d = 0; d < layout->copies; ++d) simulated += classes[d] == d;
   logging::info("sim", "identical replicas: {} replicas in {} class{} of equal op times; simulating {} of {} ranks",
