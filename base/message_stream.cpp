@@ -98,23 +98,26 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
   check_memory_estimate(fmt::format("reading {} ({} bytes)", file, file_bytes), held_memory_bytes() + 3 * file_bytes,
                         "read a smaller file, or raise --max-memory");
   const std::string type = message->GetDescriptor()->full_name();
-  auto fail = [&](std::string_view what) {
-    return InputError(fmt::format("{}: not a valid stream of {}: {}", file, type, what));
+  // `at`: the byte where the part (or the header) that breaks the rule starts.
+  auto fail = [&](std::string_view what, std::uint64_t at) {
+    return InputError(fmt::format("{}: not a valid stream of {}: {} (at byte {})", file, type, what, at));
   };
   message->Clear();
   {
     pb::io::CodedInputStream coded(&raw);
     std::string magic, written_type;
     std::uint32_t type_bytes = 0, version = 0;
+    const auto here = [&] { return static_cast<std::uint64_t>(coded.CurrentPosition()); };
     if (!coded.ReadString(&magic, static_cast<int>(kMessageStreamMagic.size())) || magic != kMessageStreamMagic)
-      throw fail("no magic \"EPPSTRM\" at its start");
+      throw fail("no magic \"EPPSTRM\" at its start", 0);
     if (!coded.ReadVarint32(&type_bytes) || type_bytes > 1024 || !coded.ReadString(&written_type, static_cast<int>(type_bytes)))
-      throw fail("cut short in its header");
-    if (written_type != type) throw fail(fmt::format("it holds {}", written_type));
-    if (!coded.ReadVarint32(&version)) throw fail("cut short in its header");
+      throw fail("cut short in its header", here());
+    if (written_type != type) throw fail(fmt::format("it holds {}", written_type), kMessageStreamMagic.size());
+    if (!coded.ReadVarint32(&version)) throw fail("cut short in its header", here());
     if (version != kMessageStreamVersion) {
       throw fail(fmt::format("format version {}, but this build reads version {} (written by a newer eppsim?)", version,
-                             kMessageStreamVersion));
+                             kMessageStreamVersion),
+                 here());
     }
   }
   std::uint64_t parts = 0;
@@ -124,28 +127,31 @@ void read_message_stream(const std::filesystem::path& path, pb::Message* message
     const auto part_offset = static_cast<std::uint64_t>(raw.ByteCount());
     pb::io::CodedInputStream coded(&raw);
     std::uint64_t bytes = 0;
-    if (!coded.ReadVarint64(&bytes)) throw fail(fmt::format("cut short after {} parts (no end marker)", parts));
+    if (!coded.ReadVarint64(&bytes)) throw fail(fmt::format("cut short after {} parts (no end marker)", parts), part_offset);
     if (bytes == 0) {
       std::uint64_t count = 0;
-      if (!coded.ReadVarint64(&count)) throw fail("cut short: no part count after the end marker");
-      if (count != parts) throw fail(fmt::format("its end says {} parts, but it holds {}", count, parts));
+      if (!coded.ReadVarint64(&count)) throw fail("cut short: no part count after the end marker", part_offset);
+      if (count != parts) throw fail(fmt::format("its end says {} parts, but it holds {}", count, parts), part_offset);
       std::uint8_t extra = 0;
-      if (coded.ReadRaw(&extra, 1)) throw fail(fmt::format("bytes after the end of its {} parts", parts));
+      if (coded.ReadRaw(&extra, 1)) throw fail(fmt::format("bytes after the end of its {} parts", parts), part_offset);
       break;
     }
     if (bytes > kMaxMessageStreamPartBytes) {
       throw fail(fmt::format("part {} declares {} bytes, past the {} a part may hold", parts, bytes,
-                             kMaxMessageStreamPartBytes));
+                             kMaxMessageStreamPartBytes),
+                 part_offset);
     }
     const std::uint64_t left = file_bytes - std::min(file_bytes, part_offset + coded.CurrentPosition());
     if (bytes > left) {
-      throw fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", parts, bytes, left));
+      throw fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", parts, bytes, left),
+                 part_offset);
     }
     const auto limit = coded.PushLimit(static_cast<int>(bytes));
     const ProtobufLogCapture said;
     if (!message->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
         coded.BytesUntilLimit() != 0) {
-      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}{}", parts, bytes, type, said.detail()));
+      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}{}", parts, bytes, type, said.detail()),
+                 part_offset);
     }
     coded.PopLimit(limit);
     ++parts;

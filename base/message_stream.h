@@ -91,7 +91,8 @@ void write_slices(MessageStreamWriter& stream, const Items& items, Add add,
 bool is_message_stream(const std::filesystem::path& path);
 
 // Reads a message stream into `message` (cleared first), part by part.
-// InputError naming the path: a different type, an unknown version, a part
+// InputError naming the path and the byte where the header or part that
+// breaks the rule starts: a different type, an unknown version, a part
 // that is empty of bytes, larger than kMaxMessageStreamPartBytes, malformed or
 // with fields unknown to this build, a file cut short (no end marker or
 // count) or with bytes after its count.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
@@ -103,7 +104,9 @@ TEST_F(MessageStream, DamagedStreamsAreBadInputNamingTheFileAndTheFault) {
   };
   EXPECT_THAT(error_with(good.substr(0, good.size() - 2)), HasSubstr("damaged.pb: not a valid stream of eppsim.proto.Trace: cut short"));
   EXPECT_THAT(error_with(good.substr(0, 12)), HasSubstr("cut short in its header"));
-  EXPECT_THAT(error_with(good + "x"), HasSubstr("bytes after the end"));
+  // The offset where it breaks: the end marker, the last 2 bytes (0 and the count).
+  EXPECT_THAT(error_with(good + "x"), HasSubstr(fmt::format("bytes after the end of its {} parts (at byte {})",
+                                                            1 + trace_.memory_size(), good.size() - 2)));
   // A header part and a part per memory sample.
   EXPECT_EQ(static_cast<int>(good.back()), 1 + trace_.memory_size());
   // The part count at the end disagrees with the parts.
