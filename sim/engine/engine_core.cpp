@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "schedule/identical_replicas.h"
+
 namespace eppsim {
 
 std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
@@ -17,10 +19,16 @@ std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const Tra
   }
   std::uint64_t bytes = ops * state_bytes_per_op + static_cast<std::uint64_t>(schedule.programs_size()) * kRankBytes;
   if (!trace.op_events) return bytes;
-  std::uint64_t kept = trace.ranks.empty() && !trace.slowest_rank ? ops : 0;
-  for (const auto r : trace.ranks) {
-    if (r < static_cast<std::uint32_t>(schedule.programs_size())) kept += static_cast<std::uint64_t>(schedule.programs(static_cast<int>(r)).code_size());
+  // A rank of a replica simulated through another's keeps its source's events.
+  const std::vector<std::uint32_t> source = source_ranks(schedule);
+  const auto events_of_rank = [&](std::uint32_t r) {
+    return r < source.size() ? static_cast<std::uint64_t>(schedule.programs(static_cast<int>(source[r])).code_size()) : 0;
+  };
+  std::uint64_t kept = 0;
+  if (trace.ranks.empty() && !trace.slowest_rank) {
+    for (std::uint32_t r = 0; r < source.size(); ++r) kept += events_of_rank(r);
   }
+  for (const auto r : trace.ranks) kept += events_of_rank(r);
   if (trace.slowest_rank) kept += most;
   return bytes + ops * kSpanBytes + kept * kEventBytes;
 }

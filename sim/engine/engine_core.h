@@ -25,7 +25,8 @@ struct TraceSelection {
 // engine's `state_bytes_per_op` for every op, 1 KiB for every rank (its
 // figures in the trace and the report) and, with op events, each op's
 // span (16 bytes) and each kept event's columns (64 bytes; the slowest rank
-// counted as the rank with the most ops).
+// counted as the rank with the most ops; a rank of a replica simulated
+// through another's, schedule/identical_replicas.h, with its source's).
 std::uint64_t simulation_memory_bytes(const proto::Schedule& schedule, const TraceSelection& trace,
                                       std::uint64_t state_bytes_per_op);
 

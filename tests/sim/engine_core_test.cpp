@@ -49,5 +49,26 @@ TEST(EngineCore, ProgressCountsFinishedOps) {
   EXPECT_EQ(simulation_progress(core, 1.25, 1e-6), "1.250 s simulated, 2 of 4 ops, 2.00 M ops/s");
 }
 
+
+// The estimate counts the events a rank of a replica simulated through
+// another's keeps: its source's (schedule/identical_replicas.h).
+TEST(EngineCore, MemoryEstimateCountsEveryReplicasEvents) {
+  testing::HandSchedule s(4);  // two replicas of two ranks, stride 1: replica 0 is ranks 0 and 2
+  for (const std::uint32_t r : {0u, 2u}) {
+    s.compute(r, 0);
+    s.compute(r, 0, {0});
+  }
+  s.schedule().mutable_identical_replicas()->set_copies(2);
+  s.schedule().mutable_identical_replicas()->set_stride(1);
+  const auto every = simulation_memory_bytes(s.schedule(), TraceSelection{}, 0);
+  const auto replica_zero = simulation_memory_bytes(s.schedule(), TraceSelection{true, {0, 2}, false}, 0);
+  const auto one_mirror = simulation_memory_bytes(s.schedule(), TraceSelection{true, {3}, false}, 0);
+  // 4 ranks' figures and 4 ops' spans each time; 8, 4 and 2 kept events.
+  const std::uint64_t base = 4 * 1024 + 4 * 16;
+  EXPECT_EQ(every, base + 8 * 64);
+  EXPECT_EQ(replica_zero, base + 4 * 64);
+  EXPECT_EQ(one_mirror, base + 2 * 64);
+}
+
 }  // namespace
 }  // namespace eppsim
