@@ -389,6 +389,10 @@ EppPlan plan_epp(const PlanContext& sc, const EppOptions& options, std::span<con
   out.identical_replicas = bins.size() > 1 && std::all_of(bins.begin(), bins.end(), [&](const auto& bin) {
     return bin.size() == first.size() && lengths_of(bin) == first;
   });
+  if (out.identical_replicas) {
+    logging::info("plan.epp", "every one of the {} replicas has the same {} sequences in the same order: planning one",
+                  bins.size(), first.size());
+  }
   std::optional<EppReplicaPlan> planned_once;
   for (const auto& bin : bins) {
     line.update([&] { return fmt::format("replica {} of {} (a K search each)", out.replicas.size() + 1, ctx.dp()); });
