@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
@@ -155,11 +156,9 @@ void check_identical_replicas(const proto::Schedule& schedule, std::string_view 
 }
 
 std::vector<bool> live_ranks(const proto::Schedule& schedule) {
-  std::vector<bool> live(schedule.num_ranks(), true);
-  const auto layout = replica_layout(schedule);
-  if (!layout) return live;
-  const auto rep = representatives(schedule, *layout);
-  for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) live[r] = rep[layout->replica_of(r)] == layout->replica_of(r);
+  const auto source = source_ranks(schedule);
+  std::vector<bool> live(source.size());
+  for (std::uint32_t r = 0; r < source.size(); ++r) live[r] = source[r] == r;
   return live;
 }
 
@@ -253,7 +252,7 @@ proto::Schedule expand_identical_replicas(const proto::Schedule& schedule) {
   const auto layout = replica_layout(schedule);
   if (!layout) return schedule;
   std::vector<std::uint32_t> every(layout->copies);
-  for (std::uint32_t d = 0; d < layout->copies; ++d) every[d] = d;
+  std::iota(every.begin(), every.end(), 0u);
   proto::Schedule out = with_representatives(schedule, every);
   out.clear_identical_replicas();
   return out;

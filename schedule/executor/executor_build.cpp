@@ -256,13 +256,13 @@ void ExecutorCore::State::build(ScheduleValidator& validator) {
   // channel, and the first every COLLECTIVE its counter.
   const bool global = matching == Matching::Global;
   group_offset.assign(static_cast<std::size_t>(schedule.groups_size()) + 1, 0);
-  const bool some_replicas_simulated_once = schedule.has_identical_replicas();
-  const std::vector<bool> live = some_replicas_simulated_once ? live_ranks(schedule) : std::vector<bool>();
-  if (some_replicas_simulated_once) source_rank = source_ranks(schedule);
+  // A member of a replica simulated through another's (its source is not
+  // itself) arrives with its source.
+  if (schedule.has_identical_replicas()) source_rank = source_ranks(schedule);
   for (int g = 0; g < schedule.groups_size(); ++g) {
     const auto& members = schedule.groups(g).ranks();
     for (const auto r : members) {
-      if (!some_replicas_simulated_once || live[r]) group_members.push_back(r);
+      if (source_rank.empty() || source_rank[r] == r) group_members.push_back(r);
     }
     group_offset[static_cast<std::size_t>(g) + 1] = static_cast<std::uint32_t>(group_members.size());
   }

@@ -380,27 +380,22 @@ EppPlan plan_epp(const PlanContext& sc, const EppOptions& options, std::span<con
   for (std::size_t i = 0; i < lengths.size(); ++i) costs[i] = ctx.segment_seconds(Segment{lengths[i], 0}, ctx.sp());
   progress::ProgressLine line(fmt::format("planning {}", epp_strategy_name(variant)), progress::Options{.check_every = 1});
   const Bins bins = longest_processing_time(costs, ctx.dp());
-  const auto lengths_of = [&](const std::vector<std::uint32_t>& bin) {
-    std::vector<std::uint64_t> mine;
-    for (auto i : bin) mine.push_back(lengths[i]);
-    return mine;
-  };
-  const std::vector<std::uint64_t> first = bins.empty() ? std::vector<std::uint64_t>() : lengths_of(bins.front());
-  out.identical_replicas = bins.size() > 1 && std::all_of(bins.begin(), bins.end(), [&](const auto& bin) {
-    return bin.size() == first.size() && lengths_of(bin) == first;
-  });
+  std::vector<std::vector<std::uint64_t>> lengths_of(bins.size());  // per replica, its sequences' lengths
+  for (std::size_t d = 0; d < bins.size(); ++d)
+    for (auto i : bins[d]) lengths_of[d].push_back(lengths[i]);
+  out.identical_replicas = bins.size() > 1 && std::all_of(lengths_of.begin(), lengths_of.end(),
+                                                          [&](const auto& mine) { return mine == lengths_of.front(); });
   if (out.identical_replicas) {
     logging::info("plan.epp", "every one of the {} replicas has the same {} sequences in the same order: planning one",
-                  bins.size(), first.size());
+                  bins.size(), lengths_of.front().size());
   }
   std::optional<EppReplicaPlan> planned_once;
   for (const auto& bin : bins) {
     line.update([&] { return fmt::format("replica {} of {} (a K search each)", out.replicas.size() + 1, ctx.dp()); });
-    const std::vector<std::uint64_t> mine = lengths_of(bin);
     if (planned_once) {
       out.replicas.push_back(*planned_once);  // replica 0's plan, over this replica's sequences (renamed below)
     } else {
-      out.replicas.push_back(plan_replica(ctx, mine));
+      out.replicas.push_back(plan_replica(ctx, lengths_of[out.replicas.size()]));
       if (out.identical_replicas) planned_once = out.replicas.back();
     }
     // The replica planned its own sequences: its slices name them by batch index.
@@ -409,7 +404,7 @@ EppPlan plan_epp(const PlanContext& sc, const EppOptions& options, std::span<con
         for (auto& chunk : lane.chunks)
           if (chunk.batch_sequence >= 0) chunk.batch_sequence = bin[static_cast<std::size_t>(chunk.batch_sequence)];
     logging::debug("plan.epp", "replica {}: {} sequences, chose K={}, {} pipelines, estimated {:.4f} s",
-                   out.replicas.size() - 1, mine.size(), out.replicas.back().slices,
+                   out.replicas.size() - 1, bin.size(), out.replicas.back().slices,
                    out.replicas.back().pipelines.size(), out.replicas.back().estimated_step_s);
   }
   return out;

@@ -200,7 +200,7 @@ EmittedEpp emit_epp(const PlanContext& sc, std::span<const StageShape> shapes, s
                            zero_stage, last);
       }
     }
-    replica_zero_flops = model_flops;
+    if (d == 0) replica_zero_flops = model_flops;
   }
 
   sliced.write_to(b.summary()->mutable_decisions());
