@@ -84,84 +84,113 @@ bool is_message_stream(const std::filesystem::path& path) {
          std::string_view(head, sizeof head) == kMessageStreamMagic;
 }
 
-void read_message_stream(const std::filesystem::path& path, pb::Message* message) {
-  const std::string file = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", file, system_error_text(errno)));
-  pb::io::FileInputStream raw(fd);
-  raw.SetCloseOnDelete(true);
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", file, system_error_text(errno)));
-  const auto file_bytes = static_cast<std::uint64_t>(info.st_size);
-  // The memory guard: a part's packed varints take up to some three times their
-  // bytes once parsed (an event's 25 bytes become 64).
-  check_memory_estimate(fmt::format("reading {} ({} bytes)", file, file_bytes), held_memory_bytes() + 3 * file_bytes,
-                        "read a smaller file, or raise --max-memory");
-  const std::string type = message->GetDescriptor()->full_name();
+struct MessageStreamReader::State {
+  std::string file;
+  std::string type;
+  std::uint64_t file_bytes = 0;
+  std::unique_ptr<pb::io::FileInputStream> raw;
+  std::uint64_t parts = 0;
+  std::uint64_t part_offset = 0;
+  bool ended = false;
+
   // `at`: the byte where the part (or the header) that breaks the rule starts.
-  auto fail = [&](std::string_view what, std::uint64_t at) {
+  InputError fail(std::string_view what, std::uint64_t at) const {
     return InputError(fmt::format("{}: not a valid stream of {}: {} (at byte {})", file, type, what, at));
-  };
-  message->Clear();
-  {
-    pb::io::CodedInputStream coded(&raw);
-    std::string magic, written_type;
-    std::uint32_t type_bytes = 0, version = 0;
-    const auto here = [&] { return static_cast<std::uint64_t>(coded.CurrentPosition()); };
-    if (!coded.ReadString(&magic, static_cast<int>(kMessageStreamMagic.size())) || magic != kMessageStreamMagic)
-      throw fail("no magic \"EPPSTRM\" at its start", 0);
-    if (!coded.ReadVarint32(&type_bytes) || type_bytes > 1024 || !coded.ReadString(&written_type, static_cast<int>(type_bytes)))
-      throw fail("cut short in its header", here());
-    if (written_type != type) throw fail(fmt::format("it holds {}", written_type), kMessageStreamMagic.size());
-    if (!coded.ReadVarint32(&version)) throw fail("cut short in its header", here());
-    if (version != kMessageStreamVersion) {
-      throw fail(fmt::format("format version {}, but this build reads version {} (written by a newer eppsim?)", version,
+  }
+};
+
+MessageStreamReader::MessageStreamReader(const std::filesystem::path& path, std::string_view type)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.file = path.string();
+  s.type = std::string(type);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", s.file, system_error_text(errno)));
+  s.raw = std::make_unique<pb::io::FileInputStream>(fd);
+  s.raw->SetCloseOnDelete(true);
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw InputError(fmt::format("{}: cannot stat: {}", s.file, system_error_text(errno)));
+  s.file_bytes = static_cast<std::uint64_t>(info.st_size);
+  pb::io::CodedInputStream coded(s.raw.get());
+  std::string magic, written_type;
+  std::uint32_t type_bytes = 0, version = 0;
+  const auto here = [&] { return static_cast<std::uint64_t>(coded.CurrentPosition()); };
+  if (!coded.ReadString(&magic, static_cast<int>(kMessageStreamMagic.size())) || magic != kMessageStreamMagic)
+    throw s.fail("no magic \"EPPSTRM\" at its start", 0);
+  if (!coded.ReadVarint32(&type_bytes) || type_bytes > 1024 || !coded.ReadString(&written_type, static_cast<int>(type_bytes)))
+    throw s.fail("cut short in its header", here());
+  if (written_type != s.type) throw s.fail(fmt::format("it holds {}", written_type), kMessageStreamMagic.size());
+  if (!coded.ReadVarint32(&version)) throw s.fail("cut short in its header", here());
+  if (version != kMessageStreamVersion) {
+    throw s.fail(fmt::format("format version {}, but this build reads version {} (written by a newer eppsim?)", version,
                              kMessageStreamVersion),
                  here());
-    }
   }
-  std::uint64_t parts = 0;
-  for (;;) {
-    throw_if_interrupted();
-    // A coded stream a part: one reads at most 2 GiB, the file may hold more.
-    const auto part_offset = static_cast<std::uint64_t>(raw.ByteCount());
-    pb::io::CodedInputStream coded(&raw);
-    std::uint64_t bytes = 0;
-    if (!coded.ReadVarint64(&bytes)) throw fail(fmt::format("cut short after {} parts (no end marker)", parts), part_offset);
-    if (bytes == 0) {
-      std::uint64_t count = 0;
-      if (!coded.ReadVarint64(&count)) throw fail("cut short: no part count after the end marker", part_offset);
-      if (count != parts) throw fail(fmt::format("its end says {} parts, but it holds {}", count, parts), part_offset);
-      std::uint8_t extra = 0;
-      if (coded.ReadRaw(&extra, 1)) throw fail(fmt::format("bytes after the end of its {} parts", parts), part_offset);
-      break;
-    }
-    if (bytes > kMaxMessageStreamPartBytes) {
-      throw fail(fmt::format("part {} declares {} bytes, past the {} a part may hold", parts, bytes,
+}
+
+MessageStreamReader::~MessageStreamReader() = default;
+
+std::uint64_t MessageStreamReader::file_bytes() const { return state_->file_bytes; }
+std::uint64_t MessageStreamReader::part_offset() const { return state_->part_offset; }
+
+bool MessageStreamReader::next_part(pb::Message* part) {
+  State& s = *state_;
+  if (s.ended) return false;
+  throw_if_interrupted();
+  part->Clear();
+  // A coded stream a part: one reads at most 2 GiB, the file may hold more.
+  s.part_offset = static_cast<std::uint64_t>(s.raw->ByteCount());
+  pb::io::CodedInputStream coded(s.raw.get());
+  std::uint64_t bytes = 0;
+  if (!coded.ReadVarint64(&bytes)) {
+    if (s.raw->GetErrno() != 0) throw InputError(fmt::format("{}: cannot read: {}", s.file, system_error_text(s.raw->GetErrno())));
+    throw s.fail(fmt::format("cut short after {} parts (no end marker)", s.parts), s.part_offset);
+  }
+  if (bytes == 0) {
+    std::uint64_t count = 0;
+    if (!coded.ReadVarint64(&count)) throw s.fail("cut short: no part count after the end marker", s.part_offset);
+    if (count != s.parts) throw s.fail(fmt::format("its end says {} parts, but it holds {}", count, s.parts), s.part_offset);
+    std::uint8_t extra = 0;
+    if (coded.ReadRaw(&extra, 1)) throw s.fail(fmt::format("bytes after the end of its {} parts", s.parts), s.part_offset);
+    if (s.raw->GetErrno() != 0) throw InputError(fmt::format("{}: cannot read: {}", s.file, system_error_text(s.raw->GetErrno())));
+    s.ended = true;
+    return false;
+  }
+  if (bytes > kMaxMessageStreamPartBytes) {
+    throw s.fail(fmt::format("part {} declares {} bytes, past the {} a part may hold", s.parts, bytes,
                              kMaxMessageStreamPartBytes),
-                 part_offset);
-    }
-    const std::uint64_t left = file_bytes - std::min(file_bytes, part_offset + coded.CurrentPosition());
-    if (bytes > left) {
-      throw fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", parts, bytes, left),
-                 part_offset);
-    }
-    const auto limit = coded.PushLimit(static_cast<int>(bytes));
-    const ProtobufLogCapture said;
-    if (!message->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
-        coded.BytesUntilLimit() != 0) {
-      throw fail(fmt::format("part {} ({} bytes) is not a valid binary {}{}", parts, bytes, type, said.detail()),
-                 part_offset);
-    }
-    coded.PopLimit(limit);
-    ++parts;
+                 s.part_offset);
   }
-  if (raw.GetErrno() != 0) throw InputError(fmt::format("{}: cannot read: {}", file, system_error_text(raw.GetErrno())));
-  if (const std::string unknown = unknown_field_path(*message); !unknown.empty()) {
+  const std::uint64_t left = s.file_bytes - std::min(s.file_bytes, s.part_offset + coded.CurrentPosition());
+  if (bytes > left) {
+    throw s.fail(fmt::format("cut short: part {} declares {} bytes, but the file ends {} bytes on", s.parts, bytes, left),
+                 s.part_offset);
+  }
+  const auto limit = coded.PushLimit(static_cast<int>(bytes));
+  const ProtobufLogCapture said;
+  if (!part->MergePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage() || coded.BytesUntilLimit() != 0) {
+    throw s.fail(fmt::format("part {} ({} bytes) is not a valid binary {}{}", s.parts, bytes, s.type, said.detail()),
+                 s.part_offset);
+  }
+  coded.PopLimit(limit);
+  if (const std::string unknown = unknown_field_path(*part); !unknown.empty()) {
     throw InputError(fmt::format("{}: {} has fields unknown to this build in {} (written by a newer eppsim, or a "
-                                 "different message type?)",
-                                 file, type, unknown));
+                                 "different message type?) (part {}, at byte {})",
+                                 s.file, s.type, unknown, s.parts, s.part_offset));
   }
+  ++s.parts;
+  return true;
+}
+
+void read_message_stream(const std::filesystem::path& path, pb::Message* message) {
+  MessageStreamReader reader(path, message->GetDescriptor()->full_name());
+  // The memory guard: a part's packed varints take up to some three times their
+  // bytes once parsed (an event's 25 bytes become 64).
+  check_memory_estimate(fmt::format("reading {} ({} bytes)", path.string(), reader.file_bytes()),
+                        held_memory_bytes() + 3 * reader.file_bytes(), "read a smaller file, or raise --max-memory");
+  message->Clear();
+  std::unique_ptr<pb::Message> part(message->New());
+  while (reader.next_part(part.get())) message->MergeFrom(*part);
 }
 
 namespace {

@@ -90,6 +90,33 @@ void write_slices(MessageStreamWriter& stream, const Items& items, Add add,
 // Whether the file at `path` starts with the magic (false when it cannot be read).
 bool is_message_stream(const std::filesystem::path& path);
 
+// Reads a message stream part by part, holding one part at a time. InputError
+// naming the path and the byte where the header or part that breaks the rule
+// starts: a different type, an unknown version, a part that is empty of
+// bytes, larger than kMaxMessageStreamPartBytes, malformed or with fields
+// unknown to this build, a file cut short (no end marker or count) or with
+// bytes after its count.
+class MessageStreamReader {
+ public:
+  // Opens `path` and reads its header; `type`: the full name of the message
+  // type the parts must be of.
+  MessageStreamReader(const std::filesystem::path& path, std::string_view type);
+  ~MessageStreamReader();
+  MessageStreamReader(const MessageStreamReader&) = delete;
+  MessageStreamReader& operator=(const MessageStreamReader&) = delete;
+
+  // The next part into `part` (cleared first); false at the end, once the
+  // count and the end of the file are checked.
+  bool next_part(google::protobuf::Message* part);
+  std::uint64_t file_bytes() const;
+  // The byte where the part last read starts: for errors found in it.
+  std::uint64_t part_offset() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // Reads a message stream into `message` (cleared first), part by part.
 // InputError naming the path and the byte where the header or part that
 // breaks the rule starts: a different type, an unknown version, a part

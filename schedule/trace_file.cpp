@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
 
 #include "base/errors.h"
+#include "base/memory_limit.h"
 #include "base/message_stream.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
@@ -25,47 +30,6 @@ bool looks_like_chrome_trace(const std::filesystem::path& path) {
   if (first == std::string_view::npos) return false;
   if (text[first] == '[') return true;
   return text[first] == '{' && text.find("\"traceEvents\"") != std::string_view::npos;
-}
-
-void check_trace_bounds(const proto::Trace& trace, const std::filesystem::path& file) {
-  const auto declared = static_cast<std::uint32_t>(trace.stream_names_size());
-  std::set<std::uint32_t> undeclared;
-  for (const auto stream : trace.op_events().stream()) {
-    if (stream >= declared) undeclared.insert(stream);
-  }
-  const std::uint64_t streams = std::uint64_t{declared} + undeclared.size();
-  if (std::uint64_t{trace.num_ranks()} * streams > kMaxTraceRankStreams) {
-    throw InputError(fmt::format("{}: num_ranks x streams: must be at most {}, got {} ranks x {} streams (stream_names "
-                                 "and the streams events use beyond them)",
-                                 file.string(), kMaxTraceRankStreams, trace.num_ranks(), streams));
-  }
-}
-
-// Every event lies in the step: it starts at 0 or later, ends no earlier than
-// it starts and, in a step that completed, no later than step_time_ns after
-// the earliest start (the step's start: 0 in what eppsim and eppsim-run write;
-// validate measures from it too). The exports, diff and validate draw and
-// subtract these times.
-void check_event_times(const proto::Trace& trace, const std::filesystem::path& file) {
-  const auto& starts = trace.op_events().start_ns();
-  const auto& ends = trace.op_events().end_ns();
-  const bool complete = !trace.has_incomplete();
-  const std::int64_t origin = starts.empty() ? 0 : *std::min_element(starts.begin(), starts.end());
-  for (int i = 0; i < starts.size(); ++i) {
-    if (starts[i] < 0) {
-      throw InputError(fmt::format("{}: op_events.start_ns[{}]: must be >= 0 (the step starts at 0), got {}",
-                                   file.string(), i, starts[i]));
-    }
-    if (ends[i] < starts[i]) {
-      throw InputError(fmt::format("{}: op_events.end_ns[{}]: must be >= its start_ns ({}), got {}", file.string(), i,
-                                   starts[i], ends[i]));
-    }
-    if (complete && ends[i] - origin > trace.step_time_ns()) {
-      throw InputError(fmt::format("{}: op_events.end_ns[{}]: must be at most step_time_ns ({}) after the earliest "
-                                   "start ({}): an op cannot outlast the step, got {}",
-                                   file.string(), i, trace.step_time_ns(), origin, ends[i]));
-    }
-  }
 }
 
 // The events [begin, end) of `columns`, as a part of a trace stream.
@@ -120,69 +84,218 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path) {
   return file;
 }
 
-proto::Trace read_trace(const std::filesystem::path& path) {
-  const auto file = trace_file_of(path);
+namespace {
+
+// The rules read_trace checks, part by part: `check_header` first, then
+// `check_part` for each part in order, then `finish`. Errors name the file
+// and the event's or sample's index in the whole trace.
+class TraceChecks {
+ public:
+  TraceChecks(const proto::Trace& header, std::string file) : header_(header), file_(std::move(file)) {
+    // Checked before anything is sized by num_ranks or indexed by an event's rank.
+    check_num_ranks(header, header.num_ranks(), std::filesystem::path(file_));
+    const auto num_ranks = header.num_ranks();
+    // A trace of ranks of interest: ascending ranks of the trace, which list
+    // every event.
+    if (header.traced_ranks_size() > 0) {
+      listed_.assign(num_ranks, false);
+      for (int i = 0; i < header.traced_ranks_size(); ++i) {
+        const auto r = header.traced_ranks(i);
+        if (r >= num_ranks) {
+          throw InputError(fmt::format("{}: traced_ranks[{}]: must be < num_ranks ({}), got {}", file_, i, num_ranks, r));
+        }
+        if (i > 0 && r <= header.traced_ranks(i - 1)) {
+          throw InputError(fmt::format("{}: traced_ranks[{}]: must be ascending without repeats, got {} after {}", file_,
+                                       i, r, header.traced_ranks(i - 1)));
+        }
+        listed_[r] = true;
+      }
+    }
+  }
+
+  // Checks `part` and converts its events of the form before op_events.
+  void check_part(proto::Trace& part) {
+    const auto num_ranks = header_.num_ranks();
+    for (int i = 0; i < part.events_size(); ++i) {
+      if (part.events(i).rank() >= num_ranks) {
+        throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file_,
+                                     message_events_ + static_cast<std::uint64_t>(i), num_ranks, part.events(i).rank()));
+      }
+    }
+    const bool has_columns = part.op_events().rank_size() > 0, has_messages = part.events_size() > 0;
+    if ((has_messages && saw_columns_) || (has_columns && saw_messages_)) {
+      throw InputError(fmt::format("{}: events: a trace lists its events in op_events or, as traces written before "
+                                   "op_events did, in events, not both",
+                                   file_));
+    }
+    saw_columns_ = saw_columns_ || has_columns;
+    saw_messages_ = saw_messages_ || has_messages;
+    message_events_ += static_cast<std::uint64_t>(part.events_size());
+    convert_event_messages(part, file_);
+    check_event_columns(part, file_);
+    const auto& c = part.op_events();
+    const bool complete = !header_.has_incomplete();
+    for (int i = 0; i < c.rank_size(); ++i) {
+      const std::uint64_t index = events_ + static_cast<std::uint64_t>(i);
+      const auto rank = c.rank(i);
+      if (rank >= num_ranks) {
+        throw InputError(fmt::format("{}: op_events.rank[{}]: must be < num_ranks ({}), got {}", file_, index, num_ranks,
+                                     rank));
+      }
+      if (!listed_.empty() && !listed_[rank]) {
+        throw InputError(fmt::format("{}: op_events.rank[{}]: rank {} is not one of traced_ranks", file_, index, rank));
+      }
+      const std::int64_t start = c.start_ns(i), end = c.end_ns(i);
+      if (start < 0) {
+        throw InputError(fmt::format("{}: op_events.start_ns[{}]: must be >= 0 (the step starts at 0), got {}", file_,
+                                     index, start));
+      }
+      if (end < start) {
+        throw InputError(
+            fmt::format("{}: op_events.end_ns[{}]: must be >= its start_ns ({}), got {}", file_, index, start, end));
+      }
+      earliest_start_ns_ = std::min(earliest_start_ns_, start);
+      if (complete && end > latest_end_ns_) {
+        latest_end_ns_ = end;
+        latest_end_index_ = index;
+      }
+      if (c.stream(i) >= static_cast<std::uint32_t>(header_.stream_names_size())) undeclared_streams_.insert(c.stream(i));
+    }
+    events_ += static_cast<std::uint64_t>(c.rank_size());
+    for (int i = 0; i < part.memory_size(); ++i) {
+      if (part.memory(i).rank() >= num_ranks) {
+        throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file_,
+                                     samples_ + static_cast<std::uint64_t>(i), num_ranks, part.memory(i).rank()));
+      }
+    }
+    samples_ += static_cast<std::uint64_t>(part.memory_size());
+  }
+
+  // What needs every event: the step's span, and the bound on rank streams.
+  void finish() const {
+    // Every event lies in the step: it ends, in a step that completed, no
+    // later than step_time_ns after the earliest start (the step's start: 0
+    // in what eppsim and eppsim-run write; validate measures from it too).
+    // The exports, diff and validate draw and subtract these times.
+    if (events_ > 0 && !header_.has_incomplete() && latest_end_ns_ - earliest_start_ns_ > header_.step_time_ns()) {
+      throw InputError(fmt::format("{}: op_events.end_ns[{}]: must be at most step_time_ns ({}) after the earliest "
+                                   "start ({}): an op cannot outlast the step, got {}",
+                                   file_, latest_end_index_, header_.step_time_ns(), earliest_start_ns_, latest_end_ns_));
+    }
+    const auto declared = static_cast<std::uint64_t>(header_.stream_names_size());
+    const std::uint64_t streams = declared + undeclared_streams_.size();
+    if (std::uint64_t{header_.num_ranks()} * streams > kMaxTraceRankStreams) {
+      throw InputError(fmt::format("{}: num_ranks x streams: must be at most {}, got {} ranks x {} streams "
+                                   "(stream_names and the streams events use beyond them)",
+                                   file_, kMaxTraceRankStreams, header_.num_ranks(), streams));
+    }
+  }
+
+ private:
+  const proto::Trace& header_;
+  std::string file_;
+  std::vector<bool> listed_;  // empty: every rank's events are listed
+  std::uint64_t events_ = 0, message_events_ = 0, samples_ = 0;
+  bool saw_columns_ = false, saw_messages_ = false;
+  std::int64_t earliest_start_ns_ = std::numeric_limits<std::int64_t>::max();
+  std::int64_t latest_end_ns_ = std::numeric_limits<std::int64_t>::min();
+  std::uint64_t latest_end_index_ = 0;
+  std::set<std::uint32_t> undeclared_streams_;
+};
+
+
+// The header's fields of a trace stream are in its first part: a later part
+// setting one would change what the parts before it were read with.
+void check_sliced_fields_only(const proto::Trace& part, const MessageStreamReader& stream, const std::string& file) {
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  part.GetReflection()->ListFields(part, &fields);
+  for (const auto* field : fields) {
+    if (!is_sliced_trace_field(field->number())) {
+      throw InputError(fmt::format("{}: not a valid stream of eppsim.proto.Trace: a part after the first sets {} (the "
+                                   "header's fields are in the first part) (at byte {})",
+                                   file, field->name(), stream.part_offset()));
+    }
+  }
+}
+
+// `part` with its header's fields cleared.
+void keep_sliced_fields(proto::Trace& part) {
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  part.GetReflection()->ListFields(part, &fields);
+  for (const auto* field : fields) {
+    if (!is_sliced_trace_field(field->number())) part.GetReflection()->ClearField(&part, field);
+  }
+}
+
+}  // namespace
+
+TraceFile::TraceFile(const std::filesystem::path& path, double held_bytes_per_file_byte) : file_(trace_file_of(path)) {
+  name_ = file_.string();
   std::error_code error;  // not a regular file (a FIFO would block the peek): read_message says what is wrong
-  if (file.extension() == ".json" && std::filesystem::is_regular_file(file, error) && looks_like_chrome_trace(file)) {
+  if (file_.extension() == ".json" && std::filesystem::is_regular_file(file_, error) && looks_like_chrome_trace(file_)) {
     throw InputError(fmt::format("{}: a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back; "
                                  "give the run's trace.pb or its run directory",
-                                 file.string()));
+                                 name_));
   }
-  proto::Trace trace;
-  if (is_message_stream(file)) {
-    read_message_stream(file, &trace);
-  } else {
-    read_message(file, &trace);
+  if (!is_message_stream(file_)) {
+    // The single-message form (at most 2 GiB) or text: read whole, checked once.
+    whole_ = std::make_unique<proto::Trace>();
+    read_message(file_, whole_.get());
+    header_ = trace_header(*whole_);
+    keep_sliced_fields(*whole_);
+    TraceChecks checks(header_, name_);
+    checks.check_part(*whole_);
+    checks.finish();
+    return;
   }
-  // Checked before anything is sized by num_ranks or indexed by an event's rank.
-  check_num_ranks(trace, trace.num_ranks(), file);
-  // A trace of the form before op_events names its events' fields as its file does.
-  for (int i = 0; i < trace.events_size(); ++i) {
-    if (trace.events(i).rank() >= trace.num_ranks()) {
-      throw InputError(fmt::format("{}: events[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
-                                   trace.num_ranks(), trace.events(i).rank()));
+  MessageStreamReader stream(file_, proto::Trace::descriptor()->full_name());
+  // The guard: a part, and what the command keeps per byte of the file.
+  check_memory_estimate(
+      fmt::format("reading {} ({} bytes)", name_, stream.file_bytes()),
+      held_memory_bytes() + 3 * std::min<std::uint64_t>(stream.file_bytes(), kMessageStreamPartBytes) +
+          static_cast<std::uint64_t>(held_bytes_per_file_byte * static_cast<double>(stream.file_bytes())),
+      "read a smaller file, or raise --max-memory");
+  // The first part is the header (what eppsim writes); slices in it are read
+  // with the parts.
+  stream.next_part(&header_);
+  first_part_has_slices_ = header_.op_events().rank_size() > 0 || header_.events_size() > 0 ||
+                           header_.memory_size() > 0 || header_.busy_size() > 0;
+  header_ = trace_header(header_);
+  TraceChecks checks(header_, name_);  // the header's own rules, before any part is read
+}
+
+TraceFile::~TraceFile() = default;
+
+void TraceFile::for_each_part(const std::function<void(const proto::Trace& part, std::uint64_t first_event)>& visit)
+    const {
+  if (whole_) {
+    visit(*whole_, 0);
+    return;
+  }
+  MessageStreamReader stream(file_, proto::Trace::descriptor()->full_name());
+  TraceChecks checks(header_, name_);
+  proto::Trace part;
+  std::uint64_t events = 0;
+  bool first = true;
+  while (stream.next_part(&part)) {
+    if (first) {
+      first = false;
+      if (!first_part_has_slices_) continue;
+      keep_sliced_fields(part);
+    } else {
+      check_sliced_fields_only(part, stream, name_);
     }
+    checks.check_part(part);
+    visit(part, events);
+    events += static_cast<std::uint64_t>(part.op_events().rank_size());
   }
-  convert_event_messages(trace, file.string());
-  check_event_columns(trace, file.string());
-  const auto& ranks = trace.op_events().rank();
-  for (int i = 0; i < ranks.size(); ++i) {
-    if (ranks[i] >= trace.num_ranks()) {
-      throw InputError(fmt::format("{}: op_events.rank[{}]: must be < num_ranks ({}), got {}", file.string(), i,
-                                   trace.num_ranks(), ranks[i]));
-    }
-  }
-  // A trace of ranks of interest: ascending ranks of the trace, which list
-  // every event.
-  if (trace.traced_ranks_size() > 0) {
-    std::vector<bool> listed(trace.num_ranks(), false);
-    for (int i = 0; i < trace.traced_ranks_size(); ++i) {
-      const auto r = trace.traced_ranks(i);
-      if (r >= trace.num_ranks()) {
-        throw InputError(fmt::format("{}: traced_ranks[{}]: must be < num_ranks ({}), got {}", file.string(), i,
-                                     trace.num_ranks(), r));
-      }
-      if (i > 0 && r <= trace.traced_ranks(i - 1)) {
-        throw InputError(fmt::format("{}: traced_ranks[{}]: must be ascending without repeats, got {} after {}",
-                                     file.string(), i, r, trace.traced_ranks(i - 1)));
-      }
-      listed[r] = true;
-    }
-    for (int i = 0; i < ranks.size(); ++i) {
-      if (!listed[ranks[i]]) {
-        throw InputError(fmt::format("{}: op_events.rank[{}]: rank {} is not one of traced_ranks", file.string(), i,
-                                     ranks[i]));
-      }
-    }
-  }
-  check_event_times(trace, file);
-  for (int i = 0; i < trace.memory_size(); ++i) {
-    if (trace.memory(i).rank() >= trace.num_ranks()) {
-      throw InputError(fmt::format("{}: memory[{}].rank: must be < num_ranks ({}), got {}", file.string(), i,
-                                   trace.num_ranks(), trace.memory(i).rank()));
-    }
-  }
-  check_trace_bounds(trace, file);
+  checks.finish();
+}
+
+proto::Trace read_trace(const std::filesystem::path& path) {
+  const TraceFile file(path, 3.0);
+  proto::Trace trace = file.header();
+  file.for_each_part([&](const proto::Trace& part, std::uint64_t) { trace.MergeFrom(part); });
   return trace;
 }
 

@@ -10,12 +10,17 @@
 // of trace fails at the write: a part holds the trace's fields but its op
 // events, memory samples and busy figures, then parts hold slices of those,
 // kMessageStreamPartBytes or so each. The single-message form written before
-// (one binary Trace, at most 2 GiB) is still read.
+// (one binary Trace, at most 2 GiB) is still read. Commands read a trace
+// file a part at a time (TraceFile below), so no size of trace is held whole.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
@@ -31,7 +36,34 @@ inline constexpr std::uint64_t kMaxTraceRankStreams = std::uint64_t{1} << 22;
 // directory. Throws InputError when a directory holds no trace.pb.
 std::filesystem::path trace_file_of(const std::filesystem::path& path);
 
-// Reads the Trace at `path` (see above), strictly, and checks the bounds above.
+// The Trace at `path` (see above), read a part at a time (TraceParts): the
+// header when opened, the parts at each visit, each part checked as it is
+// read, and what needs every event (the step's span, the bounds above) after
+// the last. A file of the single-message form or in text is read whole when
+// opened. InputError naming the file, the field and the rule.
+class TraceFile final : public TraceParts {
+ public:
+  // `held_bytes_per_file_byte`: what the command keeps of the parts, per byte
+  // of a stream file, for the memory guard (base/memory_limit.h) beside the
+  // part it reads (0 for a command that writes each part as it comes).
+  TraceFile(const std::filesystem::path& path, double held_bytes_per_file_byte);
+  ~TraceFile() override;
+  const proto::Trace& header() const override { return header_; }
+  void for_each_part(const std::function<void(const proto::Trace& part, std::uint64_t first_event)>& visit)
+      const override;
+  const std::string& name() const override { return name_; }
+  const std::filesystem::path& file() const { return file_; }
+
+ private:
+  std::filesystem::path file_;
+  std::string name_;
+  proto::Trace header_;
+  bool first_part_has_slices_ = false;
+  std::unique_ptr<proto::Trace> whole_;  // the single-message form, read whole
+};
+
+// Reads the whole Trace at `path` (see TraceFile), strictly, and checks the
+// bounds above.
 proto::Trace read_trace(const std::filesystem::path& path);
 
 // Writes `trace` to `path` atomically: a message stream for a binary file,
