@@ -70,7 +70,7 @@ void trace_input(std::string_view bytes) {
   try {
     const auto trace = read_trace(path);
     chrome_trace_json(trace);
-    rank_timeline_csv(trace);
+    rank_timeline_csv(TraceFile(path, 0.0));  // the parts as the commands read them
   } catch (const InputError&) {
   }
 }

@@ -12,6 +12,7 @@
 
 #include "base/atomic_file.h"
 #include "schedule/trace_events.h"
+#include "schedule/trace_parts.h"
 #include "traces/op_event_names.h"
 
 namespace eppsim {
@@ -100,20 +101,24 @@ void append_op_event(Buffer& out, OpEventRef e, const StreamNames& streams) {
 
 // The whole document into `out`; `spill(out)` after each event lets a file
 // writer take what has accumulated (write_chrome_trace) or keep it all
-// (chrome_trace_json).
+// (chrome_trace_json). Two visits of the parts: the ranks and streams to
+// name, then the events.
 template <class Spill>
-void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
+void emit_chrome_trace(const TraceParts& parts, Buffer& out, Spill spill) {
+  const proto::Trace& trace = parts.header();
   // Ranks and streams to name: the declared ones, and any other an event uses.
   std::set<std::uint32_t> extra_ranks;
   std::set<std::uint32_t> extra_streams;
   const std::uint32_t declared_streams = static_cast<std::uint32_t>(trace.stream_names_size());
-  for (const OpEventRef e : events_of(trace)) {
-    if (e.rank() >= trace.num_ranks()) extra_ranks.insert(e.rank());
-    if (e.stream() >= declared_streams) extra_streams.insert(e.stream());
-  }
-  for (const proto::MemorySample& m : trace.memory()) {
-    if (m.rank() >= trace.num_ranks()) extra_ranks.insert(m.rank());
-  }
+  parts.for_each_part([&](const proto::Trace& part, std::uint64_t) {
+    for (const OpEventRef e : events_of(part)) {
+      if (e.rank() >= trace.num_ranks()) extra_ranks.insert(e.rank());
+      if (e.stream() >= declared_streams) extra_streams.insert(e.stream());
+    }
+    for (const proto::MemorySample& m : part.memory()) {
+      if (m.rank() >= trace.num_ranks()) extra_ranks.insert(m.rank());
+    }
+  });
   std::vector<std::uint32_t> streams(declared_streams);
   for (std::uint32_t i = 0; i < declared_streams; ++i) streams[i] = i;
   streams.insert(streams.end(), extra_streams.begin(), extra_streams.end());
@@ -144,19 +149,23 @@ void emit_chrome_trace(const proto::Trace& trace, Buffer& out, Spill spill) {
   const ListedRanks listed(trace);
   for (const std::uint32_t rank : listed.ranks()) name_rank(rank);
   for (const std::uint32_t rank : extra_ranks) name_rank(rank);
-  for (const OpEventRef e : events_of(trace)) {
-    next();
-    append_op_event(out, e, stream_name);
-    spill(out);
-  }
-  for (const proto::MemorySample& m : trace.memory()) {
-    if (!listed.contains(m.rank())) continue;
-    next();
-    out.append(std::string_view("{\"name\":\"memory\",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":"));
-    append_microseconds(out, m.time_ns());
-    fmt::format_to(it, FMT_COMPILE(",\"pid\":{},\"args\":{{\"bytes\":{}}}}}"), m.rank(), m.bytes());
-    spill(out);
-  }
+  // The events of every part, then its memory samples: the parts hold the
+  // events before the samples, so this is the trace's order.
+  parts.for_each_part([&](const proto::Trace& part, std::uint64_t) {
+    for (const OpEventRef e : events_of(part)) {
+      next();
+      append_op_event(out, e, stream_name);
+      spill(out);
+    }
+    for (const proto::MemorySample& m : part.memory()) {
+      if (!listed.contains(m.rank())) continue;
+      next();
+      out.append(std::string_view("{\"name\":\"memory\",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":"));
+      append_microseconds(out, m.time_ns());
+      fmt::format_to(it, FMT_COMPILE(",\"pid\":{},\"args\":{{\"bytes\":{}}}}}"), m.rank(), m.bytes());
+      spill(out);
+    }
+  });
   out.append(std::string_view("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"scenario\":"));
   append_json_string(out, trace.scenario());
   out.append(std::string_view(",\"strategy\":"));
@@ -173,16 +182,20 @@ std::string chrome_trace_json(const proto::Trace& trace) {
   Buffer out;
   out.reserve(static_cast<std::size_t>(events_of(trace).size()) * 200 + static_cast<std::size_t>(trace.memory_size()) * 80 +
               static_cast<std::size_t>(trace.num_ranks()) * 400 + 256);
-  emit_chrome_trace(trace, out, [](Buffer&) {});
+  emit_chrome_trace(TraceInMemory(trace), out, [](Buffer&) {});
   return fmt::to_string(out);
 }
 
-void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path) {
+void write_chrome_trace(const TraceParts& trace, const std::filesystem::path& path) {
   AtomicFileWriter file(path);
   Buffer out;
   emit_chrome_trace(trace, out, [&](Buffer& b) { flush_if_full(b, file); });
   file.write(std::string_view(out.data(), out.size()));
   file.commit();
+}
+
+void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path) {
+  write_chrome_trace(TraceInMemory(trace), path);
 }
 
 }  // namespace eppsim

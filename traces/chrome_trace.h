@@ -15,12 +15,15 @@
 #include <string>
 
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
 std::string chrome_trace_json(const proto::Trace& trace);
-// Streamed to the file in bounded pieces, atomically (base/atomic_file.h);
-// std::runtime_error naming the path.
+// Streamed to the file in bounded pieces, atomically (base/atomic_file.h),
+// holding a part of the trace at a time (two visits of its parts: the ranks
+// and streams to name, then the events); std::runtime_error naming the path.
+void write_chrome_trace(const TraceParts& trace, const std::filesystem::path& path);
 void write_chrome_trace(const proto::Trace& trace, const std::filesystem::path& path);
 
 }  // namespace eppsim

@@ -32,55 +32,85 @@ using google::protobuf::io::FileOutputStream;
 
 constexpr std::uint32_t kSequenceId = 1;
 constexpr std::uint32_t kPacketTag = (1u << 3) | 2u;  // Trace.packet: field 1, length-delimited
+// Events are numbered in 32 bits (a point in time holds one).
+constexpr std::uint64_t kMaxPos = 0xffffffffu;
 
-// ------------------------------------------------------------------ checks
+// ------------------------------------------------------------------ events
 
-// Perfetto's timestamps are unsigned, its counter values signed 64-bit and its
-// pids 32-bit: what does not fit is refused before anything is written.
-void check_exportable(const proto::Trace& trace) {
-  for (const OpEventRef e : events_of(trace)) {
-    if (e.start_ns() < 0) {
-      throw InputError(fmt::format("perfetto export: op_events[{}] (rank {} op {}): start_ns: must be >= 0 (Perfetto's "
-                                   "timestamps are unsigned), got {}",
-                                   e.index(), e.rank(), e.op(), e.start_ns()));
-    }
-    if (e.end_ns() < e.start_ns()) {
-      throw InputError(fmt::format("perfetto export: op_events[{}] (rank {} op {}): end_ns: must be >= start_ns ({}), "
-                                   "got {}",
-                                   e.index(), e.rank(), e.op(), e.start_ns(), e.end_ns()));
-    }
-    if (e.rank() >= static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())) {
-      throw InputError(fmt::format("perfetto export: op_events[{}]: rank: must be < {} (Perfetto's pids are 32-bit), "
-                                   "got {}",
-                                   e.index(), std::numeric_limits<std::int32_t>::max(), e.rank()));
-    }
+// What the export keeps of an op event: its place, times and name key (the
+// annotations are the key's fields), 56 bytes.
+struct ExportEvent {
+  std::int64_t start_ns = 0, end_ns = 0;
+  std::uint64_t size_bytes = 0;
+  std::uint32_t rank = 0, stream = 0, op = 0, index = 0;
+  OpEventNameKey key;
+};
+
+struct ExportSample {
+  std::uint32_t rank = 0;
+  std::int64_t time_ns = 0;
+  std::int64_t bytes = 0;
+};
+
+// The events and memory samples of every part. Perfetto's timestamps are
+// unsigned, its counter values signed 64-bit and its pids 32-bit: what does
+// not fit is refused before anything is written.
+void collect(const TraceParts& parts, std::vector<ExportEvent>& events, std::vector<ExportSample>& samples) {
+  const proto::Trace& header = parts.header();
+  constexpr auto kMaxPid = static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max());
+  if (header.num_ranks() > kMaxPid) {
+    throw InputError(fmt::format("perfetto export: num_ranks: must be <= {} (Perfetto's pids are 32-bit), got {}",
+                                 kMaxPid, header.num_ranks()));
   }
-  for (int i = 0; i < trace.memory_size(); ++i) {
-    const proto::MemorySample& m = trace.memory(i);
-    if (m.time_ns() < 0) {
-      throw InputError(fmt::format("perfetto export: memory[{}]: time_ns: must be >= 0 (Perfetto's timestamps are "
-                                   "unsigned), got {}",
-                                   i, m.time_ns()));
-    }
-    if (m.bytes() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      throw InputError(fmt::format("perfetto export: memory[{}]: bytes: must be < 2^63 (Perfetto's counter values are "
-                                   "signed), got {}",
-                                   i, m.bytes()));
-    }
-    if (m.rank() >= static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())) {
-      throw InputError(fmt::format("perfetto export: memory[{}]: rank: must be < {} (Perfetto's pids are 32-bit), got {}",
-                                   i, std::numeric_limits<std::int32_t>::max(), m.rank()));
-    }
-  }
-  if (trace.has_incomplete() && trace.incomplete().stopped_ns() < 0) {
+  if (header.has_incomplete() && header.incomplete().stopped_ns() < 0) {
     throw InputError(fmt::format("perfetto export: incomplete.stopped_ns: must be >= 0 (Perfetto's timestamps are "
                                  "unsigned), got {}",
-                                 trace.incomplete().stopped_ns()));
+                                 header.incomplete().stopped_ns()));
   }
-  if (trace.num_ranks() > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max())) {
-    throw InputError(fmt::format("perfetto export: num_ranks: must be <= {} (Perfetto's pids are 32-bit), got {}",
-                                 std::numeric_limits<std::int32_t>::max(), trace.num_ranks()));
-  }
+  parts.for_each_part([&](const proto::Trace& part, std::uint64_t first_event) {
+    for (const OpEventRef e : events_of(part)) {
+      const std::uint64_t index = first_event + static_cast<std::uint64_t>(e.index());
+      if (e.start_ns() < 0) {
+        throw InputError(fmt::format("perfetto export: op_events[{}] (rank {} op {}): start_ns: must be >= 0 "
+                                     "(Perfetto's timestamps are unsigned), got {}",
+                                     index, e.rank(), e.op(), e.start_ns()));
+      }
+      if (e.end_ns() < e.start_ns()) {
+        throw InputError(fmt::format("perfetto export: op_events[{}] (rank {} op {}): end_ns: must be >= start_ns "
+                                     "({}), got {}",
+                                     index, e.rank(), e.op(), e.start_ns(), e.end_ns()));
+      }
+      if (e.rank() >= kMaxPid) {
+        throw InputError(fmt::format("perfetto export: op_events[{}]: rank: must be < {} (Perfetto's pids are "
+                                     "32-bit), got {}",
+                                     index, kMaxPid, e.rank()));
+      }
+      if (index >= kMaxPos) {
+        throw InputError(fmt::format("perfetto export: op_events: at most {} events, the trace has more", kMaxPos));
+      }
+      events.push_back({e.start_ns(), e.end_ns(), e.size_bytes(), e.rank(), e.stream(), e.op(),
+                        static_cast<std::uint32_t>(index), op_event_name_key(e)});
+    }
+    for (const proto::MemorySample& m : part.memory()) {
+      const std::uint64_t i = samples.size();
+      if (m.time_ns() < 0) {
+        throw InputError(fmt::format("perfetto export: memory[{}]: time_ns: must be >= 0 (Perfetto's timestamps are "
+                                     "unsigned), got {}",
+                                     i, m.time_ns()));
+      }
+      if (m.bytes() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        throw InputError(fmt::format("perfetto export: memory[{}]: bytes: must be < 2^63 (Perfetto's counter values "
+                                     "are signed), got {}",
+                                     i, m.bytes()));
+      }
+      if (m.rank() >= kMaxPid) {
+        throw InputError(fmt::format("perfetto export: memory[{}]: rank: must be < {} (Perfetto's pids are 32-bit), "
+                                     "got {}",
+                                     i, kMaxPid, m.rank()));
+      }
+      samples.push_back({m.rank(), m.time_ns(), static_cast<std::int64_t>(m.bytes())});
+    }
+  });
 }
 
 // ------------------------------------------------------------------ tracks
@@ -91,50 +121,29 @@ struct ThreadTrack {
   std::uint32_t lane = 0;  // 0, or a further track for ops that overlap those of lane 0 without nesting
 };
 
-// The op events in nesting order, and the thread track each goes on.
+// The thread track each event goes on, the events sorted by rank, stream,
+// start, longer first (an op before those it encloses), index: each track's
+// slices in pre-order.
 struct TrackLayout {
-  // events[pos]: an event index, by rank, stream, start, longer first (an op
-  // before those it encloses), index: each track's slices in pre-order.
-  std::vector<std::uint32_t> events;
   std::vector<std::uint32_t> track_of;  // track_of[pos]: events[pos]'s track, an index in threads
   std::vector<ThreadTrack> threads;     // by rank, stream, lane
 };
 
-std::vector<std::uint32_t> events_in_nesting_order(const TraceEvents& events) {
-  struct SortKey {
-    std::uint64_t rank_stream;
-    std::int64_t start_ns;
-    std::int64_t minus_end_ns;  // longer first (end_ns >= start_ns >= 0: no overflow)
-    std::uint32_t index;
-  };
-  std::vector<SortKey> keys;
-  keys.reserve(static_cast<std::size_t>(events.size()));
-  for (const OpEventRef e : events) {
-    keys.push_back({(std::uint64_t{e.rank()} << 32) | e.stream(), e.start_ns(), -e.end_ns(),
-                    static_cast<std::uint32_t>(e.index())});
-  }
-  std::sort(keys.begin(), keys.end(), [](const SortKey& a, const SortKey& b) {
-    return std::tie(a.rank_stream, a.start_ns, a.minus_end_ns, a.index) <
-           std::tie(b.rank_stream, b.start_ns, b.minus_end_ns, b.index);
+// Sorts `events` and puts each on the first lane of its (rank, stream) where
+// it nests: the lane's open slices (a stack of end times) all end by its
+// start, or the innermost one encloses it.
+TrackLayout lay_out_tracks(std::vector<ExportEvent>& events) {
+  std::sort(events.begin(), events.end(), [](const ExportEvent& a, const ExportEvent& b) {
+    return std::tie(a.rank, a.stream, a.start_ns, b.end_ns, a.index) <
+           std::tie(b.rank, b.stream, b.start_ns, a.end_ns, b.index);
   });
-  std::vector<std::uint32_t> order(keys.size());
-  for (std::size_t pos = 0; pos < keys.size(); ++pos) order[pos] = keys[pos].index;
-  return order;
-}
-
-// Each event on the first lane of its (rank, stream) where it nests: the
-// lane's open slices (a stack of end times) all end by its start, or the
-// innermost one encloses it.
-TrackLayout lay_out_tracks(const proto::Trace& trace) {
-  const TraceEvents events = events_of(trace);
   TrackLayout layout;
-  layout.events = events_in_nesting_order(events);
-  layout.track_of.resize(layout.events.size());
+  layout.track_of.resize(events.size());
   std::vector<std::vector<std::int64_t>> open_end_ns;  // per lane of the current (rank, stream), innermost last
   std::uint32_t first_track = 0;
-  for (std::size_t pos = 0; pos < layout.events.size(); ++pos) {
-    const OpEventRef e = events[static_cast<int>(layout.events[pos])];
-    if (pos == 0 || e.rank() != layout.threads.back().rank || e.stream() != layout.threads.back().stream) {
+  for (std::size_t pos = 0; pos < events.size(); ++pos) {
+    const ExportEvent& e = events[pos];
+    if (pos == 0 || e.rank != layout.threads.back().rank || e.stream != layout.threads.back().stream) {
       open_end_ns.clear();
       first_track = static_cast<std::uint32_t>(layout.threads.size());
     }
@@ -142,14 +151,14 @@ TrackLayout lay_out_tracks(const proto::Trace& trace) {
     for (;; ++lane) {
       if (lane == open_end_ns.size()) {
         open_end_ns.emplace_back();
-        layout.threads.push_back({e.rank(), e.stream(), lane});
+        layout.threads.push_back({e.rank, e.stream, lane});
         break;
       }
       std::vector<std::int64_t>& open = open_end_ns[lane];
-      while (!open.empty() && open.back() <= e.start_ns()) open.pop_back();
-      if (open.empty() || open.back() >= e.end_ns()) break;
+      while (!open.empty() && open.back() <= e.start_ns) open.pop_back();
+      if (open.empty() || open.back() >= e.end_ns) break;
     }
-    open_end_ns[lane].push_back(e.end_ns());
+    open_end_ns[lane].push_back(e.end_ns);
     layout.track_of[pos] = first_track + lane;
   }
   return layout;
@@ -172,29 +181,26 @@ struct Point {
 enum PointKind : std::uint64_t { kSliceEnd = 0, kSliceBeginOrZeroLengthEnd = 1, kMemorySample = 2, kStop = 3 };
 constexpr int kKindShift = 62;
 constexpr std::uint64_t kPayloadMask = (std::uint64_t{1} << kKindShift) - 1;
-constexpr std::uint64_t kMaxPos = 0xffffffffu;
 
 constexpr Point point(std::int64_t time_ns, PointKind kind, std::uint64_t payload) {
   return {time_ns, (std::uint64_t{kind} << kKindShift) | payload};
 }
 
-std::vector<Point> points_in_time(const proto::Trace& trace, const TrackLayout& layout) {
-  const TraceEvents events = events_of(trace);
+std::vector<Point> points_in_time(const proto::Trace& header, const std::vector<ExportEvent>& events,
+                                  const std::vector<ExportSample>& samples) {
   std::vector<Point> points;
-  points.reserve(2 * layout.events.size() + static_cast<std::size_t>(trace.memory_size()) + 1);
-  for (std::size_t pos = 0; pos < layout.events.size(); ++pos) {
-    const OpEventRef e = events[static_cast<int>(layout.events[pos])];
-    points.push_back(point(e.start_ns(), kSliceBeginOrZeroLengthEnd, pos << 1));
-    if (e.end_ns() == e.start_ns()) {
-      points.push_back(point(e.end_ns(), kSliceBeginOrZeroLengthEnd, (pos << 1) | 1));
+  points.reserve(2 * events.size() + samples.size() + 1);
+  for (std::size_t pos = 0; pos < events.size(); ++pos) {
+    const ExportEvent& e = events[pos];
+    points.push_back(point(e.start_ns, kSliceBeginOrZeroLengthEnd, pos << 1));
+    if (e.end_ns == e.start_ns) {
+      points.push_back(point(e.end_ns, kSliceBeginOrZeroLengthEnd, (pos << 1) | 1));
     } else {
-      points.push_back(point(e.end_ns(), kSliceEnd, (kMaxPos - pos) << 1));
+      points.push_back(point(e.end_ns, kSliceEnd, (kMaxPos - pos) << 1));
     }
   }
-  for (int i = 0; i < trace.memory_size(); ++i) {
-    points.push_back(point(trace.memory(i).time_ns(), kMemorySample, static_cast<std::uint64_t>(i)));
-  }
-  if (trace.has_incomplete()) points.push_back(point(trace.incomplete().stopped_ns(), kStop, 0));
+  for (std::size_t i = 0; i < samples.size(); ++i) points.push_back(point(samples[i].time_ns, kMemorySample, i));
+  if (header.has_incomplete()) points.push_back(point(header.incomplete().stopped_ns(), kStop, 0));
   std::sort(points.begin(), points.end());
   return points;
 }
@@ -216,9 +222,11 @@ struct NameKeyHash {
 
 class PacketWriter {
  public:
-  PacketWriter(const proto::Trace& trace, const TrackLayout& layout, FileOutputStream& file_stream,
+  PacketWriter(const proto::Trace& header, const std::vector<ExportEvent>& events,
+               const std::vector<ExportSample>& samples, const TrackLayout& layout, FileOutputStream& file_stream,
                CodedOutputStream& out, const std::filesystem::path& path)
-      : trace_(trace), listed_(trace), layout_(layout), file_stream_(file_stream), out_(out), path_(path) {}
+      : trace_(header), events_(events), samples_(samples), listed_(header), layout_(layout),
+        file_stream_(file_stream), out_(out), path_(path) {}
 
   // Process, thread and counter tracks of every listed rank (ListedRanks), and the stop's track.
   void describe_tracks();
@@ -229,7 +237,7 @@ class PacketWriter {
   std::uint64_t describe(perfetto::TrackDescriptor*& descriptor, std::uint64_t parent_uuid);
   void begin_slice(std::size_t pos);
   void end_slice(std::size_t pos);
-  void write_memory_sample(int index);
+  void write_memory_sample(std::size_t index);
   void write_stop();
   perfetto::TrackEvent* track_event(std::int64_t time_ns, perfetto::TrackEvent::Type type, std::uint64_t track_uuid);
   std::uint64_t name_iid(const OpEventNameKey& key);
@@ -237,7 +245,9 @@ class PacketWriter {
   void annotate(perfetto::TrackEvent* event, Annotation name, std::uint64_t value);
   void write_packet();
 
-  const proto::Trace& trace_;
+  const proto::Trace& trace_;  // the header
+  const std::vector<ExportEvent>& events_;  // in the layout's order
+  const std::vector<ExportSample>& samples_;
   const ListedRanks listed_;  // whose tracks and memory samples are shown
   const TrackLayout& layout_;
   FileOutputStream& file_stream_;
@@ -317,10 +327,10 @@ void PacketWriter::describe_tracks() {
   for (const ThreadTrack& thread : layout_.threads) {
     if (thread.rank >= trace_.num_ranks()) other_ranks.insert(thread.rank);
   }
-  for (const proto::MemorySample& m : trace_.memory()) {
-    if (!listed_.contains(m.rank())) continue;
-    memory_uuid_.emplace(m.rank(), 0);
-    if (m.rank() >= trace_.num_ranks()) other_ranks.insert(m.rank());
+  for (const ExportSample& m : samples_) {
+    if (!listed_.contains(m.rank)) continue;
+    memory_uuid_.emplace(m.rank, 0);
+    if (m.rank >= trace_.num_ranks()) other_ranks.insert(m.rank);
   }
   // pids are rank + 1, up to the last rank's; tids follow them.
   first_tid_ = std::int64_t{other_ranks.empty() ? trace_.num_ranks() : *other_ranks.rbegin() + 1} + 1;
@@ -380,39 +390,36 @@ void PacketWriter::annotate(perfetto::TrackEvent* event, Annotation name, std::u
 }
 
 void PacketWriter::begin_slice(std::size_t pos) {
-  const OpEventRef e = events_of(trace_)[static_cast<int>(layout_.events[pos])];
+  const ExportEvent& e = events_[pos];
   perfetto::TrackEvent* event =
-      track_event(e.start_ns(), perfetto::TrackEvent::TYPE_SLICE_BEGIN, thread_uuid_[layout_.track_of[pos]]);
-  const OpEventNameKey key = op_event_name_key(e);
-  event->set_name_iid(name_iid(key));
-  event->add_category_iids(category_iid(op_event_category(key)));
-  annotate(event, kOp, e.op());
-  if (e.size_bytes() != 0) annotate(event, kSizeBytes, e.size_bytes());
-  switch (e.kind()) {
+      track_event(e.start_ns, perfetto::TrackEvent::TYPE_SLICE_BEGIN, thread_uuid_[layout_.track_of[pos]]);
+  event->set_name_iid(name_iid(e.key));
+  event->add_category_iids(category_iid(op_event_category(e.key)));
+  annotate(event, kOp, e.op);
+  if (e.size_bytes != 0) annotate(event, kSizeBytes, e.size_bytes);
+  switch (e.key.kind) {  // the key's fields: chunk and stage, the peer, or the group
     case proto::COMPUTE:
-      annotate(event, kChunk, e.chunk());
-      annotate(event, kStage, e.stage());
+      annotate(event, kChunk, e.key.first);
+      annotate(event, kStage, e.key.second);
       break;
     case proto::SEND:
-    case proto::RECV: annotate(event, kPeer, e.peer()); break;
-    case proto::COLLECTIVE: annotate(event, kGroup, e.group()); break;
+    case proto::RECV: annotate(event, kPeer, e.key.first); break;
+    case proto::COLLECTIVE: annotate(event, kGroup, e.key.first); break;
     default: break;
   }
   write_packet();
 }
 
 void PacketWriter::end_slice(std::size_t pos) {
-  const OpEventRef e = events_of(trace_)[static_cast<int>(layout_.events[pos])];
-  track_event(e.end_ns(), perfetto::TrackEvent::TYPE_SLICE_END, thread_uuid_[layout_.track_of[pos]]);
+  track_event(events_[pos].end_ns, perfetto::TrackEvent::TYPE_SLICE_END, thread_uuid_[layout_.track_of[pos]]);
   write_packet();
 }
 
-void PacketWriter::write_memory_sample(int index) {
-  const proto::MemorySample& m = trace_.memory(index);
-  if (!listed_.contains(m.rank())) return;
-  perfetto::TrackEvent* event =
-      track_event(m.time_ns(), perfetto::TrackEvent::TYPE_COUNTER, memory_uuid_.at(m.rank()));
-  event->set_counter_value(static_cast<std::int64_t>(m.bytes()));
+void PacketWriter::write_memory_sample(std::size_t index) {
+  const ExportSample& m = samples_[index];
+  if (!listed_.contains(m.rank)) return;
+  perfetto::TrackEvent* event = track_event(m.time_ns, perfetto::TrackEvent::TYPE_COUNTER, memory_uuid_.at(m.rank));
+  event->set_counter_value(m.bytes);
   write_packet();
 }
 
@@ -444,7 +451,7 @@ void PacketWriter::write_events(const std::vector<Point>& points) {
           end_slice(static_cast<std::size_t>(payload >> 1));
         }
         break;
-      case kMemorySample: write_memory_sample(static_cast<int>(payload)); break;
+      case kMemorySample: write_memory_sample(static_cast<std::size_t>(payload)); break;
       default: write_stop(); break;
     }
   }
@@ -452,16 +459,18 @@ void PacketWriter::write_events(const std::vector<Point>& points) {
 
 }  // namespace
 
-void write_perfetto_trace(const proto::Trace& trace, const std::filesystem::path& path) {
-  check_exportable(trace);
-  const TrackLayout layout = lay_out_tracks(trace);
-  const std::vector<Point> points = points_in_time(trace, layout);
+void write_perfetto_trace(const TraceParts& trace, const std::filesystem::path& path) {
+  std::vector<ExportEvent> events;
+  std::vector<ExportSample> samples;
+  collect(trace, events, samples);
+  const TrackLayout layout = lay_out_tracks(events);
+  const std::vector<Point> points = points_in_time(trace.header(), events, samples);
   AtomicFileWriter file(path);
   {
     FileOutputStream file_stream(file.descriptor());
     CodedOutputStream out(&file_stream);
     out.SetSerializationDeterministic(true);
-    PacketWriter writer(trace, layout, file_stream, out, path);
+    PacketWriter writer(trace.header(), events, samples, layout, file_stream, out, path);
     writer.describe_tracks();
     writer.write_events(points);
     out.Trim();
@@ -471,6 +480,10 @@ void write_perfetto_trace(const proto::Trace& trace, const std::filesystem::path
     }
   }
   file.commit();
+}
+
+void write_perfetto_trace(const proto::Trace& trace, const std::filesystem::path& path) {
+  write_perfetto_trace(TraceInMemory(trace), path);
 }
 
 }  // namespace eppsim

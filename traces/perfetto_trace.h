@@ -32,14 +32,21 @@
 #include <filesystem>
 
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
-// Streamed packet by packet to the file, atomically (base/atomic_file.h):
-// memory beyond the Trace is an index of its events (about 40 bytes each),
-// never the file. Perfetto's timestamps are unsigned: a time before 0, or an
-// op that ends before it starts, is an InputError naming the event; a failed
-// write is a std::runtime_error naming the path and the system's error.
+// Streamed packet by packet to the file, atomically (base/atomic_file.h).
+// The trace is read a part at a time; what is held is a record of each op
+// event (its times, place and name key: 56 bytes) and the index that orders
+// them in time (36 bytes an event), never the file. Perfetto's timestamps are
+// unsigned: a time before 0, or an op that ends before it starts, is an
+// InputError naming the event; a failed write is a std::runtime_error naming
+// the path and the system's error.
+void write_perfetto_trace(const TraceParts& trace, const std::filesystem::path& path);
+// What that holds per byte of a trace file (an event takes some 25 bytes
+// there, 92 here), for TraceFile's memory guard.
+inline constexpr double kPerfettoExportBytesPerTraceByte = 4.0;
 void write_perfetto_trace(const proto::Trace& trace, const std::filesystem::path& path);
 
 }  // namespace eppsim

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "traces/csv_export.h"
-#include "base/proto_io.h"
+#include "base/atomic_file.h"
 #include "schedule/trace_events.h"
 
 namespace eppsim {
@@ -42,19 +44,21 @@ std::string_view rank_state_name(RankState state) {
   return "idle";
 }
 
-std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
+void for_each_rank_interval(const TraceParts& parts, const std::function<void(const RankInterval&)>& visit) {
+  const proto::Trace& trace = parts.header();
   std::int64_t step_end = trace.step_time_ns();
   std::vector<std::vector<Edge>> edges(trace.num_ranks());
-  for (const OpEventRef e : events_of(trace)) {
-    const auto what = activity(e);
-    if (!what || e.rank() >= trace.num_ranks() || e.end_ns() <= e.start_ns()) continue;
-    edges[e.rank()].push_back({e.start_ns(), +1, *what});
-    edges[e.rank()].push_back({e.end_ns(), -1, *what});
-    step_end = std::max(step_end, e.end_ns());
-  }
-  std::vector<RankInterval> out;
+  parts.for_each_part([&](const proto::Trace& part, std::uint64_t) {
+    for (const OpEventRef e : events_of(part)) {
+      const auto what = activity(e);
+      if (!what || e.rank() >= trace.num_ranks() || e.end_ns() <= e.start_ns()) continue;
+      edges[e.rank()].push_back({e.start_ns(), +1, *what});
+      edges[e.rank()].push_back({e.end_ns(), -1, *what});
+      step_end = std::max(step_end, e.end_ns());
+    }
+  });
   for (const std::uint32_t r : listed_ranks(trace)) {
-    auto& rank_edges = edges[r];
+    std::vector<Edge> rank_edges = std::move(edges[r]);  // freed with the rank
     std::sort(rank_edges.begin(), rank_edges.end(),
               [](const Edge& a, const Edge& b) { return a.time_ns < b.time_ns; });
     std::array<int, 3> running{};  // compute, recompute, communication ops running
@@ -64,14 +68,16 @@ std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
       if (running[2] > 0) return RankState::Communication;
       return RankState::Idle;
     };
+    std::optional<RankInterval> open;  // the interval being extended
     std::int64_t at = 0;
     const auto emit = [&](std::int64_t until) {
       if (until <= at) return;
       const RankState s = state();
-      if (!out.empty() && out.back().rank == r && out.back().state == s && out.back().end_ns == at) {
-        out.back().end_ns = until;
+      if (open && open->state == s && open->end_ns == at) {
+        open->end_ns = until;
       } else {
-        out.push_back({r, at, until, s});
+        if (open) visit(*open);
+        open = RankInterval{r, at, until, s};
       }
       at = until;
     };
@@ -83,20 +89,44 @@ std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
       }
     }
     emit(step_end);
+    if (open) visit(*open);
   }
+}
+
+std::vector<RankInterval> rank_timeline(const proto::Trace& trace) {
+  std::vector<RankInterval> out;
+  for_each_rank_interval(TraceInMemory(trace), [&](const RankInterval& i) { out.push_back(i); });
   return out;
 }
 
-std::string rank_timeline_csv(const proto::Trace& trace) {
-  std::string csv = "rank,start_s,end_s,state\n";
-  for (const auto& i : rank_timeline(trace)) {
-    csv += fmt::format("{},{},{},{}\n", i.rank, csv_seconds(i.start_ns), csv_seconds(i.end_ns), rank_state_name(i.state));
-  }
-  return csv;
+namespace {
+
+void append_csv_row(fmt::memory_buffer& out, const RankInterval& i) {
+  fmt::format_to(std::back_inserter(out), "{},{},{},{}\n", i.rank, csv_seconds(i.start_ns), csv_seconds(i.end_ns),
+                 rank_state_name(i.state));
 }
 
-void write_rank_timeline_csv(const proto::Trace& trace, const std::filesystem::path& path) {
-  write_file_atomically(path, rank_timeline_csv(trace));
+constexpr std::string_view kCsvHeader = "rank,start_s,end_s,state\n";
+
+}  // namespace
+
+std::string rank_timeline_csv(const TraceParts& trace) {
+  fmt::memory_buffer out;
+  out.append(kCsvHeader);
+  for_each_rank_interval(trace, [&](const RankInterval& i) { append_csv_row(out, i); });
+  return fmt::to_string(out);
+}
+
+void write_rank_timeline_csv(const TraceParts& trace, const std::filesystem::path& path) {
+  AtomicFileWriter file(path);
+  fmt::memory_buffer out;
+  out.append(kCsvHeader);
+  for_each_rank_interval(trace, [&](const RankInterval& i) {
+    append_csv_row(out, i);
+    flush_if_full(out, file);
+  });
+  file.write(std::string_view(out.data(), out.size()));
+  file.commit();
 }
 
 }  // namespace eppsim

@@ -7,11 +7,13 @@
 // communication, bubble). `eppsim export timeline TRACE -o rank_timeline.csv`.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
@@ -28,10 +30,18 @@ struct RankInterval {
 // trace of ranks of interest, schedule/trace_events.h), its intervals in time order, adjacent ones of one state
 // merged, covering [0, step end) exactly (step end: the trace's step_time_ns,
 // or its latest event end when that is later).
+// Calls `visit` for each interval, in the order above; holds two edges (16
+// bytes each) per compute or communication event, and a part of the trace at
+// a time.
+void for_each_rank_interval(const TraceParts& trace, const std::function<void(const RankInterval&)>& visit);
+// What that holds per byte of a trace file (an event takes some 25 bytes
+// there), for TraceFile's memory guard.
+inline constexpr double kRankTimelineBytesPerTraceByte = 1.5;
 std::vector<RankInterval> rank_timeline(const proto::Trace& trace);
 
-// rank,start_s,end_s,state (seconds with 9 decimals, as traces/csv_export.h).
-std::string rank_timeline_csv(const proto::Trace& trace);
-void write_rank_timeline_csv(const proto::Trace& trace, const std::filesystem::path& path);
+// rank,start_s,end_s,state (seconds with 9 decimals, as traces/csv_export.h);
+// the file is written as the intervals come, atomically.
+std::string rank_timeline_csv(const TraceParts& trace);
+void write_rank_timeline_csv(const TraceParts& trace, const std::filesystem::path& path);
 
 }  // namespace eppsim

@@ -198,10 +198,13 @@ int command_export(const po::variables_map& vars) {
   const auto format = vars["format"].as<std::string>();
   const fs::path in = vars["trace"].as<std::string>(), out = vars["output"].as<std::string>();
   if (format == "chakra") return export_chakra_command(vars);
-  if (format == "chrome" || format == "perfetto") {
-    (format == "chrome" ? write_chrome_trace : write_perfetto_trace)(read_trace(in), out);
+  // Each reads the trace a part at a time (TraceFile).
+  if (format == "chrome") {
+    write_chrome_trace(TraceFile(in, 0.0), out);
+  } else if (format == "perfetto") {
+    write_perfetto_trace(TraceFile(in, kPerfettoExportBytesPerTraceByte), out);
   } else if (format == "timeline") {
-    write_rank_timeline_csv(read_trace(in), out);
+    write_rank_timeline_csv(TraceFile(in, kRankTimelineBytesPerTraceByte), out);
   } else {
     throw InputError(fmt::format("export: unknown format '{}' (known: chrome, perfetto, timeline, chakra)", format));
   }

@@ -47,7 +47,7 @@ TEST(RankTimeline, RecomputeIsItsOwnStateAndStatesMerge) {
 }
 
 TEST(RankTimeline, CsvHasOneRowPerInterval) {
-  const std::string csv = rank_timeline_csv(two_rank_trace("analytic"));
+  const std::string csv = rank_timeline_csv(TraceInMemory(two_rank_trace("analytic")));
   EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1) + 1),
             "rank,start_s,end_s,state\n0,0.000000000,0.000000100,compute\n");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 5 + 5);
