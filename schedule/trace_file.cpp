@@ -55,20 +55,20 @@ proto::Trace event_slice(const proto::OpEvents& columns, int begin, int end) {
 
 }  // namespace
 
-void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path) {
+void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path, std::size_t part_bytes) {
   if (proto_format_for(path) != ProtoFormat::Binary) return write_message(trace, path);
   MessageStreamWriter stream(path, trace.GetDescriptor()->full_name());
   stream.write_part(*message_without_fields(trace, {proto::Trace::kEventsFieldNumber, proto::Trace::kMemoryFieldNumber,
                                                     proto::Trace::kOpEventsFieldNumber, proto::Trace::kBusyFieldNumber}));
   // An event takes some 25 bytes in a part (13 varints).
-  constexpr int kEventsPerPart = static_cast<int>(kMessageStreamPartBytes / 25);
+  const int events_per_part = static_cast<int>(std::max<std::size_t>(1, part_bytes / 25));
   const int events = trace.op_events().rank_size();
-  for (int begin = 0; begin < events; begin += kEventsPerPart) {
-    stream.write_part(event_slice(trace.op_events(), begin, std::min(events, begin + kEventsPerPart)));
+  for (int begin = 0; begin < events; begin += events_per_part) {
+    stream.write_part(event_slice(trace.op_events(), begin, std::min(events, begin + events_per_part)));
   }
-  write_slices<proto::Trace>(stream, trace.events(), [](proto::Trace& part) { return part.add_events(); });
-  write_slices<proto::Trace>(stream, trace.memory(), [](proto::Trace& part) { return part.add_memory(); });
-  write_slices<proto::Trace>(stream, trace.busy(), [](proto::Trace& part) { return part.add_busy(); });
+  write_slices<proto::Trace>(stream, trace.events(), [](proto::Trace& part) { return part.add_events(); }, part_bytes);
+  write_slices<proto::Trace>(stream, trace.memory(), [](proto::Trace& part) { return part.add_memory(); }, part_bytes);
+  write_slices<proto::Trace>(stream, trace.busy(), [](proto::Trace& part) { return part.add_busy(); }, part_bytes);
   stream.commit();
 }
 

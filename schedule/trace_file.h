@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/message_stream.h"
 #include "proto/trace.pb.h"
 #include "schedule/trace_parts.h"
 
@@ -66,9 +67,11 @@ class TraceFile final : public TraceParts {
 // bounds above.
 proto::Trace read_trace(const std::filesystem::path& path);
 
-// Writes `trace` to `path` atomically: a message stream for a binary file,
-// else write_message's text or JSON. std::runtime_error naming the path.
-void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path);
+// Writes `trace` to `path` atomically: a message stream for a binary file
+// (parts of about `part_bytes`), else write_message's text or JSON.
+// std::runtime_error naming the path.
+void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path,
+                      std::size_t part_bytes = kMessageStreamPartBytes);
 
 // Throws InputError when `trace` (read from `path`) is partial (its step did
 // not complete: a simulated fault, or an interrupted run's kept trace):

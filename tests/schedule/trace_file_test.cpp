@@ -14,6 +14,7 @@
 #include "base/errors.h"
 #include "base/input_limits.h"
 #include "base/message_stream.h"
+#include "tests/schedule/sample_messages.h"
 #include "tests/schedule/trace_fixture.h"
 #include "traces/chrome_trace.h"
 #include "base/proto_io.h"
@@ -25,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class TraceFile : public ::testing::Test {
+class TraceFiles : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / fmt::format("trace_file_test_{}", ::getpid());
@@ -44,7 +45,7 @@ class TraceFile : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(TraceFile, ReadsEveryFormAndRunDirectories) {
+TEST_F(TraceFiles, ReadsEveryFormAndRunDirectories) {
   const auto trace = testing::two_rank_trace("analytic");
   for (const char* name : {"t.pb", "t.json", "t.textproto", "trace.pb"}) write_message(trace, dir_ / name);
   for (const char* name : {"t.pb", "t.json", "t.textproto"}) {
@@ -54,7 +55,7 @@ TEST_F(TraceFile, ReadsEveryFormAndRunDirectories) {
   EXPECT_EQ(read_trace(dir_).step_time_ns(), trace.step_time_ns());
 }
 
-TEST_F(TraceFile, ABinaryTraceIsWrittenAsAStreamOfPartsAndReadBackWhole) {
+TEST_F(TraceFiles, ABinaryTraceIsWrittenAsAStreamOfPartsAndReadBackWhole) {
   // More events than a part holds, so that op events span several parts.
   proto::Trace trace = testing::two_rank_trace("analytic");
   const OpEventFields first = fields_of(events_of(trace)[0]);
@@ -82,13 +83,64 @@ TEST_F(TraceFile, ABinaryTraceIsWrittenAsAStreamOfPartsAndReadBackWhole) {
   EXPECT_FALSE(is_message_stream(dir_ / "t.json"));
 }
 
-TEST_F(TraceFile, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
+TEST_F(TraceFiles, AStreamIsReadAPartAtATimeWithEachPartsFirstEvent) {
+  // Parts of about 10 bytes: an event each, a memory sample or two.
+  const proto::Trace trace = testing::sample_trace();
+  write_trace_file(trace, dir_ / "t.pb", 10);
+  const eppsim::TraceFile file(dir_ / "t.pb", 0.0);
+  EXPECT_EQ(file.header().num_ranks(), 2u);
+  EXPECT_EQ(file.header().stream_names_size(), 2);
+  EXPECT_EQ(file.header().op_events().rank_size(), 0);
+  EXPECT_EQ(file.header().memory_size(), 0);
+  std::vector<std::uint64_t> first_events;
+  proto::Trace merged = file.header();
+  file.for_each_part([&](const proto::Trace& part, std::uint64_t first_event) {
+    EXPECT_LE(part.op_events().rank_size(), 1);
+    EXPECT_LE(part.memory_size(), 2);
+    if (part.op_events().rank_size() > 0) first_events.push_back(first_event);
+    merged.MergeFrom(part);
+  });
+  EXPECT_EQ(first_events, (std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(merged.SerializeAsString(), trace.SerializeAsString());
+  EXPECT_EQ(read_trace(dir_ / "t.pb").SerializeAsString(), trace.SerializeAsString());
+}
+
+TEST_F(TraceFiles, ErrorsInALaterPartNameTheEventsIndexInTheWholeTrace) {
+  proto::Trace trace = testing::sample_trace();
+  trace.mutable_op_events()->set_rank(4, 9);
+  write_trace_file(trace, dir_ / "rank.pb", 40);
+  EXPECT_THAT(error_of(dir_ / "rank.pb"), HasSubstr("rank.pb: op_events.rank[4]: must be < num_ranks (2), got 9"));
+  trace = testing::sample_trace();
+  trace.mutable_op_events()->set_end_ns(4, trace.step_time_ns() + 7);  // checked once every part is read
+  write_trace_file(trace, dir_ / "outlasts.pb", 40);
+  EXPECT_THAT(error_of(dir_ / "outlasts.pb"),
+              HasSubstr(fmt::format("outlasts.pb: op_events.end_ns[4]: must be at most step_time_ns ({}) after the "
+                                    "earliest start (0): an op cannot outlast the step, got {}",
+                                    trace.step_time_ns(), trace.step_time_ns() + 7)));
+}
+
+TEST_F(TraceFiles, APartAfterTheFirstSettingAHeaderFieldIsBadInput) {
+  {
+    MessageStreamWriter stream(dir_ / "late.pb", "eppsim.proto.Trace");
+    proto::Trace header;
+    header.set_num_ranks(1);
+    stream.write_part(header);
+    proto::Trace late;
+    late.set_step_time_ns(5);
+    stream.write_part(late);
+    stream.commit();
+  }
+  EXPECT_THAT(error_of(dir_ / "late.pb"),
+              HasSubstr("late.pb: not a valid stream of eppsim.proto.Trace: a part after the first sets step_time_ns"));
+}
+
+TEST_F(TraceFiles, AChromeTraceOrADirectoryWithoutTraceIsBadInput) {
   write_chrome_trace(testing::two_rank_trace("analytic"), dir_ / "trace.json");
   EXPECT_THAT(error_of(dir_ / "trace.json"), HasSubstr("trace.json: a Chrome trace"));
   EXPECT_THAT(error_of(dir_), HasSubstr("a directory without trace.pb"));
 }
 
-TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
+TEST_F(TraceFiles, RanksAndRankStreamsAreBounded) {
   auto trace = testing::two_rank_trace("analytic");
   trace.set_num_ranks(limits::kMaxRanks + 1);
   write_message(trace, dir_ / "ranks.pb");
@@ -104,7 +156,7 @@ TEST_F(TraceFile, RanksAndRankStreamsAreBounded) {
   EXPECT_EQ(read_trace(dir_ / "fits.pb").num_ranks(), 1u << 17);
 }
 
-TEST_F(TraceFile, ATraceOfEventMessagesIsReadIntoOpEventsInOrder) {
+TEST_F(TraceFiles, ATraceOfEventMessagesIsReadIntoOpEventsInOrder) {
   proto::Trace trace = testing::two_rank_trace("analytic");
   // The events backwards (in no sorted order), so that a reordering shows.
   proto::OpEvents backwards;
@@ -128,7 +180,7 @@ TEST_F(TraceFile, ATraceOfEventMessagesIsReadIntoOpEventsInOrder) {
   }
 }
 
-TEST_F(TraceFile, ATraceWithEventsInBothFormsIsBadInput) {
+TEST_F(TraceFiles, ATraceWithEventsInBothFormsIsBadInput) {
   auto trace = testing::two_rank_trace("analytic");
   trace.add_events()->set_end_ns(10);
   write_message(trace, dir_ / "both.pb");
@@ -137,7 +189,7 @@ TEST_F(TraceFile, ATraceWithEventsInBothFormsIsBadInput) {
   EXPECT_THAT(error, HasSubstr("not both"));
 }
 
-TEST_F(TraceFile, OpEventColumnsOfDifferentLengthsAreBadInput) {
+TEST_F(TraceFiles, OpEventColumnsOfDifferentLengthsAreBadInput) {
   auto trace = testing::two_rank_trace("analytic");
   trace.mutable_op_events()->mutable_end_ns()->RemoveLast();
   write_message(trace, dir_ / "short.pb");
@@ -155,7 +207,7 @@ TEST_F(TraceFile, OpEventColumnsOfDifferentLengthsAreBadInput) {
               HasSubstr("ranks.json: op_events.op: must have one entry per event (7, as op_events.rank), got 8"));
 }
 
-TEST_F(TraceFile, AnEventOnARankPastNumRanksIsBadInput) {
+TEST_F(TraceFiles, AnEventOnARankPastNumRanksIsBadInput) {
   auto trace = testing::two_rank_trace("analytic");
   trace.mutable_op_events()->set_rank(5, 2);
   write_message(trace, dir_ / "rank.pb");

@@ -11,6 +11,7 @@
 #include "proto/chrome_trace.pb.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
+#include "schedule/trace_file.h"
 #include "tests/schedule/sample_messages.h"
 
 namespace eppsim {
@@ -175,6 +176,15 @@ TEST(WriteChromeTrace, StreamsATraceLargerThanItsBuffer) {
   const std::string expected = chrome_trace_json(trace);
   EXPECT_GT(expected.size(), std::size_t{3} << 20);
   EXPECT_EQ(read_file(dir / "trace.json"), expected);
+}
+
+TEST(WriteChromeTrace, ATraceFileInManyPartsWritesTheSameJsonAsInMemory) {
+  // Parts of about 40 bytes: an event or a memory sample each.
+  const auto dir = testing::fresh_dir("chrome_parts");
+  const proto::Trace trace = testing::sample_trace();
+  write_trace_file(trace, dir / "trace.pb", 40);
+  write_chrome_trace(TraceFile(dir / "trace.pb", 0.0), dir / "trace.json");
+  EXPECT_EQ(read_file(dir / "trace.json"), chrome_trace_json(trace));
 }
 
 }  // namespace

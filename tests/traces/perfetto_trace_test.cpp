@@ -14,6 +14,7 @@
 #include "base/proto_io.h"
 #include "proto/perfetto_trace.pb.h"
 #include "schedule/trace_events.h"
+#include "schedule/trace_file.h"
 #include "tests/schedule/sample_messages.h"
 #include "tests/schedule/trace_fixture.h"
 
@@ -272,6 +273,15 @@ TEST(PerfettoTrace, SlicesOfATrackNestAndOverlapsGoOnAnotherLane) {
 TEST(PerfettoTrace, SameTraceSameBytes) {
   const proto::Trace trace = testing::sample_trace();
   EXPECT_EQ(read_file(written(trace, "a.pftrace")), read_file(written(trace, "b.pftrace")));
+}
+
+TEST(PerfettoTrace, ATraceFileInManyPartsWritesTheSameBytesAsInMemory) {
+  // Parts of about 40 bytes: an event or a memory sample each.
+  const auto dir = testing::fresh_dir("perfetto_parts");
+  const proto::Trace trace = testing::sample_trace();
+  write_trace_file(trace, dir / "trace.pb", 40);
+  write_perfetto_trace(TraceFile(dir / "trace.pb", kPerfettoExportBytesPerTraceByte), dir / "parts.pftrace");
+  EXPECT_EQ(read_file(dir / "parts.pftrace"), read_file(written(trace)));
 }
 
 TEST(PerfettoTrace, AnIncompleteTraceMarksWhereItStopped) {

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "base/proto_io.h"
+#include "schedule/trace_file.h"
+#include "tests/schedule/sample_messages.h"
 #include "tests/schedule/trace_fixture.h"
 
 namespace eppsim {
@@ -51,6 +54,15 @@ TEST(RankTimeline, CsvHasOneRowPerInterval) {
   EXPECT_EQ(csv.substr(0, csv.find('\n', csv.find('\n') + 1) + 1),
             "rank,start_s,end_s,state\n0,0.000000000,0.000000100,compute\n");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 5 + 5);
+}
+
+TEST(RankTimeline, ATraceFileInManyPartsWritesTheSameCsvAsInMemory) {
+  // Parts of about 40 bytes: an event each.
+  const auto dir = testing::fresh_dir("timeline_parts");
+  const proto::Trace trace = two_rank_trace("analytic");
+  write_trace_file(trace, dir / "trace.pb", 40);
+  write_rank_timeline_csv(TraceFile(dir / "trace.pb", kRankTimelineBytesPerTraceByte), dir / "timeline.csv");
+  EXPECT_EQ(read_file(dir / "timeline.csv"), rank_timeline_csv(TraceInMemory(trace)));
 }
 
 }  // namespace
