@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,6 +12,7 @@
 #include "base/errors.h"
 #include "schedule/trace_events.h"
 #include "schedule/trace_file.h"
+#include "traces/op_event_join.h"
 #include "traces/trace_stats.h"
 
 namespace eppsim {
@@ -22,55 +25,79 @@ std::optional<double> relative(double base, double changed) {
   return std::nullopt;
 }
 
-// Why two traces are not of the same Schedule; empty when they are.
-std::string schedule_difference(const proto::Trace& base, const proto::Trace& changed,
-                                const std::map<OpKey, OpEventRef>& base_events,
-                                const std::map<OpKey, OpEventRef>& changed_events) {
-  if (base.num_ranks() != changed.num_ranks())
-    return fmt::format("num_ranks {} vs {}", base.num_ranks(), changed.num_ranks());
-  auto b = base_events.begin();
-  auto c = changed_events.begin();
-  for (; b != base_events.end() && c != changed_events.end(); ++b, ++c) {
-    if (b->first != c->first) {
-      const bool base_first = b->first < c->first;
-      const OpKey key = base_first ? b->first : c->first;
-      return fmt::format("rank {} op {} is in {} only", key.first, key.second, base_first ? "the base" : "the new trace");
-    }
-    const std::string field = event_difference(b->second, c->second);
-    if (!field.empty()) return fmt::format("rank {} op {}: {}", b->first.first, b->first.second, field);
-  }
-  if (b != base_events.end()) return fmt::format("rank {} op {} is in the base only", b->first.first, b->first.second);
-  if (c != changed_events.end())
-    return fmt::format("rank {} op {} is in the new trace only", c->first.first, c->first.second);
-  return {};
-}
-
 struct Totals {
   std::string label;
   std::uint32_t base_ops = 0, new_ops = 0;
   std::int64_t base_ns = 0, new_ns = 0;
 };
 
+// An op whose duration grew, for the top list.
+struct OpGrowth {
+  std::int64_t change_ns = 0;
+  OpEventFields base, changed;
+};
+
 }  // namespace
 
-proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& changed, std::string_view base_name,
-                             std::string_view changed_name, std::size_t top) {
-  for (const auto& [trace, name] : {std::pair{&base, base_name}, std::pair{&changed, changed_name}}) {
-    if (trace->step_time_ns() <= 0)
-      throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", name, trace->step_time_ns()));
+proto::TraceDiff diff_traces(const TraceParts& base_parts, const TraceParts& changed_parts, std::size_t top) {
+  const proto::Trace& base = base_parts.header();
+  const proto::Trace& changed = changed_parts.header();
+  const std::string& base_name = base_parts.name();
+  const std::string& changed_name = changed_parts.name();
+  for (const auto* parts : {&base_parts, &changed_parts}) {
+    if (parts->header().step_time_ns() <= 0) {
+      throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", parts->name(), parts->header().step_time_ns()));
+    }
   }
   require_same_ranks(base, base_name, changed, changed_name, "diff");
-  const auto base_events = events_by_op(base, base_name);
-  const auto changed_events = events_by_op(changed, changed_name);
+
+  // Per kind, and per (rank, kind), as each trace is tallied.
+  std::map<std::pair<int, int>, Totals> kinds;
+  std::map<std::pair<std::uint32_t, std::pair<int, int>>, Totals> rank_kinds;
+  const auto add = [&](const OpEventFields& e, bool is_base) {
+    if (e.kind == proto::MEMORY) return;
+    const std::int64_t duration = e.end_ns - e.start_ns;
+    for (Totals* t : {&kinds[op_kind_order(e)], &rank_kinds[{e.rank, op_kind_order(e)}]}) {
+      if (t->label.empty()) t->label = op_kind_label(e);
+      (is_base ? t->base_ops : t->new_ops) += 1;
+      (is_base ? t->base_ns : t->new_ns) += duration;
+    }
+  };
+  const TraceTally base_tally = tally_trace(base_parts, [&](const OpEventFields& e) { add(e, true); });
+  const TraceTally new_tally = tally_trace(changed_parts, [&](const OpEventFields& e) { add(e, false); });
 
   proto::TraceDiff d;
-  d.set_base_file(std::string(base_name));
-  d.set_new_file(std::string(changed_name));
+  d.set_base_file(base_name);
+  d.set_new_file(changed_name);
   d.set_base_engine(base.engine());
   d.set_new_engine(changed.engine());
   d.set_base_ranks(base.num_ranks());
   d.set_new_ranks(changed.num_ranks());
-  const std::string difference = schedule_difference(base, changed, base_events, changed_events);
+
+  // Per op, matched by (rank, op): the ops that grew most, kept while the
+  // traces are of one Schedule (the top `top` of them, ties by op).
+  std::vector<OpGrowth> grown;
+  const auto by_growth = [](const OpGrowth& x, const OpGrowth& y) {
+    return std::tie(y.change_ns, x.base.rank, x.base.op) < std::tie(x.change_ns, y.base.rank, y.base.op);
+  };
+  const auto keep_top = [&] {
+    std::sort(grown.begin(), grown.end(), by_growth);
+    if (grown.size() > top) grown.resize(top);
+  };
+  std::string difference;
+  if (base.num_ranks() != changed.num_ranks()) {
+    difference = fmt::format("num_ranks {} vs {}", base.num_ranks(), changed.num_ranks());
+  } else {
+    difference = join_op_events(
+        {base_parts, base_tally, "the base"}, {changed_parts, new_tally, "the new trace"},
+        [&](const OpEventFields& b, const OpEventFields& n) {
+          const std::int64_t change = (n.end_ns - n.start_ns) - (b.end_ns - b.start_ns);
+          if (change <= 0 || b.kind == proto::MEMORY || top == 0) return;
+          grown.push_back({change, b, n});
+          if (grown.size() >= 2 * top + 4096) keep_top();
+        });
+  }
+  keep_top();
   d.set_same_schedule(difference.empty());
   d.set_schedule_difference(difference);
   d.set_base_step_time_s(to_s(base.step_time_ns()));
@@ -78,20 +105,6 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
   d.set_step_time_change_s(d.new_step_time_s() - d.base_step_time_s());
   if (const auto r = relative(d.base_step_time_s(), d.new_step_time_s())) d.set_step_time_relative_change(*r);
 
-  // Per kind, and per (rank, kind).
-  std::map<std::pair<int, int>, Totals> kinds;
-  std::map<std::pair<std::uint32_t, std::pair<int, int>>, Totals> rank_kinds;
-  const auto add = [&](OpEventRef e, bool is_base) {
-    if (e.kind() == proto::MEMORY) return;
-    const std::int64_t duration = e.end_ns() - e.start_ns();
-    for (Totals* t : {&kinds[op_kind_order(e)], &rank_kinds[{e.rank(), op_kind_order(e)}]}) {
-      t->label = op_kind_label(e);
-      (is_base ? t->base_ops : t->new_ops) += 1;
-      (is_base ? t->base_ns : t->new_ns) += duration;
-    }
-  };
-  for (const OpEventRef e : events_of(base)) add(e, true);
-  for (const OpEventRef e : events_of(changed)) add(e, false);
   for (const auto& [order, t] : kinds) {
     auto* k = d.add_kinds();
     k->set_kind(t.label);
@@ -118,7 +131,8 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
   for (std::size_t i = 0; i < std::min(top, grew.size()); ++i) *d.add_top_rank_kind_regressions() = grew[i];
 
   // Per rank.
-  const auto base_busy = busy_ns_per_rank(base), new_busy = busy_ns_per_rank(changed);
+  const auto& base_busy = base_tally.busy_ns;
+  const auto& new_busy = new_tally.busy_ns;
   for (std::uint32_t r = 0; r < std::max(base.num_ranks(), changed.num_ranks()); ++r) {
     auto* rank = d.add_per_rank();
     rank->set_rank(r);
@@ -133,38 +147,38 @@ proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& chang
     rank->set_idle_change_s(to_s(n_idle - b_idle));
   }
 
-  // Per op, when the Schedule is the same.
   if (d.same_schedule()) {
-    const std::int64_t base_origin = earliest_start_ns(base), new_origin = earliest_start_ns(changed);
-    std::vector<proto::OpChange> ops;
-    for (const auto& [key, b] : base_events) {
-      const OpEventRef n = changed_events.at(key);
-      const std::int64_t change = (n.end_ns() - n.start_ns()) - (b.end_ns() - b.start_ns());
-      if (change <= 0 || b.kind() == proto::MEMORY) continue;
-      proto::OpChange c;
-      c.set_rank(key.first);
-      c.set_op(key.second);
-      c.set_kind(op_kind_label(b));
-      c.set_stage(b.stage());
-      c.set_chunk(b.chunk());
-      c.set_base_duration_s(to_s(b.end_ns() - b.start_ns()));
-      c.set_new_duration_s(to_s(n.end_ns() - n.start_ns()));
-      c.set_change_s(to_s(change));
-      c.set_end_change_s(to_s((n.end_ns() - new_origin) - (b.end_ns() - base_origin)));
-      ops.push_back(std::move(c));
+    for (const OpGrowth& g : grown) {
+      proto::OpChange& c = *d.add_top_op_regressions();
+      c.set_rank(g.base.rank);
+      c.set_op(g.base.op);
+      c.set_kind(op_kind_label(g.base));
+      c.set_stage(g.base.stage);
+      c.set_chunk(g.base.chunk);
+      c.set_base_duration_s(to_s(g.base.end_ns - g.base.start_ns));
+      c.set_new_duration_s(to_s(g.changed.end_ns - g.changed.start_ns));
+      c.set_change_s(to_s(g.change_ns));
+      c.set_end_change_s(
+          to_s((g.changed.end_ns - new_tally.earliest_start_ns) - (g.base.end_ns - base_tally.earliest_start_ns)));
     }
-    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.change_s() > b.change_s(); });
-    for (std::size_t i = 0; i < std::min(top, ops.size()); ++i) *d.add_top_op_regressions() = ops[i];
   }
   return d;
 }
 
+proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& changed, std::string_view base_name,
+                             std::string_view changed_name, std::size_t top) {
+  return diff_traces(TraceInMemory(base, std::string(base_name)), TraceInMemory(changed, std::string(changed_name)),
+                     top);
+}
+
 proto::TraceDiff diff_trace_files(const std::filesystem::path& base, const std::filesystem::path& changed,
                                   std::size_t top) {
-  const proto::Trace a = read_trace(base), b = read_trace(changed);
-  require_complete_trace(a, base, "diff");
-  require_complete_trace(b, changed, "diff");
-  return diff_traces(a, b, base.string(), changed.string(), top);
+  // Each read a part at a time: what is held is an interval per event (the
+  // tally) and the join's batch (traces/op_event_join.h).
+  const TraceFile a(base, kTraceTallyBytesPerTraceByte), b(changed, kTraceTallyBytesPerTraceByte);
+  require_complete_trace(a.header(), base, "diff");
+  require_complete_trace(b.header(), changed, "diff");
+  return diff_traces(a, b, top);
 }
 
 std::string diff_summary(const proto::TraceDiff& d) {

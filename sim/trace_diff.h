@@ -13,10 +13,15 @@
 
 #include "proto/diff.pb.h"
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
-// `top` bounds both top lists. The names are the traces' files, for the output.
+// `top` bounds both top lists. The traces' names (their files) are the
+// output's. Each trace is visited twice, a part at a time: tallied
+// (traces/trace_stats.h), then joined with the other by op
+// (traces/op_event_join.h).
+proto::TraceDiff diff_traces(const TraceParts& base, const TraceParts& changed, std::size_t top = 10);
 proto::TraceDiff diff_traces(const proto::Trace& base, const proto::Trace& changed, std::string_view base_name,
                              std::string_view changed_name, std::size_t top = 10);
 proto::TraceDiff diff_trace_files(const std::filesystem::path& base, const std::filesystem::path& changed,

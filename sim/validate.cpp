@@ -1,18 +1,22 @@
 #include "sim/validate.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "base/atomic_file.h"
 #include "base/errors.h"
 #include "base/index_list.h"
 #include "traces/csv_export.h"
 #include "base/proto_io.h"
 #include "schedule/trace_events.h"
 #include "schedule/trace_file.h"
+#include "traces/op_event_join.h"
 #include "traces/trace_stats.h"
 
 namespace eppsim {
@@ -26,44 +30,36 @@ std::optional<double> relative_error(double simulated, double measured) {
 
 }  // namespace
 
-ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
-                                 std::string_view simulated_name, std::string_view measured_name) {
+proto::Validation validate_traces(const TraceParts& simulated_parts, const TraceParts& measured_parts,
+                                  const std::function<void(const TimelineRow&)>& timeline_row) {
+  const proto::Trace& simulated = simulated_parts.header();
+  const proto::Trace& measured = measured_parts.header();
+  const std::string& simulated_name = simulated_parts.name();
+  const std::string& measured_name = measured_parts.name();
   const auto different = [&](const std::string& what) {
     return InputError(fmt::format("{} and {}: traces of different schedules: {}", simulated_name, measured_name, what));
   };
   if (simulated.num_ranks() != measured.num_ranks())
     throw different(fmt::format("num_ranks {} vs {}", simulated.num_ranks(), measured.num_ranks()));
-  for (const auto& [trace, name] : {std::pair{&simulated, simulated_name}, std::pair{&measured, measured_name}}) {
-    if (trace->has_incomplete()) {
+  for (const auto* parts : {&simulated_parts, &measured_parts}) {
+    const proto::Trace& trace = parts->header();
+    if (trace.has_incomplete()) {
       throw InputError(fmt::format("{}: incomplete: the step did not complete ({}), so it has no step time to compare",
-                                   name, trace->incomplete().reason()));
+                                   parts->name(), trace.incomplete().reason()));
     }
-    if (trace->step_time_ns() <= 0)
-      throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", name, trace->step_time_ns()));
+    if (trace.step_time_ns() <= 0)
+      throw InputError(fmt::format("{}: step_time_ns: must be > 0, got {}", parts->name(), trace.step_time_ns()));
   }
   require_same_ranks(simulated, simulated_name, measured, measured_name, "validate");
-  const auto sim_events = events_by_op(simulated, simulated_name);
-  const auto meas_events = events_by_op(measured, measured_name);
-  for (const auto& [key, e] : sim_events) {
-    if (!meas_events.contains(key))
-      throw different(fmt::format("rank {} op {} is in {} only", key.first, key.second, simulated_name));
-  }
-  for (const auto& [key, e] : meas_events) {
-    const auto it = sim_events.find(key);
-    if (it == sim_events.end())
-      throw different(fmt::format("rank {} op {} is in {} only", key.first, key.second, measured_name));
-    const std::string diff = event_difference(it->second, e);
-    if (!diff.empty()) throw different(fmt::format("rank {} op {}: {}", key.first, key.second, diff));
-  }
+  const TraceTally sim_tally = tally_trace(simulated_parts);
+  const TraceTally meas_tally = tally_trace(measured_parts);
 
-  ValidationResult result;
-  proto::Validation& v = result.validation;
-  v.set_simulated_file(std::string(simulated_name));
-  v.set_measured_file(std::string(measured_name));
+  proto::Validation v;
+  v.set_simulated_file(simulated_name);
+  v.set_measured_file(measured_name);
   v.set_simulated_engine(simulated.engine());
   v.set_measured_engine(measured.engine());
   v.set_ranks(simulated.num_ranks());
-  v.set_ops(static_cast<std::uint32_t>(sim_events.size()));
   const double sim_step = static_cast<double>(simulated.step_time_ns()) * 1e-9;
   const double meas_step = static_cast<double>(measured.step_time_ns()) * 1e-9;
   v.set_simulated_step_time_s(sim_step);
@@ -81,31 +77,37 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
   const auto is_virtual = [&](std::uint32_t rank) {
     return !real_ranks.empty() && std::find(real_ranks.begin(), real_ranks.end(), rank) == real_ranks.end();
   };
-  const std::int64_t sim_origin = earliest_start_ns(simulated);
-  const std::int64_t meas_origin = earliest_start_ns(measured);
   struct KindTotals {
     std::string label;
     std::uint32_t ops = 0;
     std::int64_t simulated_ns = 0, measured_ns = 0;
   };
   std::map<std::pair<int, int>, KindTotals> kinds;
-  const auto stream_name = [](const proto::Trace& trace, std::uint32_t stream) {
-    return stream < static_cast<std::uint32_t>(trace.stream_names_size()) ? trace.stream_names(static_cast<int>(stream))
-                                                                          : std::to_string(stream);
+  const auto stream_name = [&](std::uint32_t stream) {
+    return stream < static_cast<std::uint32_t>(simulated.stream_names_size())
+               ? simulated.stream_names(static_cast<int>(stream))
+               : std::to_string(stream);
   };
-  for (const auto& [key, s] : sim_events) {
-    const OpEventRef m = meas_events.at(key);
-    const std::string label = op_kind_label(s);
-    result.timeline.push_back({key.first, key.second, stream_name(simulated, s.stream()), label,
-                               s.start_ns() - sim_origin, s.end_ns() - sim_origin, m.start_ns() - meas_origin,
-                               m.end_ns() - meas_origin});
-    if (s.kind() == proto::MEMORY || is_virtual(key.first)) continue;
-    KindTotals& totals = kinds[op_kind_order(s)];
-    totals.label = label;
-    ++totals.ops;
-    totals.simulated_ns += s.end_ns() - s.start_ns();
-    totals.measured_ns += m.end_ns() - m.start_ns();
-  }
+  std::uint32_t ops = 0;
+  const std::string difference = join_op_events(
+      {simulated_parts, sim_tally, simulated_name}, {measured_parts, meas_tally, measured_name},
+      [&](const OpEventFields& s, const OpEventFields& m) {
+        ++ops;
+        const std::string label = op_kind_label(s);
+        if (timeline_row) {
+          timeline_row({s.rank, s.op, stream_name(s.stream), label, s.start_ns - sim_tally.earliest_start_ns,
+                        s.end_ns - sim_tally.earliest_start_ns, m.start_ns - meas_tally.earliest_start_ns,
+                        m.end_ns - meas_tally.earliest_start_ns});
+        }
+        if (s.kind == proto::MEMORY || is_virtual(s.rank)) return;
+        KindTotals& totals = kinds[op_kind_order(s)];
+        totals.label = label;
+        ++totals.ops;
+        totals.simulated_ns += s.end_ns - s.start_ns;
+        totals.measured_ns += m.end_ns - m.start_ns;
+      });
+  if (!difference.empty()) throw different(difference);
+  v.set_ops(ops);
   for (const auto& [order, totals] : kinds) {
     auto* k = v.add_kinds();
     k->set_kind(totals.label);
@@ -114,34 +116,67 @@ ValidationResult validate_traces(const proto::Trace& simulated, const proto::Tra
     k->set_measured_s(static_cast<double>(totals.measured_ns) * 1e-9);
     if (const auto error = relative_error(k->simulated_s(), k->measured_s())) k->set_error(*error);
   }
-  const auto sim_busy_ns = busy_ns_per_rank(simulated), meas_busy_ns = busy_ns_per_rank(measured);
   for (std::uint32_t r = 0; r < simulated.num_ranks(); ++r) {
     auto* rank = v.add_per_rank();
     rank->set_rank(r);
     rank->set_virtual_rank(is_virtual(r));
-    const std::int64_t sim_busy = sim_busy_ns[r], meas_busy = meas_busy_ns[r];
+    const std::int64_t sim_busy = sim_tally.busy_ns[r], meas_busy = meas_tally.busy_ns[r];
     rank->set_simulated_busy_s(static_cast<double>(sim_busy) * 1e-9);
     rank->set_measured_busy_s(static_cast<double>(meas_busy) * 1e-9);
     rank->set_simulated_idle_s(static_cast<double>(std::max<std::int64_t>(0, simulated.step_time_ns() - sim_busy)) * 1e-9);
     rank->set_measured_idle_s(static_cast<double>(std::max<std::int64_t>(0, measured.step_time_ns() - meas_busy)) * 1e-9);
     if (const auto error = relative_error(rank->simulated_busy_s(), rank->measured_busy_s())) rank->set_busy_error(*error);
   }
+  return v;
+}
+
+ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
+                                 std::string_view simulated_name, std::string_view measured_name) {
+  ValidationResult result;
+  result.validation = validate_traces(TraceInMemory(simulated, std::string(simulated_name)),
+                                      TraceInMemory(measured, std::string(measured_name)),
+                                      [&](const TimelineRow& row) { result.timeline.push_back(row); });
   return result;
 }
 
-ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured) {
-  return validate_traces(read_trace(simulated), read_trace(measured), simulated.string(), measured.string());
+namespace {
+
+constexpr std::string_view kTimelineHeader =
+    "rank,op,stream,kind,simulated_start_s,simulated_end_s,measured_start_s,measured_end_s\n";
+
+void append_timeline_row(fmt::memory_buffer& out, const TimelineRow& row) {
+  fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{}\n", row.rank, row.op, csv_field(row.stream),
+                 csv_field(row.kind), csv_seconds(row.simulated_start_ns), csv_seconds(row.simulated_end_ns),
+                 csv_seconds(row.measured_start_ns), csv_seconds(row.measured_end_ns));
+}
+
+}  // namespace
+
+proto::Validation validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured,
+                                       const std::filesystem::path& dir) {
+  // Each read a part at a time: what is held is an interval per event (the
+  // tally) and the join's batch (traces/op_event_join.h); the timeline's rows
+  // go to the file as the ops are matched.
+  const TraceFile sim(simulated, kTraceTallyBytesPerTraceByte), meas(measured, kTraceTallyBytesPerTraceByte);
+  AtomicFileWriter timeline(dir / "timeline.csv");
+  fmt::memory_buffer out;
+  out.append(kTimelineHeader);
+  const proto::Validation validation = validate_traces(sim, meas, [&](const TimelineRow& row) {
+    append_timeline_row(out, row);
+    flush_if_full(out, timeline);
+  });
+  timeline.write(std::string_view(out.data(), out.size()));
+  write_file_atomically(dir / "validation.json", to_json(validation));
+  timeline.commit();
+  return validation;
 }
 
 void write_validation(const ValidationResult& result, const std::filesystem::path& dir) {
   write_file_atomically(dir / "validation.json", to_json(result.validation));
-  std::string csv = "rank,op,stream,kind,simulated_start_s,simulated_end_s,measured_start_s,measured_end_s\n";
-  for (const TimelineRow& row : result.timeline) {
-    csv += fmt::format("{},{},{},{},{},{},{},{}\n", row.rank, row.op, csv_field(row.stream), csv_field(row.kind),
-                       csv_seconds(row.simulated_start_ns), csv_seconds(row.simulated_end_ns), csv_seconds(row.measured_start_ns),
-                       csv_seconds(row.measured_end_ns));
-  }
-  write_file_atomically(dir / "timeline.csv", csv);
+  fmt::memory_buffer csv;
+  csv.append(kTimelineHeader);
+  for (const TimelineRow& row : result.timeline) append_timeline_row(csv, row);
+  write_file_atomically(dir / "timeline.csv", std::string_view(csv.data(), csv.size()));
 }
 
 std::string validation_summary(const proto::Validation& v) {

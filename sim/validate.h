@@ -21,11 +21,13 @@
 // files and the first difference.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 #include "proto/validation.pb.h"
 
 namespace eppsim {
@@ -44,14 +46,24 @@ struct ValidationResult {
   std::vector<TimelineRow> timeline;  // by rank, then op index
 };
 
-// `simulated_name` and `measured_name` name the traces in messages and in
-// validation.json.
+// The core: `timeline_row` gets each matched op's row, by rank then op
+// index. Each trace is visited twice, a part at a time: tallied
+// (traces/trace_stats.h), then joined with the other by op
+// (traces/op_event_join.h). The traces' names (their files) are the
+// messages' and validation.json's.
+proto::Validation validate_traces(const TraceParts& simulated, const TraceParts& measured,
+                                  const std::function<void(const TimelineRow&)>& timeline_row);
+// Traces in memory, the rows kept.
 ValidationResult validate_traces(const proto::Trace& simulated, const proto::Trace& measured,
                                  std::string_view simulated_name, std::string_view measured_name);
-// Reads both traces (trace files or run directories: schedule/trace_file.h) and validates them.
-ValidationResult validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured);
+// `eppsim validate`: reads both traces (trace files or run directories:
+// schedule/trace_file.h) a part at a time, validates them, and writes
+// DIR/validation.json and DIR/timeline.csv (its rows as the ops are matched),
+// each atomically, neither when the traces are bad input.
+proto::Validation validate_trace_files(const std::filesystem::path& simulated, const std::filesystem::path& measured,
+                                       const std::filesystem::path& dir);
 
-// DIR/validation.json and DIR/timeline.csv, each written atomically.
+// DIR/validation.json and DIR/timeline.csv of a result in memory, each written atomically.
 void write_validation(const ValidationResult& result, const std::filesystem::path& dir);
 // A few lines for the terminal: step times and error, the per-kind errors.
 std::string validation_summary(const proto::Validation& validation);

@@ -246,9 +246,9 @@ int command_calibrate(const po::variables_map& vars) {
 
 int command_validate(const po::variables_map& vars) {
   const fs::path out = output_directory_of(vars);
-  const auto result = validate_trace_files(vars["simulated"].as<std::string>(), vars["measured"].as<std::string>());
-  write_validation(result, out);
-  std::cout << validation_summary(result.validation);
+  const proto::Validation validation =
+      validate_trace_files(vars["simulated"].as<std::string>(), vars["measured"].as<std::string>(), out);
+  std::cout << validation_summary(validation);
   std::cout << fmt::format("  wrote        {}/{{validation.json, timeline.csv}}\n", out.string());
   return 0;
 }

@@ -135,8 +135,7 @@ TEST(Validate, WritesValidationJsonAndTimelineCsv) {
   std::filesystem::remove_all(dir);
   write_message(two_rank_trace("analytic"), dir / "sim.pb");
   write_message(two_rank_trace("cpu", 2.0, 7), dir / "measured.json");
-  const ValidationResult r = validate_trace_files(dir / "sim.pb", dir / "measured.json");
-  write_validation(r, dir / "out");
+  validate_trace_files(dir / "sim.pb", dir / "measured.json", dir / "out");
   proto::Validation back;
   read_message(dir / "out" / "validation.json", &back);
   EXPECT_DOUBLE_EQ(back.step_time_error(), -0.5);
@@ -147,7 +146,14 @@ TEST(Validate, WritesValidationJsonAndTimelineCsv) {
                                          "0.000000000,0.000000200\n"));
   EXPECT_THAT(csv, HasSubstr("\n1,3,compute,memory,0.000000260,0.000000260,0.000000520,0.000000520\n"));
   // Same inputs, same bytes.
-  write_validation(validate_trace_files(dir / "sim.pb", dir / "measured.json"), dir / "again");
+  validate_trace_files(dir / "sim.pb", dir / "measured.json", dir / "again");
+  // The rows of a result in memory are the same bytes.
+  proto::Trace sim, measured;
+  read_message(dir / "sim.pb", &sim);
+  read_message(dir / "measured.json", &measured);
+  write_validation(validate_traces(sim, measured, (dir / "sim.pb").string(), (dir / "measured.json").string()),
+                   dir / "in-memory");
+  EXPECT_EQ(read_file(dir / "in-memory" / "timeline.csv"), csv);
   EXPECT_EQ(read_file(dir / "again" / "validation.json"), read_file(dir / "out" / "validation.json"));
   EXPECT_EQ(read_file(dir / "again" / "timeline.csv"), csv);
 }
