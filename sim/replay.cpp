@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -66,18 +65,29 @@ ReplayCompute parse_replay_compute(std::string_view text) {
   throw InputError(fmt::format("--compute: unknown value '{}' (known: recorded, cost-model)", text));
 }
 
-proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* recorded, double gpu_speedup,
+proto::Schedule retime_schedule(proto::Schedule schedule, const TraceParts* recorded, double gpu_speedup,
                                 ReplayCompute compute, const ResolvedScenario& target) {
   if (!(gpu_speedup > 0.0)) throw InputError(fmt::format("replay: GPU speed-up must be > 0, got {}", gpu_speedup));
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> recorded_ns;
+  // Per rank, per op of its program: the recorded COMPUTE event's duration,
+  // -1 for none; the trace is read a part at a time.
+  std::vector<std::vector<std::int64_t>> recorded_ns;
   if (recorded != nullptr) {
-    if (recorded->num_ranks() != schedule.num_ranks()) {
+    if (recorded->header().num_ranks() != schedule.num_ranks()) {
       throw InputError(fmt::format("replay: the trace has {} ranks but the schedule {}: not the trace of this schedule",
-                                   recorded->num_ranks(), schedule.num_ranks()));
+                                   recorded->header().num_ranks(), schedule.num_ranks()));
     }
-    for (const OpEventRef e : events_of(*recorded)) {
-      if (e.kind() == proto::COMPUTE) recorded_ns[{e.rank(), e.op()}] = e.end_ns() - e.start_ns();
+  }
+  if (recorded != nullptr && compute == ReplayCompute::Recorded) {
+    recorded_ns.resize(schedule.num_ranks());
+    for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
+      recorded_ns[r].assign(ops_of(schedule.programs(static_cast<int>(r))).size(), -1);
     }
+    recorded->for_each_part([&](const proto::Trace& part, std::uint64_t) {
+      for (const OpEventRef e : events_of(part)) {
+        if (e.kind() != proto::COMPUTE || e.rank() >= recorded_ns.size() || e.op() >= recorded_ns[e.rank()].size()) continue;
+        recorded_ns[e.rank()][e.op()] = e.end_ns() - e.start_ns();
+      }
+    });
   }
   for (std::uint32_t r = 0; r < schedule.num_ranks(); ++r) {
     auto& program = *schedule.mutable_programs(static_cast<int>(r));
@@ -104,11 +114,10 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
       }
       std::int64_t ns = 0;
       if (recorded != nullptr) {
-        const auto it = recorded_ns.find({r, i});
-        if (it == recorded_ns.end()) {
+        ns = recorded_ns[r][i];
+        if (ns < 0) {
           throw InputError(fmt::format("{}: the trace has no COMPUTE event for it: not the trace of this schedule", where()));
         }
-        ns = it->second;
       } else {
         ns = op.duration_source() == proto::DURATION_FIXED ? op.fixed_duration_ns() : work.estimated_duration_ns();
       }
@@ -120,14 +129,13 @@ proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* re
 
 RunResult replay(const ReplayRequest& request, const ParsedScenario& target) {
   const bool chakra = is_chakra_prefix(request.input);
-  std::optional<proto::Trace> trace;
+  std::optional<TraceFile> trace;  // read a part at a time: what is kept is a duration per op
   std::filesystem::path schedule_path = request.input;
   std::optional<std::filesystem::path> recorded_cluster = request.recorded_cluster;
   if (!chakra) {
-    trace.emplace();
-    *trace = read_trace(request.input);
-    require_complete_trace(*trace, request.input, "replay");
-    require_every_rank(*trace, request.input, "replay");
+    trace.emplace(request.input, 0.0);
+    require_complete_trace(trace->header(), request.input, "replay");
+    require_every_rank(trace->header(), request.input, "replay");
     const auto dir = trace_file_of(request.input).parent_path();  // a run directory: its own files
     schedule_path = request.schedule.value_or(dir / "schedule.pb");
     if (!request.schedule && !std::filesystem::exists(schedule_path)) {

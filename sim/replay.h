@@ -18,6 +18,7 @@
 #include "scenario/scenario.h"
 #include "proto/schedule.pb.h"
 #include "proto/trace.pb.h"
+#include "schedule/trace_parts.h"
 
 namespace eppsim {
 
@@ -53,7 +54,7 @@ ReplayCompute parse_replay_compute(std::string_view text);
 //     memory traffic (an imported trace) the roofline of the target's GPU.
 // SEND, RECV and COLLECTIVE ops take DURATION_FROM_WORK (the network prices
 // them); MEMORY ops are unchanged. Errors name the rank and op.
-proto::Schedule retime_schedule(proto::Schedule schedule, const proto::Trace* recorded, double gpu_speedup,
+proto::Schedule retime_schedule(proto::Schedule schedule, const TraceParts* recorded, double gpu_speedup,
                                 ReplayCompute compute, const ResolvedScenario& target);
 
 struct ReplayRequest {
