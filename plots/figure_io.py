@@ -59,9 +59,14 @@ def run_main(draw):
 
 
 def read_csv(path):
+    return list(iter_csv(path))
+
+
+def iter_csv(path):
+    """The rows of a CSV file as dicts, one at a time (a run's ops.csv may hold millions)."""
     try:
         with open(path, newline="") as f:
-            return list(csv.DictReader(f))
+            yield from csv.DictReader(f)
     except OSError as e:
         raise PlotInputError(f"cannot read {path}: {e.strerror}") from None
 

@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from figure_io import (PlotInputError, describe_run, parse_ranks, read_csv, read_json, run_main,  # noqa: E402
+from figure_io import (PlotInputError, describe_run, iter_csv, parse_ranks, read_csv, read_json, run_main,  # noqa: E402
                        title_line)
 
 GIB = 2.0 ** 30
@@ -41,7 +41,7 @@ def memory_figure(run_dir, ranks_text=None):
     stage_of = {}
     ops_path = os.path.join(run_dir, "ops.csv")
     if os.path.exists(ops_path):
-        for r in read_csv(ops_path):
+        for r in iter_csv(ops_path):
             if r["kind"] == "compute":
                 stage_of.setdefault(int(r["rank"]), int(r["stage"]))
 

@@ -30,8 +30,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from figure_io import (PlotInputError, describe_run, parse_ids, parse_ranks, parse_window, read_csv,  # noqa: E402
-                       run_main, spans_text, title_line)
+from figure_io import (PlotInputError, describe_run, iter_csv, parse_ids, parse_ranks, parse_window,  # noqa: E402
+                       read_csv, run_main, spans_text, title_line)
 
 COMPUTE_COLOURS = {
     "forward": "#4c72b0",
@@ -103,15 +103,22 @@ def timeline_figure(run_dir, ranks_text=None, window_text=None, highlight_text=N
     """The timeline of `run_dir` as a matplotlib figure."""
     if highlight_text and sequence_text:
         raise PlotInputError("--highlight and --sequence: give one of them")
-    ops = read_csv(os.path.join(run_dir, "ops.csv"))
-    if not ops:
+    # ops.csv is read as it streams, three times: its ranks and step end, the
+    # rows of ranks alike, the ops of one rank a row; what is held is the
+    # drawn ranks' compute ops.
+    ops_path = os.path.join(run_dir, "ops.csv")
+    listed, step = set(), None
+    for r in iter_csv(ops_path):
+        listed.add(int(r["rank"]))
+        end = float(r["end_s"])
+        step = end if step is None else max(step, end)
+    if step is None:
         raise PlotInputError(f"{run_dir}/ops.csv holds no ops")
     node_of = {int(r["rank"]): int(r["node"]) for r in read_csv(os.path.join(run_dir, "ranks.csv"))}
     what = describe_run(run_dir)
-    ranks = parse_ranks(ranks_text, {int(r["rank"]) for r in ops})
+    ranks = parse_ranks(ranks_text, listed)
     if not ranks:
         raise PlotInputError(f"none of the ranks {ranks_text} is in {run_dir}/ops.csv")
-    step = max(float(r["end_s"]) for r in ops)
     low, high = parse_window(window_text) or (0.0, step)
     lit_if, highlighted = None, None
     if sequence_text:
@@ -120,14 +127,14 @@ def timeline_figure(run_dir, ranks_text=None, window_text=None, highlight_text=N
         chunks = parse_ids(highlight_text)
         lit_if, highlighted = (lambda rank, chunk: chunk in chunks), f"chunks {spans_text(chunks)}"
 
-    rows = group_rows(ops, ranks)
+    rows = group_rows(iter_csv(ops_path), ranks)
     row_of = {rep: i for i, (_, rep) in enumerate(rows)}
     stage_of = {}
     compute = {}  # (row, phase, highlighted) -> [(start, width)]
     extent = {}  # (row, chunk, phase) -> [start, end]: where a chunk's label (and outline) goes
     lit_extents = set()  # keys of `extent` that are highlighted
     communication = {}
-    for r in ops:
+    for r in iter_csv(ops_path):
         rank = int(r["rank"])
         if rank not in row_of:
             continue

@@ -230,12 +230,12 @@ void keep_sliced_fields(proto::Trace& part) {
 }  // namespace
 
 TraceFile::TraceFile(const std::filesystem::path& path, double held_bytes_per_file_byte) : file_(trace_file_of(path)) {
-  name_ = file_.string();
+  name_ = path.string();
   std::error_code error;  // not a regular file (a FIFO would block the peek): read_message says what is wrong
   if (file_.extension() == ".json" && std::filesystem::is_regular_file(file_, error) && looks_like_chrome_trace(file_)) {
     throw InputError(fmt::format("{}: a Chrome trace (for viewers such as Perfetto), which eppsim cannot read back; "
                                  "give the run's trace.pb or its run directory",
-                                 name_));
+                                 file_.string()));
   }
   if (!is_message_stream(file_)) {
     // The single-message form (at most 2 GiB) or text: read whole, checked once.
@@ -243,7 +243,7 @@ TraceFile::TraceFile(const std::filesystem::path& path, double held_bytes_per_fi
     read_message(file_, whole_.get());
     header_ = trace_header(*whole_);
     keep_sliced_fields(*whole_);
-    TraceChecks checks(header_, name_);
+    TraceChecks checks(header_, file_.string());
     checks.check_part(*whole_);
     checks.finish();
     return;
@@ -251,7 +251,7 @@ TraceFile::TraceFile(const std::filesystem::path& path, double held_bytes_per_fi
   MessageStreamReader stream(file_, proto::Trace::descriptor()->full_name());
   // The guard: a part, and what the command keeps per byte of the file.
   check_memory_estimate(
-      fmt::format("reading {} ({} bytes)", name_, stream.file_bytes()),
+      fmt::format("reading {} ({} bytes)", file_.string(), stream.file_bytes()),
       held_memory_bytes() + 3 * std::min<std::uint64_t>(stream.file_bytes(), kMessageStreamPartBytes) +
           static_cast<std::uint64_t>(held_bytes_per_file_byte * static_cast<double>(stream.file_bytes())),
       "read a smaller file, or raise --max-memory");
@@ -261,7 +261,7 @@ TraceFile::TraceFile(const std::filesystem::path& path, double held_bytes_per_fi
   first_part_has_slices_ = header_.op_events().rank_size() > 0 || header_.events_size() > 0 ||
                            header_.memory_size() > 0 || header_.busy_size() > 0;
   header_ = trace_header(header_);
-  TraceChecks checks(header_, name_);  // the header's own rules, before any part is read
+  TraceChecks checks(header_, file_.string());  // the header's own rules, before any part is read
 }
 
 TraceFile::~TraceFile() = default;
@@ -273,7 +273,7 @@ void TraceFile::for_each_part(const std::function<void(const proto::Trace& part,
     return;
   }
   MessageStreamReader stream(file_, proto::Trace::descriptor()->full_name());
-  TraceChecks checks(header_, name_);
+  TraceChecks checks(header_, file_.string());
   proto::Trace part;
   std::uint64_t events = 0;
   bool first = true;
@@ -283,7 +283,7 @@ void TraceFile::for_each_part(const std::function<void(const proto::Trace& part,
       if (!first_part_has_slices_) continue;
       keep_sliced_fields(part);
     } else {
-      check_sliced_fields_only(part, stream, name_);
+      check_sliced_fields_only(part, stream, file_.string());
     }
     checks.check_part(part);
     visit(part, events);

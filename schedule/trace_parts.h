@@ -26,7 +26,9 @@ class TraceParts {
   // command may visit the parts more than once.
   virtual void for_each_part(const std::function<void(const proto::Trace& part, std::uint64_t first_event)>& visit)
       const = 0;
-  // What errors name: the file, or "trace".
+  // What a command's output and errors about the trace as a whole name: the
+  // path as given (a file or a run directory), or "trace". Errors in its
+  // fields and parts name the file they are in.
   virtual const std::string& name() const = 0;
 };
 

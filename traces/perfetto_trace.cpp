@@ -67,6 +67,15 @@ void collect(const TraceParts& parts, std::vector<ExportEvent>& events, std::vec
                                  "unsigned), got {}",
                                  header.incomplete().stopped_ns()));
   }
+  // Counted first, so that the records are allocated once (a vector that
+  // grows holds up to three times them while it moves).
+  std::size_t event_count = 0, sample_count = 0;
+  parts.for_each_part([&](const proto::Trace& part, std::uint64_t) {
+    event_count += static_cast<std::size_t>(part.op_events().rank_size());
+    sample_count += static_cast<std::size_t>(part.memory_size());
+  });
+  events.reserve(event_count);
+  samples.reserve(sample_count);
   parts.for_each_part([&](const proto::Trace& part, std::uint64_t first_event) {
     for (const OpEventRef e : events_of(part)) {
       const std::uint64_t index = first_event + static_cast<std::uint64_t>(e.index());
