@@ -71,6 +71,12 @@ Sections of the JSON:
                   simulation.identical_replicas true and false: both runs and
                   whether their report.json are the same bytes (issue 42, item
                   6: exact at 1K and 16K GPUs)
+  trace_tools     (m) the commands that read a trace, on the trace of
+                  scenarios/bench/step_16k, epp, every rank's op events
+                  (`eppsim run ... --trace-ranks all --outputs trace`): export
+                  chrome, perfetto and timeline, diff and validate of the trace
+                  with itself; per command its wall time and its own peak RSS
+                  (issue 42, item 1: traces read a part at a time)
   targets         each target of issue 10 item 5 and issue 42 item 6 this file
                   measures, met or not
 """
@@ -107,7 +113,7 @@ def railx_grid_sets(grid):
 RAILX_100K_SETS = railx_grid_sets(56)  # 100,352 GPUs
 GIB = 1024.0 ** 3
 SECTIONS = ["engine_ops", "allreduce_4096", "step_16k", "railx_100k", "flow_1024", "outputs_16k", "railx_200k",
-            "plan_scale", "railx_1m", "flow_step_1k", "flow_scale", "identical_replicas"]
+            "plan_scale", "railx_1m", "flow_step_1k", "flow_scale", "identical_replicas", "trace_tools"]
 RAILX_1M = "scenarios/bench/railx_1m.textproto"
 RAILX_1M_STRATEGIES = ["packed-1f1b", "epp"]  # issue 42's million-GPU step
 RAILX_1M_MEMORY_GIB = 20.0  # its target
@@ -127,6 +133,14 @@ RAILX_200K_SETS = {
 RAILX_200K_REPEATS = {s: ["workload.repeats=6241"] for s in ["epp", "epp-flex"]}
 # identical_replicas: step_16k cut to G GPUs, epp's replicas (8 stages x SP 8) each given the same sequences.
 IDENTICAL_REPLICAS_GPUS = [1024, 16384]
+# trace_tools: each command that reads a trace, on TRACE (a run directory), writing under OUT.
+TRACE_TOOLS = {
+    "export_chrome": ["export", "chrome", "{trace}", "-o", "{out}/trace.json"],
+    "export_perfetto": ["export", "perfetto", "{trace}", "-o", "{out}/trace.pftrace"],
+    "export_timeline": ["export", "timeline", "{trace}", "-o", "{out}/rank_timeline.csv"],
+    "diff": ["diff", "{trace}", "{trace}", "-o", "{out}/diff"],
+    "validate": ["validate", "--simulated", "{trace}", "--measured", "{trace}", "-o", "{out}/validate"],
+}
 
 
 CPU = [None]  # set from --cpu
@@ -164,6 +178,30 @@ def run_child(argv, limit_s, cwd):
                                                                           " (out of memory?)")
         return None, {"failed": True, "exit_status": done.returncode, "error": error, "wall_s": round(wall, 3)}
     return wall, done.stdout
+
+
+def run_measured(argv, limit_s, cwd):
+    """As run_child, with the child's own peak RSS (os.wait4): (seconds, peak RSS bytes) or a failure record."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile(mode="w+") as stderr:
+        child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=limit_child)
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            if time.monotonic() - start > limit_s:
+                child.kill()
+                os.wait4(child.pid, 0)
+                return None, {"timed_out": True, "limit_s": limit_s}
+            time.sleep(0.05)
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        wall = time.monotonic() - start
+        if child.returncode != 0:
+            stderr.seek(0)
+            lines = stderr.read().strip().splitlines()
+            return None, {"failed": True, "exit_status": child.returncode, "error": lines[-1] if lines else "",
+                          "wall_s": round(wall, 3)}
+    return wall, usage.ru_maxrss * 1024
 
 
 def probe_once(args, scenario, sets, limit_s, flags=()):
@@ -435,6 +473,9 @@ def main(argv):
                                                        "reports_identical": same}
             log(f"{gpus} GPUs: reports identical: {same}")
 
+    if "trace_tools" in sections:  # (m)
+        result["trace_tools"] = measure_trace_tools(args)
+
     if "flow_scale" in sections and "flow" in engines(args):  # (k)
         result["flow_scale"] = {}
         for gpus in FLOW_SCALE_GPUS:
@@ -498,6 +539,31 @@ def slope(points):
     ys = [math.log(y) for _, y in points]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+def measure_trace_tools(args):
+    """(m) each command that reads a trace, on step_16k's epp trace of every rank."""
+    with tempfile.TemporaryDirectory(prefix="eppsim-bench-") as out:
+        trace = os.path.join(out, "run")
+        argv = [os.path.join(args.build, "sim/eppsim"), "run", STEP_16K, "--strategy", "epp", "--trace-ranks", "all",
+                "--outputs", "trace", "-o", trace, "--log=warn"]
+        wall, res = run_child(argv, args.limit_outputs, args.source)
+        if wall is None:
+            return {"run": res}
+        record = {"run": {"argv": argv[1:], "wall_s": round(wall, 3),
+                          "trace_pb_bytes": os.path.getsize(os.path.join(trace, "trace.pb"))}}
+        log(f"trace tools: step_16k epp, every rank: trace.pb {record['run']['trace_pb_bytes']} bytes")
+        for name, words in TRACE_TOOLS.items():
+            argv = [os.path.join(args.build, "sim/eppsim"), *[w.format(trace=trace, out=out) for w in words],
+                    "--log=warn"]
+            wall, res = run_measured(argv, args.limit_outputs, args.source)
+            record[name] = res if wall is None else {"wall_s": round(wall, 3), "peak_rss_bytes": res,
+                                                     "peak_rss_gib": round(res / GIB, 3)}
+            log(f"trace tools: {name}: {summary(record[name])}")
+            for leftover in ("trace.json", "trace.pftrace", "rank_timeline.csv"):  # gigabytes each
+                if os.path.exists(os.path.join(out, leftover)):
+                    os.remove(os.path.join(out, leftover))
+    return record
 
 
 def run_with_outputs(args, scenario, strategy, limit_s, sets=()):
