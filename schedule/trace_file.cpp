@@ -58,8 +58,7 @@ proto::Trace event_slice(const proto::OpEvents& columns, int begin, int end) {
 void write_trace_file(const proto::Trace& trace, const std::filesystem::path& path, std::size_t part_bytes) {
   if (proto_format_for(path) != ProtoFormat::Binary) return write_message(trace, path);
   MessageStreamWriter stream(path, trace.GetDescriptor()->full_name());
-  stream.write_part(*message_without_fields(trace, {proto::Trace::kEventsFieldNumber, proto::Trace::kMemoryFieldNumber,
-                                                    proto::Trace::kOpEventsFieldNumber, proto::Trace::kBusyFieldNumber}));
+  stream.write_part(trace_header(trace));
   // An event takes some 25 bytes in a part (13 varints).
   const int events_per_part = static_cast<int>(std::max<std::size_t>(1, part_bytes / 25));
   const int events = trace.op_events().rank_size();
@@ -86,9 +85,10 @@ std::filesystem::path trace_file_of(const std::filesystem::path& path) {
 
 namespace {
 
-// The rules read_trace checks, part by part: `check_header` first, then
-// `check_part` for each part in order, then `finish`. Errors name the file
-// and the event's or sample's index in the whole trace.
+// The rules a trace's reader checks: the header's when constructed, then
+// `check_part` for each part in order, then `finish` for what needs every
+// event. Errors name the file and the event's or sample's index in the
+// whole trace.
 class TraceChecks {
  public:
   TraceChecks(const proto::Trace& header, std::string file) : header_(header), file_(std::move(file)) {
@@ -202,7 +202,6 @@ class TraceChecks {
   std::uint64_t latest_end_index_ = 0;
   std::set<std::uint32_t> undeclared_streams_;
 };
-
 
 // The header's fields of a trace stream are in its first part: a later part
 // setting one would change what the parts before it were read with.
