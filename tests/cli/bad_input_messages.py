@@ -195,6 +195,12 @@ MESSAGE_CASES = [
          ["diff", "{d}/t.pb", "{b}/run", "-o", "{d}/out"],
          "{d}/t.pb: not a valid stream of eppsim.proto.Trace: part 0 declares 4611686018427387904 bytes, past the",
          {"t.pb": b"EPPSTRM\n" + varint(18) + b"eppsim.proto.Trace" + varint(1) + varint(1 << 62)}),
+    Case("trace-stream-late-header", "trace", "a trace stream part after the first setting a header field",
+         ["export", "timeline", "{d}/t.pb", "-o", "{d}/t.csv"],
+         "{d}/t.pb: not a valid stream of eppsim.proto.Trace: a part after the first sets step_time_ns (the header's "
+         "fields are in the first part) (at byte 31)",
+         {"t.pb": b"EPPSTRM\n" + varint(18) + b"eppsim.proto.Trace" + varint(1) + varint(2) + key(4, 0) + varint(1) +
+          varint(2) + key(8, 0) + varint(5) + varint(0) + varint(2)}),
     Case("trace-stream-trailing", "trace", "bytes after a trace stream's end",
          ["export", "timeline", "{d}/t.pb", "-o", "{d}/t.csv"],
          "{d}/t.pb: not a valid stream of eppsim.proto.Trace: bytes after the end of its",
