@@ -19,11 +19,11 @@ class TraceParts {
   virtual ~TraceParts() = default;
   // Every field of the trace but op_events, events, memory and busy.
   virtual const proto::Trace& header() const = 0;
-  // Calls `visit(part)` for each part, in order: part.op_events() holds the
-  // trace's events first_event(part)... (a trace of the form before op_events
-  // has them converted), part.memory() and part.busy() the next samples and
-  // figures. Parts are checked as read_trace checks a trace (InputError). A
-  // command may visit the parts more than once.
+  // Calls `visit(part, first_event)` for each part, in order: part.op_events()
+  // holds the trace's events from index `first_event` on (a trace of the
+  // form before op_events has them converted), part.memory() and
+  // part.busy() the next samples and figures. A TraceFile checks each part
+  // as it reads it (InputError). A command may visit the parts more than once.
   virtual void for_each_part(const std::function<void(const proto::Trace& part, std::uint64_t first_event)>& visit)
       const = 0;
   // What a command's output and errors about the trace as a whole name: the
