@@ -4,7 +4,7 @@
 // (schedule/trace_parts.h), in batches of ranks whose events fit half the
 // memory the limit leaves (base/memory_limit.h; one batch unless the traces
 // outgrow it), each batch sorted by op and walked in step. What is held is a
-// record of each event of a batch (OpEventFields, 72 bytes), never a trace.
+// record of each event of a batch (OpEventFields, 64 bytes), never a trace.
 #include <cstdint>
 #include <functional>
 #include <string>

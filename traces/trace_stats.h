@@ -16,8 +16,6 @@
 
 namespace eppsim {
 
-using OpKey = std::pair<std::uint32_t, std::uint32_t>;  // (rank, op index)
-
 // The first field in which two events of the same op differ (kind, phase,
 // collective, peer, group, size_bytes), as "FIELD a vs b"; empty when none.
 std::string event_difference(const OpEventFields& a, const OpEventFields& b);

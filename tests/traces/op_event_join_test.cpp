@@ -15,6 +15,7 @@ namespace eppsim {
 namespace {
 
 using testing::two_rank_trace;
+using OpKey = std::pair<std::uint32_t, std::uint32_t>;  // (rank, op index)
 using Pairs = std::vector<std::pair<OpKey, OpKey>>;
 
 struct Joined {
