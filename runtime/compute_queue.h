@@ -36,6 +36,9 @@ class ComputeQueue {
   // the program's own included: the memory guard's estimate (base/memory_limit.h).
   // 0 where the buffers are not in host memory (a GPU's).
   virtual std::uint64_t host_bytes(const KernelBuffers& /*buffers*/) const { return 0; }
+  // Whether the kernels run on the host core the executor's loop wakes on (the
+  // CPU backend's worker), so that each wake-up of the loop takes time from them.
+  virtual bool shares_host_core() const { return false; }
 };
 
 }  // namespace eppsim::runtime

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,6 +12,14 @@
 #include "schedule/shared_compute.h"
 
 namespace eppsim::runtime {
+
+double poll_interval_beside_compute_s(const RankExecutorOptions& options, bool compute_shares_core,
+                                      std::uint32_t quiet_polls) {
+  const double first_s = options.poll_interval_beside_compute_s;
+  if (!compute_shares_core) return first_s;
+  const double most_s = std::max(first_s, options.poll_interval_beside_compute_max_s);
+  return std::min(most_s, std::ldexp(first_s, static_cast<int>(std::min<std::uint32_t>(quiet_polls, 30))));
+}
 
 RankExecutor::RankExecutor(const proto::Schedule& schedule, std::uint32_t rank, ComputeQueue& compute, CommEngine& comm,
                            const StepClock& clock, RankExecutorOptions options)
@@ -95,6 +104,8 @@ proto::Trace RankExecutor::run_step() {
   last_s_ = clock_.now_s();
   core_->start(last_s_);
   double idle_since = -1.0;
+  std::uint32_t quiet_polls = 0;  // beside compute, since anything last finished
+  const bool compute_shares_core = compute_.shares_host_core();
   std::vector<Completion> done;
   while (!core_->all_done()) {
     if (outstanding_.empty()) core_->throw_deadlock();  // nothing runs, yet ops remain: a bug, explained
@@ -105,6 +116,7 @@ proto::Trace RankExecutor::run_step() {
       std::stable_sort(done.begin(), done.end(), [](const Completion& a, const Completion& b) { return a.end_s < b.end_s; });
       finished(done);
       idle_since = -1.0;
+      quiet_polls = 0;
       continue;
     }
     const double now = clock_.now_s();
@@ -114,7 +126,10 @@ proto::Trace RankExecutor::run_step() {
     // A transfer known to end at a given time (a virtual peer's) is not slept past.
     const double until_known_end_s = std::max(0.0, comm_.next_end_s() - now);
     if (compute_.in_flight() > 0) {
-      compute_.wait(std::min(comm_.in_flight() > 0 ? options_.poll_interval_beside_compute_s : 0.01, until_known_end_s));
+      const double interval_s = comm_.in_flight() > 0
+                                    ? poll_interval_beside_compute_s(options_, compute_shares_core, quiet_polls++)
+                                    : 0.01;
+      compute_.wait(std::min(interval_s, until_known_end_s));
     } else if (now - idle_since < 1e-3) {
       std::this_thread::yield();  // a transfer just started: poll it closely
     } else {

@@ -9,8 +9,9 @@
 //
 // Waiting never burns the core the compute worker needs: while compute is in
 // flight the loop sleeps in ComputeQueue::wait with a short timeout between
-// polls of the communication; with only communication in flight it polls the
-// library and yields.
+// polls of the communication (longer and longer on the CPU backend, whose
+// worker shares the loop's core, until anything finishes); with only
+// communication in flight it polls the library and yields.
 //
 // An op outstanding longer than `timeout_s` (a transfer whose peer never
 // answered, a kernel that never returned) throws OpTimeout naming the rank
@@ -50,10 +51,23 @@ struct RankExecutorOptions {
   // (scenarios/validation/pp2: measured step 2.56 s against 2.20 s at 500 us,
   // whose figure the calibrated simulation predicts within 1%).
   double poll_interval_beside_compute_s = 500e-6;
+  // Where the kernels share the loop's core (ComputeQueue::shares_host_core: the
+  // CPU backend), the interval beside compute doubles with each poll that
+  // finds nothing, up to this, and starts again from the one above once
+  // anything finishes: a thread waking every 500 us on a kernel's core slowed
+  // its layers by 11-24% on a 2-core VM, every 8 ms by 1.5-3%. The price: a
+  // transfer that progresses only when polled (MPI beside compute) is seen
+  // later (runtime/README.md).
+  double poll_interval_beside_compute_max_s = 8e-3;
   std::string engine = "cpu";  // the Trace's engine name
   // Called as each op of the rank starts (eppsim-run's --inject-fault).
   std::function<void(OpRef)> on_op_started;
 };
+
+// How long the loop waits on the compute before polling the communication
+// again, after `quiet_polls` polls beside compute that found nothing.
+double poll_interval_beside_compute_s(const RankExecutorOptions& options, bool compute_shares_core,
+                                      std::uint32_t quiet_polls);
 
 class RankExecutor final : public LocalExecutorHooks {
  public:

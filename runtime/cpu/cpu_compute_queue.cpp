@@ -30,6 +30,8 @@ class CpuComputeQueue final : public ComputeQueue {
     return kProgramBytes + (buffers.elements(stream) + buffers.largest(stream)) * sizeof(float);
   }
 
+  bool shares_host_core() const override { return true; }  // mpirun binds a rank's threads to one core
+
   ~CpuComputeQueue() override {
     {
       std::lock_guard lock(mutex_);

@@ -21,6 +21,7 @@ class DelayCommEngine final : public CommEngine {
     active_.push_back({id, clock_.now_s() + delay_s_, silent_.count(ref.op) > 0});
   }
   std::vector<Completion> poll() override {
+    ++polls;
     std::vector<Completion> done;
     const double now = clock_.now_s();
     std::erase_if(active_, [&](const Active& a) {
@@ -32,6 +33,7 @@ class DelayCommEngine final : public CommEngine {
   }
   std::size_t in_flight() const override { return active_.size(); }
   std::vector<std::uint32_t> started;
+  int polls = 0;
 
  private:
   struct Active {
@@ -88,6 +90,44 @@ TEST(RankExecutor, RunsStepAfterStep) {
     EXPECT_EQ(rank_events(t, 1).size(), ops_of(schedule, 1).size());
     EXPECT_LT(t.step_time_ns(), 1'000'000'000);  // on the restarted clock
   }
+}
+
+TEST(RankExecutor, PollsBesideComputeBackOffOnlyWhereTheyShareItsCore) {
+  RankExecutorOptions options;
+  options.poll_interval_beside_compute_s = 500e-6;
+  options.poll_interval_beside_compute_max_s = 4e-3;
+  for (std::uint32_t quiet : {0u, 1u, 5u}) EXPECT_EQ(poll_interval_beside_compute_s(options, false, quiet), 500e-6);
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 0), 500e-6);
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 1), 1e-3);
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 3), 4e-3);
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 4), 4e-3);
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 1000), 4e-3);
+  options.poll_interval_beside_compute_max_s = 1e-4;  // below the first: the first holds
+  EXPECT_EQ(poll_interval_beside_compute_s(options, true, 3), 500e-6);
+}
+
+TEST(RankExecutor, AKernelSharingTheLoopsCoreIsWokenRarely) {
+  // Rank 1 computes for 300 ms while a message it posted for arrives after 250 ms.
+  testing::HandSchedule h(2, {"compute", "comm"});
+  testing::set_tiny_model(h.schedule());
+  testing::layer(h, 1, 0, proto::FORWARD, 0, 0);
+  h.recv(1, 1, 0, 4096, 7);
+  std::map<bool, int> polls;
+  for (const bool shares_core : {false, true}) {
+    StepClock clock;
+    testing::SleepComputeQueue compute(clock, 0.3);
+    compute.shares_core = shares_core;
+    DelayCommEngine comm(clock, 0.25);
+    RankExecutor executor(h.schedule(), 1, compute, comm, clock);
+    const auto events = rank_events(executor.run_step(), 1);
+    ASSERT_EQ(events.size(), 2u);
+    EXPECT_GE(events.at(1).end_ns(), 250'000'000);  // the message, seen once it came
+    polls[shares_core] = comm.polls;
+  }
+  // Every 0.5 ms while the message is awaited (500 polls) against 0.5, 1, 2, 4,
+  // then every 8 ms (about 35).
+  EXPECT_GT(polls[false], 150) << "polls while a GPU-like queue computes";
+  EXPECT_LT(polls[true], 80) << "polls while the CPU-like queue computes";
 }
 
 TEST(RankExecutor, APeerThatNeverAnswersTimesOutNamingRankAndOp) {

@@ -61,6 +61,8 @@ class SleepComputeQueue final : public ComputeQueue {
     std::lock_guard lock(mutex_);
     return in_flight_;
   }
+  bool shares_host_core() const override { return shares_core; }
+  bool shares_core = false;  // as the CPU queue, whose worker shares the executor's core
 
  private:
   struct Job {
