@@ -7,7 +7,11 @@ Schedule priced by the scenario's own, uncalibrated model
 the step time and the compute time (every COMPUTE op's busy time summed over
 the ranks, forward, backward and recompute together, then forward and backward
 alone), simulated against measured, and the range of the measured steps whose
-median the measured step is.
+median the measured step is. A calibrated row also gives how far the machine
+moved between its benchmark and the run (DIR/bench/drift.json, which `eppsim
+testbed` writes: the benchmark's largest rows timed again after the run, their
+total against the first; "—" where the folder has none): an error smaller than
+that cannot be told from the machine's own change.
 
     validation_table.py DIR [DIR ...]     (prints Markdown to stdout)
 
@@ -40,7 +44,19 @@ def read_validation(path):
     return validation
 
 
-def row(folder, name=None, model="calibrated"):
+def drift_cell(folder):
+    """`folder`/bench/drift.json's drift as a signed percentage; "—" without one."""
+    path = os.path.join(folder, "bench", "drift.json")
+    if not os.path.exists(path):
+        return "—"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f"{json.load(f)['drift']:+.1%}"
+    except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+        fail(f"{path}: not a drift.json ({e})")
+
+
+def row(folder, name=None, model="calibrated", drift="—"):
     """The cells of `folder`/validation.json's row, named `name` (default: the folder's)."""
     try:
         validation = read_validation(os.path.join(folder, "validation.json"))
@@ -63,12 +79,12 @@ def row(folder, name=None, model="calibrated"):
     return [name or os.path.basename(os.path.normpath(folder)), validation.get("measured_engine", "—"), model,
             f"{sim_step:.3f} s", f"{meas_step:.3f} s", spread, error_cell(sim_step, meas_step),
             f"{sim_compute:.3f} s", f"{meas_compute:.3f} s", error_cell(sim_compute, meas_compute),
-            kind_error("compute/forward"), kind_error("compute/backward")]
+            kind_error("compute/forward"), kind_error("compute/backward"), drift]
 
 
 def rows(folder):
     """The folder's calibrated row, and its uncalibrated row where it has one."""
-    out = [row(folder)]
+    out = [row(folder, drift=drift_cell(folder))]
     uncalibrated = os.path.join(folder, "uncalibrated")
     if os.path.isdir(uncalibrated):
         out.append(row(uncalibrated, os.path.basename(os.path.normpath(folder)), "uncalibrated"))
@@ -76,7 +92,8 @@ def rows(folder):
 
 
 HEADER = ["scenario", "backend", "model", "step simulated", "step measured", "measured steps", "step error",
-          "compute simulated", "compute measured", "compute error", "forward error", "backward error"]
+          "compute simulated", "compute measured", "compute error", "forward error", "backward error",
+          "machine drift"]
 
 
 def markdown(table_rows):

@@ -14,6 +14,7 @@
 #include "base/errors.h"
 #include "base/index_list.h"
 #include "base/log.h"
+#include "sim/bench_drift.h"
 #include "sim/calibrate.h"
 #include "sim/output_directory.h"
 #include "sim/run.h"
@@ -257,6 +258,18 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   }
   run_step(request, hybrid ? "executing the real ranks of the schedule" : "executing the schedule", run);
 
+  // Step 5b: the benchmark's largest rows timed again, now (sim/bench_drift.h).
+  const proto::BenchFile compute_before = read_bench_file(compute_bench);
+  const fs::path compute_after = dir / "bench" / "compute-after.json";
+  run_step(request, "timing compute again",
+           {runtime_program(request, "eppsim-bench"), "compute", "--scenario", request.scenario.string(), "--backend",
+            request.backend, "--tokens",
+            std::to_string(largest_plain_layer_tokens(compute_before, compute_bench.string())), "--context", "0",
+            "--repeats", "3", "--out", compute_after.string()});
+  const ComputeDrift drift = compute_drift(compute_before, read_bench_file(compute_after), compute_bench.string(),
+                                           compute_after.string());
+  write_file_atomically(dir / "bench" / "drift.json", compute_drift_json(drift));
+
   // Validated under the names the files will have once DIR replaces the staging folder.
   const proto::Trace measured_trace = read_trace(measured);
   const auto validate_against_measured = [&](const fs::path& simulated_trace) {
@@ -268,7 +281,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   write_validation(result, dir);
   const auto& v = result.validation;
   TestbedResult outcome{v.simulated_step_time_s(), v.measured_step_time_s(), v.step_time_error(), 0.0, 0.0, real_ranks,
-                        simulated.schedule.num_ranks()};
+                        simulated.schedule.num_ranks(), drift};
   if (hybrid) {
     output.commit();
     return outcome;

@@ -6,7 +6,11 @@
 //   3. calibrate              fit the cost model to both (DIR/calibration.textproto)
 //   4. plan and simulate      the scenario with that calibration (DIR/simulated/)
 //   5. mpirun eppsim-run      the very Schedule just simulated, on real kernels
-//                             and MPI (DIR/measured/trace.pb)
+//                             and MPI (DIR/measured/trace.pb); then eppsim-bench
+//                             compute again at step 1's largest tokens
+//                             (DIR/bench/compute-after.json), compared with step
+//                             1's rows (DIR/bench/drift.json, sim/bench_drift.h):
+//                             how far the machine moved since it was benchmarked
 //   6. validate               simulated against measured (DIR/validation.json,
 //                             DIR/timeline.csv, DIR/plots/)
 //   7. the same Schedule simulated with the scenario's own cost model, without
@@ -42,6 +46,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/bench_drift.h"
+
 namespace eppsim {
 
 struct TestbedRequest {
@@ -76,6 +82,7 @@ struct TestbedResult {
   double uncalibrated_step_time_error = 0.0;
   std::vector<std::uint32_t> real_ranks;  // a hybrid emulation's; empty: every rank ran
   std::uint32_t ranks = 0;                // the Schedule's
+  ComputeDrift compute_drift;             // the benchmark's largest rows, after the run against before
 };
 
 // The words of `launcher` (split at blanks) with every {ranks} replaced by

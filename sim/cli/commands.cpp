@@ -253,6 +253,13 @@ int command_validate(const po::variables_map& vars) {
   return 0;
 }
 
+// The testbed summary's line on how far the machine moved (sim/bench_drift.h).
+std::string drift_line(const ComputeDrift& drift) {
+  return fmt::format("  machine      compute {:+.1f}% after the run against its benchmark ({} rows, {:+.1f}% to {:+.1f}%)\n",
+                     100.0 * drift.drift(), drift.rows, 100.0 * (drift.least_row_ratio - 1.0),
+                     100.0 * (drift.most_row_ratio - 1.0));
+}
+
 int command_testbed(const po::variables_map& vars) {
   const auto lock = lock_output(vars);
   TestbedRequest request;
@@ -273,23 +280,24 @@ int command_testbed(const po::variables_map& vars) {
   const auto result = run_testbed(request);
   if (!result.real_ranks.empty()) {
     std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step, hybrid: ranks {} real, the other {} "
-                             "virtual ({} loop)\n  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
+                             "virtual ({} loop)\n  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n{}"
                              "  wrote        {}/{{calibration.textproto, simulated/, measured/, validation.json, "
                              "timeline.csv}}\n",
                              request.scenario.string(), result.measured_step_s, format_index_list(result.real_ranks),
                              result.ranks - result.real_ranks.size(), request.closed_loop ? "closed" : "open",
-                             result.simulated_step_s,
-                             100.0 * result.step_time_error, request.output_dir.string());
+                             result.simulated_step_s, 100.0 * result.step_time_error, drift_line(result.compute_drift),
+                             request.output_dir.string());
     return 0;
   }
   std::cout << fmt::format("eppsim testbed: {}\n  measured     {:.4f} s per step\n"
                            "  calibrated   {:.4f} s per step simulated, error {:+.1f}%\n"
-                           "  uncalibrated {:.4f} s per step simulated, error {:+.1f}%\n"
+                           "  uncalibrated {:.4f} s per step simulated, error {:+.1f}%\n{}"
                            "  wrote        {}/{{calibration.textproto, simulated/, measured/, uncalibrated/, "
                            "validation.json, timeline.csv}}\n",
                            request.scenario.string(), result.measured_step_s, result.simulated_step_s,
                            100.0 * result.step_time_error, result.uncalibrated_step_s,
-                           100.0 * result.uncalibrated_step_time_error, request.output_dir.string());
+                           100.0 * result.uncalibrated_step_time_error, drift_line(result.compute_drift),
+                           request.output_dir.string());
   return 0;
 }
 

@@ -18,7 +18,10 @@ loop_dir=$out/tb
   -o "$loop_dir" > "$out/stdout.txt"
 grep -q "hybrid: ranks 1-2 real, the other 2 virtual (closed loop)" "$out/stdout.txt" ||
   { echo "FAIL the summary does not say the run was hybrid: $(cat "$out/stdout.txt")"; exit 1; }
-for f in calibration.textproto simulated/trace.pb simulated/schedule.pb measured/trace.pb validation.json timeline.csv; do
+grep -q "^  machine      compute .* after the run against its benchmark" "$out/stdout.txt" ||
+  { echo "FAIL the summary does not say how far the machine moved: $(cat "$out/stdout.txt")"; exit 1; }
+for f in calibration.textproto simulated/trace.pb simulated/schedule.pb measured/trace.pb validation.json timeline.csv \
+         bench/compute-after.json bench/drift.json; do
   [ -s "$loop_dir/$f" ] || { echo "FAIL missing $f"; exit 1; }
 done
 [ ! -e "$loop_dir/uncalibrated" ] || { echo "FAIL a hybrid loop wrote uncalibrated/"; exit 1; }

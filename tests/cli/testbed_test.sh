@@ -26,7 +26,7 @@ case "$mode" in
 esac
 
 "$eppsim" testbed "$source_dir/$scenario" -o "$loop_dir" "${reuse[@]}"
-for f in bench/compute.json bench/comm.json calibration.textproto simulated/report.json simulated/schedule.pb \
+for f in bench/compute.json bench/comm.json bench/compute-after.json bench/drift.json calibration.textproto simulated/report.json simulated/schedule.pb \
          simulated/trace.pb measured/trace.pb validation.json timeline.csv uncalibrated/trace.pb \
          uncalibrated/validation.json; do
   [ -s "$loop_dir/$f" ] || { echo "FAIL missing $f"; exit 1; }
@@ -85,14 +85,24 @@ for attempt in 1 2 3; do
   attempt_dir=$out/again-$attempt
   "$eppsim" testbed "$source_dir/$scenario" -o "$attempt_dir" --bench "$loop_dir" --log warn
 done
+# The benchmark's largest rows, timed again after the run, against the first time.
+/usr/bin/python3 - "$attempt_dir/bench/drift.json" <<'PY' || { echo "FAIL $attempt_dir/bench/drift.json"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rows"] >= 4 and d["before_s"] > 0 and d["after_s"] > 0, d
+assert abs(d["drift"] - (d["after_s"] / d["before_s"] - 1)) < 1e-9, d
+assert 0 < d["least_row_ratio"] <= d["most_row_ratio"], d
+PY
 # The validation table's rows for this scenario (scripts/validation_table.py):
 # calibrated and uncalibrated, each with the measured steps' range and the
-# step and compute errors.
+# step and compute errors, the calibrated one with the machine's drift.
 table=$(/usr/bin/python3 "$source_dir/scripts/validation_table.py" "$attempt_dir")
 echo "$table"
 for model in calibrated uncalibrated; do
   row=$(grep -F "| cpu | $model |" <<<"$table") || { echo "FAIL no $model row"; exit 1; }
-  [[ "$row" == "| "*" | cpu | $model | "*" s | "*" s | "*"–"*" s | "*"% | "*"% | "*"% | "*"% |" ]] ||
+  last="%"
+  [ "$model" = uncalibrated ] && last="—"
+  [[ "$row" == "| "*" | cpu | $model | "*" s | "*" s | "*"–"*" s | "*"% | "*"% | "*"% | "*"% | "*"$last |" ]] ||
     { echo "FAIL validation_table $model row: $row"; exit 1; }
 done
 echo "PASS testbed $scenario"
