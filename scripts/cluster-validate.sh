@@ -5,7 +5,8 @@
 #      comm: NCCL with --backend cuda, MPI with cpu; groups of 2, 4, ... up to
 #      all of them), OUT/comm.json
 #   2. eppsim testbed on the validation scenarios that fit the job, the
-#      largest first (it benchmarks compute and communication over its ranks;
+#      largest first (it benchmarks compute, communication and the two beside
+#      each other over its ranks;
 #      the others reuse those benchmarks: same model, same machine). Each
 #      calibrates, plans, simulates, runs the Schedule for real and validates,
 #      calibrated and uncalibrated, into OUT/NAME/:

@@ -108,7 +108,7 @@ fs::path reusable_benchmark(const TestbedRequest& request, const ResolvedScenari
   }
   const proto::BenchFile bench = read_bench_file(from);
   const std::string file = from.string();
-  const std::string kind = name == "compute.json" ? "compute" : "comm";
+  const std::string kind = name.substr(0, name.find('.'));  // compute, comm or interference
   if (bench.kind() != kind) {
     throw InputError(fmt::format("{}: kind: must be {} for --bench, got {}", file, kind, quote_string(bench.kind())));
   }
@@ -116,11 +116,11 @@ fs::path reusable_benchmark(const TestbedRequest& request, const ResolvedScenari
     throw InputError(fmt::format("{}: backend: is {}, but this loop runs --backend {}", file,
                                  quote_string(bench.backend()), request.backend));
   }
-  if (kind == "compute" && !google::protobuf::util::MessageDifferencer::Equals(bench.model(),
-                                                                                to_model_shape(scenario.model))) {
-    throw InputError(fmt::format("{}: model: differs from {}'s model: the compute benchmark must be of the "
+  if (kind != "comm" && !google::protobuf::util::MessageDifferencer::Equals(bench.model(),
+                                                                              to_model_shape(scenario.model))) {
+    throw InputError(fmt::format("{}: model: differs from {}'s model: the {} benchmark must be of the "
                                  "scenario's model",
-                                 file, request.scenario.string()));
+                                 file, request.scenario.string(), kind));
   }
   if (kind == "comm" && bench.ranks() < comm_ranks) {
     throw InputError(fmt::format("{}: ranks: the benchmark ran on {} ranks; {} needs {}", file, bench.ranks(),
@@ -188,11 +188,20 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   // at least 2 on MPI; NCCL also benchmarks one rank, a GPU's own collectives.
   const std::uint32_t comm_ranks = std::max(hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus(),
                                             hybrid && request.backend == "cuda" ? 1u : 2u);
-  // --bench: both files checked before anything is written.
-  fs::path compute_from, comm_from;
+  // Compute beside communication is measured where the run has two ranks or
+  // more (eppsim-bench interference, over the run's ranks), and then priced by
+  // its fits in the calibrated simulation.
+  const std::uint32_t run_ranks = hybrid ? static_cast<std::uint32_t>(real_ranks.size()) : scenario.usable_gpus();
+  const bool interference = run_ranks >= 2;
+  // --bench: the files checked before anything is written; an earlier loop
+  // without an interference benchmark leaves the scenario's interference as it is.
+  fs::path compute_from, comm_from, interference_from;
   if (!request.reuse_bench.empty()) {
     compute_from = reusable_benchmark(request, scenario, comm_ranks, "compute.json");
     comm_from = reusable_benchmark(request, scenario, comm_ranks, "comm.json");
+    const fs::path earlier = request.reuse_bench / "bench" / "interference.json";
+    if (interference && (fs::exists(earlier) || fs::exists(request.reuse_bench / "interference.json")))
+      interference_from = reusable_benchmark(request, scenario, comm_ranks, "interference.json");
   }
   // Everything goes to a staging directory that replaces DIR only when the
   // loop has finished (sim/output_directory.h): a failed or interrupted loop
@@ -202,9 +211,18 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   fs::create_directories(dir / "bench");
   const fs::path compute_bench = dir / "bench" / "compute.json";
   const fs::path comm_bench = dir / "bench" / "comm.json";
+  const fs::path interference_bench = dir / "bench" / "interference.json";
+  std::vector<fs::path> bench_files = {compute_bench, comm_bench};
   if (!request.reuse_bench.empty()) {
     copy_benchmark(compute_from, compute_bench);
     copy_benchmark(comm_from, comm_bench);
+    if (!interference_from.empty()) {
+      copy_benchmark(interference_from, interference_bench);
+      bench_files.push_back(interference_bench);
+    } else if (interference) {
+      logging::info("testbed", "{} has no interference.json: the calibrated simulation keeps the scenario's interference",
+                    request.reuse_bench.string());
+    }
   } else {
     run_step(request, "benchmarking compute",
              {runtime_program(request, "eppsim-bench"), "compute", "--scenario", request.scenario.string(),
@@ -213,19 +231,33 @@ TestbedResult run_testbed(const TestbedRequest& request) {
     comm.insert(comm.end(), {runtime_program(request, "eppsim-bench"), "comm", "--backend", request.backend,
                              "--bytes", kCommBytes, "--out", comm_bench.string()});
     run_step(request, "benchmarking communication", comm);
+    if (interference) {
+      auto beside = mpirun_prefix(request, run_ranks);
+      beside.insert(beside.end(), {runtime_program(request, "eppsim-bench"), "interference", "--scenario",
+                                   request.scenario.string(), "--backend", request.backend, "--repeats", "3", "--out",
+                                   interference_bench.string()});
+      run_step(request, "benchmarking compute beside communication", beside);
+      bench_files.push_back(interference_bench);
+    }
   }
 
   const fs::path calibration_file = fs::absolute(dir / "calibration.textproto");
-  const std::vector<fs::path> bench_files = {compute_bench, comm_bench};
-  write_message(calibrate_files(bench_files), calibration_file);
+  const proto::Calibration calibration = calibrate_files(bench_files);
+  write_message(calibration, calibration_file);
   logging::info("testbed", "wrote {}", calibration_file.string());
 
   // Compute priced by the calibration's fits whatever the scenario's own model
   // is (a GPU scenario says SHAPED: its uncalibrated model).
+  // Likewise compute and communication beside each other, where the machine's
+  // were measured: by the calibration's factors, not the scenario's.
   const auto calibrated = scenario_with_cost_model(request, [&](proto::CostModel& cost) {
     cost.clear_calibration();
     cost.set_calibration_file(calibration_file.string());
     cost.set_compute(proto::CostModel::CALIBRATED);
+    if (!calibration.interference().empty()) {
+      cost.clear_interference();
+      cost.mutable_interference()->set_enabled(true);
+    }
   });
   // A hybrid emulation's virtual ranks are timed by this simulation's events:
   // those of the real ranks and of every rank they meet, where a run would not

@@ -2,9 +2,13 @@
 // `eppsim testbed SCENARIO -o DIR`: the calibrate-and-validate loop on real
 // hardware, end to end, as one command:
 //   1. eppsim-bench compute   the model's layers on this machine's backend
-//   2. mpirun eppsim-bench comm   the collectives and point-to-point over the ranks
-//   3. calibrate              fit the cost model to both (DIR/calibration.textproto)
-//   4. plan and simulate      the scenario with that calibration (DIR/simulated/)
+//   2. mpirun eppsim-bench comm   the collectives and point-to-point over the ranks;
+//      mpirun eppsim-bench interference   with two ranks or more, the layer and
+//                             each collective slowing each other (--repeats 3)
+//   3. calibrate              fit the cost model to them (DIR/calibration.textproto)
+//   4. plan and simulate      the scenario with that calibration (DIR/simulated/):
+//                             compute priced by its fits and, where step 2
+//                             measured interference, interference by its factors
 //   5. mpirun eppsim-run      the very Schedule just simulated, on real kernels
 //                             and MPI (DIR/measured/trace.pb); then eppsim-bench
 //                             compute again at step 1's largest tokens
@@ -36,9 +40,11 @@
 // Steps 1 and 2 take most of a loop's time on a CPU (two minutes of the 2.5 on
 // a 2-core machine). With --bench DIR, a loop takes the benchmarks of an
 // earlier loop on this machine (DIR/bench/, or DIR itself) instead, copied
-// into its own DIR/bench/: they must be of the same backend, the compute file
-// of the scenario's model and the comm file of at least the ranks the
-// scenario needs; anything else is an InputError naming the file and field.
+// into its own DIR/bench/: they must be of the same backend, the compute (and
+// interference) file of the scenario's model and the comm file of at least the
+// ranks the scenario needs; anything else is an InputError naming the file and
+// field. An earlier loop without interference.json leaves the scenario's
+// interference setting to the calibrated simulation.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>

@@ -26,7 +26,8 @@ case "$mode" in
 esac
 
 "$eppsim" testbed "$source_dir/$scenario" -o "$loop_dir" "${reuse[@]}"
-for f in bench/compute.json bench/comm.json bench/compute-after.json bench/drift.json calibration.textproto simulated/report.json simulated/schedule.pb \
+for f in bench/compute.json bench/comm.json bench/interference.json bench/compute-after.json bench/drift.json \
+         calibration.textproto simulated/report.json simulated/schedule.pb \
          simulated/trace.pb measured/trace.pb validation.json timeline.csv uncalibrated/trace.pb \
          uncalibrated/validation.json; do
   [ -s "$loop_dir/$f" ] || { echo "FAIL missing $f"; exit 1; }
@@ -35,10 +36,15 @@ done
 # the scenario's own model; the uncalibrated one by the scenario's model alone.
 grep -q "compute: CALIBRATED" "$loop_dir/simulated/scenario.textproto" ||
   { echo "FAIL the calibrated simulation's compute is not CALIBRATED"; exit 1; }
+# ... and interference by the machine's factors (the scenario turns it off).
+grep -q "enabled: true" "$loop_dir/simulated/scenario.textproto" && grep -q "^interference {" "$loop_dir/calibration.textproto" ||
+  { echo "FAIL the calibrated simulation does not price interference by the machine's factors"; exit 1; }
 ! grep -q "calibration" "$loop_dir/uncalibrated/scenario.textproto" ||
   { echo "FAIL the uncalibrated simulation names a calibration"; exit 1; }
 if [ "$mode" = --bench ]; then
-  cmp "$mode_dir/bench/compute.json" "$loop_dir/bench/compute.json" || { echo "FAIL compute.json not the reused one"; exit 1; }
+  for f in compute.json interference.json; do
+    cmp "$mode_dir/bench/$f" "$loop_dir/bench/$f" || { echo "FAIL $f not the reused one"; exit 1; }
+  done
   # epp4 needs 4 ranks; the reused communication benchmark ran on 2.
   set +e
   refused=$("$eppsim" testbed "$source_dir/scenarios/validation/epp4.textproto" -o "$out/refused" --bench "$mode_dir" 2>&1)
