@@ -94,14 +94,16 @@ void run_step(const TestbedRequest& request, const std::string& what, std::vecto
                                          command_line(process.argv)));
 }
 
-// --bench: the earlier loop's benchmark `name` (compute.json or comm.json),
-// checked to fit this loop (testbed.h).
+// --bench: the earlier loop's benchmark `name` (compute.json, comm.json or
+// interference.json), checked to fit this loop (testbed.h); where it has none,
+// an empty path if `optional`, else an InputError.
 fs::path reusable_benchmark(const TestbedRequest& request, const ResolvedScenario& scenario, std::uint32_t comm_ranks,
-                            const std::string& name) {
+                            const std::string& name, bool optional = false) {
   const fs::path folder =
       fs::exists(request.reuse_bench / "bench" / name) ? request.reuse_bench / "bench" : request.reuse_bench;
   const fs::path from = folder / name;
   if (!fs::exists(from)) {
+    if (optional) return {};
     throw InputError(fmt::format("testbed: --bench: {} has no {} (nor has {}): name an earlier testbed run's output "
                                  "folder or its bench/ folder",
                                  request.reuse_bench.string(), name, (request.reuse_bench / "bench").string()));
@@ -199,9 +201,7 @@ TestbedResult run_testbed(const TestbedRequest& request) {
   if (!request.reuse_bench.empty()) {
     compute_from = reusable_benchmark(request, scenario, comm_ranks, "compute.json");
     comm_from = reusable_benchmark(request, scenario, comm_ranks, "comm.json");
-    const fs::path earlier = request.reuse_bench / "bench" / "interference.json";
-    if (interference && (fs::exists(earlier) || fs::exists(request.reuse_bench / "interference.json")))
-      interference_from = reusable_benchmark(request, scenario, comm_ranks, "interference.json");
+    if (interference) interference_from = reusable_benchmark(request, scenario, comm_ranks, "interference.json", true);
   }
   // Everything goes to a staging directory that replaces DIR only when the
   // loop has finished (sim/output_directory.h): a failed or interrupted loop
