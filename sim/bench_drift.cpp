@@ -28,8 +28,8 @@ ComputeDrift compute_drift(const proto::BenchFile& before, const proto::BenchFil
                            std::string_view after_file) {
   if (before.kind() != "compute" || after.kind() != "compute" || before.backend() != after.backend() ||
       !google::protobuf::util::MessageDifferencer::Equals(before.model(), after.model())) {
-    throw InputError(fmt::format("{} and {}: must be compute benchmarks of one backend and model to compare", before_file,
-                                 after_file));
+    throw InputError(fmt::format("{} and {}: must be compute benchmarks of one backend and model to compare",
+                                 before_file, after_file));
   }
   std::map<RowKey, double> earlier;
   for (const auto& r : before.results()) earlier.emplace(key_of(r), r.time_s());
@@ -45,8 +45,8 @@ ComputeDrift compute_drift(const proto::BenchFile& before, const proto::BenchFil
     ++drift.rows;
   }
   if (drift.rows == 0) {
-    throw InputError(fmt::format("{}: results: no row is one of {}'s (same kernel, pass, shape and tokens)", after_file,
-                                 before_file));
+    throw InputError(fmt::format("{}: results: no row is one of {}'s (same kernel, pass, shape and tokens)",
+                                 after_file, before_file));
   }
   return drift;
 }

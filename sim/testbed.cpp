@@ -220,7 +220,8 @@ TestbedResult run_testbed(const TestbedRequest& request) {
       copy_benchmark(interference_from, interference_bench);
       bench_files.push_back(interference_bench);
     } else if (interference) {
-      logging::info("testbed", "{} has no interference.json: the calibrated simulation keeps the scenario's interference",
+      logging::info("testbed",
+                    "{} has no interference.json: the calibrated simulation keeps the scenario's interference",
                     request.reuse_bench.string());
     }
   } else {

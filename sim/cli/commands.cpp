@@ -255,7 +255,8 @@ int command_validate(const po::variables_map& vars) {
 
 // The testbed summary's line on how far the machine moved (sim/bench_drift.h).
 std::string drift_line(const ComputeDrift& drift) {
-  return fmt::format("  machine      compute {:+.1f}% after the run against its benchmark ({} rows, {:+.1f}% to {:+.1f}%)\n",
+  return fmt::format("  machine      compute {:+.1f}% after the run against its benchmark "
+                     "({} rows, {:+.1f}% to {:+.1f}%)\n",
                      100.0 * drift.drift(), drift.rows, 100.0 * (drift.least_row_ratio - 1.0),
                      100.0 * (drift.most_row_ratio - 1.0));
 }

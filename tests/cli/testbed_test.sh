@@ -37,7 +37,8 @@ done
 grep -q "compute: CALIBRATED" "$loop_dir/simulated/scenario.textproto" ||
   { echo "FAIL the calibrated simulation's compute is not CALIBRATED"; exit 1; }
 # ... and interference by the machine's factors (the scenario turns it off).
-grep -q "enabled: true" "$loop_dir/simulated/scenario.textproto" && grep -q "^interference {" "$loop_dir/calibration.textproto" ||
+grep -q "enabled: true" "$loop_dir/simulated/scenario.textproto" &&
+  grep -q "^interference {" "$loop_dir/calibration.textproto" ||
   { echo "FAIL the calibrated simulation does not price interference by the machine's factors"; exit 1; }
 ! grep -q "calibration" "$loop_dir/uncalibrated/scenario.textproto" ||
   { echo "FAIL the uncalibrated simulation names a calibration"; exit 1; }

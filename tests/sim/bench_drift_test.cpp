@@ -26,7 +26,8 @@ proto::BenchFile compute_bench() {
   return b;
 }
 
-void add_layer(proto::BenchFile& b, const std::string& pass, std::uint64_t tokens, std::uint64_t context, double time_s) {
+void add_layer(proto::BenchFile& b, const std::string& pass, std::uint64_t tokens, std::uint64_t context,
+               double time_s) {
   auto* r = b.add_results();
   r->set_kernel("layer");
   r->set_pass(pass);
