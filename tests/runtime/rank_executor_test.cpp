@@ -119,7 +119,8 @@ TEST(RankExecutor, AKernelSharingTheLoopsCoreIsWokenRarely) {
     compute.shares_core = shares_core;
     DelayCommEngine comm(clock, 0.25);
     RankExecutor executor(h.schedule(), 1, compute, comm, clock);
-    const auto events = rank_events(executor.run_step(), 1);
+    const proto::Trace trace = executor.run_step();
+    const auto events = rank_events(trace, 1);  // views into `trace`
     ASSERT_EQ(events.size(), 2u);
     EXPECT_GE(events.at(1).end_ns(), 250'000'000);  // the message, seen once it came
     polls[shares_core] = comm.polls;
