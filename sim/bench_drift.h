@@ -4,8 +4,9 @@
 // benchmark again right after the measured run (DIR/bench/compute-after.json)
 // and writes the comparison (DIR/bench/drift.json), so that a validation error
 // is read beside how much the machine itself changed between benchmarking and
-// running: a shared VM's cores can move by 10-30% over minutes, and an error
-// smaller than that cannot be told from it (docs/guide/runtime.md).
+// running: a shared 2-core VM's kernels moved by up to 11% within a minute and
+// a validation loop's step by 40% within a morning, and an error smaller than
+// the machine's own move cannot be told from it (docs/guide/runtime.md).
 #include <cstdint>
 #include <string>
 #include <string_view>
